@@ -1,0 +1,3 @@
+from docform.cli import main
+
+main()

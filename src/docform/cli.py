@@ -1,0 +1,132 @@
+"""The ``docform`` command line: parse, call, render, exit code. No logic lives here.
+
+Exit codes are the same for every command: 0 success (for ``--detailed-exitcode``: no changes),
+1 any error, usage errors included, and 2 only for "there are changes" or "drift found".
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from docform import __version__
+from docform.errors import DocformError
+
+
+class DocformGroup(click.Group):
+    """A group whose every failure exits 1, so exit code 2 always means "changes"."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:
+        extra["standalone_mode"] = False
+        try:
+            code = super().main(args, prog_name, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(1 if exc.exit_code == 2 else exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(1)
+        except click.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        except DocformError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=DocformGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="docform")
+def cli() -> None:
+    """Keep a documentation service organization as YAML manifests in Git.
+
+    docform reads the live organization through the API, diffs it against the manifests and
+    plans the ordered API calls that make the two match. The API is set with DOCFORM_API_URL
+    (an https URL, or sandbox:FILE.sqlite for the built-in emulator) and DOCFORM_API_TOKEN.
+    """
+
+
+@cli.group()
+def sandbox() -> None:
+    """The built-in emulator of the documentation service API."""
+
+
+@sandbox.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQLite file holding the sandbox state; created when missing, kept across restarts.",
+)
+@click.option(
+    "--token",
+    "tokens",
+    multiple=True,
+    help="A bearer token with admin rights on every organization (repeatable).",
+)
+@click.option(
+    "--seed",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="YAML file of organizations, users, sites and tokens to create (see README).",
+)
+@click.option("--latency-ms", default=0.0, type=click.FloatRange(0), help="Delay every answer.")
+@click.option(
+    "--rate-limit",
+    type=click.FloatRange(min=1),
+    help="Requests per second to allow; beyond it the sandbox answers 429 with Retry-After.",
+)
+def sandbox_serve(
+    host: str,
+    port: int,
+    data: Path,
+    tokens: tuple[str, ...],
+    seed: Path | None,
+    latency_ms: float,
+    rate_limit: float | None,
+) -> int:
+    """Serve the sandbox API over HTTP at http://HOST:PORT/v1 until interrupted."""
+    from docform.sandbox.serve import serve
+
+    serve(
+        host=host,
+        port=port,
+        data=data,
+        admin_tokens=tokens,
+        seed=seed,
+        latency_ms=latency_ms,
+        rate_limit=rate_limit,
+    )
+    return 0
+
+
+@sandbox.command("seed")
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQLite file holding the sandbox state; created when missing.",
+)
+@click.argument("seed_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def sandbox_seed(data: Path, seed_file: Path) -> int:
+    """Load SEED_FILE into the sandbox at --data (objects that already exist are kept)."""
+    from docform.sandbox.seed import apply_seed, load_seed_file
+    from docform.sandbox.store import Store
+
+    store = Store(data)
+    try:
+        apply_seed(store, load_seed_file(seed_file))
+    finally:
+        store.close()
+    click.echo(f"Seeded {data} from {seed_file}.")
+    return 0
+
+
+def main() -> None:
+    cli.main(prog_name="docform")

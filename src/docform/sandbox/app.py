@@ -1,0 +1,216 @@
+"""The sandbox as an ASGI application: the same app serves HTTP and in-process clients."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from docform.sandbox.http import (
+    ApiError,
+    Caller,
+    Ctx,
+    Endpoint,
+    as_route,
+    parse_timestamp,
+    read_json_body,
+    render,
+    timestamp,
+)
+from docform.sandbox.routes import ENDPOINTS
+from docform.sandbox.store import Store
+
+
+@dataclass
+class SandboxConfig:
+    """How a sandbox behaves beyond the API contract (all off by default)."""
+
+    admin_tokens: tuple[str, ...] = ()
+    latency_ms: float = 0.0
+    rate_limit: float | None = None
+
+
+@dataclass
+class Stats:
+    """Request counts, for tests and benchmarks (``GET /_sandbox/stats``)."""
+
+    by_route: Counter[str] = field(default_factory=Counter)
+    by_method: Counter[str] = field(default_factory=Counter)
+    by_status: Counter[str] = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, method: str, route: str, status: int) -> None:
+        with self.lock:
+            self.by_route[f"{method} {route}"] += 1
+            self.by_method[method] += 1
+            self.by_status[str(status)] += 1
+
+    def as_json(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "total": sum(self.by_method.values()),
+                "byMethod": dict(self.by_method),
+                "byRoute": dict(self.by_route),
+                "byStatus": dict(self.by_status),
+            }
+
+    def reset(self) -> None:
+        with self.lock:
+            self.by_route.clear()
+            self.by_method.clear()
+            self.by_status.clear()
+
+
+class RateLimiter:
+    """A fixed one-second window shared by all callers, with the service's headers."""
+
+    def __init__(self, per_second: float | None) -> None:
+        self.limit = int(per_second) if per_second else None
+        self.window = 0
+        self.used = 0
+        self.lock = threading.Lock()
+
+    def admit(self) -> tuple[bool, dict[str, str]]:
+        if self.limit is None:
+            return True, {}
+        now = time.time()
+        with self.lock:
+            window = int(now)
+            if window != self.window:
+                self.window, self.used = window, 0
+            allowed = self.used < self.limit
+            if allowed:
+                self.used += 1
+            remaining = max(self.limit - self.used, 0)
+        headers = {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(remaining),
+            "X-RateLimit-Reset": str(window + 1),
+        }
+        if not allowed:
+            headers["Retry-After"] = str(max(1, math.ceil(window + 1 - now)))
+        return allowed, headers
+
+
+RATE_LIMITED = "API rate limit exceeded. Please try again in 60 seconds"
+
+
+class Sandbox:
+    """One emulated service: a store, its settings, and request accounting."""
+
+    def __init__(self, store: Store, config: SandboxConfig | None = None) -> None:
+        self.store = store
+        self.config = config or SandboxConfig()
+        self.stats = Stats()
+        self.limiter = RateLimiter(self.config.rate_limit)
+
+    async def handle(self, ep: Endpoint, request: Request) -> Response:
+        status = 500
+        try:
+            response = await self._answer(ep, request)
+            status = response.status_code
+            return response
+        finally:
+            self.stats.record(ep.method, ep.path, status)
+
+    async def _answer(self, ep: Endpoint, request: Request) -> Response:
+        if self.config.latency_ms:
+            await asyncio.sleep(self.config.latency_ms / 1000)
+        allowed, headers = self.limiter.admit()
+        try:
+            if not allowed:
+                raise ApiError(429, RATE_LIMITED)
+            caller = self.authenticate(request)
+            body = await read_json_body(request) if ep.method in ("POST", "PUT", "PATCH") else None
+            ctx = Ctx(
+                store=self.store,
+                caller=caller,
+                params=dict(request.path_params),
+                query=request.query_params,
+                body=body,
+                method=ep.method,
+            )
+            with self.store.transaction():
+                response = render(ep, ep.handler(ctx))
+        except ApiError as exc:
+            response = exc.response()
+        response.headers.update(headers)
+        return response
+
+    def authenticate(self, request: Request) -> Caller:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(401, "missing bearer token in the Authorization header")
+        token = token.strip()
+        if token in self.config.admin_tokens:
+            return Caller(user_id=None, superuser=True)
+        record = self.store.get("token", token)
+        if record is None:
+            raise ApiError(401, "the bearer token is not valid")
+        return Caller(user_id=record["user"])
+
+
+def create_app(store: Store, config: SandboxConfig | None = None) -> Starlette:
+    """The ASGI app for ``store``; ``app.state.sandbox`` exposes stats and the clock to tests."""
+    sandbox = Sandbox(store, config)
+    routes = [as_route(ep, sandbox.handle) for ep in ENDPOINTS]
+    routes += _control_routes(sandbox)
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+    app.state.sandbox = sandbox
+    return app
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"no endpoint {request.method} {request.url.path}"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        message = str(exc.detail)
+    return ApiError(exc.status_code, message).response()
+
+
+def _control_routes(sandbox: Sandbox) -> list[Route]:
+    """``/_sandbox/*``: outside the emulated API, never counted, limited or faulted."""
+
+    async def stats(request: Request) -> Response:
+        return JSONResponse(sandbox.stats.as_json())
+
+    async def reset_stats(request: Request) -> Response:
+        sandbox.stats.reset()
+        return Response(status_code=204)
+
+    async def clock(request: Request) -> Response:
+        if request.method == "POST":
+            try:
+                body = await read_json_body(request) or {}
+                if "now" in body:
+                    sandbox.store.set_now(parse_timestamp(str(body["now"])))
+                elif "advanceSeconds" in body:
+                    advance = timedelta(seconds=float(body["advanceSeconds"]))
+                    sandbox.store.set_now(sandbox.store.now() + advance)
+                else:
+                    raise ApiError(400, "body: give 'now' (ISO 8601) or 'advanceSeconds'")
+            except (ValueError, TypeError) as exc:
+                return ApiError(400, f"body: {exc}").response()
+            except ApiError as exc:
+                return exc.response()
+        return JSONResponse({"now": timestamp(sandbox.store.now())})
+
+    return [
+        Route("/_sandbox/stats", stats, methods=["GET"]),
+        Route("/_sandbox/stats/reset", reset_stats, methods=["POST"]),
+        Route("/_sandbox/clock", clock, methods=["GET", "POST"]),
+    ]

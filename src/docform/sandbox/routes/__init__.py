@@ -1,0 +1,20 @@
+"""The emulated API, one module per resource family; each defines `Endpoint`s."""
+
+from docform.sandbox.http import Endpoint, collect
+from docform.sandbox.routes import (
+    collections,
+    members,
+    openapi,
+    orgs,
+    saml,
+    site_structure,
+    sites,
+    spaces,
+    teams,
+)
+
+ENDPOINTS: list[Endpoint] = [
+    ep
+    for module in (orgs, members, teams, collections, spaces, sites, site_structure, openapi, saml)
+    for ep in collect(vars(module))
+]

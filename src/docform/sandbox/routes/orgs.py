@@ -1,0 +1,120 @@
+"""Organizations: ``GET /orgs``, ``GET|PATCH /orgs/{organizationId}``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from docform.sandbox.access import caller_membership, is_admin, require_org
+from docform.sandbox.http import (
+    API_BASE,
+    APP_BASE,
+    Body,
+    Ctx,
+    bad_request,
+    check_role,
+    endpoint,
+    envelope,
+    list_query,
+)
+from docform.sandbox.routes.shared import check_merge_rules
+
+ORG_FIELDS = (
+    "id", "title", "createdAt", "emailDomains", "hostname", "type", "useCase", "defaultRole",
+    "defaultContent", "sso", "ai", "inviteLinks", "plan", "mergeRules",
+)  # fmt: skip
+
+
+def render_org(ctx: Ctx, org: dict[str, Any]) -> dict[str, Any]:
+    admin = is_admin(ctx, org["id"])
+    body = {"object": "organization", **{k: org[k] for k in ORG_FIELDS if k in org}}
+    body["urls"] = {
+        "location": f"{API_BASE}/orgs/{org['id']}",
+        "app": f"{APP_BASE}/o/{org['id']}",
+        "logo": org.get("logo") or f"{APP_BASE}/o/{org['id']}/logo.png",
+    }
+    body["permissions"] = {
+        "view": True,
+        "access": True,
+        "admin": admin,
+        "ownTeam": admin,
+        "createContent": admin,
+        "createOpenAPISpec": admin,
+        "ingestConversations": admin,
+        "viewBilling": admin,
+        "listMembers": True,
+        "listTeams": True,
+        "listIntegrations": True,
+        "listInstallations": admin,
+        "installIntegration": admin,
+    }
+    return body
+
+
+@endpoint("GET", "/orgs")
+def list_orgs(ctx: Ctx) -> dict[str, Any]:
+    """The organizations the caller is a member of (all of them for an admin token)."""
+    q = list_query(ctx)
+    orgs = [
+        org
+        for org in ctx.store.all("organization")
+        if ctx.caller.superuser or caller_membership(ctx, org["id"]) is not None
+    ]
+    # Few organizations exist per caller, so a plain offset cursor is enough here.
+    start = int(q.page) if q.page and q.page.isdigit() else 0
+    chunk = orgs[start : start + q.limit]
+    more = start + q.limit < len(orgs)
+    return envelope(
+        [render_org(ctx, org) for org in chunk],
+        len(orgs),
+        next=str(start + q.limit) if more else None,
+        previous=str(max(start - q.limit, 0)) if start else None,
+    )
+
+
+@endpoint("GET", "/orgs/{organizationId}")
+def get_org(ctx: Ctx) -> dict[str, Any]:
+    return render_org(ctx, require_org(ctx, ctx.params["organizationId"]))
+
+
+class DefaultContent(Body):
+    type: Literal["site"]
+    site: str
+
+
+class OrgPatch(Body):
+    title: str | None = Field(None, min_length=2, max_length=255)
+    emailDomains: list[str] | None = None
+    hostname: str | None = Field(None, max_length=255)
+    defaultRole: str | None = None
+    defaultContent: DefaultContent | None = None
+    logo: str | None = Field(None, max_length=2048)
+    sso: bool | None = None
+    ai: bool | None = None
+    inviteLinks: bool | None = None
+    mergeRules: dict[str, Any] | None = None
+
+
+@endpoint("PATCH", "/orgs/{organizationId}")
+def patch_org(ctx: Ctx) -> dict[str, Any]:
+    org = require_org(ctx, ctx.params["organizationId"], write=True)
+    patch = ctx.body_as(OrgPatch)
+    given = patch.model_fields_set
+    if "title" in given and patch.title is None:
+        raise bad_request("title: must be a string of 2 to 255 characters")
+    if "defaultRole" in given:
+        check_role(patch.defaultRole, "defaultRole")
+    if patch.defaultContent is not None:
+        site = ctx.store.get("site", patch.defaultContent.site)
+        if site is None or site.get("organization") != org["id"]:
+            raise bad_request(
+                f"defaultContent.site: no site '{patch.defaultContent.site}' in this organization"
+            )
+    if "mergeRules" in given:
+        check_merge_rules(patch.mergeRules, "mergeRules", allow_inherit=False)
+    for name in given:
+        value = getattr(patch, name)
+        org[name] = value.model_dump() if isinstance(value, Body) else value
+    ctx.store.update("organization", org)
+    return render_org(ctx, org)

@@ -1,0 +1,1 @@
+"""(endpoints to be written)"""

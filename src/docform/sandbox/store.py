@@ -1,0 +1,279 @@
+"""SQLite persistence for the sandbox: one table of JSON documents, keyed by kind and id.
+
+Every resource of the emulated API is a row of ``objects``: its kind (``team``, ``space``...),
+its id, the organization and parent it belongs to (indexed, for list filters), a ``rank`` that
+orders lists (insertion order unless a sort operation moved it) and the JSON document itself.
+Lists page by keyset on ``(sort value, seq)``, so cursors stay valid while rows come and go.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS objects (
+    seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind   TEXT NOT NULL,
+    id     TEXT NOT NULL,
+    org    TEXT,
+    parent TEXT,
+    rank   REAL NOT NULL DEFAULT 0,
+    data   TEXT NOT NULL,
+    UNIQUE (kind, id)
+);
+CREATE INDEX IF NOT EXISTS objects_by_org ON objects (kind, org, rank, seq);
+CREATE INDEX IF NOT EXISTS objects_by_parent ON objects (kind, parent, rank, seq);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+Where = Sequence[tuple[str, Sequence[Any]]]
+
+
+class CursorError(ValueError):
+    """A `page` cursor that this store did not issue."""
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[dict[str, Any]]
+    next: str | None
+    previous: str | None
+    count: int
+
+
+class Store:
+    """A thread-safe handle on one sandbox database file (or ``:memory:``)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.RLock()
+        self._depth = 0
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- transactions -------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """All writes inside commit together or not at all; nested use joins the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._db.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    # -- documents ----------------------------------------------------------------------------
+
+    def insert(
+        self, kind: str, obj: dict[str, Any], *, org: str | None = None, parent: str | None = None
+    ) -> dict[str, Any]:
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT INTO objects (kind, id, org, parent, data) VALUES (?, ?, ?, ?, ?)",
+                (kind, obj["id"], org, parent, json.dumps(obj)),
+            )
+            self._db.execute("UPDATE objects SET rank = seq WHERE seq = ?", (cur.lastrowid,))
+        return obj
+
+    def get(self, kind: str, id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT data FROM objects WHERE kind = ? AND id = ?", (kind, id)
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def locate(self, kind: str, id: str) -> tuple[str | None, str | None] | None:
+        """The (org, parent) a document is filed under, or None when it does not exist."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT org, parent FROM objects WHERE kind = ? AND id = ?", (kind, id)
+            ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def update(self, kind: str, obj: dict[str, Any]) -> None:
+        """Replace a document's data (its org and parent stay as filed)."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE objects SET data = ? WHERE kind = ? AND id = ?",
+                (json.dumps(obj), kind, obj["id"]),
+            )
+
+    def set_parent(self, kind: str, id: str, parent: str | None) -> None:
+        """Refile a document under another parent (a move)."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE objects SET parent = ? WHERE kind = ? AND id = ?", (parent, kind, id)
+            )
+
+    def delete(self, kind: str, id: str) -> bool:
+        with self._lock:
+            cur = self._db.execute("DELETE FROM objects WHERE kind = ? AND id = ?", (kind, id))
+        return cur.rowcount > 0
+
+    def delete_where(self, kind: str, where: Where) -> int:
+        sql, params = _where_sql(where)
+        with self._lock:
+            cur = self._db.execute(f"DELETE FROM objects WHERE kind = ?{sql}", (kind, *params))
+        return cur.rowcount
+
+    def all(self, kind: str, where: Where = ()) -> list[dict[str, Any]]:
+        """Every matching document, in list order (rank, then insertion)."""
+        sql, params = _where_sql(where)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT data FROM objects WHERE kind = ?{sql} ORDER BY rank, seq",
+                (kind, *params),
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def count(self, kind: str, where: Where = ()) -> int:
+        sql, params = _where_sql(where)
+        with self._lock:
+            return self._db.execute(
+                f"SELECT COUNT(*) FROM objects WHERE kind = ?{sql}", (kind, *params)
+            ).fetchone()[0]
+
+    def rank_of(self, kind: str, id: str) -> float | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT rank FROM objects WHERE kind = ? AND id = ?", (kind, id)
+            ).fetchone()
+        return row[0] if row else None
+
+    def set_rank(self, kind: str, id: str, rank: float) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE objects SET rank = ? WHERE kind = ? AND id = ?", (rank, kind, id)
+            )
+
+    # -- lists --------------------------------------------------------------------------------
+
+    def page(
+        self,
+        kind: str,
+        where: Where = (),
+        *,
+        cursor: str | None = None,
+        limit: int = 50,
+        descending: bool = False,
+        sort: str = "rank",
+    ) -> Page:
+        """One page of a list, ordered by ``sort`` (a trusted SQL expression) then insertion.
+
+        A cursor names the last row of the previous page by its sort value and seq, so a row
+        added or removed between two calls neither repeats nor hides another one.
+        """
+        sql, params = _where_sql(where)
+        total = self.count(kind, where)
+        backwards = False
+        if cursor:
+            value, seq, backwards = _decode_cursor(cursor)
+            op = "<" if descending != backwards else ">"
+            sql += f" AND (({sort}) {op} ? OR (({sort}) = ? AND seq {op} ?))"
+            params += [value, value, seq]
+        direction = "DESC" if descending != backwards else "ASC"
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT data, ({sort}), seq FROM objects WHERE kind = ?{sql} "
+                f"ORDER BY ({sort}) {direction}, seq {direction} LIMIT ?",
+                (kind, *params, limit + 1),
+            ).fetchall()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        if backwards:
+            rows.reverse()
+        items = [json.loads(r[0]) for r in rows]
+        has_next = more if not backwards else bool(cursor)
+        has_previous = bool(cursor) if not backwards else more
+        first, last = (rows[0], rows[-1]) if rows else (None, None)
+        return Page(
+            items=items,
+            next=_encode_cursor(last[1], last[2], False) if has_next and last else None,
+            previous=_encode_cursor(first[1], first[2], True) if has_previous and first else None,
+            count=total,
+        )
+
+    # -- settings -----------------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def now(self) -> datetime:
+        """The sandbox clock: real time shifted by an offset that tests can set."""
+        offset = float(self.get_meta("clock_offset_seconds", "0") or 0)
+        return datetime.now(UTC) + timedelta(seconds=offset)
+
+    def set_now(self, when: datetime) -> None:
+        offset = (when - datetime.now(UTC)).total_seconds()
+        self.set_meta("clock_offset_seconds", repr(offset))
+
+    def next_number(self, name: str) -> int:
+        """A counter that survives restarts (used for readable, unique ids)."""
+        with self._lock:
+            value = int(self.get_meta(f"counter:{name}", "0") or 0) + 1
+            self.set_meta(f"counter:{name}", str(value))
+        return value
+
+
+def _where_sql(where: Where) -> tuple[str, list[Any]]:
+    sql = "".join(f" AND ({clause})" for clause, _ in where)
+    params = [p for _, ps in where for p in ps]
+    return sql, params
+
+
+def _encode_cursor(value: Any, seq: int, backwards: bool) -> str:
+    raw = json.dumps([value, seq, int(backwards)], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[Any, int, bool]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        value, seq, backwards = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        if not isinstance(seq, int) or isinstance(seq, bool) or backwards not in (0, 1):
+            raise ValueError(seq)
+        return value, seq, bool(backwards)
+    except (ValueError, TypeError) as exc:
+        raise CursorError(cursor) from exc

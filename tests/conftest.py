@@ -1,0 +1,78 @@
+"""Fixtures shared by the whole suite: a seeded sandbox, in-process."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from docform.sandbox import SandboxConfig, Store, create_app
+from docform.sandbox.seed import apply_seed, load_seed_file
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SEED_FILE = FIXTURES / "seed.yaml"
+ORG = "org_acme"
+ADMIN_TOKEN = "tok_alice_0123456789"
+EDITOR_TOKEN = "tok_erin_0123456789"
+OTHER_ORG_TOKEN = "tok_carol_0123456789"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A sandbox database seeded with ``fixtures/seed.yaml``."""
+    db = Store(tmp_path / "sandbox.sqlite")
+    apply_seed(db, load_seed_file(SEED_FILE))
+    yield db
+    db.close()
+
+
+class SyncApi:
+    """Synchronous raw HTTP to an ASGI app, for tests of the sandbox's own answers."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._loop = asyncio.new_event_loop()
+        self._client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://sandbox.test/v1/",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        return self._loop.run_until_complete(self._client.request(method, path, **kwargs))
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("PUT", path, **kwargs)
+
+    def patch(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("PATCH", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("DELETE", path, **kwargs)
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self._client.aclose())
+        self._loop.close()
+
+
+@pytest.fixture
+def api(store: Store) -> Iterator[SyncApi]:
+    """Raw HTTP access to the seeded sandbox as Alice (an admin of org_acme), at /v1."""
+    client = SyncApi(create_app(store, SandboxConfig()), ADMIN_TOKEN)
+    yield client
+    client.close()

@@ -1,0 +1,56 @@
+"""Organizations in the sandbox: list, get, patch, auth and errors (sandbox/routes/orgs.py)."""
+
+from conftest import ORG, OTHER_ORG_TOKEN
+
+
+def test_list_orgs_shows_only_the_callers_organizations(api):
+    body = api.get("orgs").json()
+    assert body["count"] == 1
+    assert [o["id"] for o in body["items"]] == [ORG]
+    assert "next" not in body
+
+
+def test_get_org_has_object_urls_and_permissions(api):
+    org = api.get(f"orgs/{ORG}").json()
+    assert org["object"] == "organization"
+    assert org["title"] == "Acme"
+    assert org["urls"]["location"].endswith(f"/v1/orgs/{ORG}")
+    assert org["permissions"]["admin"] is True
+
+
+def test_patch_org_changes_fields(api):
+    r = api.patch(f"orgs/{ORG}", json={"title": "Acme Inc", "emailDomains": ["acme.test"]})
+    assert r.status_code == 200
+    assert api.get(f"orgs/{ORG}").json()["title"] == "Acme Inc"
+
+
+def test_patch_org_title_too_short_is_400_naming_the_field(api):
+    r = api.patch(f"orgs/{ORG}", json={"title": "A"})
+    assert r.status_code == 400
+    assert r.json() == {
+        "error": {"code": 400, "message": "title: String should have at least 2 characters"}
+    }
+
+
+def test_patch_org_default_content_must_be_a_site_of_the_org(api):
+    r = api.patch(f"orgs/{ORG}", json={"defaultContent": {"type": "site", "site": "nope"}})
+    assert r.status_code == 400
+    assert r.json()["error"]["message"].startswith("defaultContent.site:")
+
+
+def test_unknown_org_is_404(api):
+    r = api.get("orgs/org_missing")
+    assert r.status_code == 404
+    assert r.json() == {"error": {"code": 404, "message": "organization 'org_missing' not found"}}
+
+
+def test_missing_token_is_401(api):
+    r = api.get(f"orgs/{ORG}", headers={"Authorization": ""})
+    assert r.status_code == 401
+    assert r.json()["error"]["code"] == 401
+
+
+def test_token_of_another_org_is_403(api):
+    r = api.get(f"orgs/{ORG}", headers={"Authorization": f"Bearer {OTHER_ORG_TOKEN}"})
+    assert r.status_code == 403
+    assert r.json()["error"]["message"] == "you are not a member of organization 'org_acme'"
