@@ -12,7 +12,7 @@ import secrets
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -239,7 +239,9 @@ def timestamp(when: datetime) -> str:
 
 
 def parse_timestamp(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    """An ISO 8601 time; one without an offset is UTC, like every time the API answers."""
+    when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def check_role(value: Any, field_name: str, *, allow_inherit: bool = False) -> None:

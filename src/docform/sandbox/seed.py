@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from docform.errors import DocformError
 from docform.sandbox.access import member_key
@@ -82,6 +82,7 @@ class SeedToken(_Strict):
 class Seed(_Strict):
     organizations: list[SeedOrganization] = []
     tokens: list[SeedToken] = []
+    _source: str = PrivateAttr("seed")
 
 
 def load_seed_file(path: str | Path) -> Seed:
@@ -90,20 +91,24 @@ def load_seed_file(path: str | Path) -> Seed:
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise SeedError(f"{path}: cannot read the seed file: {exc}") from None
     try:
-        return Seed.model_validate(raw or {})
+        seed = Seed.model_validate(raw or {})
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(str(p) for p in e['loc']) or 'top level'}: {e['msg']}" for e in exc.errors()
         )
         raise SeedError(f"{path}: {problems}") from None
+    seed._source = str(path)
+    return seed
 
 
 def apply_seed(store: Store, seed: Seed) -> None:
     """Create what the seed describes and does not exist yet."""
     users = {m.id for org in seed.organizations for m in org.members}
-    for token in seed.tokens:
+    for i, token in enumerate(seed.tokens):
         if token.user not in users and store.get("user", token.user) is None:
-            raise SeedError(f"tokens: token for unknown user '{token.user}'")
+            raise SeedError(
+                f"{seed._source}: tokens.{i}.user: token for unknown user '{token.user}'"
+            )
     with store.transaction():
         for org in seed.organizations:
             _seed_org(store, org)

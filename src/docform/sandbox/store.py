@@ -274,6 +274,9 @@ def _decode_cursor(cursor: str) -> tuple[Any, int, bool]:
         value, seq, backwards = json.loads(base64.urlsafe_b64decode(padded.encode()))
         if not isinstance(seq, int) or isinstance(seq, bool) or backwards not in (0, 1):
             raise ValueError(seq)
+        # SQLite binds only scalars: a forged list or object would fail the query itself.
+        if value is not None and not isinstance(value, str | int | float):
+            raise ValueError(value)
         return value, seq, bool(backwards)
     except (ValueError, TypeError) as exc:
         raise CursorError(cursor) from exc

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from docform.sandbox.access import caller_membership, is_admin, require_org
+from docform.sandbox.access import is_admin, require_org
 from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -15,8 +15,7 @@ from docform.sandbox.http import (
     bad_request,
     check_role,
     endpoint,
-    envelope,
-    list_query,
+    list_page,
 )
 from docform.sandbox.routes.shared import check_merge_rules
 
@@ -55,22 +54,16 @@ def render_org(ctx: Ctx, org: dict[str, Any]) -> dict[str, Any]:
 @endpoint("GET", "/orgs")
 def list_orgs(ctx: Ctx) -> dict[str, Any]:
     """The organizations the caller is a member of (all of them for an admin token)."""
-    q = list_query(ctx)
-    orgs = [
-        org
-        for org in ctx.store.all("organization")
-        if ctx.caller.superuser or caller_membership(ctx, org["id"]) is not None
-    ]
-    # Few organizations exist per caller, so a plain offset cursor is enough here.
-    start = int(q.page) if q.page and q.page.isdigit() else 0
-    chunk = orgs[start : start + q.limit]
-    more = start + q.limit < len(orgs)
-    return envelope(
-        [render_org(ctx, org) for org in chunk],
-        len(orgs),
-        next=str(start + q.limit) if more else None,
-        previous=str(max(start - q.limit, 0)) if start else None,
-    )
+    where = []
+    if not ctx.caller.superuser:
+        where.append(
+            (
+                "id IN (SELECT m.org FROM objects m WHERE m.kind = 'member' "
+                "AND json_extract(m.data, '$.user') = ?)",
+                [ctx.caller.user_id],
+            )
+        )
+    return list_page(ctx, "organization", where, lambda org: render_org(ctx, org))
 
 
 @endpoint("GET", "/orgs/{organizationId}")

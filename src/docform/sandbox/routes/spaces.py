@@ -1,1 +1,477 @@
-"""(endpoints to be written)"""
+"""Spaces: create, list, get, patch, delete, restore and move, plus placement inside collections.
+
+Choices where the API documents are silent:
+
+- Reading needs membership of the space's organization; every change needs its admin role
+  (the documents say admins "create and delete spaces"), as ``access.py`` rules everywhere.
+- A new space gets visibility ``in-collection`` when created in a collection, else ``private``;
+  ``editMode`` ``live``; ``mergeRules`` ``{type: inherit}``; ``defaultLevel`` ``inherit``.
+  A move out of a collection turns ``in-collection`` into ``private`` (that value is only for
+  spaces in a collection); a move into one keeps the visibility the space had.
+- ``visibility`` in a PATCH body answers 400: it is read-only through this API. On create the
+  field is not part of the body and is ignored like any unknown field.
+- ``emoji`` and ``icon`` are exclusive: setting one clears the other, ``null`` for either clears
+  both (``emoji`` becomes ``""``), giving both non-null answers 400.
+- ``updatedAt`` moves only when a value really changes (PATCH, move, delete, restore).
+- A deleted space is left out of lists and answers 404 to changes, but ``GET`` still shows it
+  with ``deletedAt`` ("deletedAt is populated on the space") and restore brings it back; restore
+  answers 400 for a space that is not deleted. Once 7 days have passed since ``deletedAt``
+  (sandbox clock, inclusive) the space counts as permanently removed: 404 everywhere, restore
+  included. A restored space whose collection was deleted meanwhile comes back at the top
+  level.
+- Deleting a space removes the site spaces that show it.
+- Lists: ``/orgs/{id}/spaces`` is in creation order honouring ``order`` (default newest first);
+  ``/collections/{id}/spaces`` is in position order (the order ``move`` arranges) and ignores
+  ``order``.
+- ``move``: without ``parent`` the item stays in its collection; ``null`` moves it to the top
+  level. Without ``position`` a moved item keeps its place in creation order among its new
+  siblings. ``position`` may point at a space or (beyond the documents) a collection among the
+  target's direct children. A move that changes nothing answers 409.
+- ``comments`` and the change-request counters are 0: the sandbox emulates neither.
+- ``urls.published`` is present when a site space shows the space, ``urls.public`` for public
+  and unlisted spaces, ``urls.icon`` when an icon is set; ``location`` and ``app`` always.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Literal
+
+from pydantic import Field
+from starlette.responses import JSONResponse
+
+from docform.sandbox.access import caller_membership, require_in_org, require_org
+from docform.sandbox.http import (
+    API_BASE,
+    APP_BASE,
+    PUBLISHED_BASE,
+    ApiError,
+    Body,
+    Ctx,
+    bad_request,
+    endpoint,
+    list_page,
+    new_id,
+    not_found,
+    parse_timestamp,
+    timestamp,
+)
+from docform.sandbox.routes.shared import check_level, check_merge_rules
+from docform.sandbox.store import Where
+
+LANGUAGES = (
+    "en", "fr", "de", "es", "it", "pt", "pt-br", "ru", "ja", "zh", "zh-tw", "yue", "ko", "ar",
+    "hi", "nl", "pl", "tr", "sv", "no", "da", "fi", "el", "cs", "hu", "ro", "th", "vi", "id",
+    "ms", "he", "uk", "sk", "bg", "hr", "lt", "lv", "et", "sl",
+)  # fmt: skip
+EDIT_MODES = ("live", "locked")
+RESTORE_WINDOW = timedelta(days=7)
+NOT_DELETED = ("json_extract(data, '$.deletedAt') IS NULL", ())
+SPACE_FIELDS = (
+    "id", "title", "emoji", "organization", "visibility", "revision", "createdAt", "updatedAt",
+    "deletedAt", "editMode", "mergeRules", "parent", "language", "defaultLevel",
+)  # fmt: skip
+# Roles from most to least capable; a member's role grants everything of the roles after it.
+ROLE_ORDER = ("admin", "create", "review", "edit", "comment", "read")
+
+
+# -- rendering ---------------------------------------------------------------------------------
+
+
+def render_space(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any]:
+    """The API's Space: stored fields plus counters, ``urls`` and the caller's ``permissions``."""
+    body: dict[str, Any] = {"object": "space", **{k: doc[k] for k in SPACE_FIELDS if k in doc}}
+    body.update(comments=0, changeRequests=0, changeRequestsOpen=0, changeRequestsDraft=0)
+    body["urls"] = _space_urls(ctx, doc)
+    body["permissions"] = _space_permissions(ctx, doc["organization"])
+    return body
+
+
+def _space_urls(ctx: Ctx, doc: dict[str, Any]) -> dict[str, str]:
+    urls = {
+        "location": f"{API_BASE}/spaces/{doc['id']}",
+        "app": f"{APP_BASE}/o/{doc['organization']}/s/{doc['id']}",
+    }
+    published = _published_url(ctx, doc["id"])
+    if published:
+        urls["published"] = published
+    if doc.get("visibility") in ("public", "unlisted"):
+        urls["public"] = f"{PUBLISHED_BASE}/s/{doc['id']}"
+    if doc.get("icon"):
+        urls["icon"] = f"{APP_BASE}/icons/{doc['icon']}.svg"
+    return urls
+
+
+def _published_url(ctx: Ctx, space_id: str) -> str | None:
+    """Where the first site space showing this space is published, if any shows it."""
+    for site_space in ctx.store.all("site-space", [_shows_space(space_id)]):
+        located = ctx.store.locate("site-space", site_space["id"])
+        site = ctx.store.get("site", located[1]) if located and located[1] else None
+        if site is not None:
+            path = site_space.get("path", "")
+            return f"{PUBLISHED_BASE}/{site.get('basename', site['id'])}/{path}".rstrip("/")
+    return None
+
+
+def _space_permissions(ctx: Ctx, org_id: str) -> dict[str, bool]:
+    role = caller_role(ctx, org_id)
+    rank = ROLE_ORDER.index(role) if role in ROLE_ORDER else len(ROLE_ORDER)
+    admin = rank == 0
+    return {
+        "view": True,
+        "access": True,
+        "admin": admin,
+        "viewInviteLinks": admin,
+        "edit": rank <= ROLE_ORDER.index("edit"),
+        "triggerGitSync": admin,
+        "comment": rank <= ROLE_ORDER.index("comment"),
+        "merge": rank <= ROLE_ORDER.index("review"),
+        "review": rank <= ROLE_ORDER.index("review"),
+        "installIntegration": admin,
+    }
+
+
+def caller_role(ctx: Ctx, org_id: str) -> str | None:
+    """The caller's role in an organization (``admin`` for an all-organization token)."""
+    if ctx.caller.superuser:
+        return "admin"
+    membership = caller_membership(ctx, org_id)
+    return membership.get("role") if membership else None
+
+
+# -- lookups -----------------------------------------------------------------------------------
+
+
+def _shows_space(space_id: str) -> tuple[str, list[str]]:
+    return ("json_extract(data, '$.space') = ?", [space_id])
+
+
+def is_removed(ctx: Ctx, doc: dict[str, Any]) -> bool:
+    """Deleted more than 7 days ago: permanently removed, gone for every purpose."""
+    deleted_at = doc.get("deletedAt")
+    return bool(deleted_at) and ctx.now() - parse_timestamp(deleted_at) > RESTORE_WINDOW
+
+
+def space_row(ctx: Ctx, space_id: str, *, write: bool = False) -> dict[str, Any]:
+    """A space, deleted or not, unless it never existed or is permanently removed (404)."""
+    doc = require_in_org(ctx, "space", space_id, write=write)
+    if is_removed(ctx, doc):
+        raise not_found("space", space_id)
+    return doc
+
+
+def active_space(ctx: Ctx, space_id: str, *, write: bool = False) -> dict[str, Any]:
+    """A space that is not deleted; a deleted one answers 404 like a missing one."""
+    doc = space_row(ctx, space_id, write=write)
+    if doc.get("deletedAt"):
+        raise not_found("space", space_id)
+    return doc
+
+
+def check_parent_collection(ctx: Ctx, org_id: str, collection_id: str) -> None:
+    """A ``parent`` must be a collection of the same organization (400 naming ``parent``)."""
+    located = ctx.store.locate("collection", collection_id)
+    if located is None or located[0] != org_id:
+        raise bad_request(f"parent: no collection '{collection_id}' in this organization")
+
+
+def children_where(org_id: str, parent: str | None) -> Where:
+    """The filter for the direct children of a collection (``None``: the top level)."""
+    if parent is None:
+        return [("org = ?", [org_id]), ("parent IS NULL", [])]
+    return [("org = ?", [org_id]), ("parent = ?", [parent])]
+
+
+def check_choice(value: Any, field_name: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        names = ", ".join(repr(a) for a in allowed)
+        raise bad_request(f"{field_name}: must be one of {names}, not {value!r}")
+
+
+def check_language(value: Any) -> None:
+    if value is not None and value not in LANGUAGES:
+        raise bad_request(f"language: must be one of the supported language codes, not {value!r}")
+
+
+# -- placement (shared with collections) ---------------------------------------------------------
+
+
+class Anchor(Body):
+    type: Literal["space", "collection"]
+    space: str | None = None
+    collection: str | None = None
+
+
+class Position(Body):
+    before: Anchor | None = None
+    after: Anchor | None = None
+
+
+class MoveBody(Body):
+    parent: str | None = None
+    position: Position | None = None
+
+
+Sibling = tuple[float, str, str]  # (rank, kind, id)
+
+
+def _siblings(ctx: Ctx, org_id: str, parent: str | None) -> list[Sibling]:
+    """The collections and live spaces directly in ``parent``, in position order."""
+    items: list[Sibling] = []
+    for kind in ("collection", "space"):
+        where = children_where(org_id, parent)
+        if kind == "space":
+            where = [*where, NOT_DELETED]
+        for doc in ctx.store.all(kind, where):
+            items.append((ctx.store.rank_of(kind, doc["id"]) or 0.0, kind, doc["id"]))
+    return sorted(items)
+
+
+def _anchor(move: MoveBody, kind: str, item_id: str) -> tuple[str, str, str] | None:
+    """(side, anchor kind, anchor id) from ``position``, checked for shape."""
+    position = move.position
+    if position is None or (position.before is None and position.after is None):
+        return None
+    if position.before is not None and position.after is not None:
+        raise bad_request("position: give either before or after, not both")
+    side = "before" if position.before is not None else "after"
+    anchor = position.before or position.after
+    assert anchor is not None
+    anchor_id = getattr(anchor, anchor.type)
+    if anchor_id is None:
+        raise bad_request(f"position.{side}.{anchor.type}: required when type is '{anchor.type}'")
+    if (anchor.type, anchor_id) == (kind, item_id):
+        raise bad_request(f"position.{side}.{anchor.type}: cannot place a {kind} next to itself")
+    return side, anchor.type, anchor_id
+
+
+def _already_placed(siblings: list[Sibling], kind: str, item_id: str, anchor: tuple) -> bool:
+    side, anchor_kind, anchor_id = anchor
+    keys = [(k, i) for _, k, i in siblings]
+    here = keys.index((kind, item_id))
+    neighbour = here + 1 if side == "before" else here - 1
+    return 0 <= neighbour < len(keys) and keys[neighbour] == (anchor_kind, anchor_id)
+
+
+def _rank_next_to(siblings: list[Sibling], anchor: tuple, where: str) -> float:
+    """A rank that puts an item right before or after the anchor among ``siblings``."""
+    side, anchor_kind, anchor_id = anchor
+    keys = [(k, i) for _, k, i in siblings]
+    if (anchor_kind, anchor_id) not in keys:
+        raise bad_request(f"position.{side}.{anchor_kind}: no {anchor_kind} '{anchor_id}' {where}")
+    at = keys.index((anchor_kind, anchor_id))
+    anchor_rank = siblings[at][0]
+    if side == "before":
+        lower = siblings[at - 1][0] if at > 0 else anchor_rank - 1
+        return (lower + anchor_rank) / 2
+    upper = siblings[at + 1][0] if at + 1 < len(siblings) else anchor_rank + 1
+    return (anchor_rank + upper) / 2
+
+
+def move_item(ctx: Ctx, kind: str, doc: dict[str, Any], move: MoveBody) -> bool:
+    """Refile and reorder a space or collection; 409 when nothing would change.
+
+    Returns whether the parent changed. The caller has checked the target parent.
+    """
+    org_id, current = doc["organization"], doc.get("parent")
+    target = move.parent if "parent" in move.model_fields_set else current
+    anchor = _anchor(move, kind, doc["id"])
+    if target == current and (
+        anchor is None or _already_placed(_siblings(ctx, org_id, current), kind, doc["id"], anchor)
+    ):
+        raise ApiError(409, f"moving {kind} '{doc['id']}' would not result in any update")
+    if anchor is not None:
+        others = [s for s in _siblings(ctx, org_id, target) if s[1:] != (kind, doc["id"])]
+        where = f"in collection '{target}'" if target else "at the top level"
+        ctx.store.set_rank(kind, doc["id"], _rank_next_to(others, anchor, where))
+    if target == current:
+        return False
+    ctx.store.set_parent(kind, doc["id"], target)
+    if target is None:
+        doc.pop("parent", None)
+    else:
+        doc["parent"] = target
+    return True
+
+
+# -- deletion (shared with collections) ----------------------------------------------------------
+
+
+def soft_delete_space(ctx: Ctx, doc: dict[str, Any]) -> None:
+    """Mark a space deleted (restorable for 7 days) and take it off every site."""
+    now = timestamp(ctx.now())
+    doc["deletedAt"] = now
+    doc["updatedAt"] = now
+    ctx.store.update("space", doc)
+    ctx.store.delete_where("site-space", [_shows_space(doc["id"])])
+
+
+# -- endpoints ---------------------------------------------------------------------------------
+
+
+@endpoint("GET", "/orgs/{organizationId}/spaces")
+def list_org_spaces(ctx: Ctx) -> dict[str, Any]:
+    """Every space of the organization that is not deleted."""
+    org = require_org(ctx, ctx.params["organizationId"])
+    where = [("org = ?", [org["id"]]), NOT_DELETED]
+    return list_page(ctx, "space", where, lambda d: render_space(ctx, d), sort="seq")
+
+
+@endpoint("GET", "/collections/{collectionId}/spaces")
+def list_collection_spaces(ctx: Ctx) -> dict[str, Any]:
+    """The spaces directly in a collection that are not deleted, in position order."""
+    collection = require_in_org(ctx, "collection", ctx.params["collectionId"])
+    where = [*children_where(collection["organization"], collection["id"]), NOT_DELETED]
+    return list_page(ctx, "space", where, lambda d: render_space(ctx, d), default_order="asc")
+
+
+class SpaceCreate(Body):
+    title: str | None = Field(None, max_length=50)
+    emoji: str | None = Field(None, max_length=50)
+    parent: str | None = None
+    language: Any = None
+    editMode: Any = "live"
+
+
+@endpoint("POST", "/orgs/{organizationId}/spaces", status=201)
+def create_space(ctx: Ctx) -> JSONResponse:
+    """A new space, at the top level or in a collection; the answer carries ``Location``."""
+    org = require_org(ctx, ctx.params["organizationId"], write=True)
+    spec = ctx.body_as(SpaceCreate)
+    if spec.parent is not None:
+        check_parent_collection(ctx, org["id"], spec.parent)
+    check_language(spec.language)
+    check_choice(spec.editMode, "editMode", EDIT_MODES)
+    now = timestamp(ctx.now())
+    doc: dict[str, Any] = {
+        "id": new_id(),
+        "title": spec.title if spec.title is not None else "Untitled",
+        "emoji": spec.emoji or "",
+        "organization": org["id"],
+        "visibility": "in-collection" if spec.parent else "private",
+        "revision": new_id(),
+        "createdAt": now,
+        "updatedAt": now,
+        "editMode": spec.editMode,
+        "mergeRules": {"type": "inherit"},
+        "defaultLevel": "inherit",
+    }
+    if spec.parent is not None:
+        doc["parent"] = spec.parent
+    if spec.language is not None:
+        doc["language"] = spec.language
+    ctx.store.insert("space", doc, org=org["id"], parent=spec.parent)
+    location = f"{API_BASE}/spaces/{doc['id']}"
+    return JSONResponse(render_space(ctx, doc), status_code=201, headers={"Location": location})
+
+
+@endpoint("GET", "/spaces/{spaceId}")
+def get_space(ctx: Ctx) -> dict[str, Any]:
+    """A deleted space still answers, with ``deletedAt``, while it can be restored."""
+    return render_space(ctx, space_row(ctx, ctx.params["spaceId"]))
+
+
+class SpacePatch(Body):
+    title: str | None = Field(None, max_length=50)
+    emoji: str | None = Field(None, max_length=50)
+    icon: str | None = Field(None, max_length=50)
+    editMode: Any = None
+    defaultLevel: Any = None
+    language: Any = None
+    mergeRules: Any = None
+
+
+def _patch_values(patch: SpacePatch) -> dict[str, Any]:
+    """The fields a PATCH sets, checked; ``None`` values mean "remove" where allowed."""
+    given = patch.model_fields_set
+    if "title" in given and patch.title is None:
+        raise bad_request("title: must be a string of at most 50 characters")
+    if "editMode" in given:
+        check_choice(patch.editMode, "editMode", EDIT_MODES)
+    if "defaultLevel" in given:
+        check_level(patch.defaultLevel, "defaultLevel")
+    if "language" in given:
+        check_language(patch.language)
+    if "mergeRules" in given:
+        check_merge_rules(patch.mergeRules, "mergeRules", allow_inherit=True)
+    if patch.emoji is not None and patch.icon is not None:
+        raise bad_request("icon: give either emoji or icon, not both")
+    return {name: getattr(patch, name) for name in given}
+
+
+def _apply_icon(doc: dict[str, Any], values: dict[str, Any]) -> None:
+    emoji, icon = values.pop("emoji", None), values.pop("icon", None)
+    doc["emoji"] = emoji or ""
+    doc.pop("icon", None)
+    if icon:
+        doc["icon"] = icon
+
+
+@endpoint("PATCH", "/spaces/{spaceId}")
+def patch_space(ctx: Ctx) -> dict[str, Any]:
+    """Change a space's title, emoji or icon, edit mode, level, language or merge rules."""
+    doc = active_space(ctx, ctx.params["spaceId"], write=True)
+    if isinstance(ctx.body, dict) and "visibility" in ctx.body:
+        raise bad_request("visibility: cannot be changed through the API")
+    values = _patch_values(ctx.body_as(SpacePatch))
+    before = dict(doc)
+    if "emoji" in values or "icon" in values:
+        _apply_icon(doc, values)
+    for name, value in values.items():
+        if value is None and name == "language":
+            doc.pop(name, None)
+        else:
+            doc[name] = value
+    if doc != before:
+        doc["updatedAt"] = timestamp(ctx.now())
+        ctx.store.update("space", doc)
+    return render_space(ctx, doc)
+
+
+@endpoint("DELETE", "/spaces/{spaceId}", status=204)
+def delete_space(ctx: Ctx) -> None:
+    """Soft delete: restorable for 7 days. Absent or already deleted spaces answer 204."""
+    space_id = ctx.params["spaceId"]
+    if ctx.store.locate("space", space_id) is None:
+        return None
+    doc = require_in_org(ctx, "space", space_id, write=True)
+    if not doc.get("deletedAt"):
+        soft_delete_space(ctx, doc)
+    return None
+
+
+@endpoint("POST", "/spaces/{spaceId}/restore")
+def restore_space(ctx: Ctx) -> dict[str, Any]:
+    """Bring back a space deleted within the last 7 days."""
+    doc = space_row(ctx, ctx.params["spaceId"], write=True)
+    if not doc.get("deletedAt"):
+        raise bad_request(f"space '{doc['id']}' is not deleted")
+    del doc["deletedAt"]
+    parent = doc.get("parent")
+    if parent is not None and ctx.store.get("collection", parent) is None:
+        # Its collection was deleted meanwhile: the top level is the only place left.
+        ctx.store.set_parent("space", doc["id"], None)
+        _leave_collection(doc)
+    doc["updatedAt"] = timestamp(ctx.now())
+    ctx.store.update("space", doc)
+    return render_space(ctx, doc)
+
+
+def _leave_collection(doc: dict[str, Any]) -> None:
+    doc.pop("parent", None)
+    if doc.get("visibility") == "in-collection":
+        doc["visibility"] = "private"
+
+
+@endpoint("POST", "/spaces/{spaceId}/move")
+def move_space(ctx: Ctx) -> dict[str, Any]:
+    """Move a space to another collection or the top level, and/or next to a sibling."""
+    doc = active_space(ctx, ctx.params["spaceId"], write=True)
+    move = ctx.body_as(MoveBody)
+    if move.parent is not None and move.parent != doc.get("parent"):
+        check_parent_collection(ctx, doc["organization"], move.parent)
+    if move_item(ctx, "space", doc, move) and doc.get("parent") is None:
+        _leave_collection(doc)
+    doc["updatedAt"] = timestamp(ctx.now())
+    ctx.store.update("space", doc)
+    return render_space(ctx, doc)
