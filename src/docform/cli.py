@@ -6,6 +6,7 @@ Exit codes are the same for every command: 0 success (for ``--detailed-exitcode`
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,45 @@ def sandbox_seed(data: Path, seed_file: Path) -> int:
     finally:
         store.close()
     click.echo(f"Seeded {data} from {seed_file}.")
+    return 0
+
+
+@cli.command()
+@click.argument(
+    "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), default="."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print problems as a JSON list of objects.")
+def validate(directory: Path, as_json: bool) -> int:
+    """Check the manifests in DIRECTORY (no network): format, limits, references.
+
+    Prints every problem as FILE:LINE:COL: path.to.field: message (FILE relative to DIRECTORY)
+    and exits 1; valid manifests exit 0 with a summary of what they hold.
+    """
+    from docform.manifest import ManifestError, load_manifest_set
+
+    try:
+        manifests = load_manifest_set(directory)
+    except ManifestError as exc:
+        if as_json:
+            click.echo(json.dumps([problem.as_dict() for problem in exc.problems], indent=2))
+        else:
+            for problem in exc.problems:
+                click.echo(str(problem))
+        count = len(exc.problems)
+        click.echo(f"{count} problem{'s' if count != 1 else ''} found.", err=True)
+        return 1
+    if as_json:
+        click.echo("[]")
+    click.echo(f"Valid: {manifests.summary()}.", err=as_json)
+    return 0
+
+
+@cli.command()
+def schema() -> int:
+    """Print the JSON Schema of the manifest format (as committed in schemas/)."""
+    from docform.manifest import schema_text
+
+    click.echo(schema_text(), nl=False)
     return 0
 
 

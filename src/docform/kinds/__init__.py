@@ -1,0 +1,2 @@
+"""One module per managed kind: its manifest model and natural key (live reading, diffing and
+API calls join them later). `base` and `fields` hold what the kinds share."""

@@ -1,0 +1,151 @@
+"""What every manifest entry shares: strict models, identity fields, name and source location.
+
+An entry is one value under a manifest section (``teams.platform``). Besides its own fields it
+may pin the live ``id``, list ``formerly`` names or natural keys (renames without ids) and set
+``protect: true``. A field left out of an entry is not managed; `Entry.managed` returns only the
+fields the manifest wrote, which is what the planner compares with the live object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
+
+ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
+IDENTITY_FIELDS = frozenset({"id", "formerly", "protect"})
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """Where a value was written: a file relative to the manifest directory, 1-based line/col."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+UNKNOWN_LOCATION = Location("", 0, 0)
+
+
+ROLE_FIELDS = frozenset({"role", "defaultRole", "defaultLevel"})
+_NULL = {"type": "null"}
+
+
+def _schema_without_nulls(schema: dict[str, Any], model: type[Any]) -> None:
+    """Keep ``null`` in the JSON Schema only where the model accepts it (`nullable_fields`)."""
+    nullable = getattr(model, "nullable_fields", frozenset())
+    for name, prop in schema.get("properties", {}).items():
+        if name in nullable:
+            continue
+        options = prop.get("anyOf")
+        if options and _NULL in options:
+            rest = [option for option in options if option != _NULL]
+            del prop["anyOf"]
+            if len(rest) == 1:
+                prop.update(rest[0])
+            else:
+                prop["anyOf"] = rest
+        if "default" in prop and prop["default"] is None:
+            del prop["default"]
+
+
+class ManifestModel(BaseModel):
+    """A manifest mapping: unknown keys are errors, never silently ignored.
+
+    A field left out is not managed. An explicit ``null`` is refused, except in the fields
+    listed in ``nullable_fields``, where the API takes null to remove a value.
+    """
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_schema_without_nulls)
+    nullable_fields: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_null(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None and info.field_name not in cls.nullable_fields:
+            if info.field_name in ROLE_FIELDS:
+                raise ValueError("null is not allowed: the API's null role is written guest")
+            raise ValueError("null is not allowed: leave the field out to leave it unmanaged")
+        return value
+
+
+class BoundModel(ManifestModel):
+    """A model that knows its manifest name, source location and plan address."""
+
+    kind: ClassVar[str] = "entry"
+    #: The natural key is unique in the service (an email, a slug, a path): two entries with
+    #: the same key are always an error. Otherwise (titles) they are allowed with pinned ids.
+    key_is_unique: ClassVar[bool] = False
+    #: Words naming the natural key in messages ("title", "parent and title").
+    key_label: ClassVar[str] = "title"
+    #: Fields holding nested entries (a site's sections): not compared as plain fields.
+    child_fields: ClassVar[frozenset[str]] = frozenset()
+
+    _name: str = PrivateAttr("")
+    _location: Location | None = PrivateAttr(None)
+    _scope: tuple[str, ...] = PrivateAttr(())
+    _path: tuple[str, ...] = PrivateAttr(())
+
+    @property
+    def name(self) -> str:
+        """The manifest name: the key this entry is written under."""
+        return self._name
+
+    @property
+    def location(self) -> Location:
+        """Where the entry's key was written."""
+        return self._location or UNKNOWN_LOCATION
+
+    @property
+    def scope(self) -> tuple[str, ...]:
+        """Names of the enclosing entries (site, then section) for nested kinds."""
+        return self._scope
+
+    @property
+    def source_path(self) -> tuple[str, ...]:
+        """Keys leading to this entry in the manifest, e.g. ``('teams', 'platform')``."""
+        return self._path
+
+    @property
+    def address(self) -> str:
+        """The plan address of this entry, e.g. ``team.platform``."""
+        return f"{self.kind}.{self._name}"
+
+    def bind(self, path: tuple[str, ...], location: Location, scope: tuple[str, ...] = ()) -> None:
+        """Attach the manifest path, source location and enclosing scope (done by the loader)."""
+        self._path = path
+        self._name = path[-1]
+        self._location = location
+        self._scope = scope
+
+    def natural_key(self) -> Any:
+        """The key matching this entry to a live object when no id is pinned."""
+        raise NotImplementedError
+
+    def managed(self) -> dict[str, Any]:
+        """The fields the manifest wrote (others are not managed), without identity fields."""
+        return self.model_dump(exclude_unset=True, exclude=IDENTITY_FIELDS | self.child_fields)
+
+    def children(self) -> list[Entry]:
+        """Entries nested in this one, parents before children, in manifest order."""
+        return []
+
+
+class Entry(BoundModel):
+    """A named manifest entry matched to one live object (by id, natural key, then formerly)."""
+
+    id: str | None = Field(
+        None, pattern=ID_PATTERN, max_length=255, description="Pinned id of the live object."
+    )
+    formerly: list[str] = Field(
+        default_factory=list,
+        description="Former names or natural keys, matched when nothing else matches (renames).",
+    )
+    protect: bool = Field(
+        False, description="A plan that would delete or replace this object fails."
+    )

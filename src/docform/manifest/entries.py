@@ -1,0 +1,103 @@
+"""Validating the merged tree entry by entry, so that one bad entry never hides another.
+
+Each entry is validated on its own and bound to its manifest path and location; entries that
+fail are reported and left out, and the checks between entries run on those that passed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from docform.kinds.base import BoundModel, Entry
+from docform.kinds.organization import OrganizationEntry
+from docform.kinds.site import SiteEntry
+from docform.manifest.document import ENTRY_SECTIONS, EntrySection
+from docform.manifest.messages import PATTERN_MESSAGES, validation_problems
+from docform.manifest.problems import Path, Problem
+from docform.manifest.settings import Settings
+from docform.manifest.sources import MergedTree
+
+M = TypeVar("M", bound=BoundModel | Settings)
+
+
+@dataclass
+class ValidatedEntries:
+    """What passed validation, per section, in manifest order."""
+
+    settings: Settings | None = None
+    organization: OrganizationEntry | None = None
+    sections: dict[str, dict[str, Entry]] = field(default_factory=dict)
+
+
+def validate_entries(tree: MergedTree) -> ValidatedEntries:
+    """Validate settings, the organization and every entry; problems go on ``tree``."""
+    result = ValidatedEntries()
+    result.settings = _validate(tree, Settings, ("docform",), tree.sections.get("docform"))
+    if "organization" in tree.sections:
+        raw = tree.sections["organization"]
+        result.organization = _validate(tree, OrganizationEntry, ("organization",), raw)
+    elif tree.complete and tree.files:
+        message = "is required: the organization these files describe (organization: {id: ...})"
+        tree.problems.append(Problem.at(tree.sources.locate(()), ("organization",), message))
+    for name, section in ENTRY_SECTIONS.items():
+        result.sections[name] = _validate_section(tree, section, tree.sections.get(name) or {})
+    return result
+
+
+def _validate_section(
+    tree: MergedTree, section: EntrySection, raw: dict[str, Any]
+) -> dict[str, Entry]:
+    pattern = re.compile(section.key_pattern)
+    entries: dict[str, Entry] = {}
+    for name, value in raw.items():
+        path = (section.name, name)
+        if not pattern.match(name):
+            what = PATTERN_MESSAGES[section.key_pattern]
+            tree.problems.append(Problem.at(tree.sources.locate(path), path, f"'{name}' {what}"))
+            continue
+        entry = _validate(tree, section.model, path, value)
+        if entry is not None:
+            entries[name] = entry
+    return entries
+
+
+def _validate(tree: MergedTree, model: type[M], path: Path, raw: Any) -> M | None:
+    if path in tree.reported:
+        return None
+    try:
+        entry = model.model_validate({} if raw is None else raw)
+    except ValidationError as error:
+        tree.problems.extend(validation_problems(error, model, path, tree.sources, tree.reported))
+        return None
+    if isinstance(entry, BoundModel):
+        _bind(tree, entry, path)
+    return entry
+
+
+def _bind(tree: MergedTree, entry: BoundModel, path: Path) -> None:
+    entry.bind(tuple(str(p) for p in path), tree.sources.locate(path))
+    if isinstance(entry, SiteEntry):
+        _bind_site(tree, entry, path)
+
+
+def _bind_site(tree: MergedTree, site: SiteEntry, path: Path) -> None:
+    scope = (site.name,)
+    for name, group in site.sectionGroups.items():
+        _bind_nested(tree, group, (*path, "sectionGroups", name), scope)
+    for name, section in site.sections.items():
+        section_path = (*path, "sections", name)
+        _bind_nested(tree, section, section_path, scope)
+        for space_name, site_space in section.spaces.items():
+            space_path = (*section_path, "spaces", space_name)
+            _bind_nested(tree, site_space, space_path, (site.name, name))
+    for name, site_space in site.spaces.items():
+        _bind_nested(tree, site_space, (*path, "spaces", name), scope)
+
+
+def _bind_nested(tree: MergedTree, entry: BaseModel, path: Path, scope: tuple[str, ...]) -> None:
+    assert isinstance(entry, BoundModel)
+    entry.bind(tuple(str(p) for p in path), tree.sources.locate(path), scope)

@@ -1,0 +1,76 @@
+"""Problems found in manifests, each with a location, and the error that carries all of them."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from docform.errors import DocformError
+from docform.kinds.base import Location
+
+#: A path to a value: mapping keys and list indexes from the top of a manifest document.
+Path = tuple[str | int, ...]
+
+
+def render_path(path: Path) -> str:
+    """``('sites', 'docs', 'sections', 0)`` -> ``sites.docs.sections[0]``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One mistake: where (file relative to the manifest directory, line, column), which value
+    (a dotted path) and what is wrong. Renders as ``FILE:LINE:COL: path.to.field: message``."""
+
+    file: str
+    line: int
+    column: int
+    path: str
+    message: str
+
+    @classmethod
+    def at(cls, location: Location, path: Path, message: str) -> Problem:
+        return cls(location.file, location.line, location.column, render_path(path), message)
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "path": self.path,
+            "message": self.message,
+        }
+
+
+class ManifestError(DocformError):
+    """The manifests are not valid; ``problems`` lists every mistake, sorted by file and line."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems: list[Problem] = sorted(set(problems))
+        count = len(self.problems)
+        lines = "\n".join(str(p) for p in self.problems)
+        noun = "problem" if count == 1 else "problems"
+        super().__init__(f"{count} {noun} in the manifests:\n{lines}")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'title'?)`` when a choice is close to ``word``, else an empty string."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def unknown_name(what: str, name: str, choices: Sequence[str]) -> str:
+    """``unknown collection 'enginering' (did you mean 'engineering'?)``."""
+    return f"unknown {what} '{name}'{did_you_mean(name, choices)}"

@@ -1,0 +1,82 @@
+"""Settings (``docform:``): the API to use, pruning per kind, safety limits, ignored fields.
+
+The API token is never written in manifests: it comes from DOCFORM_API_TOKEN only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, field_validator
+
+from docform.kinds.base import ManifestModel
+
+SANDBOX_PREFIX = "sandbox:"
+ADDRESS_KINDS = ("organization", "member", "team", "collection", "space", "site", "openapi", "saml")
+_API_PATTERN = re.compile(r"^(https?://\S+|sandbox:\S+)$")
+
+
+def _check_ignore_pattern(pattern: str) -> str:
+    kind = pattern.split(".", 1)[0]
+    if not pattern or any(ch.isspace() for ch in pattern):
+        raise ValueError(f"'{pattern}' is not an address pattern")
+    if kind not in (*ADDRESS_KINDS, "*"):
+        kinds = ", ".join(ADDRESS_KINDS)
+        raise ValueError(f"'{pattern}' must start with one of: {kinds} or *")
+    return pattern
+
+
+IgnorePattern = Annotated[str, AfterValidator(_check_ignore_pattern)]
+
+
+class PruneSettings(ManifestModel):
+    """Per kind: delete live objects no entry matches (members: remove from the organization).
+
+    Every kind defaults to false: unmatched objects are listed in the plan and left alone.
+    """
+
+    members: bool = False
+    teams: bool = False
+    collections: bool = False
+    spaces: bool = False
+    sites: bool = False
+    sectionGroups: bool = Field(False, description="Section groups of managed sites.")
+    sections: bool = Field(False, description="Sections of managed sites.")
+    siteSpaces: bool = Field(False, description="Site spaces of managed sites.")
+    openapi: bool = False
+    saml: bool = False
+
+
+class LimitSettings(ManifestModel):
+    """Safety rails of apply and the concurrency of its calls."""
+
+    maxDeletions: int = Field(10, ge=0, description="Most deletions one apply may make.")
+    maxDeletionShare: float = Field(
+        0.25, ge=0, le=1, description="Most deletions as a share of the managed objects of a kind."
+    )
+    parallelism: int = Field(8, ge=1, le=64, description="Concurrent API calls during apply.")
+
+
+class Settings(ManifestModel):
+    """``docform:``. Every string here may use ``${env:NAME}``."""
+
+    api: str | None = Field(
+        None,
+        description="https:// URL of the API, or sandbox:FILE.sqlite for the built-in sandbox "
+        "(relative to the manifest directory). DOCFORM_API_URL overrides it.",
+    )
+    prune: PruneSettings = Field(default_factory=PruneSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
+    ignore: list[IgnorePattern] = Field(
+        default_factory=list,
+        description="Addresses (team.platform, space.*) or address.field patterns that plan "
+        "and drift leave alone.",
+    )
+
+    @field_validator("api")
+    @classmethod
+    def _check_api(cls, value: str | None) -> str | None:
+        if value is not None and not _API_PATTERN.match(value):
+            raise ValueError("must be an http(s):// URL or sandbox:FILE")
+        return value

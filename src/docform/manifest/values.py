@@ -1,0 +1,162 @@
+"""Value references: ``${env:NAME}`` and ``{file: PATH}``.
+
+``${env:NAME}`` is allowed in settings (``docform:``) and in secret-bearing fields; elsewhere it
+is an error, so that what a plan shows is what the files say. ``{file: PATH}`` is allowed in
+secret-bearing fields only; PATH is relative to the manifest directory and may not leave it; the
+file's text is used without surrounding whitespace. Secret-bearing fields become `Secret`
+values that keep the reference as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path as FsPath
+from typing import Any
+
+from docform.errors import DocformError
+from docform.kinds.fields import Secret
+from docform.manifest.problems import Path, Problem
+from docform.manifest.sources import MergedTree
+
+SECRET_FIELDS: tuple[Path, ...] = (
+    ("saml", "*", "certificate"),
+    ("openapi", "*", "source", "url"),
+)
+_SECRET_SECTIONS = frozenset(pattern[0] for pattern in SECRET_FIELDS)
+SECRET_FIELD_NAMES = "saml certificate, openapi source.url"
+ENV_REFERENCE = re.compile(r"\$\{env:([^}]*)\}")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_SECRET_FILE_BYTES = 1024 * 1024
+
+
+class UnresolvedReference(DocformError):
+    """A ``${env:NAME}`` or ``{file: PATH}`` that cannot be resolved; the message says why."""
+
+
+@dataclass
+class ValueResolver:
+    """Resolves references in a merged tree in place, recording problems on it."""
+
+    tree: MergedTree
+    directory: FsPath
+    env: Mapping[str, str]
+
+    def run(self) -> None:
+        self._walk(self.tree.sections, ())
+
+    def _walk(self, value: Any, path: Path) -> None:
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in list(items):
+            child = (*path, key)
+            if _is_secret_field(child):
+                value[key] = self._secret(item, child)
+            elif isinstance(item, str):
+                value[key] = self._string(item, child)
+            elif isinstance(item, dict | list):
+                if _is_file_reference(item) and child[0] != "docform":
+                    message = (
+                        f"{{file: PATH}} is only allowed in secret fields ({SECRET_FIELD_NAMES})"
+                    )
+                    self._problem(child, message)
+                else:
+                    self._walk(item, child)
+
+    def _string(self, text: str, path: Path) -> str:
+        if "${" not in text:
+            return text
+        if path[0] != "docform":
+            message = (
+                f"${{env:...}} is only allowed in settings and secret fields ({SECRET_FIELD_NAMES})"
+            )
+            self._problem(path, message)
+            return text
+        try:
+            return self._interpolate(text)
+        except UnresolvedReference as exc:
+            self._problem(path, str(exc))
+            return text
+
+    def _secret(self, value: Any, path: Path) -> Any:
+        try:
+            if isinstance(value, str):
+                return Secret(value, self._interpolate(value))
+            if _is_file_reference(value):
+                return Secret(dict(value), self._read_file(value["file"]))
+        except UnresolvedReference as exc:
+            self._problem(path, str(exc))
+        return value
+
+    def _interpolate(self, text: str) -> str:
+        return interpolate_env(text, self.env)
+
+    def _read_file(self, relative: str) -> str:
+        return read_secret_file(self.directory, relative)
+
+    def _problem(self, path: Path, message: str) -> None:
+        self.tree.problems.append(Problem.at(self.tree.sources.locate(path), path, message))
+        self.tree.reported.add(path)
+
+
+def _is_secret_field(path: Path) -> bool:
+    if path[0] not in _SECRET_SECTIONS:
+        return False
+    return any(
+        len(path) == len(pattern)
+        and all(p in ("*", part) for p, part in zip(pattern, path, strict=True))
+        for pattern in SECRET_FIELDS
+    )
+
+
+def _is_file_reference(value: Any) -> bool:
+    return isinstance(value, dict) and list(value) == ["file"] and isinstance(value["file"], str)
+
+
+def resolve_values(tree: MergedTree, directory: FsPath, env: Mapping[str, str]) -> None:
+    """Resolve ``${env:NAME}`` and ``{file: PATH}`` in ``tree`` in place (see module doc)."""
+    ValueResolver(tree, directory, env).run()
+
+
+def interpolate_env(text: str, env: Mapping[str, str]) -> str:
+    """``text`` with every ``${env:NAME}`` replaced by its value."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if not ENV_NAME.match(name):
+            raise UnresolvedReference(f"'${{env:{name}}}' is not a valid environment variable name")
+        if name not in env:
+            raise UnresolvedReference(f"environment variable '{name}' is not set")
+        return env[name]
+
+    return ENV_REFERENCE.sub(replace, text)
+
+
+def read_secret_file(directory: FsPath, relative: str) -> str:
+    """The text of ``relative`` under ``directory``, stripped; never a file outside it."""
+    root = directory.resolve()
+    target = (root / relative).resolve()
+    if not target.is_relative_to(root):
+        raise UnresolvedReference(f"file '{relative}' is outside the manifest directory")
+    if not target.is_file():
+        raise UnresolvedReference(f"file '{relative}' not found")
+    if target.stat().st_size > MAX_SECRET_FILE_BYTES:
+        raise UnresolvedReference(f"file '{relative}' is over {MAX_SECRET_FILE_BYTES} bytes")
+    try:
+        return target.read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        raise UnresolvedReference(f"file '{relative}' is not UTF-8 text") from None
+    except OSError as exc:
+        raise UnresolvedReference(f"file '{relative}' cannot be read: {exc.strerror}") from None
+
+
+def resolve_secret(
+    reference: str | Mapping[str, str], directory: FsPath, env: Mapping[str, str]
+) -> Secret:
+    """Resolve a secret reference as kept in a saved plan (``Secret.reference``) again.
+
+    Raises `UnresolvedReference` when a variable is missing or a file cannot be read.
+    """
+    if isinstance(reference, str):
+        return Secret(reference, interpolate_env(reference, env))
+    return Secret(dict(reference), read_secret_file(directory, reference["file"]))

@@ -1,0 +1,306 @@
+"""Reading one YAML file safely into plain values, with the line and column of every key.
+
+Values are built straight from the parser's events (never through a YAML constructor), so no
+tag can run code and every mapping is checked for duplicate keys (plain PyYAML silently keeps
+the last). Mapping keys are taken as written, as strings: ``no:`` is the key ``"no"``, not
+False. Timestamps stay strings. Anything else unusual is refused with a located message:
+
+- files over `MAX_FILE_BYTES` (refused before parsing) and text that is not UTF-8;
+- aliases expanding to more than `MAX_ALIAS_NODES` values (the "billion laughs");
+- nesting deeper than `MAX_DEPTH` (libyaml's own composer recurses without bound);
+- tags other than the core scalar, mapping and sequence tags.
+
+Merge keys (``<<: *defaults``) are supported; values that came from an alias or a merge are
+located where the alias is used.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+
+from docform.kinds.base import Location
+from docform.manifest.problems import Path, Problem
+
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_ALIAS_NODES = 50_000
+MAX_DEPTH = 64
+
+Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_TAG = "tag:yaml.org,2002:"
+_PLAIN_TAGS = {_TAG + "str", _TAG + "timestamp", _TAG + "merge"}
+_CONSTRUCTED_TAGS = {_TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"}
+_MAP_TAGS = {None, "!", _TAG + "map"}
+_SEQ_TAGS = {None, "!", _TAG + "seq"}
+_SCALARS = SafeConstructor()
+_MERGE = object()
+_BAD_KEY = object()
+
+
+@dataclass
+class YamlDocument:
+    """One document of a file: its value and the (line, column) of each path written in it."""
+
+    value: Any
+    positions: dict[Path, tuple[int, int]]
+
+
+@dataclass
+class YamlFile:
+    """A file's documents; ``problems`` found while reading; ``reported`` paths already blamed."""
+
+    name: str
+    documents: list[YamlDocument] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    reported: set[Path] = field(default_factory=set)
+    fatal: bool = False
+
+    def refuse(self, line: int, column: int, message: str) -> YamlFile:
+        """Drop what was read: the file as a whole cannot be trusted."""
+        self.documents = []
+        self.fatal = True
+        self.problems.append(Problem(self.name, line, column, "", message))
+        return self
+
+
+def read_yaml_file(path: FsPath, name: str) -> YamlFile:
+    """Read ``path`` (shown as ``name`` in problems) within the size and encoding limits."""
+    result = YamlFile(name)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            limit = MAX_FILE_BYTES // (1024 * 1024)
+            return result.refuse(1, 1, f"file is {size} bytes, over the {limit} MB limit")
+        data = path.read_bytes()
+    except OSError as exc:
+        return result.refuse(0, 0, f"cannot read the file: {exc.strerror or exc}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start]
+        return result.refuse(line, column, f"not UTF-8 text (byte 0x{byte:02x}); save as UTF-8")
+    return parse_yaml(text.removeprefix("\ufeff"), name)
+
+
+def parse_yaml(text: str, name: str) -> YamlFile:
+    """Parse every document of ``text``; problems are located in the file called ``name``."""
+    result = YamlFile(name)
+    loader = Loader(text)
+    try:
+        _Builder(loader, result).run()
+    except _Refused as refused:
+        result.refuse(*refused.args)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        result.refuse(line, column, f"invalid YAML: {_yaml_reason(exc)}")
+    except yaml.YAMLError as exc:
+        position = getattr(exc, "position", 0) or 0
+        line = text.count("\n", 0, position) + 1
+        column = position - (text.rfind("\n", 0, position) + 1) + 1
+        reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
+        result.refuse(line, column, f"invalid YAML: {reason}")
+    finally:
+        loader.dispose()
+    return result
+
+
+def _short(tag: str) -> str:
+    """A tag as usually written: ``!!python/object`` rather than its full URI."""
+    return "!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag
+
+
+def _yaml_reason(exc: yaml.MarkedYAMLError) -> str:
+    parts = [exc.context, exc.problem]
+    return ", ".join(part for part in parts if part) or "syntax error"
+
+
+class _Refused(Exception):
+    """Stop reading the file: (line, column, message)."""
+
+
+class _Frame:
+    """A mapping or sequence being built, with the key awaiting its value (mappings)."""
+
+    __slots__ = ("anchor", "container", "key", "key_position", "lines", "merges", "path", "size")
+
+    def __init__(self, container: dict[str, Any] | list[Any], path: Path, anchor: str | None):
+        self.container = container
+        self.path = path
+        self.anchor = anchor
+        self.size = 1
+        self.key: Any = None
+        self.key_position = (0, 0)
+        self.lines: dict[str, int] = {}
+        self.merges: list[tuple[Any, tuple[int, int]]] = []
+
+
+class _Builder:
+    """Turns parser events into plain values and positions (one pass, no recursion)."""
+
+    def __init__(self, loader: Any, result: YamlFile):
+        self.loader = loader
+        self.result = result
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.expanded = 0
+        self.stack: list[_Frame] = []
+        self.positions: dict[Path, tuple[int, int]] = {}
+        self.root: Any = None
+
+    def run(self) -> None:
+        handlers = {
+            yaml.DocumentStartEvent: self._document_start,
+            yaml.DocumentEndEvent: self._document_end,
+            yaml.ScalarEvent: self._scalar,
+            yaml.AliasEvent: self._alias,
+            yaml.MappingStartEvent: self._collection_start,
+            yaml.SequenceStartEvent: self._collection_start,
+            yaml.MappingEndEvent: self._collection_end,
+            yaml.SequenceEndEvent: self._collection_end,
+        }
+        while self.loader.check_event():
+            event = self.loader.get_event()
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(event)
+
+    def _document_start(self, event: Any) -> None:
+        self.stack, self.positions, self.root, self.anchors = [], {}, None, {}
+
+    def _document_end(self, event: Any) -> None:
+        self.result.documents.append(YamlDocument(self.root, self.positions))
+
+    def _problem(self, position: tuple[int, int], path: Path, message: str) -> None:
+        location = Location(self.result.name, *position)
+        self.result.problems.append(Problem.at(location, path, message))
+        self.result.reported.add(path)
+
+    def _expecting_key(self) -> bool:
+        top = self.stack[-1] if self.stack else None
+        return top is not None and isinstance(top.container, dict) and top.key is None
+
+    def _child_path(self) -> Path:
+        if not self.stack:
+            return ()
+        top = self.stack[-1]
+        if isinstance(top.container, list):
+            return (*top.path, len(top.container))
+        key = "<<" if top.key is _MERGE else top.key
+        return (*top.path, key) if isinstance(key, str) else top.path
+
+    def _mark_item(self, mark: Any) -> tuple[int, int]:
+        position = (mark.line + 1, mark.column + 1)
+        top = self.stack[-1] if self.stack else None
+        if top is not None and isinstance(top.container, list):
+            self.positions[(*top.path, len(top.container))] = position
+        return position
+
+    def _scalar(self, event: Any) -> None:
+        position = self._mark_item(event.start_mark)
+        if self._expecting_key():
+            self._key(event, position)
+            return
+        self._attach(self._scalar_value(event, position), 1, event.anchor)
+
+    def _key(self, event: Any, position: tuple[int, int]) -> None:
+        top = self.stack[-1]
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+        key: Any = _MERGE if tag == _TAG + "merge" else event.value
+        if key is not _MERGE and key in top.lines:
+            path = (*top.path, key)
+            self._problem(position, path, f"duplicate key (first at line {top.lines[key]})")
+            key = _BAD_KEY
+        elif key is not _MERGE:
+            top.lines[key] = position[0]
+            self.positions[(*top.path, key)] = position
+        top.key = key
+        top.key_position = position
+
+    def _scalar_value(self, event: Any, position: tuple[int, int]) -> Any:
+        explicit = event.tag not in (None, "!")
+        tag = (
+            event.tag
+            if explicit
+            else self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+        )
+        if tag in _CONSTRUCTED_TAGS:
+            node = yaml.ScalarNode(tag, event.value)
+            return _SCALARS.yaml_constructors[tag](_SCALARS, node)
+        # Implicit tags other than the core ones (YAML 1.1's "=" value tag) read as text.
+        if tag in _PLAIN_TAGS or not explicit:
+            return event.value
+        self._problem(position, self._child_path(), f"unsupported YAML tag '{_short(tag)}'")
+        return None
+
+    def _alias(self, event: Any) -> None:
+        position = self._mark_item(event.start_mark)
+        if event.anchor not in self.anchors:
+            raise _Refused(*position, f"undefined alias '*{event.anchor}'")
+        value, size = self.anchors[event.anchor]
+        self.expanded += size
+        if self.expanded > MAX_ALIAS_NODES:
+            raise _Refused(*position, f"aliases expand to over {MAX_ALIAS_NODES} values")
+        if self._expecting_key():
+            if not isinstance(value, str):
+                raise _Refused(*position, "a mapping key must be a plain string")
+            self._key(yaml.ScalarEvent(None, _TAG + "str", (False, False), value), position)
+            return
+        self._attach(copy.deepcopy(value), size, None)
+
+    def _collection_start(self, event: Any) -> None:
+        position = self._mark_item(event.start_mark)
+        if self._expecting_key():
+            raise _Refused(*position, "a mapping key must be a plain string, not a collection")
+        if len(self.stack) >= MAX_DEPTH:
+            raise _Refused(*position, f"nested deeper than {MAX_DEPTH} levels")
+        is_map = isinstance(event, yaml.MappingStartEvent)
+        path = self._child_path()
+        if event.tag not in (_MAP_TAGS if is_map else _SEQ_TAGS):
+            self._problem(position, path, f"unsupported YAML tag '{_short(event.tag)}'")
+        container: dict[str, Any] | list[Any] = {} if is_map else []
+        self.stack.append(_Frame(container, path, event.anchor))
+
+    def _collection_end(self, event: Any) -> None:
+        frame = self.stack.pop()
+        if frame.merges:
+            self._merge(frame)
+        self._attach(frame.container, frame.size, frame.anchor)
+
+    def _merge(self, frame: _Frame) -> None:
+        assert isinstance(frame.container, dict)
+        for value, position in frame.merges:
+            sources = value if isinstance(value, list) else [value]
+            if not all(isinstance(source, dict) for source in sources):
+                self._problem(position, frame.path, "'<<' must merge a mapping or a list of them")
+                continue
+            for source in sources:
+                for key, item in source.items():
+                    if key not in frame.container:
+                        frame.container[key] = item
+                        self.positions.setdefault((*frame.path, key), position)
+
+    def _attach(self, value: Any, size: int, anchor: str | None) -> None:
+        if anchor is not None:
+            self.anchors[anchor] = (value, size)
+        if not self.stack:
+            self.root = value
+            return
+        top = self.stack[-1]
+        top.size += size
+        if isinstance(top.container, list):
+            top.container.append(value)
+            return
+        key, top.key = top.key, None
+        if key is _MERGE:
+            top.merges.append((value, top.key_position))
+        elif key is not _BAD_KEY:
+            top.container[key] = value

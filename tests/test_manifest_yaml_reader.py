@@ -1,0 +1,115 @@
+"""Reading YAML safely with positions (manifest/yaml_reader.py)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from docform.manifest.yaml_reader import MAX_FILE_BYTES, parse_yaml, read_yaml_file
+
+
+def messages(text: str) -> list[str]:
+    return [str(problem) for problem in parse_yaml(text, "m.yaml").problems]
+
+
+def only_value(text: str) -> object:
+    result = parse_yaml(text, "m.yaml")
+    assert result.problems == []
+    return result.documents[0].value
+
+
+def test_every_key_has_its_line_and_column() -> None:
+    result = parse_yaml("teams:\n  platform: {title: Platform}\nlist: [a, b]\n", "m.yaml")
+    positions = result.documents[0].positions
+    assert positions[("teams",)] == (1, 1)
+    assert positions[("teams", "platform")] == (2, 3)
+    assert positions[("teams", "platform", "title")] == (2, 14)
+    assert positions[("list", 1)] == (3, 11)
+
+
+def test_duplicate_key_in_one_mapping_is_an_error_naming_the_first() -> None:
+    assert messages("a: 1\nb: 2\na: 3\n") == ["m.yaml:3:1: a: duplicate key (first at line 1)"]
+
+
+def test_keys_stay_strings_as_written() -> None:
+    assert only_value("no: 1\non: 2\n3: x\n~: y\n") == {"no": 1, "on": 2, "3": "x", "~": "y"}
+
+
+def test_scalar_values_follow_yaml_core_types_but_timestamps_stay_strings() -> None:
+    value = only_value("a: [yes, 1, 2.5, ~, 2024-01-01, '7']\n")
+    assert value == {"a": [True, 1, 2.5, None, "2024-01-01", "7"]}
+
+
+def test_merge_key_adds_missing_keys_located_at_the_merge() -> None:
+    result = parse_yaml("base: &b {title: B, emoji: x}\ncopy:\n  <<: *b\n  title: C\n", "m.yaml")
+    document = result.documents[0]
+    assert document.value["copy"] == {"title": "C", "emoji": "x"}
+    assert document.positions[("copy", "emoji")] == (3, 3)
+    assert document.positions[("copy", "title")] == (4, 3)
+
+
+def test_aliased_values_are_copies() -> None:
+    value = only_value("a: &x {k: [1]}\nb: *x\n")
+    assert value["a"] == value["b"]
+    assert value["a"] is not value["b"]
+
+
+def test_billion_laughs_is_refused_quickly() -> None:
+    lines = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    started = time.perf_counter()
+    result = parse_yaml("\n".join(lines), "m.yaml")
+    assert time.perf_counter() - started < 1
+    assert [str(p) for p in result.problems] == ["m.yaml:5:28: aliases expand to over 50000 values"]
+    assert result.documents == []
+
+
+def test_deep_nesting_is_refused_without_crashing() -> None:
+    assert messages("[" * 100_000) == ["m.yaml:1:65: nested deeper than 64 levels"]
+
+
+def test_python_tags_are_never_constructed() -> None:
+    result = parse_yaml("a: !!python/object/apply:os.system [echo hi]\n", "m.yaml")
+    assert [str(p) for p in result.problems] == [
+        "m.yaml:1:4: a: unsupported YAML tag '!!python/object/apply:os.system'"
+    ]
+    assert result.documents[0].value == {"a": ["echo hi"]}
+
+
+def test_documents_of_one_file_are_all_read() -> None:
+    result = parse_yaml("a: 1\n---\nb: 2\n", "m.yaml")
+    assert [document.value for document in result.documents] == [{"a": 1}, {"b": 2}]
+
+
+def test_syntax_error_is_located() -> None:
+    assert messages("a: [1, 2\n") == [
+        "m.yaml:2:1: invalid YAML: while parsing a flow sequence, did not find expected ',' or ']'"
+    ]
+
+
+def test_file_over_the_size_limit_is_refused_before_parsing(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)
+    result = read_yaml_file(path, "big.yaml")
+    assert [str(p) for p in result.problems] == [
+        f"big.yaml:1:1: file is {MAX_FILE_BYTES + 1} bytes, over the 5 MB limit"
+    ]
+
+
+def test_non_utf8_file_is_refused_at_the_bad_byte(tmp_path: Path) -> None:
+    path = tmp_path / "latin.yaml"
+    path.write_bytes(b"a: 1\nb: caf\xe9\n")
+    result = read_yaml_file(path, "latin.yaml")
+    assert [str(p) for p in result.problems] == [
+        "latin.yaml:2:7: not UTF-8 text (byte 0xe9); save as UTF-8"
+    ]
+
+
+def test_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "bom.yaml"
+    path.write_bytes("\ufeffa: é\n".encode())
+    result = read_yaml_file(path, "bom.yaml")
+    assert result.problems == []
+    assert result.documents[0].value == {"a": "é"}
