@@ -1,8 +1,7 @@
-"""Scale: 10,000 members and 5,000 spaces load and validate well under 2 seconds."""
+"""Scale: 10,000 members and 5,000 spaces load and validate (timings live in benchmarks/)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from docform.manifest import load_manifest_set
@@ -26,12 +25,9 @@ def write_large_manifest(directory: Path) -> None:
     (directory / "content.yaml").write_text("\n".join(content) + "\n", encoding="utf-8")
 
 
-def test_large_organization_loads_in_under_two_seconds(tmp_path: Path) -> None:
+def test_large_organization_loads_completely(tmp_path: Path) -> None:
     write_large_manifest(tmp_path)
-    started = time.perf_counter()
     manifests = load_manifest_set(tmp_path, env={})
-    elapsed = time.perf_counter() - started
     assert manifests.summary() == (
         "1 organization, 10000 members, 200 teams, 101 collections, 5000 spaces in 2 files"
     )
-    assert elapsed < 2.0
