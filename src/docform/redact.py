@@ -1,0 +1,76 @@
+"""Keeping credentials out of everything docform prints, logs or raises.
+
+Two kinds of secret can end up in text: the values docform holds (the API token, secrets a
+manifest refers to), which the caller passes to `redact_text`, and credentials embedded in URLs
+(``https://user:password@host/...`` or ``?access_token=...``), which are found and masked
+wherever a URL appears. Masked parts read ``***`` so a message still shows where they were.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+MASK = "***"
+
+# Query parameters that carry credentials in the URLs of common services and proxies.
+SECRET_QUERY_NAMES = frozenset(
+    {
+        "token",
+        "access_token",
+        "auth",
+        "key",
+        "api_key",
+        "apikey",
+        "password",
+        "secret",
+        "sig",
+        "signature",
+        "x-amz-signature",
+        "x-amz-credential",
+    }
+)
+
+_URL_IN_TEXT = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
+# A credential after "Bearer"/"Basic": 8+ token characters, not all letters (prose is left alone).
+_BEARER = re.compile(
+    r"\b(Bearer|Basic)\s+(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE
+)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any user:password part and secret-looking query values replaced by ``***``.
+
+    The whole user-info part is masked, not only the password: a token is often passed as the
+    user name (``https://TOKEN@host``). A string that is not a URL comes back unchanged.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if not parts.scheme or not parts.netloc:
+        return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{MASK}@{netloc.rsplit('@', 1)[1]}"
+    return urlunsplit(parts._replace(netloc=netloc, query=_redact_query(parts.query)))
+
+
+def _redact_query(query: str) -> str:
+    if not query:
+        return query
+    pairs = parse_qsl(query, keep_blank_values=True)
+    if not any(name.lower() in SECRET_QUERY_NAMES for name, _ in pairs):
+        return query
+    masked = [(n, MASK if n.lower() in SECRET_QUERY_NAMES else v) for n, v in pairs]
+    return urlencode(masked, safe="*")
+
+
+def redact_text(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with every given secret, URL credential and bearer/basic credential masked."""
+    # Longest first, so a secret that contains another one is masked whole.
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+    return _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)

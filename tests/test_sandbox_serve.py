@@ -1,0 +1,91 @@
+"""``docform sandbox serve`` over real HTTP on loopback, through docform's client."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import ORG, SEED_FILE
+from docform.api import ApiClient, ApiStatusError
+
+pytestmark = pytest.mark.anyio
+SERVE_TOKEN = "tok_serve_admin_5a4b3c2d1e"
+WRONG_TOKEN = "tok_not_known_1a2b3c4d5e"
+STARTUP_SECONDS = 10.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def served(data: Path) -> Iterator[str]:
+    """A ``docform sandbox serve`` process on a free loopback port; yields its root URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", str(port)]
+    command += ["--data", str(data), "--token", SERVE_TOKEN, "--seed", str(SEED_FILE)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    root = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_answering(root, process)
+        yield root
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stdout:
+            process.stdout.close()
+
+
+def wait_until_answering(root: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            output = process.stdout.read().decode() if process.stdout else ""
+            pytest.fail(f"sandbox serve exited with {process.returncode}: {output}")
+        try:
+            httpx.get(f"{root}/_sandbox/stats", timeout=1.0)
+            return
+        except httpx.TransportError:
+            time.sleep(0.05)
+    pytest.fail(f"sandbox serve did not answer at {root} within {STARTUP_SECONDS} s")
+
+
+async def test_served_sandbox_lists_organizations(tmp_path: Path) -> None:
+    with served(tmp_path / "served.sqlite") as root:
+        async with ApiClient(root, SERVE_TOKEN) as api:
+            orgs = await api.list_all("/orgs")
+    assert sorted(org["id"] for org in orgs) == ["org_acme", "org_other"]
+
+
+async def test_served_sandbox_keeps_changes_across_restarts(tmp_path: Path) -> None:
+    data = tmp_path / "served.sqlite"
+    with served(data) as root:
+        async with ApiClient(root, SERVE_TOKEN) as api:
+            await api.patch(f"/orgs/{ORG}", {"title": "Acme Renamed"})
+    with served(data) as root:
+        async with ApiClient(root, SERVE_TOKEN) as api:
+            org = await api.get(f"/orgs/{ORG}")
+    assert org["title"] == "Acme Renamed"
+
+
+async def test_served_sandbox_refuses_a_wrong_token(tmp_path: Path) -> None:
+    with served(tmp_path / "served.sqlite") as root:
+        async with ApiClient(root, WRONG_TOKEN) as api:
+            with pytest.raises(ApiStatusError) as caught:
+                await api.get("/orgs")
+    assert caught.value.status == 401
+    assert str(caught.value) == (
+        "GET /orgs failed: 401 the bearer token is not valid. Check that DOCFORM_API_TOKEN is "
+        "set to a valid, unexpired API token for this service."
+    )
+    assert WRONG_TOKEN not in repr(caught.value)
