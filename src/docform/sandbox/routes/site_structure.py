@@ -1,1 +1,449 @@
-"""(endpoints to be written)"""
+"""Site structure: section groups, sections and site spaces of one site
+(``/orgs/{organizationId}/sites/{siteId}/section-groups|sections|site-spaces``).
+
+The tree, renderings, placement and structure-ordered lists live in ``sites.py``.
+
+Choices where the API documents are silent:
+
+- Reading needs membership of the organization; every change needs its admin role.
+- Ids in the path that do not exist in the site answer 404; ids in a body (``spaceId``,
+  ``sectionId``, ``sections``, ``parent``, ``defaultSiteSpace``, positions) answer 400 naming
+  the field. A space must be a live (not deleted) space of the same organization.
+- A new group, section or site space goes last in its container. A group created with
+  ``sections`` takes them in the order given; adding a section to a group puts it last there.
+- Deleting a group keeps its content: its sections and nested groups take its place.
+- A new section's title defaults to its space's title ("Untitled section" when shorter than
+  2 characters); its path is a slug of the title, unique in the site (``guide``,
+  ``guide-2``...). A new site space's path is a slug of its space's title, unique in its
+  section. A path taken by another section of the site (or site space of the section) is 409.
+- Creating the first section of a site whose site spaces sit at the root moves them into that
+  section, before the new section's own site space; the root default stays the default.
+- The first section in structure order is the site's default unless ``defaultSiteSection``
+  says otherwise; the first site space of a section is its default unless the section's
+  ``defaultSiteSpace`` says otherwise (null: back to the first).
+- A site with sections but no ``sectionId`` given puts a new site space in the default
+  section; a site with none puts it at the root.
+- PATCH: an omitted field stays; null removes ``condition``, ``icon`` and ``description``;
+  null is a 400 for ``title``, ``path``, ``spaceId`` and ``hidden``.
+- Deprecated moves accept anchors ``{type, <siteSection|siteSpace|siteSectionGroup>}`` (or
+  ``{type, id}`` as the sort operation takes them). A group move without ``position`` puts the
+  group last in its container.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from docform.sandbox.http import (
+    ApiError,
+    Body,
+    Ctx,
+    Query,
+    bad_request,
+    endpoint,
+    new_id,
+    not_found,
+)
+from docform.sandbox.routes.sites import (
+    GROUP,
+    LABELS,
+    SECTION,
+    SITE_SPACE,
+    SiteTree,
+    add_site_space,
+    anchor_node,
+    insert_at_end,
+    load_tree,
+    move_to_end,
+    page_of,
+    place,
+    position_side,
+    render_group,
+    render_section,
+    render_site_space,
+    set_container,
+    site_of,
+    slugify,
+    space_for,
+    unique_path,
+)
+
+BASE = "/orgs/{organizationId}/sites/{siteId}"
+
+
+def _found(tree: SiteTree, kind: str, item_id: str) -> dict[str, Any]:
+    """The structure object named by a path parameter, else 404."""
+    doc = tree.lookup(kind, item_id)
+    if doc is None:
+        raise not_found(LABELS[kind], item_id)
+    return doc
+
+
+def _reject_nulls(patch: Body, names: tuple[str, ...]) -> None:
+    for name in names:
+        if name in patch.model_fields_set and getattr(patch, name) is None:
+            raise bad_request(f"{name}: must not be null")
+
+
+def _apply(doc: dict[str, Any], patch: Body, names: tuple[str, ...]) -> None:
+    """Copy the given fields of ``patch`` onto ``doc``; a null removes the field."""
+    for name in names:
+        if name not in patch.model_fields_set:
+            continue
+        value = getattr(patch, name)
+        if value is None:
+            doc.pop(name, None)
+        else:
+            doc[name] = value
+
+
+# -- deprecated move bodies ----------------------------------------------------------------------
+
+
+class MoveAnchor(Body):
+    type: Literal["site-space", "site-section", "site-section-group"]
+    id: str | None = None
+    siteSpace: str | None = None
+    siteSection: str | None = None
+    siteSectionGroup: str | None = None
+
+
+class MovePosition(Body):
+    before: MoveAnchor | None = None
+    after: MoveAnchor | None = None
+
+
+class MoveBody(Body):
+    position: MovePosition
+
+
+class GroupMoveBody(Body):
+    position: MovePosition | None = None
+
+
+_ANCHOR_KEYS = {SITE_SPACE: "siteSpace", SECTION: "siteSection", GROUP: "siteSectionGroup"}
+
+
+def _move(ctx: Ctx, tree: SiteTree, kind: str, doc: dict[str, Any], position: MovePosition) -> None:
+    side = position_side(position.before, position.after)
+    anchor = getattr(position, side)
+    key = _ANCHOR_KEYS[anchor.type]
+    anchor_id = anchor.id or getattr(anchor, key)
+    where = f"position.{side}"
+    if anchor_id is None:
+        raise bad_request(f"{where}.{key}: required when type is '{anchor.type}'")
+    place(ctx, tree, (kind, doc), side, anchor_node(tree, anchor.type, anchor_id, where), where)
+
+
+# -- section groups ------------------------------------------------------------------------------
+
+
+@endpoint("GET", BASE + "/section-groups")
+def list_section_groups(ctx: Ctx) -> dict[str, Any]:
+    """Every section group of the site, nested ones included, in structure order."""
+    tree = load_tree(ctx, site_of(ctx))
+    return page_of(ctx, tree.ordered(GROUP), lambda doc: render_group(ctx, tree, doc))
+
+
+class GroupCreate(Body):
+    title: str = Field(min_length=1, max_length=100)
+    icon: str | None = Field(None, max_length=50)
+    sections: list[str] | None = None
+    parent: str | None = None
+
+
+@endpoint("POST", BASE + "/section-groups", status=201)
+def create_section_group(ctx: Ctx) -> dict[str, Any]:
+    """A new group, last at the site root or in ``parent``, holding ``sections`` in order."""
+    site = site_of(ctx, write=True)
+    spec = ctx.body_as(GroupCreate)
+    tree = load_tree(ctx, site)
+    if spec.parent is not None and spec.parent not in tree.groups:
+        raise bad_request(f"parent: no section group '{spec.parent}' in this site")
+    sections = []
+    for i, section_id in enumerate(spec.sections or []):
+        if section_id not in tree.sections:
+            raise bad_request(f"sections.{i}: no section '{section_id}' in this site")
+        sections.append(tree.sections[section_id])
+    doc: dict[str, Any] = {"id": new_id(), "organization": site["organization"], "site": site["id"]}
+    doc["title"] = spec.title
+    if spec.icon is not None:
+        doc["icon"] = spec.icon
+    if spec.parent is not None:
+        doc["sectionGroup"] = spec.parent
+    insert_at_end(ctx, tree, GROUP, doc)
+    for section in sections:
+        _put_in_group(ctx, tree, section, doc["id"])
+    return render_group(ctx, load_tree(ctx, site), doc)
+
+
+def _put_in_group(ctx: Ctx, tree: SiteTree, section: dict[str, Any], group_id: str) -> None:
+    set_container(ctx, SECTION, section, group_id)
+    move_to_end(ctx, tree, SECTION, section)
+
+
+class GroupPatch(Body):
+    title: str | None = Field(None, min_length=1, max_length=100)
+    icon: str | None = Field(None, max_length=50)
+
+
+@endpoint("PATCH", BASE + "/section-groups/{siteSectionGroupId}")
+def patch_section_group(ctx: Ctx) -> dict[str, Any]:
+    """Rename a group or change its icon (null removes the icon)."""
+    site = site_of(ctx, write=True)
+    tree = load_tree(ctx, site)
+    doc = _found(tree, GROUP, ctx.params["siteSectionGroupId"])
+    patch = ctx.body_as(GroupPatch)
+    _reject_nulls(patch, ("title",))
+    _apply(doc, patch, ("title", "icon"))
+    ctx.store.update(GROUP, doc)
+    return render_group(ctx, tree, doc)
+
+
+@endpoint("DELETE", BASE + "/section-groups/{siteSectionGroupId}", status=204)
+def delete_section_group(ctx: Ctx) -> None:
+    """Remove a group; its sections and nested groups take its place."""
+    site = site_of(ctx, write=True)
+    tree = load_tree(ctx, site)
+    doc = tree.groups.get(ctx.params["siteSectionGroupId"])
+    if doc is None:
+        return None
+    container = doc.get("sectionGroup")
+    siblings = tree.children(container)
+    at = [d["id"] for _, d in siblings].index(doc["id"])
+    content = tree.children(doc["id"])
+    for kind, child in content:
+        set_container(ctx, kind, child, container)
+    for rank, (kind, item) in enumerate([*siblings[:at], *content, *siblings[at + 1 :]]):
+        ctx.store.set_rank(kind, item["id"], float(rank))
+    ctx.store.delete(GROUP, doc["id"])
+    return None
+
+
+class GroupSectionBody(Body):
+    sectionId: str
+
+
+@endpoint("POST", BASE + "/section-groups/{siteSectionGroupId}/sections", status=201)
+def add_section_to_group(ctx: Ctx) -> dict[str, Any]:
+    """Move a section into a group, last there."""
+    site = site_of(ctx, write=True)
+    tree = load_tree(ctx, site)
+    group = _found(tree, GROUP, ctx.params["siteSectionGroupId"])
+    body = ctx.body_as(GroupSectionBody)
+    section = tree.sections.get(body.sectionId)
+    if section is None:
+        raise bad_request(f"sectionId: no section '{body.sectionId}' in this site")
+    _put_in_group(ctx, tree, section, group["id"])
+    return render_group(ctx, load_tree(ctx, site), group)
+
+
+@endpoint("POST", BASE + "/section-groups/{siteSectionGroupId}/move")
+def move_section_group(ctx: Ctx) -> dict[str, Any]:
+    """Put a group next to a section or group; without ``position``, last in its container."""
+    site = site_of(ctx, write=True)
+    tree = load_tree(ctx, site)
+    doc = _found(tree, GROUP, ctx.params["siteSectionGroupId"])
+    body = ctx.body_as(GroupMoveBody)
+    if body.position is None:
+        move_to_end(ctx, tree, GROUP, doc)
+    else:
+        _move(ctx, tree, GROUP, doc, body.position)
+    return render_group(ctx, load_tree(ctx, site), doc)
+
+
+# -- sections ------------------------------------------------------------------------------------
+
+
+@endpoint("GET", BASE + "/sections")
+def list_sections(ctx: Ctx) -> dict[str, Any]:
+    """Every section of the site, grouped ones at their group's place, in structure order."""
+    tree = load_tree(ctx, site_of(ctx))
+    return page_of(ctx, tree.ordered(SECTION), lambda doc: render_section(ctx, tree, doc))
+
+
+class SectionCreate(Body):
+    spaceId: str
+    title: str | None = Field(None, min_length=2, max_length=128)
+    icon: str | None = Field(None, max_length=50)
+
+
+@endpoint("POST", BASE + "/sections", status=201)
+def create_section(ctx: Ctx) -> dict[str, Any]:
+    """A new section, last at the site root, showing ``spaceId`` as its first new site space."""
+    site = site_of(ctx, write=True)
+    spec = ctx.body_as(SectionCreate)
+    space = space_for(ctx, site["organization"], spec.spaceId, "spaceId")
+    tree = load_tree(ctx, site)
+    title = spec.title or space.get("title") or ""
+    title = title if len(title) >= 2 else "Untitled section"
+    taken = {s["path"] for s in tree.sections.values()}
+    doc: dict[str, Any] = {"id": new_id(), "organization": site["organization"], "site": site["id"]}
+    doc.update(title=title, path=unique_path(slugify(title, "section"), taken))
+    if spec.icon is not None:
+        doc["icon"] = spec.icon
+    root_spaces = [] if tree.sections else tree.spaces_in(None)
+    insert_at_end(ctx, tree, SECTION, doc)
+    if root_spaces:
+        _adopt_root_spaces(ctx, site, doc, root_spaces)
+    add_site_space(ctx, tree, space, doc["id"])
+    return render_section(ctx, load_tree(ctx, site), doc)
+
+
+def _adopt_root_spaces(
+    ctx: Ctx, site: dict[str, Any], section: dict[str, Any], root_spaces: list[dict[str, Any]]
+) -> None:
+    """Move the site spaces of a site without sections into its first section."""
+    for site_space in root_spaces:
+        set_container(ctx, SITE_SPACE, site_space, section["id"])
+    if site.get("defaultSiteSpace"):
+        section["defaultSiteSpace"] = site.pop("defaultSiteSpace")
+        ctx.store.update(SECTION, section)
+        ctx.store.update("site", site)
+
+
+class SectionPatch(Body):
+    title: str | None = Field(None, min_length=2, max_length=128)
+    path: str | None = Field(None, min_length=1, max_length=100)
+    defaultSiteSpace: str | None = None
+    condition: str | None = Field(None, max_length=1024)
+    icon: str | None = Field(None, max_length=50)
+    description: str | None = Field(None, max_length=256)
+
+
+@endpoint("PATCH", BASE + "/sections/{siteSectionId}")
+def patch_section(ctx: Ctx) -> dict[str, Any]:
+    """Change a section's title, path, default site space, condition, icon or description."""
+    site = site_of(ctx, write=True)
+    tree = load_tree(ctx, site)
+    doc = _found(tree, SECTION, ctx.params["siteSectionId"])
+    patch = ctx.body_as(SectionPatch)
+    _reject_nulls(patch, ("title", "path"))
+    if patch.path is not None:
+        others = {s["path"]: s["id"] for s in tree.sections.values() if s["id"] != doc["id"]}
+        if patch.path in others:
+            raise ApiError(409, f"path: '{patch.path}' is already used in this site")
+    space_ids = {s["id"] for s in tree.spaces_in(doc["id"])}
+    if patch.defaultSiteSpace is not None and patch.defaultSiteSpace not in space_ids:
+        raise bad_request(
+            f"defaultSiteSpace: no site space '{patch.defaultSiteSpace}' in this section"
+        )
+    _apply(doc, patch, ("title", "path", "defaultSiteSpace", "condition", "icon", "description"))
+    ctx.store.update(SECTION, doc)
+    return render_section(ctx, tree, doc)
+
+
+@endpoint("DELETE", BASE + "/sections/{siteSectionId}", status=204)
+def delete_section(ctx: Ctx) -> None:
+    """Remove a section and its site spaces; an absent section answers 204."""
+    site = site_of(ctx, write=True)
+    section_id = ctx.params["siteSectionId"]
+    if ctx.store.locate(SECTION, section_id) != (site["organization"], site["id"]):
+        return None
+    ctx.store.delete_where(SITE_SPACE, [("parent = ?", [site["id"]]), _in_section(section_id)])
+    ctx.store.delete(SECTION, section_id)
+    if site.get("defaultSiteSection") == section_id:
+        site["defaultSiteSection"] = None
+        ctx.store.update("site", site)
+    return None
+
+
+def _in_section(section_id: str) -> tuple[str, list[str]]:
+    return ("json_extract(data, '$.section') = ?", [section_id])
+
+
+@endpoint("POST", BASE + "/sections/{siteSectionId}/move")
+def move_section(ctx: Ctx) -> dict[str, Any]:
+    """Deprecated: put a section next to another section (the sort operation replaces it)."""
+    site = site_of(ctx, write=True)
+    tree = load_tree(ctx, site)
+    doc = _found(tree, SECTION, ctx.params["siteSectionId"])
+    _move(ctx, tree, SECTION, doc, ctx.body_as(MoveBody).position)
+    return render_section(ctx, load_tree(ctx, site), doc)
+
+
+# -- site spaces ---------------------------------------------------------------------------------
+
+
+class SiteSpaceListQuery(Query):
+    default: bool | None = None
+
+
+@endpoint("GET", BASE + "/site-spaces")
+def list_site_spaces(ctx: Ctx) -> dict[str, Any]:
+    """Every site space of the site in structure order; ``default`` keeps (or drops) defaults."""
+    tree = load_tree(ctx, site_of(ctx))
+    wanted = ctx.query_as(SiteSpaceListQuery).default
+    items = tree.all_site_spaces()
+    if wanted is not None:
+        items = [
+            s for s in items if (tree.default_site_space(s.get("section")) == s["id"]) == wanted
+        ]
+    return page_of(ctx, items, lambda doc: render_site_space(ctx, tree, doc))
+
+
+class SiteSpaceCreate(Body):
+    spaceId: str
+    sectionId: str | None = None
+
+
+@endpoint("POST", BASE + "/site-spaces", status=201)
+def create_site_space(ctx: Ctx) -> dict[str, Any]:
+    """Show a space in the site: in ``sectionId``, else the default section, else the root."""
+    site = site_of(ctx, write=True)
+    spec = ctx.body_as(SiteSpaceCreate)
+    space = space_for(ctx, site["organization"], spec.spaceId, "spaceId")
+    tree = load_tree(ctx, site)
+    if spec.sectionId is not None and spec.sectionId not in tree.sections:
+        raise bad_request(f"sectionId: no section '{spec.sectionId}' in this site")
+    section_id = spec.sectionId or tree.default_section()
+    doc = add_site_space(ctx, tree, space, section_id)
+    return render_site_space(ctx, tree, doc)
+
+
+class SiteSpacePatch(Body):
+    path: str | None = Field(None, min_length=1, max_length=100)
+    condition: str | None = Field(None, max_length=1024)
+    spaceId: str | None = None
+    hidden: bool | None = None
+
+
+@endpoint("PATCH", BASE + "/site-spaces/{siteSpaceId}")
+def patch_site_space(ctx: Ctx) -> dict[str, Any]:
+    """Change a site space's path, condition, space or visibility in navigation."""
+    site = site_of(ctx, write=True)
+    tree = load_tree(ctx, site)
+    doc = _found(tree, SITE_SPACE, ctx.params["siteSpaceId"])
+    patch = ctx.body_as(SiteSpacePatch)
+    _reject_nulls(patch, ("path", "spaceId", "hidden"))
+    if patch.spaceId is not None:
+        doc["space"] = space_for(ctx, site["organization"], patch.spaceId, "spaceId")["id"]
+    if patch.path is not None:
+        siblings = tree.spaces_in(doc.get("section"))
+        if any(s["path"] == patch.path and s["id"] != doc["id"] for s in siblings):
+            raise ApiError(409, f"path: '{patch.path}' is already used in this section")
+    _apply(doc, patch, ("path", "condition", "hidden"))
+    ctx.store.update(SITE_SPACE, doc)
+    return render_site_space(ctx, tree, doc)
+
+
+@endpoint("DELETE", BASE + "/site-spaces/{siteSpaceId}", status=204)
+def delete_site_space(ctx: Ctx) -> None:
+    """Take a space off the site; an absent site space answers 204."""
+    site = site_of(ctx, write=True)
+    site_space_id = ctx.params["siteSpaceId"]
+    if ctx.store.locate(SITE_SPACE, site_space_id) == (site["organization"], site["id"]):
+        ctx.store.delete(SITE_SPACE, site_space_id)
+    return None
+
+
+@endpoint("POST", BASE + "/site-spaces/{siteSpaceId}/move")
+def move_site_space(ctx: Ctx) -> dict[str, Any]:
+    """Deprecated: put a site space next to another one (the sort operation replaces it)."""
+    site = site_of(ctx, write=True)
+    tree = load_tree(ctx, site)
+    doc = _found(tree, SITE_SPACE, ctx.params["siteSpaceId"])
+    _move(ctx, tree, SITE_SPACE, doc, ctx.body_as(MoveBody).position)
+    return render_site_space(ctx, load_tree(ctx, site), doc)
