@@ -7,6 +7,7 @@ Exit codes are the same for every command: 0 success (for ``--detailed-exitcode`
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,157 @@ def validate(directory: Path, as_json: bool) -> int:
         click.echo("[]")
     click.echo(f"Valid: {manifests.summary()}.", err=as_json)
     return 0
+
+
+def _load(directory: Path) -> Any:
+    """The manifest set, or every problem printed and exit 1."""
+    from docform.manifest import ManifestError, load_manifest_set
+
+    try:
+        return load_manifest_set(directory)
+    except ManifestError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem), err=True)
+        count = len(exc.problems)
+        raise DocformError(
+            f"{count} problem{'s' if count != 1 else ''} in the manifests; "
+            f"run 'docform validate {directory}' for details"
+        ) from None
+
+
+def _use_color() -> bool:
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as versioned JSON.")
+@click.option("--markdown", is_flag=True, help="Print the plan as Markdown for a pull request.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also save the plan (JSON, no secrets) for 'docform apply FILE'.",
+)
+@click.option(
+    "--detailed-exitcode",
+    is_flag=True,
+    help="Exit 0 when there are no changes, 2 when there are, 1 on error.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    metavar="ADDRESS",
+    help="Plan only this address and what it needs (repeatable; site.docs includes its parts).",
+)
+@click.option(
+    "--exclude",
+    "excludes",
+    multiple=True,
+    metavar="ADDRESS",
+    help="Leave out this address and what depends on it (repeatable).",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Also print the number of API requests.")
+def plan(
+    directory: Path,
+    as_json: bool,
+    markdown: bool,
+    out: Path | None,
+    detailed_exitcode: bool,
+    targets: tuple[str, ...],
+    excludes: tuple[str, ...],
+    verbose: bool,
+) -> int:
+    """Show the API calls that would make the live organization match DIRECTORY.
+
+    Reads the live organization (read-only: planning can never change it), matches every
+    manifest entry to a live object, and prints the changes in the order apply would make
+    them. The API comes from DOCFORM_API_URL, else from `docform: api` in the manifests; the
+    token from DOCFORM_API_TOKEN.
+    """
+    import asyncio
+
+    from docform.engine.run import plan_manifests
+    from docform.engine.saved import save_plan
+    from docform.engine.targets import narrow_plan
+    from docform.render import render_json, render_markdown, render_text
+    from docform.render.progress import ReadProgress
+
+    if as_json and markdown:
+        raise click.UsageError("choose one of --json and --markdown")
+    manifests = _load(directory)
+    with ReadProgress() as progress:
+        the_plan, stats = asyncio.run(plan_manifests(manifests, progress=progress))
+    the_plan = narrow_plan(the_plan, targets, excludes)
+    if as_json:
+        click.echo(render_json(the_plan))
+    elif markdown:
+        click.echo(render_markdown(the_plan))
+    else:
+        click.echo(render_text(the_plan, color=_use_color()), nl=False)
+    if out is not None:
+        save_plan(the_plan, manifests, out)
+        click.echo(f"Saved the plan to {out}; apply it with 'docform apply {out}'.", err=True)
+    if verbose:
+        click.echo(stats.summary(), err=True)
+    return 2 if detailed_exitcode and the_plan.has_changes else 0
+
+
+@cli.command()
+@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@click.option("-y", "--yes", is_flag=True, help="Apply without asking for confirmation.")
+@click.option(
+    "--parallelism",
+    type=click.IntRange(1, 64),
+    help="Calls to run at once (default: limits.parallelism of the manifests, else 8).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line per finished call.")
+def apply(source: Path, yes: bool, parallelism: int | None, as_json: bool) -> int:
+    """Make the live organization match SOURCE: a manifest directory or a saved plan file.
+
+    With a directory, docform plans, shows the plan and asks before it changes anything
+    (--yes skips the question). A saved plan (from 'plan --out') is its own approval; it is
+    refused when an object it changes was modified since it was planned.
+    """
+    import asyncio
+
+    from docform.engine.run import apply_changes, plan_manifests
+    from docform.engine.saved import load_plan, stale_objects
+    from docform.render import render_text
+    from docform.render.apply import render_event, render_report
+    from docform.render.progress import ReadProgress
+
+    if source.is_dir():
+        manifests = _load(source)
+        with ReadProgress() as progress:
+            the_plan, _ = asyncio.run(plan_manifests(manifests, progress=progress))
+        click.echo(render_text(the_plan, color=_use_color()), nl=False)
+        if not the_plan.has_changes:
+            return 0
+        if not yes and not click.confirm("Apply these changes?", default=False):
+            raise click.Abort()
+    else:
+        the_plan, saved = load_plan(source)
+        manifests = _load(Path(saved["manifest_directory"]))
+        fresh, _ = asyncio.run(plan_manifests(manifests))
+        stale = stale_objects(the_plan, fresh)
+        if stale:
+            raise DocformError(
+                f"{source} is stale: these objects changed since it was planned: "
+                + ", ".join(stale)
+                + "; make a new plan with 'docform plan --out'"
+            )
+    workers = parallelism or manifests.settings.limits.parallelism
+    report = asyncio.run(
+        apply_changes(
+            manifests,
+            the_plan,
+            parallelism=workers,
+            on_event=lambda event: click.echo(render_event(event, as_json=as_json)),
+        )
+    )
+    click.echo(render_report(report), err=not report.ok)
+    return 0 if report.ok else 1
 
 
 @cli.command()

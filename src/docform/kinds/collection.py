@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
 from pydantic import Field
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry
 from docform.kinds.fields import Level, Name
+from docform.kinds.planning import body_of, created, level_value, location, ref
 
 
 class CollectionEntry(Entry):
@@ -22,3 +29,85 @@ class CollectionEntry(Entry):
     def natural_key(self) -> tuple[str | None, str]:
         # NOTE: titles repeat across a tree ("Guides" in two products), never under one parent.
         return (self.parent, self.title)
+
+
+class CollectionKind(Kind):
+    """Collections, nested in each other: keyed by (parent, title), moved when the parent changes.
+
+    The create call takes only a title and a parent, so a description or default level is set
+    by a PATCH right after it.
+    """
+
+    name = "collection"
+    prune_setting = "collections"
+    references = ("collection",)
+    field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
+    PATCHED = ("title", "description", "defaultLevel")
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return await reader.list(self.name, f"/orgs/{self.org_id}/collections")
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [self._desired(e) for e in manifests.collections.values()]
+
+    def _desired(self, e: CollectionEntry) -> Desired:
+        fields = e.managed()
+        fields["parent"] = ref(self.name, e.parent)
+        if "defaultLevel" in fields:
+            fields["defaultLevel"] = level_value(fields["defaultLevel"])
+        return Desired(
+            address=e.address,
+            key=(fields["parent"], e.title),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(fields["parent"], f) for f in e.formerly],
+            protect=e.protect,
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        parent = index.ref(self.name, raw.get("parent"))
+        return Observed(
+            id=raw["id"],
+            key=(parent, raw["title"]),
+            fields={
+                "title": raw["title"],
+                "description": raw.get("description"),
+                "defaultLevel": raw.get("defaultLevel"),
+                "parent": parent,
+            },
+            title=raw["title"],
+            raw=raw,
+        )
+
+    def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
+        return raw.get("parent")
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        body = {"title": desired.fields["title"]}
+        if desired.fields["parent"] is not None:
+            body["parent"] = resolve(desired.fields["parent"])
+        calls = [Call("POST", f"/orgs/{self.org_id}/collections", body)]
+        extra = body_of(desired.fields, resolve, ("description", "defaultLevel"))
+        if extra:
+            calls.append(Call("PATCH", f"/collections/{created(desired.address).in_path()}", extra))
+        return calls
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        if action == "move":
+            body = {"parent": resolve(changed["parent"])}
+            return [Call("POST", f"/collections/{observed.id}/move", body)]
+        return [
+            Call("PATCH", f"/collections/{observed.id}", body_of(changed, resolve, self.PATCHED))
+        ]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", f"/collections/{observed.id}")]

@@ -5,12 +5,18 @@ The role ``guest`` is the API's ``null`` role. A member listed here is invited w
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field, model_validator
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
+from docform.errors import DocformError
 from docform.kinds.base import Entry
-from docform.kinds.fields import RoleOrGuest
+from docform.kinds.fields import RoleOrGuest, role_value
+from docform.kinds.planning import location
 
 
 class MemberEntry(Entry):
@@ -37,3 +43,72 @@ class MemberEntry(Entry):
         # NOTE: users sign in with their email and the service lower-cases it, so a member is
         # the same whatever the case written.
         return self.name.lower()
+
+
+class MemberKind(Kind):
+    """Members by email: invited when missing, their role and SSO flag kept as written."""
+
+    name = "member"
+    prune_setting = "members"
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return await reader.list(self.name, f"/orgs/{self.org_id}/members")
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [self._desired(e) for e in manifests.members.values()]
+
+    def _desired(self, e: MemberEntry) -> Desired:
+        fields: dict[str, Any] = {"role": role_value(e.role)}
+        if e.sso is not None:
+            fields["sso"] = e.sso
+        return Desired(
+            address=e.address,
+            key=(e.natural_key(),),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(f.lower(),) for f in e.formerly],
+            protect=e.protect,
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        email = raw["user"]["email"]
+        return Observed(
+            id=raw["id"],
+            key=(email.lower(),),
+            fields={"role": raw["role"], "sso": raw["sso"]},
+            title=email,
+            raw=raw,
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        email = desired.entry.email
+        body: dict[str, Any] = {"emails": [email], "role": desired.fields["role"]}
+        if desired.fields.get("sso"):
+            body["sso"] = True
+        return [Call("POST", f"/orgs/{self.org_id}/invites", body)]
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        path = f"/orgs/{self.org_id}/members/{observed.id}"
+        calls = []
+        if "role" in changed:
+            calls.append(Call("PATCH", path, {"role": changed["role"]}))
+        if changed.get("sso") is True:
+            calls.append(Call("POST", f"{path}/sso"))
+        elif "sso" in changed:
+            raise DocformError(
+                f"{desired.location}: {desired.address}: sso: the API can turn SSO on for a "
+                "member but not off; remove `sso: false` or turn it off in the service"
+            )
+        return calls
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", f"/orgs/{self.org_id}/members/{observed.id}")]

@@ -5,12 +5,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry, ManifestModel
 from docform.kinds.fields import SLUG_PATTERN, SecretUrl
+from docform.kinds.planning import location, secret
 
 
 class OpenApiSource(ManifestModel):
@@ -33,3 +39,76 @@ class OpenApiEntry(Entry):
     def natural_key(self) -> str:
         # NOTE: the slug is the spec's address in the API (/openapi/{specSlug}): unique.
         return self.slug
+
+
+class OpenApiKind(Kind):
+    """OpenAPI specs by slug: created with their source, re-pointed with PUT, shown or hidden.
+
+    The source URL is compared by value but treated as a secret whenever it may hold one
+    (credentials in it, or written as ``${env:NAME}``): plans then show ``(sensitive)`` and carry
+    only where the manifests hold it.
+    """
+
+    name = "openapi"
+    prune_setting = "openapi"
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return await reader.list(self.name, f"/orgs/{self.org_id}/openapi")
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [self._desired(e) for e in manifests.openapi.values()]
+
+    def _desired(self, e: OpenApiEntry) -> Desired:
+        url = e.source.url
+        fields: dict[str, Any] = {"sourceURL": url.value}
+        if e.visibility is not None:
+            fields["visibility"] = e.visibility
+        hidden = not url.is_literal or bool(urlsplit(url.value).password or "@" in url.value)
+        return Desired(
+            address=e.address,
+            key=(e.slug,),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(f,) for f in e.formerly],
+            protect=e.protect,
+            sensitive=frozenset({"sourceURL"}) if hidden else frozenset(),
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        fields = {"sourceURL": raw.get("sourceURL"), "visibility": raw.get("visibility")}
+        return Observed(id=raw["id"], key=(raw["slug"],), fields=fields, title=raw["slug"], raw=raw)
+
+    def _source(self, desired: Desired) -> dict[str, Any]:
+        if "sourceURL" in desired.sensitive:
+            return {"url": secret(desired.address, "source.url")}
+        return {"url": desired.fields["sourceURL"]}
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        slug = desired.entry.slug
+        body = {"slug": slug, "source": self._source(desired)}
+        calls = [Call("POST", f"/orgs/{self.org_id}/openapi", body)]
+        if "visibility" in desired.fields:
+            visibility = {"visibility": desired.fields["visibility"]}
+            calls.append(Call("PATCH", f"/orgs/{self.org_id}/openapi/{slug}", visibility))
+        return calls
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        path = f"/orgs/{self.org_id}/openapi/{observed.raw['slug']}"
+        calls = []
+        if "sourceURL" in changed:
+            calls.append(Call("PUT", path, {"source": self._source(desired)}))
+        if "visibility" in changed:
+            calls.append(Call("PATCH", path, {"visibility": changed["visibility"]}))
+        return calls
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", f"/orgs/{self.org_id}/openapi/{observed.raw['slug']}")]

@@ -6,12 +6,23 @@ its required ``id`` is its natural key.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader, ReadError
 from docform.kinds.base import ID_PATTERN, BoundModel, ManifestModel
-from docform.kinds.fields import DOMAIN_PATTERN, MergeRules, Name, RoleOrGuest, Url
+from docform.kinds.fields import DOMAIN_PATTERN, MergeRules, Name, RoleOrGuest, Url, role_value
+from docform.kinds.planning import (
+    body_of,
+    location,
+    merge_rules_desired,
+    merge_rules_observed,
+    ref,
+)
 
 Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN, max_length=253)]
 
@@ -47,3 +58,57 @@ class OrganizationEntry(BoundModel):
     def natural_key(self) -> str:
         # NOTE: an organization is never created, so its id is the only key there is.
         return self.id
+
+
+class OrganizationKind(Kind):
+    """The one organization: read with a GET, changed with a PATCH, never created or deleted."""
+
+    name = "organization"
+    prune_setting = ""
+    references = ("site", "member")
+    COMPARED = ("title", "emailDomains", "hostname", "defaultRole", "sso", "ai", "inviteLinks")
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        org = await reader.get_or_none(self.name, f"/orgs/{self.org_id}")
+        if org is None:
+            raise ReadError(
+                f"organization '{self.org_id}' does not exist or this token cannot see it; "
+                "check organization.id in the manifests and DOCFORM_API_TOKEN"
+            )
+        return [org]
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        e: OrganizationEntry = manifests.organization
+        fields = e.managed()
+        fields.pop("id", None)
+        if "defaultRole" in fields:
+            fields["defaultRole"] = role_value(fields["defaultRole"])
+        if e.defaultContent is not None:
+            fields["defaultContent"] = {"type": "site", "site": ref("site", e.defaultContent.site)}
+        if e.mergeRules is not None:
+            fields["mergeRules"] = merge_rules_desired(e.mergeRules)
+        return [
+            Desired(address=e.address, key=(e.id,), fields=fields, location=location(e),
+                    pinned_id=e.id, entry=e)
+        ]  # fmt: skip
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        fields = {k: raw.get(k) for k in self.COMPARED}
+        content = raw.get("defaultContent")
+        if isinstance(content, Mapping) and content.get("type") == "site":
+            fields["defaultContent"] = {"type": "site", "site": index.ref("site", content["site"])}
+        else:
+            fields["defaultContent"] = content
+        fields["mergeRules"] = merge_rules_observed(raw.get("mergeRules"), index)
+        fields["logo"] = (raw.get("urls") or {}).get("logo")
+        return Observed(id=raw["id"], key=(raw["id"],), fields=fields, title=raw["title"], raw=raw)
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        return [Call("PATCH", f"/orgs/{observed.id}", body_of(changed, resolve, changed))]

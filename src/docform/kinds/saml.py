@@ -5,12 +5,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
 
 from pydantic import Field
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry
-from docform.kinds.fields import Name, RoleOrGuest, Secret, Url, secret_check
+from docform.kinds.fields import Name, RoleOrGuest, Secret, Url, role_value, secret_check
+from docform.kinds.planning import body_of, location, ref, secret
 
 
 class SamlEntry(Entry):
@@ -31,3 +36,70 @@ class SamlEntry(Entry):
     def natural_key(self) -> str:
         # NOTE: providers have nothing else a person recognises; labels are not unique (pin ids).
         return self.label
+
+
+class SamlKind(Kind):
+    """SAML providers by label; the certificate is compared by value and always sensitive."""
+
+    name = "saml"
+    prune_setting = "saml"
+    references = ("team",)
+    FIELDS = ("label", "entityID", "ssoURL", "certificate", "defaultTeam", "defaultRole")
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return await reader.list(self.name, f"/orgs/{self.org_id}/saml")
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [self._desired(e) for e in manifests.saml.values()]
+
+    def _desired(self, e: SamlEntry) -> Desired:
+        fields = e.managed()
+        if e.certificate is not None:
+            fields["certificate"] = e.certificate.value
+        if e.defaultTeam is not None:
+            fields["defaultTeam"] = ref("team", e.defaultTeam)
+        if "defaultRole" in fields:
+            fields["defaultRole"] = role_value(fields["defaultRole"])
+        return Desired(
+            address=e.address,
+            key=(e.label,),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(f,) for f in e.formerly],
+            protect=e.protect,
+            sensitive=frozenset({"certificate"}),
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        fields = {k: raw.get(k) for k in self.FIELDS}
+        team = raw.get("defaultTeam")
+        fields["defaultTeam"] = index.ref("team", team["id"]) if team else None
+        return Observed(
+            id=raw["id"], key=(raw["label"],), fields=fields, title=raw["label"], raw=raw
+        )
+
+    def _body(self, desired: Desired, names: Any, resolve: Resolve) -> dict[str, Any]:
+        body = body_of(desired.fields, resolve, names)
+        if "certificate" in body:
+            body["certificate"] = secret(desired.address, "certificate")
+        return body
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        body = self._body(desired, self.FIELDS, resolve)
+        return [Call("POST", f"/orgs/{self.org_id}/saml", body)]
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        body = self._body(desired, changed, resolve)
+        return [Call("PATCH", f"/orgs/{self.org_id}/saml/{observed.id}", body)]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", f"/orgs/{self.org_id}/saml/{observed.id}")]

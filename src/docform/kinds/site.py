@@ -6,10 +6,18 @@ spaces in the sections; a site without sections lists them under ``spaces``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from pydantic import Field, model_validator
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
+from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
+from docform.kinds.planning import body_of, created, level_value, location
 from docform.kinds.site_section import SiteSectionEntry
 from docform.kinds.site_section_group import SiteSectionGroupEntry
 from docform.kinds.site_space import SiteSpaceEntry
@@ -51,3 +59,67 @@ class SiteEntry(Entry):
             nested.extend(section.children())
         nested.extend(self.spaces.values())
         return nested
+
+
+class SiteKind(Kind):
+    """Sites by pinned id, else title. ``type`` is chosen at creation and cannot change."""
+
+    name = "site"
+    prune_setting = "sites"
+    PATCHED = ("title", "visibility", "basename", "defaultLevel")
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return await reader.list(self.name, f"/orgs/{self.org_id}/sites")
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [self._desired(e) for e in manifests.sites.values()]
+
+    def _desired(self, e: SiteEntry) -> Desired:
+        fields = e.managed()
+        if "defaultLevel" in fields:
+            fields["defaultLevel"] = level_value(fields["defaultLevel"])
+        return Desired(
+            address=e.address,
+            key=(e.title,),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(f,) for f in e.formerly],
+            protect=e.protect,
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        fields = {k: raw.get(k) for k in (*self.PATCHED, "type")}
+        return Observed(
+            id=raw["id"], key=(raw["title"],), fields=fields, title=raw["title"], raw=raw
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        body = body_of(desired.fields, resolve, ("title", "visibility", "type"))
+        calls = [Call("POST", f"/orgs/{self.org_id}/sites", body)]
+        extra = body_of(desired.fields, resolve, ("basename", "defaultLevel"))
+        if extra:
+            path = f"/orgs/{self.org_id}/sites/{created(desired.address).in_path()}"
+            calls.append(Call("PATCH", path, extra))
+        return calls
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        if "type" in changed:
+            raise DocformError(
+                f"{desired.location}: {desired.address}: type: a site's type cannot be changed "
+                f"through the API (live: {observed.fields['type']}); change the plan in the "
+                "service, or remove `type:` from the manifest"
+            )
+        path = f"/orgs/{self.org_id}/sites/{observed.id}"
+        return [Call("PATCH", path, body_of(changed, resolve, self.PATCHED))]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", f"/orgs/{self.org_id}/sites/{observed.id}")]

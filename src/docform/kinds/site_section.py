@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from pydantic import Field
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
+from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
+from docform.kinds.planning import (
+    body_of,
+    created,
+    location,
+    read_per_site,
+    ref,
+    site_prefix,
+    site_ref,
+)
 from docform.kinds.site_space import SiteSpaceEntry
 
 
@@ -36,3 +52,96 @@ class SiteSectionEntry(Entry):
 
     def children(self) -> list[Entry]:
         return list(self.spaces.values())
+
+
+class SiteSectionKind(Kind):
+    """Sections of managed sites, keyed by path within their site.
+
+    The API creates a section together with its first site space (``POST /sections`` takes a
+    space), so a section can only be created when the manifest gives it at least one space.
+    ``default: true`` is the site's ``defaultSiteSection``.
+    """
+
+    name = "section"
+    prune_setting = "sections"
+    references = ("site", "space")
+    read_after = ("site",)
+    PATCHED = ("title", "path", "description", "condition", "icon")
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return await read_per_site(reader, self.name, self.org_id, "sections")
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [
+            self._desired(site.address, section)
+            for site in manifests.sites.values()
+            for section in site.sections.values()
+        ]
+
+    def _desired(self, site_address: str, e: SiteSectionEntry) -> Desired:
+        site = Ref(site_address)
+        return Desired(
+            address=e.address,
+            key=(site, e.path),
+            fields={**e.managed(), "site": site},
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(site, f) for f in e.formerly],
+            protect=e.protect,
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
+        site = site_ref(index, raw)
+        if site is None:
+            return None
+        fields = {k: raw.get(k) for k in (*self.PATCHED, "default")}
+        fields["site"] = site
+        return Observed(
+            id=raw["id"], key=(site, raw["path"]), fields=fields, title=raw["title"], raw=raw
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        entry: SiteSectionEntry = desired.entry
+        first = next(iter(entry.spaces.values()), None)
+        if first is None:
+            raise DocformError(
+                f"{desired.location}: {desired.address}: the API creates a section together "
+                "with its first site space; list at least one under `spaces:`"
+            )
+        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
+        body = {"spaceId": resolve(ref("space", first.space))}
+        body |= body_of(desired.fields, resolve, ("title", "icon"))
+        calls = [Call("POST", f"{prefix}/sections", body)]
+        extra = body_of(desired.fields, resolve, ("path", "description", "condition"))
+        section = created(desired.address).in_path()
+        calls.append(Call("PATCH", f"{prefix}/sections/{section}", extra))
+        if desired.fields.get("default"):
+            calls.append(Call("PATCH", prefix, {"defaultSiteSection": created(desired.address)}))
+        return calls
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
+        calls = []
+        body = body_of(changed, resolve, self.PATCHED)
+        if body:
+            calls.append(Call("PATCH", f"{prefix}/sections/{observed.id}", body))
+        if changed.get("default") is True:
+            calls.append(Call("PATCH", prefix, {"defaultSiteSection": observed.id}))
+        elif "default" in changed:
+            raise DocformError(
+                f"{desired.location}: {desired.address}: default: a site always has a default "
+                "section; mark another section `default: true` instead of this one `false`"
+            )
+        return calls
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        prefix = site_prefix(self.org_id, observed.raw["_site"])
+        return [Call("DELETE", f"{prefix}/sections/{observed.id}")]

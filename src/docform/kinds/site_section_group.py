@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from pydantic import Field
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
+from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
+from docform.kinds.planning import (
+    body_of,
+    id_in_path,
+    location,
+    read_per_site,
+    site_prefix,
+    site_ref,
+)
 
 
 class SiteSectionGroupEntry(Entry):
@@ -26,3 +41,100 @@ class SiteSectionGroupEntry(Entry):
     def natural_key(self) -> str:
         # NOTE: groups have no path; the title is all a person sees (pin ids if two match).
         return self.title
+
+
+class SiteSectionGroupKind(Kind):
+    """Section groups of managed sites, by title; ``sections`` lists the sections in a group.
+
+    The API adds a section to a group but has no call to take one out: a section leaves a group
+    only by joining another one or by being deleted.
+    """
+
+    name = "section_group"
+    prune_setting = "sectionGroups"
+    references = ("site", "section")
+    read_after = ("site",)
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return await read_per_site(reader, self.name, self.org_id, "section-groups")
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [
+            self._desired(site.address, group)
+            for site in manifests.sites.values()
+            for group in site.sectionGroups.values()
+        ]
+
+    def _desired(self, site_address: str, e: SiteSectionGroupEntry) -> Desired:
+        site = Ref(site_address)
+        fields: dict[str, Any] = {**e.managed(), "site": site}
+        if e.sections is not None:
+            fields["sections"] = [Ref(f"{site_address}.section.{name}") for name in e.sections]
+        return Desired(
+            address=e.address,
+            key=(site, e.title),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(site, f) for f in e.formerly],
+            protect=e.protect,
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
+        site = site_ref(index, raw)
+        if site is None:
+            return None
+        sections = raw.get("sections") or raw.get("children") or []
+        fields = {
+            "title": raw["title"],
+            "icon": raw.get("icon"),
+            "sections": [index.ref("section", s["id"]) for s in sections],
+            "site": site,
+        }
+        return Observed(
+            id=raw["id"], key=(site, raw["title"]), fields=fields, title=raw["title"], raw=raw
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
+        body = body_of(desired.fields, resolve, ("title", "icon", "sections"))
+        return [Call("POST", f"{prefix}/section-groups", body)]
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
+        path = f"{prefix}/section-groups/{observed.id}"
+        calls = []
+        body = body_of(changed, resolve, ("title", "icon"))
+        if body:
+            calls.append(Call("PATCH", path, body))
+        if "sections" in changed:
+            calls += self._section_calls(path, observed, desired, resolve)
+        return calls
+
+    def _section_calls(
+        self, path: str, observed: Observed, desired: Desired, resolve: Resolve
+    ) -> list[Call]:
+        have, want = observed.fields["sections"], desired.fields["sections"]
+        leaving = [str(s) for s in have if s not in want]
+        if leaving:
+            raise DocformError(
+                f"{desired.location}: {desired.address}: sections: the API cannot take "
+                f"{', '.join(leaving)} out of a group; list it in another group or delete it"
+            )
+        return [
+            Call("POST", f"{path}/sections", {"sectionId": resolve(section)})
+            for section in want
+            if section not in have
+        ]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        prefix = site_prefix(self.org_id, observed.raw["_site"])
+        return [Call("DELETE", f"{prefix}/section-groups/{id_in_path(observed.id)}")]

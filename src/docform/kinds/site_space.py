@@ -3,10 +3,27 @@ for a site without sections, directly under the site (``sites.<site>.spaces``)."
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from pydantic import Field
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.plan import Call, Placeholder
+from docform.engine.snapshot import LiveReader
+from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
+from docform.kinds.planning import (
+    body_of,
+    created,
+    id_in_path,
+    location,
+    read_per_site,
+    ref,
+    site_prefix,
+    site_ref,
+)
 
 
 class SiteSpaceEntry(Entry):
@@ -37,3 +54,115 @@ class SiteSpaceEntry(Entry):
     def natural_key(self) -> tuple[str | None, str]:
         # NOTE: the path is the site space's URL within its section: unique there.
         return (self.section, self.path)
+
+
+class SiteSpaceKind(Kind):
+    """Site spaces of managed sites, keyed by (section, path); ``default: true`` makes one the
+    default of its section.
+
+    The first site space of a section that this apply creates is made by the section's own
+    create call; this kind then only sets its path, condition and visibility.
+    """
+
+    name = "site_space"
+    prune_setting = "siteSpaces"
+    references = ("site", "section", "space")
+    read_after = ("site",)
+    PATCHED = ("path", "condition", "hidden")
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return await read_per_site(reader, self.name, self.org_id, "site-spaces")
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        out = []
+        for site in manifests.sites.values():
+            for section in site.sections.values():
+                for i, e in enumerate(section.spaces.values()):
+                    out.append(self._desired(site.address, Ref(section.address), e, i == 0))
+            out += [self._desired(site.address, None, e, False) for e in site.spaces.values()]
+        return out
+
+    def _desired(
+        self, site_address: str, section: Ref | None, e: SiteSpaceEntry, first: bool
+    ) -> Desired:
+        site = Ref(site_address)
+        fields: dict[str, Any] = {**e.managed(), "site": site, "section": section}
+        fields["space"] = ref("space", e.space)
+        return Desired(
+            address=e.address,
+            key=(site, section, e.path),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            # A site space whose path changed is still the one showing the same space.
+            formerly=[(site, section, f) for f in e.formerly]
+            + [(site, section, "showing", fields["space"])],
+            protect=e.protect,
+            requires=frozenset({section.address}) if section else frozenset(),
+            entry=(e, first),
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
+        site = site_ref(index, raw)
+        if site is None:
+            return None
+        section = index.ref("section", raw.get("section"))
+        fields = {k: raw.get(k) for k in (*self.PATCHED, "default")}
+        space = raw.get("space") or {}
+        fields |= {"site": site, "section": section, "space": index.ref("space", space.get("id"))}
+        return Observed(
+            id=raw["id"],
+            key=(site, section, raw["path"]),
+            fields=fields,
+            title=raw.get("title", ""),
+            raw=raw,
+            other_keys=((site, section, "showing", fields["space"]),),
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
+        section = resolve(desired.fields["section"])
+        _, first = desired.entry
+        settings = body_of(desired.fields, resolve, self.PATCHED)
+        if first and isinstance(section, Placeholder):
+            made = Placeholder(section.address, "siteSpaces.0.id").in_path()
+            calls = [Call("PATCH", f"{prefix}/site-spaces/{made}", settings)]
+        else:
+            body = {"spaceId": resolve(desired.fields["space"])}
+            if section is not None:
+                body["sectionId"] = section
+            calls = [Call("POST", f"{prefix}/site-spaces", body)]
+            made = created(desired.address).in_path()
+            calls.append(Call("PATCH", f"{prefix}/site-spaces/{made}", settings))
+        if desired.fields.get("default") and section is not None:
+            default = {"defaultSiteSpace": created(desired.address)}
+            calls.append(Call("PATCH", f"{prefix}/sections/{id_in_path(section)}", default))
+        return calls
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
+        body = body_of(changed, resolve, self.PATCHED)
+        if "space" in changed:
+            body["spaceId"] = resolve(changed["space"])
+        calls = [Call("PATCH", f"{prefix}/site-spaces/{observed.id}", body)] if body else []
+        section = resolve(desired.fields["section"])
+        if changed.get("default") is True and section is not None:
+            path = f"{prefix}/sections/{id_in_path(section)}"
+            calls.append(Call("PATCH", path, {"defaultSiteSpace": observed.id}))
+        elif "default" in changed:
+            raise DocformError(
+                f"{desired.location}: {desired.address}: default: a section always has a "
+                "default site space; mark another one `default: true` instead"
+            )
+        return calls
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        prefix = site_prefix(self.org_id, observed.raw["_site"])
+        return [Call("DELETE", f"{prefix}/site-spaces/{observed.id}")]

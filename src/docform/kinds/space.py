@@ -1,16 +1,31 @@
 """Spaces (``spaces:``), optionally in a collection (by manifest name).
 
 ``visibility`` is read-only through the API (gaps.md), so it is not part of the format.
+``icon`` is sent but cannot be compared: the API answers with an icon URL, not the name, so
+docform sets it when it creates the space or when ``emoji`` changes, and otherwise leaves it.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry
 from docform.kinds.fields import Language, Level, Name, SpaceMergeRules
+from docform.kinds.planning import (
+    body_of,
+    created,
+    level_value,
+    location,
+    merge_rules_desired,
+    merge_rules_observed,
+    ref,
+)
 
 
 class SpaceEntry(Entry):
@@ -38,3 +53,93 @@ class SpaceEntry(Entry):
     def natural_key(self) -> tuple[str | None, str]:
         # NOTE: like collections, a title is only meaningful within its collection.
         return (self.collection, self.title)
+
+
+class SpaceKind(Kind):
+    """Spaces keyed by (collection, title); moved between collections, restored when deleted.
+
+    A pinned space that the lists no longer show is looked up once: if it was deleted less than
+    7 days ago the plan restores it instead of creating a copy.
+    """
+
+    name = "space"
+    prune_setting = "spaces"
+    references = ("collection", "member")
+    field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
+    CREATED_WITH = ("title", "emoji", "language", "editMode")
+    PATCHED = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        spaces = await reader.list(self.name, f"/orgs/{self.org_id}/spaces")
+        listed = {s["id"] for s in spaces}
+        for space_id in wanted_ids:
+            if space_id not in listed:
+                found = await reader.get_or_none(self.name, f"/spaces/{space_id}")
+                if found is not None and found.get("deletedAt"):
+                    spaces.append(found)
+        return spaces
+
+    def restorable(self, raw: Mapping[str, Any]) -> bool:
+        return bool(raw.get("deletedAt"))
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [self._desired(e) for e in manifests.spaces.values()]
+
+    def _desired(self, e: SpaceEntry) -> Desired:
+        written = e.managed()
+        fields = {k: v for k, v in written.items() if k not in ("collection", "icon")}
+        fields["collection"] = ref("collection", e.collection)
+        if "defaultLevel" in fields:
+            fields["defaultLevel"] = level_value(fields["defaultLevel"])
+        if "mergeRules" in fields:
+            fields["mergeRules"] = merge_rules_desired(e.mergeRules)
+        return Desired(
+            address=e.address,
+            key=(fields["collection"], e.title),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(fields["collection"], f) for f in e.formerly],
+            protect=e.protect,
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        collection = index.ref("collection", raw.get("parent"))
+        fields = {k: raw.get(k) for k in self.PATCHED}
+        fields["mergeRules"] = merge_rules_observed(raw.get("mergeRules"), index)
+        fields["collection"] = collection
+        return Observed(
+            id=raw["id"], key=(collection, raw["title"]), fields=fields, title=raw["title"], raw=raw
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        body = body_of(desired.fields, resolve, self.CREATED_WITH)
+        if desired.fields["collection"] is not None:
+            body["parent"] = resolve(desired.fields["collection"])
+        calls = [Call("POST", f"/orgs/{self.org_id}/spaces", body)]
+        extra = body_of(desired.fields, resolve, ("defaultLevel", "mergeRules"))
+        if desired.entry.icon is not None:
+            extra["icon"] = desired.entry.icon
+        if extra:
+            calls.append(Call("PATCH", f"/spaces/{created(desired.address).in_path()}", extra))
+        return calls
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        if action == "move":
+            body = {"parent": resolve(changed["collection"])}
+            return [Call("POST", f"/spaces/{observed.id}/move", body)]
+        return [Call("PATCH", f"/spaces/{observed.id}", body_of(changed, resolve, self.PATCHED))]
+
+    def restore_calls(self, observed: Observed) -> list[Call]:
+        return [Call("POST", f"/spaces/{observed.id}/restore")]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", f"/spaces/{observed.id}")]

@@ -6,10 +6,18 @@ too, since only organization members can join a team.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
 from pydantic import Field
 
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.plan import Call
+from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry
 from docform.kinds.fields import Email, TeamRole
+from docform.kinds.planning import created, location, member_ref
 
 
 class TeamEntry(Entry):
@@ -26,3 +34,100 @@ class TeamEntry(Entry):
     def natural_key(self) -> str:
         # NOTE: the API finds teams by title only; two teams may share one (then pin ids).
         return self.title
+
+
+class TeamKind(Kind):
+    """Teams by title; all membership changes of a team go in one ``PUT .../members``."""
+
+    name = "team"
+    prune_setting = "teams"
+    references = ("member",)
+    field_actions: ClassVar[Mapping[str, str]] = {"members": "membership"}
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        teams = await reader.list(self.name, f"/orgs/{self.org_id}/teams")
+        member_lists = await asyncio.gather(
+            *(reader.list("team member", self._members_path(t["id"])) for t in teams)
+        )
+        return [{**t, "members": m} for t, m in zip(teams, member_lists, strict=True)]
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        return [self._desired(e) for e in manifests.teams.values()]
+
+    def _desired(self, e: TeamEntry) -> Desired:
+        fields: dict[str, Any] = {"title": e.title}
+        if e.members is not None:
+            fields["members"] = {email.lower(): role for email, role in e.members.items()}
+        return Desired(
+            address=e.address,
+            key=(e.natural_key(),),
+            fields=fields,
+            location=location(e),
+            pinned_id=e.id,
+            formerly=[(f,) for f in e.formerly],
+            protect=e.protect,
+            requires=frozenset(member_ref(m).address for m in fields.get("members", {})),
+            entry=e,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        members = {
+            item["organization"]["user"]["email"].lower(): item["team"]["role"]
+            for item in raw["members"]
+        }
+        return Observed(
+            id=raw["id"],
+            key=(raw["title"],),
+            fields={"title": raw["title"], "members": members},
+            title=raw["title"],
+            raw=raw,
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        calls = [Call("PUT", f"/orgs/{self.org_id}/teams", {"title": desired.fields["title"]})]
+        if desired.fields.get("members"):
+            path = self._members_path(created(desired.address).in_path())
+            calls.append(membership_call(path, {}, desired.fields["members"]))
+        return calls
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        if action == "membership":
+            have = observed.fields["members"]
+            return [membership_call(self._members_path(observed.id), have, changed["members"])]
+        path = f"/orgs/{self.org_id}/teams/{observed.id}"
+        return [Call("PATCH", path, {"title": changed["title"]})]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", f"/orgs/{self.org_id}/teams/{observed.id}")]
+
+    def _members_path(self, team_id: str) -> str:
+        return f"/orgs/{self.org_id}/teams/{team_id}/members"
+
+
+def membership_call(path: str, have: Mapping[str, str], want: Mapping[str, str]) -> Call:
+    """Every add, removal and role change of one team in one call (users by email).
+
+    Added users join as ``member`` unless ``memberships`` gives them another role.
+    """
+    add = sorted(email for email in want if email not in have)
+    remove = sorted(email for email in have if email not in want)
+    roles = {
+        email: {"role": role}
+        for email, role in sorted(want.items())
+        if have.get(email, "member") != role
+    }
+    body: dict[str, Any] = {}
+    if add:
+        body["add"] = add
+    if remove:
+        body["remove"] = remove
+    if roles:
+        body["memberships"] = roles
+    return Call("PUT", path, body)

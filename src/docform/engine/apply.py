@@ -1,0 +1,192 @@
+"""Executing a plan: changes in dependency order, independent ones concurrently.
+
+Calls are executed from their JSON form, so a plan made a second ago and a plan saved to a file
+run through the same code. Values unknown at plan time are filled in here: placeholders from
+the answers of earlier calls, secrets from their references (never stored in the plan).
+
+On a hard failure no new change starts, running ones finish, and the report says exactly what
+was done, what failed and what was not attempted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
+from docform.errors import DocformError
+
+SecretResolver = Callable[[Any], str]
+"""Returns the value of a secret from its reference as written in the manifest."""
+
+NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
+
+
+class ApplyError(DocformError):
+    """A value the applier needs is missing (a placeholder nobody produced, a secret)."""
+
+
+@dataclass
+class CallEvent:
+    """One finished call, for progress displays and ``--json`` lines."""
+
+    change: str
+    method: str
+    path: str
+    ok: bool
+    status: int | None = None
+    message: str = ""
+
+
+@dataclass
+class ApplyReport:
+    done: list[Change] = field(default_factory=list)
+    failed: list[tuple[Change, str]] = field(default_factory=list)
+    not_attempted: list[Change] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.not_attempted
+
+
+class Outputs:
+    """Answers of create calls by address, to fill ``${address.field}`` placeholders."""
+
+    def __init__(self) -> None:
+        self._answers: dict[str, Any] = {}
+
+    def record(self, address: str, answer: Any) -> None:
+        if isinstance(answer, Mapping):
+            self._answers[address] = answer
+
+    def lookup(self, ref: str) -> Any:
+        address, path = self._split(ref)
+        value: Any = self._answers[address]
+        for part in path:
+            value = value[int(part)] if isinstance(value, list) else value[part]
+        return value
+
+    def _split(self, ref: str) -> tuple[str, list[str]]:
+        parts = ref.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            address = ".".join(parts[:cut])
+            if address in self._answers:
+                return address, parts[cut:]
+        raise ApplyError(
+            f"the value {ref} is not known: the call that creates it did not run or did not "
+            "answer with it; run plan again"
+        )
+
+
+async def apply_plan(
+    changes: Sequence[Change],
+    client: Any,
+    *,
+    parallelism: int = 8,
+    resolve_secret: SecretResolver | None = None,
+    on_event: Callable[[CallEvent], None] | None = None,
+) -> ApplyReport:
+    """Run every change's calls; returns what was done, what failed and what was not tried."""
+    runner = _Runner(client, resolve_secret, on_event)
+    return await runner.run(list(changes), max(1, parallelism))
+
+
+class _Runner:
+    def __init__(
+        self,
+        client: Any,
+        resolve_secret: SecretResolver | None,
+        on_event: Callable[[CallEvent], None] | None,
+    ) -> None:
+        self.client = client
+        self.resolve_secret = resolve_secret
+        self.on_event = on_event or (lambda event: None)
+        self.outputs = Outputs()
+        self.report = ApplyReport()
+
+    async def run(self, changes: list[Change], parallelism: int) -> ApplyReport:
+        keys = {c.key for c in changes}
+        pending = {c.key: {d for d in c.depends_on if d in keys} for c in changes}
+        by_key = {c.key: c for c in changes}
+        running: dict[asyncio.Task[bool], Change] = {}
+        stopped = False
+        while pending or running:
+            if not stopped:
+                for key in [k for k, deps in pending.items() if not deps]:
+                    if len(running) >= parallelism:
+                        break
+                    del pending[key]
+                    task = asyncio.ensure_future(self._run_change(by_key[key]))
+                    running[task] = by_key[key]
+            if not running:
+                break
+            finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in finished:
+                change = running.pop(task)
+                if task.result():
+                    for deps in pending.values():
+                        deps.discard(change.key)
+                else:
+                    stopped = True
+        self.report.not_attempted = [by_key[k] for k in pending]
+        return self.report
+
+    async def _run_change(self, change: Change) -> bool:
+        for call in change.calls:
+            doc = call.to_json()
+            try:
+                path = self._fill_path(doc["path"])
+                body = self._fill(doc["body"])
+                answer = await self.client.request(doc["method"], path, json=body)
+            except DocformError as exc:
+                if change.action == "move" and _is_no_op_move(exc):
+                    answer = None
+                else:
+                    self._emit(change, doc, ok=False, exc=exc)
+                    self.report.failed.append((change, str(exc)))
+                    return False
+            if change.action in ("create", "restore"):
+                self.outputs.record(change.address, answer)
+            self._emit(change, doc, ok=True)
+        self.report.done.append(change)
+        return True
+
+    def _fill_path(self, path: str) -> str:
+        return PLACEHOLDER_IN_PATH.sub(lambda m: str(self.outputs.lookup(m.group(1))), path)
+
+    def _fill(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            if set(value) == {"$placeholder"}:
+                return self.outputs.lookup(value["$placeholder"])
+            if set(value) == {"$secret"}:
+                if self.resolve_secret is None:
+                    raise ApplyError(
+                        "this plan holds a secret reference but no manifests to read it from"
+                    )
+                return self.resolve_secret(value["$secret"])
+            return {k: self._fill(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._fill(v) for v in value]
+        return value
+
+    def _emit(
+        self, change: Change, doc: dict[str, Any], *, ok: bool, exc: Exception | None = None
+    ) -> None:
+        self.on_event(
+            CallEvent(
+                change=change.key,
+                method=doc["method"],
+                path=doc["path"],
+                ok=ok,
+                status=getattr(exc, "status", None),
+                message=str(exc) if exc else "",
+            )
+        )
+
+
+def _is_no_op_move(exc: Exception) -> bool:
+    """gaps.md: a move to where the object already is may answer 409; that is done, not failed."""
+    return getattr(exc, "status", None) == 409 and bool(NO_OP_MOVE.search(str(exc)))

@@ -1,0 +1,190 @@
+"""What the engine needs to know of a kind, and nothing more.
+
+Each module of ``docform.kinds`` defines one `Kind`: how to read its live objects, how to turn a
+manifest entry and a live object into comparable values (`Desired`, `Observed`), and which calls
+create, change, move or delete one. The engine matches, diffs, orders and renders without ever
+naming a kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from docform.engine.plan import Call, Placeholder
+
+if TYPE_CHECKING:
+    from docform.engine.snapshot import LiveReader
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A value that is another managed object: compared by address, sent as its live id."""
+
+    address: str
+
+    def __str__(self) -> str:
+        return self.address
+
+    def plan_json(self) -> dict[str, str]:
+        return {"$ref": self.address}
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A live reference to an object no manifest entry manages (its id, kept for display)."""
+
+    kind: str
+    id: str
+
+    def __str__(self) -> str:
+        return f"(unmanaged {self.kind} {self.id})"
+
+    def plan_json(self) -> dict[str, str]:
+        return {"$ref": f"{self.kind}.~{self.id}"}
+
+
+@dataclass
+class Desired:
+    """One manifest entry as the engine sees it."""
+
+    address: str
+    key: tuple[Any, ...]
+    fields: dict[str, Any]
+    location: str
+    pinned_id: str | None = None
+    formerly: list[tuple[Any, ...]] = field(default_factory=list)
+    protect: bool = False
+    sensitive: frozenset[str] = frozenset()
+    requires: frozenset[str] = frozenset()
+    entry: Any = None
+
+
+@dataclass
+class Observed:
+    """One live object, its references expressed as `Ref` (managed) or `Unresolved`."""
+
+    id: str
+    key: tuple[Any, ...]
+    fields: dict[str, Any]
+    title: str
+    raw: Mapping[str, Any]
+    other_keys: tuple[tuple[Any, ...], ...] = ()
+    """Further keys an entry's ``formerly`` may match (a site space by the space it shows)."""
+
+
+Resolve = Callable[[Any], Any]
+"""Turns a `Ref` into a live id, or a `Placeholder` when the object is created in this apply."""
+
+
+class Kind:
+    """Base of every kind; subclasses set the class attributes and override the hooks."""
+
+    name: ClassVar[str]
+    """Address prefix and the ``kind`` of plan changes: ``team``, ``space``..."""
+    prune_setting: ClassVar[str]
+    """Key of ``docform.prune`` that allows deleting unmanaged objects of this kind."""
+    references: ClassVar[tuple[str, ...]] = ()
+    """Kinds whose objects this kind's keys or fields refer to; they are matched first."""
+    read_after: ClassVar[tuple[str, ...]] = ()
+    """Kinds whose live objects must be read first (sections are listed per site)."""
+    field_actions: ClassVar[Mapping[str, str]] = {}
+    """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
+
+    def __init__(self, org_id: str) -> None:
+        self.org_id = org_id
+
+    # -- reading ------------------------------------------------------------------------------
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Every live object of this kind, with the fewest requests the API allows.
+
+        ``wanted_ids`` are ids pinned in the manifests: a kind may look for those that the
+        lists do not return (a space deleted less than 7 days ago can be restored).
+        """
+        raise NotImplementedError
+
+    # -- manifest and live side ---------------------------------------------------------------
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        raise NotImplementedError
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
+        """The live object as comparable values; None when it is out of docform's scope
+        (a section of a site no manifest manages is neither managed nor unmanaged)."""
+        raise NotImplementedError
+
+    def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
+        """For kinds nested in themselves (collections): the live id of the parent."""
+        return None
+
+    def restorable(self, raw: Mapping[str, Any]) -> bool:
+        """Whether a pinned, deleted object can be brought back instead of recreated."""
+        return False
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        raise NotImplementedError
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        """Calls for ``update``, ``move``, ``membership`` or ``reorder`` of ``changed`` fields."""
+        raise NotImplementedError
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        raise NotImplementedError
+
+    def restore_calls(self, observed: Observed) -> list[Call]:
+        raise NotImplementedError
+
+    def created_fields(self, desired: Desired) -> dict[str, str]:
+        """Placeholder fields a create answers with, beyond ``id`` (``{"field": "json.path"}``)."""
+        return {}
+
+
+class AddressIndex:
+    """Live id -> address of the entry it was matched to, filled while matching."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[tuple[str, str], str] = {}
+        self._created: set[str] = set()
+        self._ids: dict[str, str] = {}
+
+    def record(self, kind: str, live_id: str, address: str) -> None:
+        self._by_id[(kind, live_id)] = address
+        self._ids[address] = live_id
+
+    def record_created(self, address: str) -> None:
+        self._created.add(address)
+
+    def ref(self, kind: str, live_id: str | None) -> Ref | Unresolved | None:
+        """The reference a live object makes to ``live_id`` of ``kind``."""
+        if live_id is None:
+            return None
+        address = self._by_id.get((kind, live_id))
+        return Ref(address) if address else Unresolved(kind, live_id)
+
+    def is_created(self, address: str) -> bool:
+        return address in self._created
+
+    def resolve(self, value: Any) -> Any:
+        """A `Ref` as a live id, or a `Placeholder` when its object is created in this apply."""
+        if isinstance(value, Ref):
+            if value.address in self._ids:
+                return self._ids[value.address]
+            return Placeholder(value.address)
+        if isinstance(value, Unresolved):
+            return value.id
+        if isinstance(value, dict):
+            return {k: self.resolve(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        return value

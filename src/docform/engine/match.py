@@ -1,0 +1,193 @@
+"""Matching manifest entries to live objects, without a state file and without guessing.
+
+An entry matches, in order: the live object with its pinned ``id``; the one live object with its
+natural key; the one live object with a key listed in ``formerly``. Two live objects for one key
+is an error that names their ids, so the user can pin one. Kinds nested in themselves
+(collections) are matched level by level, parents first, because a child's key holds its
+parent's address.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed
+from docform.errors import DocformError
+
+
+class MatchError(DocformError):
+    """Entries that cannot be matched to live objects without guessing."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass
+class Pair:
+    desired: Desired
+    observed: Observed
+    reason: str
+
+
+@dataclass
+class Matching:
+    pairs: list[Pair] = field(default_factory=list)
+    creates: list[Desired] = field(default_factory=list)
+    restores: list[Pair] = field(default_factory=list)
+    unmatched: list[Observed] = field(default_factory=list)
+
+
+def unmanaged_address(kind: str, live_id: str) -> str:
+    return f"{kind}.~{live_id}"
+
+
+def match_kind(
+    kind: Kind,
+    desired: Sequence[Desired],
+    raws: Sequence[Mapping[str, Any]],
+    index: AddressIndex,
+    problems: list[str],
+) -> Matching:
+    """Match one kind; problems are appended (all of them, not just the first)."""
+    result = Matching()
+    live = [r for r in raws if not kind.restorable(r)]
+    deleted = {r["id"]: r for r in raws if kind.restorable(r)}
+    claimed = _match_pinned(kind, desired, live, deleted, index, result, problems)
+    waiting = [d for d in desired if d.pinned_id is None]
+    for level in _levels(kind, live):
+        observed = [o for o in (kind.observe(raw, index) for raw in level) if o is not None]
+        for obs in observed:
+            if obs.id in claimed:
+                claimed[obs.id].observed = obs
+        free = [o for o in observed if o.id not in claimed]
+        waiting = _match_keys(kind, waiting, free, claimed, index, result, problems)
+        for obs in free:
+            if obs.id not in claimed:
+                index.record(kind.name, obs.id, unmanaged_address(kind.name, obs.id))
+                result.unmatched.append(obs)
+    result.creates.extend(waiting)
+    for d in waiting:
+        index.record_created(d.address)
+    return result
+
+
+def _match_pinned(
+    kind: Kind,
+    desired: Sequence[Desired],
+    live: Sequence[Mapping[str, Any]],
+    deleted: Mapping[str, Mapping[str, Any]],
+    index: AddressIndex,
+    result: Matching,
+    problems: list[str],
+) -> dict[str, Pair]:
+    by_id = {r["id"]: r for r in live}
+    claimed: dict[str, Pair] = {}
+    for d in desired:
+        if d.pinned_id is None:
+            continue
+        if d.pinned_id in by_id:
+            # Observed for real once its level is reached; the index needs the address now.
+            pair = Pair(d, _placeholder_observed(by_id[d.pinned_id]), "id")
+            claimed[d.pinned_id] = pair
+            result.pairs.append(pair)
+            index.record(kind.name, d.pinned_id, d.address)
+        elif d.pinned_id in deleted:
+            obs = kind.observe(deleted[d.pinned_id], index)
+            result.restores.append(Pair(d, obs, "id"))
+            index.record(kind.name, d.pinned_id, d.address)
+        else:
+            problems.append(
+                f"{d.location}: {d.address}: the pinned id '{d.pinned_id}' matches no live "
+                f"{kind.name}; remove `id:` to match by natural key or create it anew, "
+                f"or correct the id"
+            )
+    return claimed
+
+
+def _match_keys(
+    kind: Kind,
+    waiting: list[Desired],
+    free: Sequence[Observed],
+    claimed: dict[str, Pair],
+    index: AddressIndex,
+    result: Matching,
+    problems: list[str],
+) -> list[Desired]:
+    """Match by natural key, then by ``formerly``; returns the entries still unmatched."""
+    by_key: dict[tuple[Any, ...], list[Observed]] = defaultdict(list)
+    for obs in free:
+        for key in (obs.key, *obs.other_keys):
+            by_key[key].append(obs)
+    still: list[Desired] = []
+    for d in waiting:
+        pair = _claim(kind, d, [d.key], by_key, claimed, problems, "key")
+        if pair is None and d.formerly:
+            pair = _claim(kind, d, d.formerly, by_key, claimed, problems, "formerly")
+        if pair is None:
+            still.append(d)
+            continue
+        result.pairs.append(pair)
+        index.record(kind.name, pair.observed.id, d.address)
+    return still
+
+
+def _claim(
+    kind: Kind,
+    d: Desired,
+    keys: Sequence[tuple[Any, ...]],
+    by_key: Mapping[tuple[Any, ...], list[Observed]],
+    claimed: dict[str, Pair],
+    problems: list[str],
+    reason: str,
+) -> Pair | None:
+    for key in keys:
+        candidates = [o for o in by_key.get(key, ()) if o.id not in claimed]
+        if len(candidates) > 1:
+            ids = ", ".join(sorted(o.id for o in candidates))
+            problems.append(
+                f"{d.location}: {d.address}: {len(candidates)} live {kind.name}s match "
+                f"{_describe_key(key)} (ids {ids}); pin one with `id:` to say which"
+            )
+            claimed.update({o.id: Pair(d, o, "ambiguous") for o in candidates})
+            return None
+        if candidates:
+            pair = Pair(d, candidates[0], reason)
+            claimed[candidates[0].id] = pair
+            return pair
+    return None
+
+
+def _describe_key(key: tuple[Any, ...]) -> str:
+    return " / ".join("(root)" if part is None else repr(str(part)) for part in key)
+
+
+def _levels(kind: Kind, live: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """Live objects grouped by nesting depth (one group for kinds that do not nest)."""
+    ids = {r["id"] for r in live}
+    parent = {r["id"]: kind.nesting_parent(r) for r in live}
+    depth: dict[str, int] = {}
+
+    def depth_of(obj_id: str) -> int:
+        seen: list[str] = []
+        node: str | None = obj_id
+        while node is not None and node in ids and node not in depth and node not in seen:
+            seen.append(node)
+            node = parent[node]
+        base = depth.get(node, -1) if node in ids else -1
+        for n in reversed(seen):
+            base += 1
+            depth[n] = base
+        return depth[obj_id]
+
+    levels: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in live:
+        levels[depth_of(r["id"])].append(r)
+    return [levels[d] for d in sorted(levels)]
+
+
+def _placeholder_observed(raw: Mapping[str, Any]) -> Observed:
+    return Observed(id=raw["id"], key=(), fields={}, title="", raw=raw)

@@ -1,0 +1,201 @@
+"""The plan: an ordered list of changes, each carrying the HTTP calls that carry it out.
+
+A plan is data first. Renderers (``docform.render``) only format what is here, and ``apply``
+executes ``calls`` in ``depends_on`` order. The JSON form is versioned by ``FORMAT_VERSION``
+and documented in the README ("Plan JSON"); its keys only ever grow within a major version.
+
+Two kinds of values are not known when planning:
+- the id of an object created earlier in the same apply: in a call path it is written
+  ``${collection.engineering.id}``, in a body ``{"$placeholder": "collection.engineering.id"}``;
+- a secret (a SAML certificate, credentials inside a URL): bodies hold
+  ``{"$secret": "<reference as written in the manifest>"}`` and apply resolves it again, so a saved
+  plan never holds the secret itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT_VERSION = "1.0"
+ACTIONS = ("create", "update", "delete", "move", "restore", "membership", "reorder")
+SUMMARY_OF_ACTION = {
+    "create": "create",
+    "update": "update",
+    "membership": "update",
+    "reorder": "update",
+    "delete": "delete",
+    "move": "move",
+    "restore": "restore",
+}
+PLACEHOLDER_IN_PATH = re.compile(r"\$\{([A-Za-z0-9_.~@+-]+)\}")
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """The id (or another field) of an object that an earlier call of the apply creates."""
+
+    address: str
+    field: str = "id"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.address}.{self.field}"
+
+    def in_path(self) -> str:
+        return "${" + self.ref + "}"
+
+
+@dataclass(frozen=True)
+class SecretRef:
+    """A secret in a call body, named by where the manifests hold it (``saml.okta.certificate``).
+
+    The plan keeps only this name; apply reads the value from the manifests again.
+    """
+
+    source: str
+
+    def plan_json(self) -> dict[str, str]:
+        return {"$secret": self.source}
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    body: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "path": self.path, "body": _jsonable(self.body)}
+
+
+@dataclass
+class FieldChange:
+    path: str
+    before: Any
+    after: Any
+    sensitive: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        if self.sensitive:
+            return {"path": self.path, "before": "(sensitive)", "after": "(sensitive)"}
+        return {"path": self.path, "before": _jsonable(self.before), "after": _jsonable(self.after)}
+
+
+@dataclass
+class Change:
+    address: str
+    kind: str
+    action: str
+    action_reason: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    fields: list[FieldChange] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    depends_on: list[str] = field(default_factory=list)
+    previous_address: str | None = None
+    live_id: str | None = None
+    sensitive: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.action not in ACTIONS:
+            raise ValueError(f"unknown plan action {self.action!r}")
+
+    @property
+    def key(self) -> str:
+        """Unique within a plan: one object may have, say, an update and a move."""
+        return f"{self.address}#{self.action}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "address": self.address,
+            "previous_address": self.previous_address,
+            "kind": self.kind,
+            "action": self.action,
+            "action_reason": self.action_reason,
+            "id": self.live_id,
+            "before": _masked(self.before, self.sensitive),
+            "after": _masked(self.after, self.sensitive),
+            "fields": [f.to_json() for f in self.fields],
+            "calls": [c.to_json() for c in self.calls],
+            "depends_on": list(self.depends_on),
+        }
+
+
+@dataclass
+class Unmanaged:
+    """A live object no manifest entry matches; left alone unless its kind is pruned."""
+
+    kind: str
+    id: str
+    title: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "title": self.title}
+
+
+@dataclass
+class Plan:
+    organization: str
+    changes: list[Change] = field(default_factory=list)
+    unmanaged: list[Unmanaged] = field(default_factory=list)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    requests: int = 0
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.changes)
+
+    def summary(self) -> dict[str, int]:
+        counts = dict.fromkeys(("create", "update", "delete", "move", "restore"), 0)
+        for change in self.changes:
+            counts[SUMMARY_OF_ACTION[change.action]] += 1
+        return counts
+
+    def body(self) -> dict[str, Any]:
+        """The part of the plan that decides what apply does: what the checksum covers."""
+        return {
+            "format_version": FORMAT_VERSION,
+            "organization": self.organization,
+            "changes": [c.to_json() for c in self.changes],
+        }
+
+    def checksum(self) -> str:
+        return hashlib.sha256(canonical_json(self.body()).encode()).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        doc = self.body()
+        doc["unmanaged"] = [u.to_json() for u in self.unmanaged]
+        doc["summary"] = self.summary()
+        doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
+        doc["checksum"] = self.checksum()
+        return doc
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def fingerprint(obj: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()[:16]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Placeholder):
+        return {"$placeholder": value.ref}
+    if hasattr(value, "plan_json"):
+        return value.plan_json()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _masked(values: dict[str, Any] | None, sensitive: list[str]) -> dict[str, Any] | None:
+    if values is None:
+        return None
+    return {k: ("(sensitive)" if k in sensitive else _jsonable(v)) for k, v in values.items()}

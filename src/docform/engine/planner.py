@@ -1,0 +1,245 @@
+"""From manifests and live state to a `Plan`: match, diff per object, order by dependency."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from docform.engine.graph import topological_order
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
+from docform.engine.match import MatchError, Matching, Pair, match_kind, unmanaged_address
+from docform.engine.plan import (
+    PLACEHOLDER_IN_PATH,
+    Change,
+    FieldChange,
+    Placeholder,
+    Plan,
+    Unmanaged,
+    fingerprint,
+)
+from docform.engine.snapshot import LiveState
+
+
+def plan_changes(
+    kinds: Sequence[Kind],
+    manifests: Any,
+    live: LiveState,
+    organization: str,
+    prune: Mapping[str, bool],
+) -> Plan:
+    """The changes that make ``live`` match ``manifests``, in an order safe to apply."""
+    index = AddressIndex()
+    problems: list[str] = []
+    matchings: list[tuple[Kind, Matching]] = []
+    for kind in kinds_in_reference_order(kinds):
+        desired = kind.desired(manifests)
+        matchings.append((kind, match_kind(kind, desired, live.of(kind.name), index, problems)))
+    if problems:
+        raise MatchError(problems)
+    plan = Plan(organization=organization)
+    deletes: list[Change] = []
+    for kind, matching in matchings:
+        plan.changes.extend(_kind_changes(kind, matching, index))
+        for obs in matching.unmatched:
+            if prune.get(kind.prune_setting, False):
+                deletes.append(_delete_change(kind, obs))
+            else:
+                plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
+        plan.fingerprints.update(_fingerprints(kind, matching))
+    plan.changes.extend(reversed(deletes))
+    _link_dependencies(plan.changes, matchings)
+    plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
+    return plan
+
+
+def kinds_in_reference_order(kinds: Sequence[Kind]) -> list[Kind]:
+    """Kinds ordered so that every kind comes after the kinds it refers to."""
+    return topological_order(
+        list(kinds), lambda k: k.name, lambda k: [r for r in k.references if r != k.name]
+    )
+
+
+def _kind_changes(kind: Kind, matching: Matching, index: AddressIndex) -> list[Change]:
+    changes: list[Change] = []
+    for d in matching.creates:
+        changes.append(_create_change(kind, d, index))
+    for pair in matching.restores:
+        changes.append(_restore_change(kind, pair))
+        changes.extend(_diff_changes(kind, pair, index))
+    for pair in matching.pairs:
+        changes.extend(_diff_changes(kind, pair, index))
+    return changes
+
+
+def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
+    return Change(
+        address=d.address,
+        kind=kind.name,
+        action="create",
+        action_reason=f"no live {kind.name} matches {d.location}",
+        before=None,
+        after=dict(d.fields),
+        fields=[
+            FieldChange(k, None, v, k in d.sensitive) for k, v in d.fields.items() if v is not None
+        ],
+        calls=kind.create_calls(d, index.resolve),
+        sensitive=sorted(d.sensitive),
+    )
+
+
+def _restore_change(kind: Kind, pair: Pair) -> Change:
+    obs = pair.observed
+    return Change(
+        address=pair.desired.address,
+        kind=kind.name,
+        action="restore",
+        action_reason=f"the pinned {kind.name} {obs.id} was deleted and can still be restored",
+        before=None,
+        after={k: obs.fields.get(k) for k in pair.desired.fields},
+        calls=kind.restore_calls(obs),
+        live_id=obs.id,
+    )
+
+
+def _delete_change(kind: Kind, obs: Observed) -> Change:
+    return Change(
+        address=unmanaged_address(kind.name, obs.id),
+        kind=kind.name,
+        action="delete",
+        action_reason=f"no manifest entry manages {kind.name} '{obs.title}' and prune is on",
+        before=dict(obs.fields),
+        after=None,
+        calls=kind.delete_calls(obs),
+        live_id=obs.id,
+    )
+
+
+def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
+    d, obs = pair.desired, pair.observed
+    by_action: dict[str, dict[str, Any]] = {}
+    for name, want in d.fields.items():
+        have = obs.fields.get(name)
+        if _same(want, have):
+            continue
+        by_action.setdefault(kind.field_actions.get(name, "update"), {})[name] = want
+    changes = []
+    for action, changed in by_action.items():
+        changes.append(
+            Change(
+                address=d.address,
+                kind=kind.name,
+                action=action,
+                action_reason=_reason(kind, pair, action),
+                before={k: obs.fields.get(k) for k in changed},
+                after=dict(changed),
+                fields=_field_changes(changed, obs.fields, d.sensitive),
+                calls=kind.change_calls(action, obs, d, changed, index.resolve),
+                live_id=obs.id,
+                sensitive=sorted(set(changed) & d.sensitive),
+            )
+        )
+    return changes
+
+
+def _reason(kind: Kind, pair: Pair, action: str) -> str:
+    matched_by = {
+        "id": "its pinned id",
+        "key": "its natural key",
+        "formerly": "a key listed in formerly",
+    }[pair.reason]
+    return f"live {kind.name} {pair.observed.id}, matched by {matched_by}, differs"
+
+
+def _same(want: Any, have: Any) -> bool:
+    if want == have:
+        return True
+    if isinstance(want, (dict, list)) and isinstance(have, (dict, list)):
+        return not DeepDiff(have, want, ignore_order=False)
+    return False
+
+
+def _field_changes(
+    changed: Mapping[str, Any], before: Mapping[str, Any], sensitive: frozenset[str]
+) -> list[FieldChange]:
+    out: list[FieldChange] = []
+    for name, after in changed.items():
+        prior = before.get(name)
+        if isinstance(after, dict) and isinstance(prior, dict) and name not in sensitive:
+            for sub in sorted(set(after) | set(prior), key=str):
+                if after.get(sub) != prior.get(sub):
+                    out.append(FieldChange(f"{name}.{sub}", prior.get(sub), after.get(sub)))
+        else:
+            out.append(FieldChange(name, prior, after, name in sensitive))
+    return out
+
+
+def _link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:
+    """Creates and restores before what refers to them; deletes after what stops referring."""
+    provided = {c.address: c.key for c in changes if c.action in ("create", "restore")}
+    requires = {
+        d.address: d.requires
+        for _, matching in matchings
+        for d in (*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores)))
+    }
+    referrers: dict[str, list[str]] = {}
+    for change in changes:
+        refs = _refs(change.after) | set(requires.get(change.address, ()))
+        refs |= _placeholders(change, provided)
+        if change.action != "create" and change.address in provided:
+            refs.add(change.address)
+        change.depends_on = sorted(
+            {provided[r] for r in refs if r in provided and provided[r] != change.key}
+        )
+        for address in _refs(change.before):
+            referrers.setdefault(address, []).append(change.key)
+    for delete in (c for c in changes if c.action == "delete"):
+        others = [k for k in referrers.get(delete.address, ()) if k != delete.key]
+        delete.depends_on = sorted({*delete.depends_on, *others})
+
+
+def _refs(values: Any) -> set[str]:
+    found: set[str] = set()
+    for value in _walk(values):
+        if isinstance(value, Ref):
+            found.add(value.address)
+        elif isinstance(value, Unresolved):
+            found.add(unmanaged_address(value.kind, value.id))
+    return found
+
+
+def _placeholders(change: Change, created: Mapping[str, str]) -> set[str]:
+    """Addresses of the created objects whose ids the calls of ``change`` need."""
+    refs: set[str] = set()
+    for call in change.calls:
+        refs.update(m.group(1) for m in PLACEHOLDER_IN_PATH.finditer(call.path))
+        refs.update(v.ref for v in _walk(call.body) if isinstance(v, Placeholder))
+    found = set()
+    for ref in refs:
+        # The longest created address the reference starts with: it may hold a path
+        # (site.docs.section.start.siteSpaces.0.id).
+        parts = ref.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            if ".".join(parts[:cut]) in created:
+                found.add(".".join(parts[:cut]))
+                break
+    return found
+
+
+def _walk(value: Any) -> Iterable[Any]:
+    yield value
+    if isinstance(value, Mapping):
+        for v in value.values():
+            yield from _walk(v)
+        for k in value:
+            if isinstance(k, Ref):
+                yield k
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _walk(v)
+
+
+def _fingerprints(kind: Kind, matching: Matching) -> dict[str, str]:
+    observed = [p.observed for p in matching.pairs] + matching.unmatched
+    return {f"{kind.name}:{o.id}": fingerprint(dict(o.raw)) for o in observed}

@@ -1,0 +1,56 @@
+"""Planning one manifest set end to end: read the live state, then plan against it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docform.engine.plan import Plan
+from docform.engine.planner import plan_changes
+from docform.engine.snapshot import Progress, read_live_state
+from docform.kinds.registry import build_kinds
+
+
+async def make_plan(manifests: Any, client: Any, *, progress: Progress | None = None) -> Plan:
+    """The plan that makes the organization of ``manifests`` match them, read through ``client``.
+
+    ``client`` should be read-only: planning never writes.
+    """
+    org_id = manifests.organization.id
+    kinds = build_kinds(org_id)
+    wanted = {k.name: [d.pinned_id for d in k.desired(manifests) if d.pinned_id] for k in kinds}
+    live = await read_live_state(client, org_id, kinds, wanted, progress)
+    prune = manifests.settings.prune.model_dump()
+    plan = plan_changes(kinds, manifests, live, org_id, prune)
+    plan.requests = client.stats.requests if hasattr(client, "stats") else 0
+    return plan
+
+
+async def plan_manifests(manifests: Any, *, progress: Progress | None = None) -> tuple[Plan, Any]:
+    """Plan with a read-only client of the manifests' API; returns the plan and call counts."""
+    from docform.connect import open_client
+
+    async with open_client(manifests, read_only=True) as client:
+        plan = await make_plan(manifests, client, progress=progress)
+    return plan, client.stats
+
+
+async def apply_changes(
+    manifests: Any,
+    plan: Plan,
+    *,
+    parallelism: int,
+    on_event: Any = None,
+) -> Any:
+    """Run ``plan`` with a writing client of the manifests' API; returns the apply report."""
+    from docform.connect import open_client
+    from docform.engine.apply import apply_plan
+    from docform.engine.saved import secret_resolver
+
+    async with open_client(manifests, read_only=False) as client:
+        return await apply_plan(
+            plan.changes,
+            client,
+            parallelism=parallelism,
+            resolve_secret=secret_resolver(manifests),
+            on_event=on_event,
+        )

@@ -1,0 +1,98 @@
+"""Saved plans: the plan JSON plus what apply needs to check and complete it.
+
+A saved plan holds no secret. It names the manifest directory so that apply can read secret
+values (``{"$secret": "saml.okta.certificate"}``) from the manifests again, and it records a
+fingerprint of every live object the plan read so that apply can refuse a stale plan.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from docform.engine.plan import Call, Change, FieldChange, Plan
+from docform.errors import DocformError
+
+
+def save_plan(plan: Plan, manifests: Any, path: Path) -> None:
+    doc = plan.to_json()
+    doc["manifest_directory"] = str(Path(manifests.directory).resolve())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+class SavedPlanError(DocformError):
+    """A saved plan that cannot be applied: unreadable, of another format, or stale."""
+
+
+def load_plan(path: Path) -> tuple[Plan, dict[str, Any]]:
+    """The plan saved at ``path``, and the whole saved document."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SavedPlanError(
+            f"{path}: not a saved plan ({exc}); save one with 'docform plan --out FILE'"
+        ) from None
+    if not isinstance(doc, dict) or doc.get("format_version", "").split(".")[0] != "1":
+        raise SavedPlanError(
+            f"{path}: not a docform plan of format 1.x; save one with 'docform plan --out'"
+        )
+    plan = Plan(organization=doc["organization"], fingerprints=doc.get("fingerprints", {}))
+    plan.changes = [_change(c) for c in doc["changes"]]
+    if plan.checksum() != doc.get("checksum"):
+        raise SavedPlanError(
+            f"{path}: the plan was edited after it was saved (its checksum does not match); "
+            "make a new one with 'docform plan --out'"
+        )
+    return plan, doc
+
+
+def _change(doc: dict[str, Any]) -> Change:
+    return Change(
+        address=doc["address"],
+        previous_address=doc.get("previous_address"),
+        kind=doc["kind"],
+        action=doc["action"],
+        action_reason=doc["action_reason"],
+        live_id=doc.get("id"),
+        before=doc.get("before"),
+        after=doc.get("after"),
+        fields=[FieldChange(f["path"], f["before"], f["after"]) for f in doc.get("fields", [])],
+        calls=[Call(c["method"], c["path"], c.get("body")) for c in doc["calls"]],
+        depends_on=list(doc.get("depends_on", [])),
+    )
+
+
+def stale_objects(saved: Plan, fresh: Plan) -> list[str]:
+    """The live objects the saved plan changes that are no longer as they were read."""
+    stale = []
+    for change in saved.changes:
+        if change.live_id is None or change.action == "restore":
+            continue
+        key = f"{change.kind}:{change.live_id}"
+        if saved.fingerprints.get(key) != fresh.fingerprints.get(key):
+            stale.append(f"{change.address} ({change.kind} {change.live_id})")
+    return sorted(set(stale))
+
+
+def secret_resolver(manifests: Any) -> Any:
+    """Reads ``{"$secret": "saml.okta.certificate"}`` values from the manifests."""
+    entries = {entry.address: entry for entry in manifests.entries()}
+
+    def resolve(source: str) -> str:
+        parts = source.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            entry = entries.get(".".join(parts[:cut]))
+            if entry is not None:
+                value: Any = entry
+                for name in parts[cut:]:
+                    value = getattr(value, name, None)
+                if value is not None:
+                    return value.value
+        raise SavedPlanError(
+            f"the plan needs the secret {source}, which the manifests no longer hold; "
+            "make a new plan"
+        )
+
+    return resolve

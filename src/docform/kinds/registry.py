@@ -1,0 +1,35 @@
+"""Every kind docform manages, in the order plans list them."""
+
+from __future__ import annotations
+
+from docform.engine.kind import Kind
+from docform.kinds.collection import CollectionKind
+from docform.kinds.member import MemberKind
+from docform.kinds.openapi import OpenApiKind
+from docform.kinds.organization import OrganizationKind
+from docform.kinds.saml import SamlKind
+from docform.kinds.site import SiteKind
+from docform.kinds.site_section import SiteSectionKind
+from docform.kinds.site_section_group import SiteSectionGroupKind
+from docform.kinds.site_space import SiteSpaceKind
+from docform.kinds.space import SpaceKind
+from docform.kinds.team import TeamKind
+
+KIND_CLASSES: tuple[type[Kind], ...] = (
+    OrganizationKind,
+    MemberKind,
+    TeamKind,
+    CollectionKind,
+    SpaceKind,
+    SiteKind,
+    SiteSectionKind,
+    SiteSectionGroupKind,
+    SiteSpaceKind,
+    OpenApiKind,
+    SamlKind,
+)
+
+
+def build_kinds(org_id: str) -> list[Kind]:
+    """One instance of every kind, bound to the organization the manifests describe."""
+    return [cls(org_id) for cls in KIND_CLASSES]
