@@ -74,7 +74,10 @@ class Ctx:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def now(self) -> datetime:
-        return self.store.now()
+        """The sandbox clock, read once per request so one change has one timestamp."""
+        if "now" not in self.extra:
+            self.extra["now"] = self.store.now()
+        return self.extra["now"]
 
     def body_as(self, model: type[Model]) -> Model:
         """The JSON body checked against ``model``; a mismatch answers 400 naming the field."""
