@@ -145,9 +145,11 @@ class Kind:
     def restore_calls(self, observed: Observed) -> list[Call]:
         raise NotImplementedError
 
-    def created_fields(self, desired: Desired) -> dict[str, str]:
-        """Placeholder fields a create answers with, beyond ``id`` (``{"field": "json.path"}``)."""
-        return {}
+    def order_changes(
+        self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
+    ) -> list[Any]:
+        """Changes that put siblings in manifest order (site structure); most kinds have none."""
+        return []
 
 
 class AddressIndex:
@@ -174,6 +176,10 @@ class AddressIndex:
 
     def is_created(self, address: str) -> bool:
         return address in self._created
+
+    def address_of(self, kind: str, live_id: str | None) -> str | None:
+        """The address a live object was matched to (``kind.~id`` when unmanaged)."""
+        return self._by_id.get((kind, live_id)) if live_id else None
 
     def resolve(self, value: Any) -> Any:
         """A `Ref` as a live id, or a `Placeholder` when its object is created in this apply."""

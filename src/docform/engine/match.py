@@ -35,6 +35,7 @@ class Pair:
 
 @dataclass
 class Matching:
+    desired: list[Desired] = field(default_factory=list)
     pairs: list[Pair] = field(default_factory=list)
     creates: list[Desired] = field(default_factory=list)
     restores: list[Pair] = field(default_factory=list)
@@ -53,7 +54,7 @@ def match_kind(
     problems: list[str],
 ) -> Matching:
     """Match one kind; problems are appended (all of them, not just the first)."""
-    result = Matching()
+    result = Matching(desired=list(desired))
     live = [r for r in raws if not kind.restorable(r)]
     deleted = {r["id"]: r for r in raws if kind.restorable(r)}
     claimed = _match_pinned(kind, desired, live, deleted, index, result, problems)

@@ -34,14 +34,15 @@ def plan_changes(
     problems: list[str] = []
     matchings: list[tuple[Kind, Matching]] = []
     for kind in kinds_in_reference_order(kinds):
-        desired = kind.desired(manifests)
-        matchings.append((kind, match_kind(kind, desired, live.of(kind.name), index, problems)))
+        matching = match_kind(kind, kind.desired(manifests), live.of(kind.name), index, problems)
+        matchings.append((kind, matching))
     if problems:
         raise MatchError(problems)
     plan = Plan(organization=organization)
     deletes: list[Change] = []
     for kind, matching in matchings:
         plan.changes.extend(_kind_changes(kind, matching, index))
+        plan.changes.extend(kind.order_changes(matching.desired, live.of(kind.name), index))
         for obs in matching.unmatched:
             if prune.get(kind.prune_setting, False):
                 deletes.append(_delete_change(kind, obs))
@@ -189,9 +190,8 @@ def _link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Ma
         refs |= _placeholders(change, provided)
         if change.action != "create" and change.address in provided:
             refs.add(change.address)
-        change.depends_on = sorted(
-            {provided[r] for r in refs if r in provided and provided[r] != change.key}
-        )
+        needed = {provided[r] for r in refs if r in provided and provided[r] != change.key}
+        change.depends_on = sorted(needed | set(change.depends_on))
         for address in _refs(change.before):
             referrers.setdefault(address, []).append(change.key)
     for delete in (c for c in changes if c.action == "delete"):

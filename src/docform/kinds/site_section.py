@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
-from docform.engine.plan import Call
+from docform.engine.plan import Call, Change
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
+from docform.kinds.ordering import reorder_changes
 from docform.kinds.planning import (
     body_of,
     created,
@@ -72,6 +74,13 @@ class SiteSectionKind(Kind):
         return await read_per_site(reader, self.name, self.org_id, "sections")
 
     def desired(self, manifests: Any) -> list[Desired]:
+        # Order is per container, and a section's container is the group listing it.
+        self._group_of = {
+            f"{site.address}.section.{name}": group.address
+            for site in manifests.sites.values()
+            for group in site.sectionGroups.values()
+            for name in group.sections or ()
+        }
         return [
             self._desired(site.address, section)
             for site in manifests.sites.values()
@@ -145,3 +154,18 @@ class SiteSectionKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         prefix = site_prefix(self.org_id, observed.raw["_site"])
         return [Call("DELETE", f"{prefix}/sections/{observed.id}")]
+
+    def order_changes(
+        self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
+    ) -> list[Change]:
+        group_of = getattr(self, "_group_of", {})
+        wanted: dict[tuple[str, str | None], list[Desired]] = defaultdict(list)
+        for d in desired:
+            wanted[(d.fields["site"].address, group_of.get(d.address))].append(d)
+        in_live: dict[tuple[str | None, str | None], list[str]] = defaultdict(list)
+        for raw in live:
+            address = index.address_of(self.name, raw["id"])
+            group = index.address_of("section_group", raw.get("sectionGroup"))
+            if address:
+                in_live[(index.address_of("site", raw["_site"]), group)].append(address)
+        return reorder_changes(self.name, "site-section", self.org_id, wanted, in_live, index)

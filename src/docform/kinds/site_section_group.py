@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
-from docform.engine.plan import Call
+from docform.engine.plan import Call, Change
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
+from docform.kinds.ordering import reorder_changes
 from docform.kinds.planning import (
     body_of,
     id_in_path,
@@ -134,6 +136,19 @@ class SiteSectionGroupKind(Kind):
             for section in want
             if section not in have
         ]
+
+    def order_changes(
+        self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
+    ) -> list[Change]:
+        wanted: dict[str, list[Desired]] = defaultdict(list)
+        for d in desired:
+            wanted[d.fields["site"].address].append(d)
+        in_live: dict[str | None, list[str]] = defaultdict(list)
+        for raw in live:
+            address = index.address_of(self.name, raw["id"])
+            if address:
+                in_live[index.address_of("site", raw["_site"])].append(address)
+        return reorder_changes(self.name, "site-section-group", self.org_id, wanted, in_live, index)
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         prefix = site_prefix(self.org_id, observed.raw["_site"])

@@ -3,17 +3,19 @@ for a site without sections, directly under the site (``sites.<site>.spaces``)."
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
-from docform.engine.plan import Call, Placeholder
+from docform.engine.plan import Call, Change, Placeholder
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
+from docform.kinds.ordering import reorder_changes
 from docform.kinds.planning import (
     body_of,
     created,
@@ -166,3 +168,21 @@ class SiteSpaceKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         prefix = site_prefix(self.org_id, observed.raw["_site"])
         return [Call("DELETE", f"{prefix}/site-spaces/{observed.id}")]
+
+    def order_changes(
+        self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
+    ) -> list[Change]:
+        wanted: dict[tuple[str, str | None], list[Desired]] = defaultdict(list)
+        for d in desired:
+            section = d.fields["section"]
+            wanted[(d.fields["site"].address, section.address if section else None)].append(d)
+        in_live: dict[tuple[str | None, str | None], list[str]] = defaultdict(list)
+        for raw in live:
+            address = index.address_of(self.name, raw["id"])
+            container = (
+                index.address_of("site", raw["_site"]),
+                index.address_of("section", raw.get("section")),
+            )
+            if address:
+                in_live[container].append(address)
+        return reorder_changes(self.name, "site-space", self.org_id, wanted, in_live, index)
