@@ -32,4 +32,21 @@ stop_server() {
 }
 trap stop_server EXIT
 
+step() { printf '\n== %s\n' "$*"; }
+
+step "1. The sandbox answers like the service (a few calls through docform's client)"
 "$BIN/python" examples/demo_calls.py
+
+MANIFESTS=examples/quickstart
+step "2. docform validate $MANIFESTS"
+"$BIN/docform" validate "$MANIFESTS"
+
+step "3. docform plan $MANIFESTS  (read-only; -v counts the API requests)"
+"$BIN/docform" plan "$MANIFESTS" -v
+
+step "4. docform apply $MANIFESTS --yes"
+"$BIN/docform" apply "$MANIFESTS" --yes
+
+step "5. docform plan $MANIFESTS --detailed-exitcode  (exit 0: nothing left to do)"
+"$BIN/docform" plan "$MANIFESTS" --detailed-exitcode -v
+echo "exit code: $?"

@@ -138,9 +138,9 @@ class _Runner:
         for call in change.calls:
             doc = call.to_json()
             try:
-                path = self._fill_path(doc["path"])
+                doc["path"] = self._fill_path(doc["path"])
                 body = self._fill(doc["body"])
-                answer = await self.client.request(doc["method"], path, json=body)
+                answer = await self.client.request(doc["method"], doc["path"], json=body)
             except DocformError as exc:
                 if change.action == "move" and _is_no_op_move(exc):
                     answer = None
