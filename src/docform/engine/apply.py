@@ -65,8 +65,13 @@ class Outputs:
     def lookup(self, ref: str) -> Any:
         address, path = self._split(ref)
         value: Any = self._answers[address]
-        for part in path:
-            value = value[int(part)] if isinstance(value, list) else value[part]
+        try:
+            for part in path:
+                value = value[int(part)] if isinstance(value, list) else value[part]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise ApplyError(
+                f"the value {ref} is not in the answer that created {address}; run plan again"
+            ) from None
         return value
 
     def _split(self, ref: str) -> tuple[str, list[str]]:

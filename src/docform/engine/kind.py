@@ -89,6 +89,8 @@ class Kind:
     """Kinds whose objects this kind's keys or fields refer to; they are matched first."""
     read_after: ClassVar[tuple[str, ...]] = ()
     """Kinds whose live objects must be read first (sections are listed per site)."""
+    created_id: ClassVar[str] = "id"
+    """Where a create call's answer holds the new object's id (``users.0`` for an invite)."""
     field_actions: ClassVar[Mapping[str, str]] = {}
     """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
 
@@ -145,6 +147,10 @@ class Kind:
     def restore_calls(self, observed: Observed) -> list[Call]:
         raise NotImplementedError
 
+    def rail_violations(self, matching: Any, changes: Sequence[Any]) -> list[Any]:
+        """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
+        return []
+
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
     ) -> list[Any]:
@@ -157,15 +163,15 @@ class AddressIndex:
 
     def __init__(self) -> None:
         self._by_id: dict[tuple[str, str], str] = {}
-        self._created: set[str] = set()
+        self._created: dict[str, str] = {}
         self._ids: dict[str, str] = {}
 
     def record(self, kind: str, live_id: str, address: str) -> None:
         self._by_id[(kind, live_id)] = address
         self._ids[address] = live_id
 
-    def record_created(self, address: str) -> None:
-        self._created.add(address)
+    def record_created(self, address: str, id_field: str = "id") -> None:
+        self._created[address] = id_field
 
     def ref(self, kind: str, live_id: str | None) -> Ref | Unresolved | None:
         """The reference a live object makes to ``live_id`` of ``kind``."""
@@ -186,7 +192,7 @@ class AddressIndex:
         if isinstance(value, Ref):
             if value.address in self._ids:
                 return self._ids[value.address]
-            return Placeholder(value.address)
+            return Placeholder(value.address, self._created.get(value.address, "id"))
         if isinstance(value, Unresolved):
             return value.id
         if isinstance(value, dict):

@@ -72,7 +72,7 @@ def match_kind(
                 result.unmatched.append(obs)
     result.creates.extend(waiting)
     for d in waiting:
-        index.record_created(d.address)
+        index.record_created(d.address, kind.created_id)
     return result
 
 

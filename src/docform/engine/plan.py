@@ -144,6 +144,9 @@ class Plan:
     unmanaged: list[Unmanaged] = field(default_factory=list)
     fingerprints: dict[str, str] = field(default_factory=dict)
     requests: int = 0
+    live_counts: dict[str, int] = field(default_factory=dict)
+    violations: list[Any] = field(default_factory=list)
+    """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
 
     @property
     def has_changes(self) -> bool:

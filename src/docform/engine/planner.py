@@ -19,6 +19,7 @@ from docform.engine.plan import (
     Unmanaged,
     fingerprint,
 )
+from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveState
 
 
@@ -52,7 +53,71 @@ def plan_changes(
     plan.changes.extend(reversed(deletes))
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
+    plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
+    plan.violations = _protect_violations(plan.changes, matchings)
+    for kind, matching in matchings:
+        own = [c for c in plan.changes if c.kind == kind.name]
+        plan.violations += kind.rail_violations(matching, own)
     return plan
+
+
+def _protect_violations(
+    changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]
+) -> list[Violation]:
+    """Nothing may go down with a deleted object it lives in unless the plan says so: a
+    protected object never, anything else only with --force."""
+    deleted = {c.address: c for c in changes if c.action == "delete"}
+    moved = {c.address for c in changes if c.action == "move"}
+    inside: dict[str, set[str]] = {}
+    entries: dict[str, Desired | None] = {}
+    for kind, matching in matchings:
+        for obs in matching.unmatched:
+            address = unmanaged_address(kind.name, obs.id)
+            inside[address], entries[address] = _refs(obs.key), None
+        for pair in matching.pairs:
+            address = pair.desired.address
+            inside[address], entries[address] = _refs(pair.observed.key), pair.desired
+    found = []
+    for address, entry in entries.items():
+        if address in deleted or address in moved:
+            continue
+        container = _deleted_container(address, inside, deleted)
+        if container is None:
+            continue
+        if entry is not None and entry.protect:
+            found.append(
+                Violation(
+                    "protect",
+                    f"{entry.location}: {address} is protected, and deleting {container} "
+                    "would delete it too; move it out first or remove `protect: true`",
+                    forceable=False,
+                )
+            )
+        else:
+            found.append(
+                Violation(
+                    "cascade",
+                    f"deleting {container} would also delete {address}, which the plan does "
+                    "not delete; manage it, move it out, or prune its kind too",
+                )
+            )
+    return found
+
+
+def _deleted_container(
+    address: str, inside: Mapping[str, set[str]], deleted: Mapping[str, Change]
+) -> str | None:
+    seen: set[str] = set()
+    stack = list(inside.get(address, ()))
+    while stack:
+        outer = stack.pop()
+        if outer in seen:
+            continue
+        seen.add(outer)
+        if outer in deleted:
+            return outer
+        stack.extend(inside.get(outer, ()))
+    return None
 
 
 def kinds_in_reference_order(kinds: Sequence[Kind]) -> list[Kind]:
@@ -184,6 +249,7 @@ def _link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Ma
         for _, matching in matchings
         for d in (*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores)))
     }
+    moves = {c.address: c.key for c in changes if c.action == "move"}
     referrers: dict[str, list[str]] = {}
     for change in changes:
         refs = _refs(change.after) | set(requires.get(change.address, ()))
@@ -191,6 +257,10 @@ def _link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Ma
         if change.action != "create" and change.address in provided:
             refs.add(change.address)
         needed = {provided[r] for r in refs if r in provided and provided[r] != change.key}
+        if change.action == "move":
+            # Into a parent that moves too: after it, or the parent may still be inside this
+            # object (swapping a parent and its child).
+            needed |= {moves[r] for r in refs if r in moves and moves[r] != change.key}
         change.depends_on = sorted(needed | set(change.depends_on))
         for address in _refs(change.before):
             referrers.setdefault(address, []).append(change.key)

@@ -34,6 +34,23 @@ async def plan_manifests(manifests: Any, *, progress: Progress | None = None) ->
     return plan, client.stats
 
 
+def check_safety(
+    manifests: Any, plan: Plan, *, max_deletions: int | None = None, force: bool = False
+) -> list[Any]:
+    """Every safety rail, before the first call: raises `RailError`, or returns the rails
+    ``force`` bypassed (for apply to print)."""
+    from docform.engine.rails import check_rails, enforce
+
+    limits = manifests.settings.limits
+    violations = check_rails(
+        plan,
+        max_deletions=limits.maxDeletions if max_deletions is None else max_deletions,
+        max_share=limits.maxDeletionShare,
+        live_counts=plan.live_counts,
+    )
+    return enforce(violations, force=force)
+
+
 async def apply_changes(
     manifests: Any,
     plan: Plan,
@@ -41,7 +58,10 @@ async def apply_changes(
     parallelism: int,
     on_event: Any = None,
 ) -> Any:
-    """Run ``plan`` with a writing client of the manifests' API; returns the apply report."""
+    """Run ``plan`` with a writing client of the manifests' API; returns the apply report.
+
+    Call `check_safety` first: this runs whatever it is given.
+    """
     from docform.connect import open_client
     from docform.engine.apply import apply_plan
     from docform.engine.saved import secret_resolver

@@ -11,7 +11,8 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
-from docform.engine.plan import Call
+from docform.engine.plan import Call, Change
+from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.kinds.base import Entry
@@ -50,6 +51,7 @@ class MemberKind(Kind):
 
     name = "member"
     prune_setting = "members"
+    created_id = "users.0"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/members")
@@ -112,3 +114,24 @@ class MemberKind(Kind):
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/members/{observed.id}")]
+
+    def rail_violations(self, matching: Any, changes: Sequence[Change]) -> list[Violation]:
+        """Never leave the organization without an admin."""
+        observed = [p.observed for p in matching.pairs] + list(matching.unmatched)
+        admins = {o.id for o in observed if o.fields["role"] == "admin"}
+        losing = {
+            c.live_id
+            for c in changes
+            if (c.before or {}).get("role") == "admin"
+            and (c.action == "delete" or (c.after or {}).get("role", "admin") != "admin")
+        }
+        gaining = any((c.after or {}).get("role") == "admin" for c in changes)
+        if not admins or not admins <= losing or gaining:
+            return []
+        return [
+            Violation(
+                "last-admin",
+                "the plan would leave the organization without an admin (it removes or "
+                f"demotes {', '.join(sorted(admins))}); keep one admin in members:",
+            )
+        ]

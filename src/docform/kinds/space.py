@@ -107,6 +107,8 @@ class SpaceKind(Kind):
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         collection = index.ref("collection", raw.get("parent"))
         fields = {k: raw.get(k) for k in self.PATCHED}
+        # The API answers an emoji removed with null as "".
+        fields["emoji"] = raw.get("emoji") or None
         fields["mergeRules"] = merge_rules_observed(raw.get("mergeRules"), index)
         fields["collection"] = collection
         return Observed(

@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
-from docform.engine.plan import Call
+from docform.engine.plan import Call, Change
+from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry
 from docform.kinds.fields import Email, TeamRole
@@ -106,6 +107,24 @@ class TeamKind(Kind):
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/teams/{observed.id}")]
+
+    def rail_violations(self, matching: Any, changes: Sequence[Change]) -> list[Violation]:
+        """Never leave a team that had an owner without one."""
+        found = []
+        for c in changes:
+            if c.action != "membership":
+                continue
+            had = "owner" in (c.before or {}).get("members", {}).values()
+            keeps = "owner" in (c.after or {}).get("members", {}).values()
+            if had and not keeps:
+                found.append(
+                    Violation(
+                        "team-owner",
+                        f"{c.address}: the plan would leave the team without an owner; "
+                        "give one member the owner role",
+                    )
+                )
+        return found
 
     def _members_path(self, team_id: str) -> str:
         return f"/orgs/{self.org_id}/teams/{team_id}/members"

@@ -1,0 +1,111 @@
+"""Safety rails: checks every plan passes before apply makes its first call.
+
+Each rail names what it protects and how to override it. ``--force`` bypasses the deletion
+limits and the kinds' own rails (an organization left without an admin, a team without an
+owner), and apply prints each rail it bypassed; ``protect: true`` is never bypassed: remove it
+from the entry first.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from docform.engine.plan import Plan
+from docform.errors import DocformError
+
+SHARE_FLOOR = 10
+"""The share limit applies only to kinds with at least this many live objects."""
+
+
+class RailError(DocformError):
+    """The plan breaks a safety rail; nothing was applied."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    rail: str
+    message: str
+    forceable: bool = True
+
+    def __str__(self) -> str:
+        return f"[{self.rail}] {self.message}"
+
+
+def check_rails(
+    plan: Plan, *, max_deletions: int, max_share: float, live_counts: Mapping[str, int]
+) -> list[Violation]:
+    """Every rail the plan breaks (deletion limits here; protect and kind rails come from
+    planning, in ``plan.violations``)."""
+    found = list(plan.violations) + scope_violations(plan)
+    deletes = [c for c in plan.changes if c.action == "delete"]
+    if len(deletes) > max_deletions:
+        found.append(
+            Violation(
+                "max-deletions",
+                f"the plan deletes {len(deletes)} objects, more than the {max_deletions} "
+                "allowed per apply (--max-deletions N or limits.maxDeletions raises it)",
+            )
+        )
+    found += _share_violations(deletes, max_share, live_counts)
+    return found
+
+
+def _share_violations(
+    deletes: Sequence, max_share: float, live_counts: Mapping[str, int]
+) -> list[Violation]:
+    found = []
+    for kind, count in sorted(Counter(c.kind for c in deletes).items()):
+        existing = live_counts.get(kind, 0)
+        if existing >= SHARE_FLOOR and count / existing > max_share:
+            found.append(
+                Violation(
+                    "max-deletion-share",
+                    f"the plan deletes {count} of {existing} {kind} objects "
+                    f"({count / existing:.0%}), over the {max_share:.0%} allowed "
+                    "(limits.maxDeletionShare raises it)",
+                )
+            )
+    return found
+
+
+def enforce(violations: Sequence[Violation], *, force: bool) -> list[Violation]:
+    """Raise unless every violation may be and is forced; returns the ones bypassed."""
+    blocking = [v for v in violations if not force or not v.forceable]
+    if blocking:
+        hint = "" if force else "; --force bypasses the limits (never protect: true)"
+        raise RailError(
+            "nothing was applied, the plan breaks these safety rails:\n  "
+            + "\n  ".join(str(v) for v in blocking)
+            + hint
+        )
+    return list(violations)
+
+
+SCOPED_PREFIXES = ("/spaces/", "/collections/")
+
+
+def scope_violations(plan: Plan) -> list[Violation]:
+    """Calls outside the organization the manifests name: never made, whatever the flags."""
+    own = f"/orgs/{plan.organization}"
+    known = {key.split(":", 1)[1] for key in plan.fingerprints}
+    found = []
+    for change in plan.changes:
+        for call in change.calls:
+            path = call.path
+            if path == own or path.startswith(own + "/"):
+                continue
+            if path.startswith(SCOPED_PREFIXES):
+                target = path.split("/")[2]
+                if target in known or target.startswith("${"):
+                    continue
+            found.append(
+                Violation(
+                    "organization",
+                    f"{change.key}: {call.method} {path} is outside organization "
+                    f"{plan.organization}",
+                    forceable=False,
+                )
+            )
+    return found

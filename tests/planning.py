@@ -1,0 +1,123 @@
+"""Helpers for end-to-end plan/apply tests: run docform's CLI against an in-process sandbox.
+
+A test seeds a sandbox file, writes manifests, plans (``plan_json``), applies (``apply``),
+checks that a second plan is empty (``assert_converged``) and reads the live result from the
+sandbox's store (``open_store``) or through the API (``live_api``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from docform.api import ApiClient
+from docform.cli import cli
+from docform.sandbox import Store
+from docform.sandbox.seed import apply_seed, load_seed_file
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SEED_FILE = FIXTURES / "seed.yaml"
+PLAN_FIXTURES = FIXTURES / "plans"
+REQUEST_COUNT = re.compile(r"^(\d+) API requests? \(", re.MULTILINE)
+
+
+def seeded_sandbox(tmp_path: Path, seed_file: Path = SEED_FILE) -> Path:
+    """A new sandbox database under ``tmp_path`` seeded from ``seed_file``; returns its path."""
+    path = tmp_path / "sandbox.sqlite"
+    store = Store(path)
+    try:
+        apply_seed(store, load_seed_file(seed_file))
+    finally:
+        store.close()
+    return path
+
+
+def write_manifests(directory: Path, yaml_text: str, name: str = "main.yaml") -> Path:
+    """Write ``yaml_text`` (dedented) as ``directory/name``, replacing it; returns ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / name).write_text(textwrap.dedent(yaml_text), encoding="utf-8")
+    return directory
+
+
+def run(cli_args: list[str], sandbox: Path) -> Result:
+    """``docform *cli_args`` with ``DOCFORM_API_URL=sandbox:<sandbox>``; never raises."""
+    env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": None, "NO_COLOR": "1"}
+    return CliRunner().invoke(cli, [str(arg) for arg in cli_args], env=env)
+
+
+def plan_json(directory: Path, sandbox: Path) -> dict[str, Any]:
+    """The plan of ``directory`` as JSON (``docform plan --json``); fails the test on error."""
+    result = run(["plan", directory, "--json"], sandbox)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def apply(directory: Path, sandbox: Path) -> Result:
+    """``docform apply DIR --yes``; fails the test unless it exits 0."""
+    result = run(["apply", directory, "--yes"], sandbox)
+    assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
+    return result
+
+
+def assert_converged(directory: Path, sandbox: Path) -> None:
+    """A second plan has no changes: ``plan --detailed-exitcode`` exits 0."""
+    result = run(["plan", directory, "--detailed-exitcode"], sandbox)
+    assert result.exit_code == 0, result.output
+
+
+def plan_request_count(directory: Path, sandbox: Path) -> int:
+    """How many API requests ``docform plan -v`` made (from its "N API requests" line)."""
+    result = run(["plan", directory, "-v"], sandbox)
+    assert result.exit_code == 0, result.output
+    found = REQUEST_COUNT.search(result.stderr)
+    assert found, result.stderr
+    return int(found.group(1))
+
+
+def change(plan: dict[str, Any], address: str, action: str | None = None) -> dict[str, Any]:
+    """The one change of ``plan`` at ``address`` (with ``action``, when given)."""
+    found = [
+        c
+        for c in plan["changes"]
+        if c["address"] == address and (action is None or c["action"] == action)
+    ]
+    assert len(found) == 1, f"{len(found)} changes at {address} {action or ''}: {actions(plan)}"
+    return found[0]
+
+
+def actions(plan: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(address, action)`` of every change, in plan order."""
+    return [(c["address"], c["action"]) for c in plan["changes"]]
+
+
+def calls(change_json: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """``(method, path, body)`` of every call of one change, in order."""
+    return [(c["method"], c["path"], c["body"]) for c in change_json["calls"]]
+
+
+@contextmanager
+def open_store(sandbox: Path) -> Iterator[Store]:
+    """The sandbox's store, opened for reading or arranging live state; closed afterwards."""
+    store = Store(sandbox)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def live_api(sandbox: Path, method: str, path: str, body: Any = None) -> Any:
+    """One API call (``/orgs/org_acme``-style path) through docform's ``ApiClient``."""
+
+    async def call() -> Any:
+        async with ApiClient(f"sandbox:{sandbox}") as client:
+            return await client.request(method, path, json=body)
+
+    return asyncio.run(call())
