@@ -12,7 +12,7 @@ from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry
 from docform.kinds.fields import Level, Name
-from docform.kinds.planning import body_of, created, level_value, location, ref
+from docform.kinds.planning import body_of, created, entry_desired, level_value, ref
 
 
 class CollectionEntry(Entry):
@@ -55,16 +55,7 @@ class CollectionKind(Kind):
         fields["parent"] = ref(self.name, e.parent)
         if "defaultLevel" in fields:
             fields["defaultLevel"] = level_value(fields["defaultLevel"])
-        return Desired(
-            address=e.address,
-            key=(fields["parent"], e.title),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(fields["parent"], f) for f in e.formerly],
-            protect=e.protect,
-            entry=e,
-        )
+        return entry_desired(e, fields, e.title, scope=(fields["parent"],))
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         parent = index.ref(self.name, raw.get("parent"))

@@ -17,7 +17,7 @@ from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import RoleOrGuest, role_value
-from docform.kinds.planning import location
+from docform.kinds.planning import entry_desired
 
 
 class MemberEntry(Entry):
@@ -63,16 +63,7 @@ class MemberKind(Kind):
         fields: dict[str, Any] = {"role": role_value(e.role)}
         if e.sso is not None:
             fields["sso"] = e.sso
-        return Desired(
-            address=e.address,
-            key=(e.natural_key(),),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(f.lower(),) for f in e.formerly],
-            protect=e.protect,
-            entry=e,
-        )
+        return entry_desired(e, fields, e.natural_key(), former=str.lower)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         email = raw["user"]["email"]

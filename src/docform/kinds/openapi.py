@@ -16,7 +16,7 @@ from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry, ManifestModel
 from docform.kinds.fields import SLUG_PATTERN, SecretUrl
-from docform.kinds.planning import location, secret
+from docform.kinds.planning import entry_desired, secret
 
 
 class OpenApiSource(ManifestModel):
@@ -64,17 +64,8 @@ class OpenApiKind(Kind):
         if e.visibility is not None:
             fields["visibility"] = e.visibility
         hidden = not url.is_literal or bool(urlsplit(url.value).password or "@" in url.value)
-        return Desired(
-            address=e.address,
-            key=(e.slug,),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(f,) for f in e.formerly],
-            protect=e.protect,
-            sensitive=frozenset({"sourceURL"}) if hidden else frozenset(),
-            entry=e,
-        )
+        sensitive = frozenset({"sourceURL"}) if hidden else frozenset()
+        return entry_desired(e, fields, e.slug, sensitive=sensitive)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         fields = {"sourceURL": raw.get("sourceURL"), "visibility": raw.get("visibility")}

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from docform.engine.kind import AddressIndex, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Ref, Resolve
 from docform.engine.plan import Call, Placeholder, SecretRef
 from docform.engine.snapshot import LiveReader
 from docform.kinds.base import BoundModel
@@ -29,6 +29,30 @@ def level_value(level: str | None) -> str | None:
 
 def location(entry: BoundModel) -> str:
     return str(entry.location)
+
+
+def entry_desired(
+    e: Any,
+    fields: dict[str, Any],
+    key: Any,
+    *,
+    scope: tuple[Any, ...] = (),
+    former: Callable[[str], Any] = lambda name: name,
+    **extra: Any,
+) -> Desired:
+    """An entry as the engine compares it: its natural key is ``(*scope, key)``, and each
+    name in ``formerly`` is a former ``key`` in the same scope."""
+    return Desired(
+        address=e.address,
+        key=(*scope, key),
+        fields=fields,
+        location=location(e),
+        pinned_id=e.id,
+        formerly=[(*scope, former(name)) for name in e.formerly] + extra.pop("formerly", []),
+        protect=e.protect,
+        entry=extra.pop("entry", e),
+        **extra,
+    )
 
 
 def merge_rules_desired(rules: Any) -> dict[str, Any] | None:

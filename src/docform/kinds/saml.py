@@ -15,7 +15,7 @@ from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name, RoleOrGuest, Secret, Url, role_value, secret_check
-from docform.kinds.planning import body_of, location, ref, secret
+from docform.kinds.planning import body_of, entry_desired, ref, secret
 
 
 class SamlEntry(Entry):
@@ -60,17 +60,7 @@ class SamlKind(Kind):
             fields["defaultTeam"] = ref("team", e.defaultTeam)
         if "defaultRole" in fields:
             fields["defaultRole"] = role_value(fields["defaultRole"])
-        return Desired(
-            address=e.address,
-            key=(e.label,),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(f,) for f in e.formerly],
-            protect=e.protect,
-            sensitive=frozenset({"certificate"}),
-            entry=e,
-        )
+        return entry_desired(e, fields, e.label, sensitive=frozenset({"certificate"}))
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         fields = {k: raw.get(k) for k in self.FIELDS}

@@ -17,7 +17,7 @@ from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.kinds.base import Entry
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
-from docform.kinds.planning import body_of, created, level_value, location
+from docform.kinds.planning import body_of, created, entry_desired, level_value
 from docform.kinds.site_section import SiteSectionEntry
 from docform.kinds.site_section_group import SiteSectionGroupEntry
 from docform.kinds.site_space import SiteSpaceEntry
@@ -78,16 +78,7 @@ class SiteKind(Kind):
         fields = e.managed()
         if "defaultLevel" in fields:
             fields["defaultLevel"] = level_value(fields["defaultLevel"])
-        return Desired(
-            address=e.address,
-            key=(e.title,),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(f,) for f in e.formerly],
-            protect=e.protect,
-            entry=e,
-        )
+        return entry_desired(e, fields, e.title)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         fields = {k: raw.get(k) for k in (*self.PATCHED, "type")}

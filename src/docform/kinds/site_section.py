@@ -18,7 +18,7 @@ from docform.kinds.ordering import reorder_changes
 from docform.kinds.planning import (
     body_of,
     created,
-    location,
+    entry_desired,
     read_per_site,
     ref,
     site_prefix,
@@ -89,16 +89,7 @@ class SiteSectionKind(Kind):
 
     def _desired(self, site_address: str, e: SiteSectionEntry) -> Desired:
         site = Ref(site_address)
-        return Desired(
-            address=e.address,
-            key=(site, e.path),
-            fields={**e.managed(), "site": site},
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(site, f) for f in e.formerly],
-            protect=e.protect,
-            entry=e,
-        )
+        return entry_desired(e, {**e.managed(), "site": site}, e.path, scope=(site,))
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = site_ref(index, raw)

@@ -17,8 +17,8 @@ from docform.kinds.fields import Name
 from docform.kinds.ordering import reorder_changes
 from docform.kinds.planning import (
     body_of,
+    entry_desired,
     id_in_path,
-    location,
     read_per_site,
     site_prefix,
     site_ref,
@@ -72,16 +72,7 @@ class SiteSectionGroupKind(Kind):
         fields: dict[str, Any] = {**e.managed(), "site": site}
         if e.sections is not None:
             fields["sections"] = [Ref(f"{site_address}.section.{name}") for name in e.sections]
-        return Desired(
-            address=e.address,
-            key=(site, e.title),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(site, f) for f in e.formerly],
-            protect=e.protect,
-            entry=e,
-        )
+        return entry_desired(e, fields, e.title, scope=(site,))
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = site_ref(index, raw)

@@ -19,8 +19,8 @@ from docform.kinds.ordering import reorder_changes
 from docform.kinds.planning import (
     body_of,
     created,
+    entry_desired,
     id_in_path,
-    location,
     read_per_site,
     ref,
     site_prefix,
@@ -90,19 +90,13 @@ class SiteSpaceKind(Kind):
         site = Ref(site_address)
         fields: dict[str, Any] = {**e.managed(), "site": site, "section": section}
         fields["space"] = ref("space", e.space)
-        return Desired(
-            address=e.address,
-            key=(site, section, e.path),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            # A site space whose path changed is still the one showing the same space.
-            formerly=[(site, section, f) for f in e.formerly]
-            + [(site, section, "showing", fields["space"])],
-            protect=e.protect,
-            requires=frozenset({section.address}) if section else frozenset(),
+        # A site space whose path changed is still the one showing the same space.
+        showing = [(site, section, "showing", fields["space"])]
+        requires = frozenset({section.address}) if section else frozenset()
+        return entry_desired(
+            e, fields, e.path, scope=(site, section), formerly=showing, requires=requires,
             entry=(e, first),
-        )
+        )  # fmt: skip
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = site_ref(index, raw)

@@ -20,8 +20,8 @@ from docform.kinds.fields import Language, Level, Name, SpaceMergeRules
 from docform.kinds.planning import (
     body_of,
     created,
+    entry_desired,
     level_value,
-    location,
     merge_rules_desired,
     merge_rules_observed,
     ref,
@@ -93,16 +93,7 @@ class SpaceKind(Kind):
             fields["defaultLevel"] = level_value(fields["defaultLevel"])
         if "mergeRules" in fields:
             fields["mergeRules"] = merge_rules_desired(e.mergeRules)
-        return Desired(
-            address=e.address,
-            key=(fields["collection"], e.title),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(fields["collection"], f) for f in e.formerly],
-            protect=e.protect,
-            entry=e,
-        )
+        return entry_desired(e, fields, e.title, scope=(fields["collection"],))
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         collection = index.ref("collection", raw.get("parent"))

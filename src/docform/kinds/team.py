@@ -18,7 +18,7 @@ from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveReader
 from docform.kinds.base import Entry
 from docform.kinds.fields import Email, TeamRole
-from docform.kinds.planning import created, location, member_ref
+from docform.kinds.planning import created, entry_desired, member_ref
 
 
 class TeamEntry(Entry):
@@ -59,16 +59,12 @@ class TeamKind(Kind):
         fields: dict[str, Any] = {"title": e.title}
         if e.members is not None:
             fields["members"] = {email.lower(): role for email, role in e.members.items()}
-        return Desired(
-            address=e.address,
-            key=(e.natural_key(),),
-            fields=fields,
-            location=location(e),
-            pinned_id=e.id,
-            formerly=[(f,) for f in e.formerly],
-            protect=e.protect,
-            requires=frozenset(member_ref(m).address for m in fields.get("members", {})),
-            entry=e,
+        members = frozenset(member_ref(m).address for m in fields.get("members", {}))
+        return entry_desired(
+            e,
+            fields,
+            e.natural_key(),
+            requires=members,
         )
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
