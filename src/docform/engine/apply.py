@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.errors import DocformError
 
 SecretResolver = Callable[[Any], str]
+Recover = Callable[[Change], Awaitable[Any]]
 """Returns the value of a secret from its reference as written in the manifest."""
 
 NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
@@ -93,9 +94,15 @@ async def apply_plan(
     parallelism: int = 8,
     resolve_secret: SecretResolver | None = None,
     on_event: Callable[[CallEvent], None] | None = None,
+    recover: Recover | None = None,
 ) -> ApplyReport:
-    """Run every change's calls; returns what was done, what failed and what was not tried."""
+    """Run every change's calls; returns what was done, what failed and what was not tried.
+
+    ``recover`` looks for the object of a create whose answer was lost and returns it (as the
+    API would have answered), or None when it really does not exist, so it is created again.
+    """
     runner = _Runner(client, resolve_secret, on_event)
+    runner.recover = recover
     return await runner.run(list(changes), max(1, parallelism))
 
 
@@ -111,6 +118,7 @@ class _Runner:
         self.on_event = on_event or (lambda event: None)
         self.outputs = Outputs()
         self.report = ApplyReport()
+        self.recover: Recover | None = None
 
     async def run(self, changes: list[Change], parallelism: int) -> ApplyReport:
         keys = {c.key for c in changes}
@@ -140,12 +148,12 @@ class _Runner:
         return self.report
 
     async def _run_change(self, change: Change) -> bool:
-        for call in change.calls:
+        for i, call in enumerate(change.calls):
             doc = call.to_json()
             try:
                 doc["path"] = self._fill_path(doc["path"])
                 body = self._fill(doc["body"])
-                answer = await self.client.request(doc["method"], doc["path"], json=body)
+                answer = await self._send(change, i, doc, body)
             except DocformError as exc:
                 if change.action == "move" and _is_no_op_move(exc):
                     answer = None
@@ -158,6 +166,20 @@ class _Runner:
             self._emit(change, doc, ok=True)
         self.report.done.append(change)
         return True
+
+    async def _send(self, change: Change, i: int, doc: dict[str, Any], body: Any) -> Any:
+        """One call; a create whose answer was lost is looked for before it is sent again."""
+        try:
+            return await self.client.request(doc["method"], doc["path"], json=body)
+        except DocformError as exc:
+            if not (change.action == "create" and i == 0 and _answer_lost(exc)):
+                raise
+            if self.recover is None:
+                raise
+            found = await self.recover(change)
+            if found is not None:
+                return found
+            return await self.client.request(doc["method"], doc["path"], json=body, retry=False)
 
     def _fill_path(self, path: str) -> str:
         return PLACEHOLDER_IN_PATH.sub(lambda m: str(self.outputs.lookup(m.group(1))), path)
@@ -190,6 +212,13 @@ class _Runner:
                 message=str(exc) if exc else "",
             )
         )
+
+
+def _answer_lost(exc: Exception) -> bool:
+    """No answer came back (dropped connection, timeout): the call may or may not have run."""
+    from docform.api import ApiTransportError
+
+    return isinstance(exc, ApiTransportError)
 
 
 def _is_no_op_move(exc: Exception) -> bool:

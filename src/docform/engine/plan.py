@@ -145,6 +145,8 @@ class Plan:
     fingerprints: dict[str, str] = field(default_factory=dict)
     requests: int = 0
     live_counts: dict[str, int] = field(default_factory=dict)
+    live_objects: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The live object each managed address was matched to, as the API answered it."""
     violations: list[Any] = field(default_factory=list)
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
 

@@ -50,6 +50,7 @@ def plan_changes(
             else:
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
         plan.fingerprints.update(_fingerprints(kind, matching))
+        plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
     plan.changes.extend(reversed(deletes))
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)

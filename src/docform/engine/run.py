@@ -66,6 +66,15 @@ async def apply_changes(
     from docform.engine.apply import apply_plan
     from docform.engine.saved import secret_resolver
 
+    id_paths = {k.name: k.created_id for k in build_kinds(manifests.organization.id)}
+
+    async def recover(change: Any) -> Any:
+        # A create whose answer was lost: plan again and see whether the object now exists.
+        async with open_client(manifests, read_only=True) as reader:
+            fresh = await make_plan(manifests, reader)
+        found = fresh.live_objects.get(change.address)
+        return None if found is None else as_create_answer(found, id_paths[change.kind])
+
     async with open_client(manifests, read_only=False) as client:
         return await apply_plan(
             plan.changes,
@@ -73,4 +82,17 @@ async def apply_changes(
             parallelism=parallelism,
             resolve_secret=secret_resolver(manifests),
             on_event=on_event,
+            recover=recover,
         )
+
+
+def as_create_answer(live: dict[str, Any], id_path: str) -> dict[str, Any]:
+    """A live object in the shape its create call answers, so placeholders find its id
+    (an invite answers ``{"users": [id]}``, not the member)."""
+    if id_path == "id":
+        return live
+    head, *rest = id_path.split(".")
+    value: Any = live["id"]
+    for part in reversed(rest):
+        value = [value] if part.isdigit() else {part: value}
+    return {**live, head: value}
