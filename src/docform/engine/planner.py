@@ -312,5 +312,5 @@ def _walk(value: Any) -> Iterable[Any]:
 
 
 def _fingerprints(kind: Kind, matching: Matching) -> dict[str, str]:
-    observed = [p.observed for p in matching.pairs] + matching.unmatched
+    observed = [p.observed for p in (*matching.pairs, *matching.restores)] + matching.unmatched
     return {f"{kind.name}:{o.id}": fingerprint(dict(o.raw)) for o in observed}

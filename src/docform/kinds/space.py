@@ -75,7 +75,9 @@ class SpaceKind(Kind):
         for space_id in wanted_ids:
             if space_id not in listed:
                 found = await reader.get_or_none(self.name, f"/spaces/{space_id}")
-                if found is not None and found.get("deletedAt"):
+                # Only a space of this organization: a token may see others.
+                mine = found is not None and found.get("organization") == self.org_id
+                if mine and found.get("deletedAt"):
                     spaces.append(found)
         return spaces
 
