@@ -46,7 +46,7 @@ from docform.sandbox.http import (
     new_id,
     not_found,
 )
-from docform.sandbox.routes.sites import (
+from docform.sandbox.routes.site_tree import (
     GROUP,
     LABELS,
     SECTION,

@@ -1,0 +1,445 @@
+"""A site's structure, shared by the site and site-structure endpoints: the in-memory tree of
+one site's section groups, sections and site spaces, their renderings, placement next to a
+sibling, and lists paged in structure order (see ``sites.py`` for the sandbox's choices)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from docform.sandbox.access import require_org
+from docform.sandbox.http import (
+    API_BASE,
+    APP_BASE,
+    PUBLISHED_BASE,
+    ApiError,
+    Ctx,
+    bad_request,
+    envelope,
+    list_query,
+    new_id,
+    not_found,
+)
+
+GROUP, SECTION, SITE_SPACE = "site-section-group", "site-section", "site-space"
+LABELS = {GROUP: "section group", SECTION: "section", SITE_SPACE: "site space"}
+SiteType = Literal["basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium"]
+SiteVisibility = Literal["public", "unlisted", "share-link", "visitor-auth"]
+SITE_FIELDS = (
+    "id", "organization", "type", "title", "hostname", "basename", "visibility", "defaultLevel",
+    "createdAt", "proxy",
+)  # fmt: skip
+MAX_PATH = 100
+Node = tuple[str, dict[str, Any]]  # (kind, document)
+
+
+# -- sites -------------------------------------------------------------------------------------
+
+
+def site_of(ctx: Ctx, *, write: bool = False) -> dict[str, Any]:
+    """The site named by the path, after checking access to its organization (404 if absent)."""
+    org = require_org(ctx, ctx.params["organizationId"], write=write)
+    site_id = ctx.params["siteId"]
+    site = ctx.store.get("site", site_id)
+    if site is None or site.get("organization") != org["id"]:
+        raise not_found("site", site_id)
+    return site
+
+
+def site_published_url(site: dict[str, Any]) -> str:
+    return site.get("proxy") or f"{PUBLISHED_BASE}/{site['basename']}"
+
+
+def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
+    """The API's Site: stored fields plus ``urls``."""
+    body = {"object": "site", **{k: site[k] for k in SITE_FIELDS if k in site}}
+    org_id, site_id = site["organization"], site["id"]
+    body["urls"] = {
+        "location": f"{API_BASE}/orgs/{org_id}/sites/{site_id}",
+        "app": f"{APP_BASE}/o/{org_id}/sites/{site_id}",
+        "published": site_published_url(site),
+    }
+    return body
+
+
+# -- paths and spaces ----------------------------------------------------------------------------
+
+
+def slugify(text: str, fallback: str) -> str:
+    """A lowercase ASCII slug of ``text`` (accents dropped), at most 100 characters."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:MAX_PATH].strip("-") or fallback
+
+
+def unique_path(base: str, taken: set[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``... whichever is not taken yet."""
+    path, number = base, 2
+    while path in taken:
+        suffix = f"-{number}"
+        path = base[: MAX_PATH - len(suffix)] + suffix
+        number += 1
+    return path
+
+
+def space_for(ctx: Ctx, org_id: str, space_id: Any, field_name: str) -> dict[str, Any]:
+    """A live space of the organization, else 400 naming the field that referred to it."""
+    space = ctx.store.get("space", space_id) if isinstance(space_id, str) else None
+    if space is None or space.get("organization") != org_id or space.get("deletedAt"):
+        raise bad_request(f"{field_name}: no space '{space_id}' in this organization")
+    return space
+
+
+# -- the structure tree --------------------------------------------------------------------------
+
+
+@dataclass
+class SiteTree:
+    """One site's groups, sections and site spaces, read once per request."""
+
+    site: dict[str, Any]
+    groups: dict[str, dict[str, Any]]
+    sections: dict[str, dict[str, Any]]
+    site_spaces: dict[str, dict[str, Any]]
+    ranks: dict[tuple[str, str], float]
+
+    def children(self, group_id: str | None) -> list[Node]:
+        """The groups and sections directly in a group (None: the site's top level), in order."""
+        nodes: list[Node] = [(GROUP, g) for g in self.groups.values()]
+        nodes += [(SECTION, s) for s in self.sections.values()]
+        inside = [n for n in nodes if n[1].get("sectionGroup") == group_id]
+        return sorted(inside, key=lambda n: self.ranks[(n[0], n[1]["id"])])
+
+    def walk(self, group_id: str | None = None) -> Iterator[Node]:
+        """Every group and section under ``group_id``, depth first, in structure order."""
+        for node in self.children(group_id):
+            yield node
+            if node[0] == GROUP:
+                yield from self.walk(node[1]["id"])
+
+    def ordered(self, kind: str) -> list[dict[str, Any]]:
+        return [doc for k, doc in self.walk() if k == kind]
+
+    def spaces_in(self, section_id: str | None) -> list[dict[str, Any]]:
+        """The site spaces of a section (None: the site root), in order."""
+        inside = [s for s in self.site_spaces.values() if s.get("section") == section_id]
+        return sorted(inside, key=lambda s: self.ranks[(SITE_SPACE, s["id"])])
+
+    def all_site_spaces(self) -> list[dict[str, Any]]:
+        """Every site space: those at the root, then each section's, in structure order."""
+        found = self.spaces_in(None)
+        for section in self.ordered(SECTION):
+            found += self.spaces_in(section["id"])
+        return found
+
+    def default_section(self) -> str | None:
+        explicit = self.site.get("defaultSiteSection")
+        if explicit in self.sections:
+            return explicit
+        ordered = self.ordered(SECTION)
+        return ordered[0]["id"] if ordered else None
+
+    def default_site_space(self, section_id: str | None) -> str | None:
+        holder = self.sections[section_id] if section_id else self.site
+        ids = [s["id"] for s in self.spaces_in(section_id)]
+        explicit = holder.get("defaultSiteSpace")
+        if explicit in ids:
+            return explicit
+        return ids[0] if ids else None
+
+    def table(self, kind: str) -> dict[str, dict[str, Any]]:
+        return {GROUP: self.groups, SECTION: self.sections, SITE_SPACE: self.site_spaces}[kind]
+
+    def lookup(self, kind: str, item_id: str) -> dict[str, Any] | None:
+        return self.table(kind).get(item_id)
+
+    def section_url(self, section_id: str | None) -> str:
+        base = site_published_url(self.site)
+        return f"{base}/{self.sections[section_id]['path']}" if section_id else base
+
+
+def load_tree(ctx: Ctx, site: dict[str, Any]) -> SiteTree:
+    in_site = [("parent = ?", [site["id"]])]
+    docs = {kind: ctx.store.all(kind, in_site) for kind in (GROUP, SECTION, SITE_SPACE)}
+    ranks = {
+        (kind, doc["id"]): ctx.store.rank_of(kind, doc["id"]) or 0.0
+        for kind, found in docs.items()
+        for doc in found
+    }
+    return SiteTree(
+        site=site,
+        groups={d["id"]: d for d in docs[GROUP]},
+        sections={d["id"]: d for d in docs[SECTION]},
+        site_spaces={d["id"]: d for d in docs[SITE_SPACE]},
+        ranks=ranks,
+    )
+
+
+def insert_at_end(ctx: Ctx, tree: SiteTree, kind: str, doc: dict[str, Any]) -> None:
+    """Store a new structure object last in its container, and add it to ``tree``."""
+    site = tree.site
+    ctx.store.insert(kind, doc, org=site["organization"], parent=site["id"])
+    tree.ranks[(kind, doc["id"])] = ctx.store.rank_of(kind, doc["id"]) or 0.0
+    tree.table(kind)[doc["id"]] = doc
+    move_to_end(ctx, tree, kind, doc)
+
+
+def _container_ranks(tree: SiteTree, kind: str, doc: dict[str, Any]) -> list[float]:
+    """The ranks of the siblings ``doc`` has in its current container, itself excluded."""
+    if kind == SITE_SPACE:
+        nodes = [(SITE_SPACE, s) for s in tree.spaces_in(doc.get("section"))]
+    else:
+        nodes = tree.children(doc.get("sectionGroup"))
+    return [tree.ranks[(k, d["id"])] for k, d in nodes if (k, d["id"]) != (kind, doc["id"])]
+
+
+def move_to_end(ctx: Ctx, tree: SiteTree, kind: str, doc: dict[str, Any]) -> None:
+    """Give ``doc`` a rank after every sibling of its (already set) container."""
+    others = _container_ranks(tree, kind, doc)
+    rank = max(others) + 1 if others else tree.ranks.get((kind, doc["id"]), 0.0)
+    ctx.store.set_rank(kind, doc["id"], rank)
+    tree.ranks[(kind, doc["id"])] = rank
+
+
+def set_container(ctx: Ctx, kind: str, doc: dict[str, Any], container: str | None) -> None:
+    """File a site space under a section, or a section or group under a group (None: root)."""
+    field_name = "section" if kind == SITE_SPACE else "sectionGroup"
+    if container is None:
+        doc.pop(field_name, None)
+    else:
+        doc[field_name] = container
+    ctx.store.update(kind, doc)
+
+
+def add_site_space(
+    ctx: Ctx, tree: SiteTree, space: dict[str, Any], section_id: str | None
+) -> dict[str, Any]:
+    """A new site space showing ``space``, last in a section (or the root); path from its title."""
+    taken = {s["path"] for s in tree.spaces_in(section_id)}
+    doc: dict[str, Any] = {
+        "id": new_id(),
+        "organization": tree.site["organization"],
+        "site": tree.site["id"],
+        "space": space["id"],
+        "path": unique_path(slugify(space.get("title") or "", "space"), taken),
+    }
+    if section_id is not None:
+        doc["section"] = section_id
+    insert_at_end(ctx, tree, SITE_SPACE, doc)
+    return doc
+
+
+# -- renderings --------------------------------------------------------------------------------
+
+
+def render_site_space(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, Any]:
+    """The API's SiteSpace, with its space embedded."""
+    from docform.sandbox.routes.spaces import render_space
+
+    section_id = doc.get("section")
+    space = ctx.store.get("space", doc["space"])
+    body: dict[str, Any] = {"object": "site-space", "id": doc["id"], "path": doc["path"]}
+    if section_id:
+        body["section"] = section_id
+    body["space"] = render_space(ctx, space) if space else {"object": "space", "id": doc["space"]}
+    body["title"] = space["title"] if space else ""
+    body["default"] = tree.default_site_space(section_id) == doc["id"]
+    if "condition" in doc:
+        body["condition"] = doc["condition"]
+    body["hidden"] = doc.get("hidden", False)
+    body["urls"] = {"published": f"{tree.section_url(section_id)}/{doc['path']}"}
+    return body
+
+
+def render_section(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, Any]:
+    """The API's SiteSection, with its site spaces in order."""
+    body: dict[str, Any] = {"object": "site-section", "id": doc["id"], "title": doc["title"]}
+    if "description" in doc:
+        body["description"] = doc["description"]
+    body["default"] = tree.default_section() == doc["id"]
+    body["path"] = doc["path"]
+    for name in ("condition", "sectionGroup"):
+        if name in doc:
+            body[name] = doc[name]
+    body["siteSpaces"] = [render_site_space(ctx, tree, s) for s in tree.spaces_in(doc["id"])]
+    body["urls"] = {"published": tree.section_url(doc["id"])}
+    if "icon" in doc:
+        body["icon"] = doc["icon"]
+    return body
+
+
+def render_group(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, Any]:
+    """The API's SiteSectionGroup: ``sections`` its own sections, ``children`` all its content."""
+    body: dict[str, Any] = {"object": "site-section-group", "id": doc["id"], "title": doc["title"]}
+    for name in ("icon", "sectionGroup"):
+        if name in doc:
+            body[name] = doc[name]
+    children = tree.children(doc["id"])
+    body["sections"] = [render_section(ctx, tree, d) for k, d in children if k == SECTION]
+    body["children"] = [render_node(ctx, tree, node) for node in children]
+    return body
+
+
+def render_node(ctx: Ctx, tree: SiteTree, node: Node) -> dict[str, Any]:
+    kind, doc = node
+    if kind == GROUP:
+        return render_group(ctx, tree, doc)
+    if kind == SECTION:
+        return render_section(ctx, tree, doc)
+    return render_site_space(ctx, tree, doc)
+
+
+def render_structure(ctx: Ctx, tree: SiteTree) -> dict[str, Any]:
+    if tree.sections:
+        items = [render_node(ctx, tree, node) for node in tree.children(None)]
+        return {"type": "sections", "structure": items}
+    spaces = [render_site_space(ctx, tree, s) for s in tree.spaces_in(None)]
+    return {"type": "siteSpaces", "structure": spaces}
+
+
+# -- placement ---------------------------------------------------------------------------------
+
+
+def place(ctx: Ctx, tree: SiteTree, item: Node, side: str, anchor: Node, where: str) -> None:
+    """Move ``item`` right before or after ``anchor``, into the anchor's container.
+
+    ``where`` names the anchor in error messages (``position.before``).
+    """
+    kind, doc = item
+    anchor_kind, anchor_doc = anchor
+    if (kind == SITE_SPACE) != (anchor_kind == SITE_SPACE):
+        allowed = "site spaces" if kind == SITE_SPACE else "sections or section groups"
+        raise bad_request(f"{where}.type: a {LABELS[kind]} can only be placed next to {allowed}")
+    if anchor_doc["id"] == doc["id"]:
+        raise bad_request(f"{where}: cannot place a {LABELS[kind]} next to itself")
+    field_name = "section" if kind == SITE_SPACE else "sectionGroup"
+    target = anchor_doc.get(field_name)
+    if target != doc.get(field_name):
+        _check_new_container(tree, item, target, where)
+    set_container(ctx, kind, doc, target)
+    if kind == SITE_SPACE:
+        nodes: list[Node] = [(SITE_SPACE, s) for s in tree.spaces_in(target)]
+    else:
+        nodes = tree.children(target)
+    siblings = [(k, d["id"]) for k, d in nodes if (k, d["id"]) != (kind, doc["id"])]
+    rank = _rank_beside(ctx, tree, siblings, side, (anchor_kind, anchor_doc["id"]))
+    ctx.store.set_rank(kind, doc["id"], rank)
+    tree.ranks[(kind, doc["id"])] = rank
+
+
+def _check_new_container(tree: SiteTree, item: Node, target: str | None, where: str) -> None:
+    kind, doc = item
+    if kind == SITE_SPACE:
+        taken = {s["path"] for s in tree.spaces_in(target)}
+        if doc["path"] in taken:
+            raise ApiError(409, f"path: '{doc['path']}' is already used in the target section")
+    elif kind == GROUP:
+        ancestor = target
+        while ancestor is not None:
+            if ancestor == doc["id"]:
+                raise bad_request(
+                    f"{where}: cannot place section group '{doc['id']}' inside itself"
+                )
+            ancestor = tree.groups[ancestor].get("sectionGroup")
+
+
+def _rank_beside(
+    ctx: Ctx, tree: SiteTree, siblings: list[tuple[str, str]], side: str, anchor: tuple[str, str]
+) -> float:
+    """A rank right before or after ``anchor`` among ``siblings`` (renumbered when too close)."""
+    ranks = [tree.ranks[s] for s in siblings]
+    at = siblings.index(anchor)
+    if side == "before":
+        high = ranks[at]
+        low = ranks[at - 1] if at > 0 else high - 1
+    else:
+        low = ranks[at]
+        high = ranks[at + 1] if at + 1 < len(ranks) else low + 1
+    middle = (low + high) / 2
+    if low < middle < high:
+        return middle
+    # Repeated bisection exhausted the float precision between two neighbours: space them out.
+    for position, (kind, item_id) in enumerate(siblings):
+        ctx.store.set_rank(kind, item_id, float(position))
+        tree.ranks[(kind, item_id)] = float(position)
+    return _rank_beside(ctx, tree, siblings, side, anchor)
+
+
+# -- lists in structure order ----------------------------------------------------------------------
+
+
+def page_of(
+    ctx: Ctx, items: list[dict[str, Any]], render_item: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    """A list answer over ``items`` (already in structure order), with cursors.
+
+    A cursor names the item on each side of the page boundary and the boundary's index, so a
+    page stays in place when items come and go: it resumes after the last item shown, else at
+    the first item not shown yet, else at the index.
+    """
+    q = list_query(ctx)
+    ids = [item["id"] for item in items]
+    start, end = 0, min(len(ids), q.limit)
+    if q.page:
+        shown_id, unshown_id, index, backwards = _decode_cursor(q.page)
+        if backwards:
+            end = _resume(ids, shown_id, unshown_id, index, backwards)
+            start = max(0, end - q.limit)
+        else:
+            start = _resume(ids, shown_id, unshown_id, index, backwards)
+            end = min(len(ids), start + q.limit)
+    shown = items[start:end]
+    next_page = previous = None
+    if shown and end < len(ids):
+        next_page = _encode_cursor([ids[end - 1], ids[end], end, 0])
+    if shown and start > 0:
+        previous = _encode_cursor([ids[start], ids[start - 1], start, 1])
+    return envelope([render_item(item) for item in shown], len(items), next_page, previous)
+
+
+def _resume(ids: list[str], shown_id: str, unshown_id: str, index: int, backwards: bool) -> int:
+    """Where the boundary a cursor names is now in ``ids``."""
+    if shown_id in ids:
+        return ids.index(shown_id) + (0 if backwards else 1)
+    if unshown_id in ids:
+        return ids.index(unshown_id) + (1 if backwards else 0)
+    return min(index, len(ids))
+
+
+def _encode_cursor(parts: list[Any]) -> str:
+    raw = json.dumps(parts, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[str, str, int, bool]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        shown_id, unshown_id, index, backwards = json.loads(base64.urlsafe_b64decode(padded))
+        if not (isinstance(shown_id, str) and isinstance(unshown_id, str)):
+            raise ValueError(cursor)
+        if type(index) is not int or backwards not in (0, 1):
+            raise ValueError(cursor)
+        return shown_id, unshown_id, max(index, 0), bool(backwards)
+    except (ValueError, TypeError):
+        raise bad_request("page: not a cursor this list issued") from None
+
+
+def position_side(before: Any, after: Any) -> str:
+    """Which side of ``position`` is given: exactly one of ``before`` and ``after``."""
+    if before is not None and after is not None:
+        raise bad_request("position: give either before or after, not both")
+    if before is None and after is None:
+        raise bad_request("position: give before or after")
+    return "before" if before is not None else "after"
+
+
+def anchor_node(tree: SiteTree, kind: str, anchor_id: str, where: str) -> Node:
+    doc = tree.lookup(kind, anchor_id)
+    if doc is None:
+        raise bad_request(f"{where}: no {LABELS[kind]} '{anchor_id}' in this site")
+    return kind, doc
