@@ -35,14 +35,9 @@ from docform.sandbox.http import (
     list_page,
     new_id,
 )
+from docform.sandbox.routes.placement import MoveBody, move_item
 from docform.sandbox.routes.shared import check_level
-from docform.sandbox.routes.spaces import (
-    NOT_DELETED,
-    MoveBody,
-    check_parent_collection,
-    move_item,
-    soft_delete_space,
-)
+from docform.sandbox.routes.spaces import NOT_DELETED, check_parent_collection, soft_delete_space
 
 COLLECTION_FIELDS = ("id", "title", "description", "organization", "parent", "defaultLevel")
 

@@ -35,7 +35,7 @@ Choices where the API documents are silent:
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 from starlette.responses import JSONResponse
@@ -45,7 +45,6 @@ from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
     PUBLISHED_BASE,
-    ApiError,
     Body,
     Ctx,
     bad_request,
@@ -56,8 +55,8 @@ from docform.sandbox.http import (
     parse_timestamp,
     timestamp,
 )
+from docform.sandbox.routes.placement import NOT_DELETED, MoveBody, children_where, move_item
 from docform.sandbox.routes.shared import check_level, check_merge_rules
-from docform.sandbox.store import Where
 
 LANGUAGES = (
     "en", "fr", "de", "es", "it", "pt", "pt-br", "ru", "ja", "zh", "zh-tw", "yue", "ko", "ar",
@@ -66,7 +65,6 @@ LANGUAGES = (
 )  # fmt: skip
 EDIT_MODES = ("live", "locked")
 RESTORE_WINDOW = timedelta(days=7)
-NOT_DELETED = ("json_extract(data, '$.deletedAt') IS NULL", ())
 SPACE_FIELDS = (
     "id", "title", "emoji", "organization", "visibility", "revision", "createdAt", "updatedAt",
     "deletedAt", "editMode", "mergeRules", "parent", "language", "defaultLevel",
@@ -175,13 +173,6 @@ def check_parent_collection(ctx: Ctx, org_id: str, collection_id: str) -> None:
         raise bad_request(f"parent: no collection '{collection_id}' in this organization")
 
 
-def children_where(org_id: str, parent: str | None) -> Where:
-    """The filter for the direct children of a collection (``None``: the top level)."""
-    if parent is None:
-        return [("org = ?", [org_id]), ("parent IS NULL", [])]
-    return [("org = ?", [org_id]), ("parent = ?", [parent])]
-
-
 def check_choice(value: Any, field_name: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         names = ", ".join(repr(a) for a in allowed)
@@ -191,107 +182,6 @@ def check_choice(value: Any, field_name: str, allowed: tuple[str, ...]) -> None:
 def check_language(value: Any) -> None:
     if value is not None and value not in LANGUAGES:
         raise bad_request(f"language: must be one of the supported language codes, not {value!r}")
-
-
-# -- placement (shared with collections) ---------------------------------------------------------
-
-
-class Anchor(Body):
-    type: Literal["space", "collection"]
-    space: str | None = None
-    collection: str | None = None
-
-
-class Position(Body):
-    before: Anchor | None = None
-    after: Anchor | None = None
-
-
-class MoveBody(Body):
-    parent: str | None = None
-    position: Position | None = None
-
-
-Sibling = tuple[float, str, str]  # (rank, kind, id)
-
-
-def _siblings(ctx: Ctx, org_id: str, parent: str | None) -> list[Sibling]:
-    """The collections and live spaces directly in ``parent``, in position order."""
-    items: list[Sibling] = []
-    for kind in ("collection", "space"):
-        where = children_where(org_id, parent)
-        if kind == "space":
-            where = [*where, NOT_DELETED]
-        for doc in ctx.store.all(kind, where):
-            items.append((ctx.store.rank_of(kind, doc["id"]) or 0.0, kind, doc["id"]))
-    return sorted(items)
-
-
-def _anchor(move: MoveBody, kind: str, item_id: str) -> tuple[str, str, str] | None:
-    """(side, anchor kind, anchor id) from ``position``, checked for shape."""
-    position = move.position
-    if position is None or (position.before is None and position.after is None):
-        return None
-    if position.before is not None and position.after is not None:
-        raise bad_request("position: give either before or after, not both")
-    side = "before" if position.before is not None else "after"
-    anchor = position.before or position.after
-    assert anchor is not None
-    anchor_id = getattr(anchor, anchor.type)
-    if anchor_id is None:
-        raise bad_request(f"position.{side}.{anchor.type}: required when type is '{anchor.type}'")
-    if (anchor.type, anchor_id) == (kind, item_id):
-        raise bad_request(f"position.{side}.{anchor.type}: cannot place a {kind} next to itself")
-    return side, anchor.type, anchor_id
-
-
-def _already_placed(siblings: list[Sibling], kind: str, item_id: str, anchor: tuple) -> bool:
-    side, anchor_kind, anchor_id = anchor
-    keys = [(k, i) for _, k, i in siblings]
-    here = keys.index((kind, item_id))
-    neighbour = here + 1 if side == "before" else here - 1
-    return 0 <= neighbour < len(keys) and keys[neighbour] == (anchor_kind, anchor_id)
-
-
-def _rank_next_to(siblings: list[Sibling], anchor: tuple, where: str) -> float:
-    """A rank that puts an item right before or after the anchor among ``siblings``."""
-    side, anchor_kind, anchor_id = anchor
-    keys = [(k, i) for _, k, i in siblings]
-    if (anchor_kind, anchor_id) not in keys:
-        raise bad_request(f"position.{side}.{anchor_kind}: no {anchor_kind} '{anchor_id}' {where}")
-    at = keys.index((anchor_kind, anchor_id))
-    anchor_rank = siblings[at][0]
-    if side == "before":
-        lower = siblings[at - 1][0] if at > 0 else anchor_rank - 1
-        return (lower + anchor_rank) / 2
-    upper = siblings[at + 1][0] if at + 1 < len(siblings) else anchor_rank + 1
-    return (anchor_rank + upper) / 2
-
-
-def move_item(ctx: Ctx, kind: str, doc: dict[str, Any], move: MoveBody) -> bool:
-    """Refile and reorder a space or collection; 409 when nothing would change.
-
-    Returns whether the parent changed. The caller has checked the target parent.
-    """
-    org_id, current = doc["organization"], doc.get("parent")
-    target = move.parent if "parent" in move.model_fields_set else current
-    anchor = _anchor(move, kind, doc["id"])
-    if target == current and (
-        anchor is None or _already_placed(_siblings(ctx, org_id, current), kind, doc["id"], anchor)
-    ):
-        raise ApiError(409, f"moving {kind} '{doc['id']}' would not result in any update")
-    if anchor is not None:
-        others = [s for s in _siblings(ctx, org_id, target) if s[1:] != (kind, doc["id"])]
-        where = f"in collection '{target}'" if target else "at the top level"
-        ctx.store.set_rank(kind, doc["id"], _rank_next_to(others, anchor, where))
-    if target == current:
-        return False
-    ctx.store.set_parent(kind, doc["id"], target)
-    if target is None:
-        doc.pop("parent", None)
-    else:
-        doc["parent"] = target
-    return True
 
 
 # -- deletion (shared with collections) ----------------------------------------------------------
