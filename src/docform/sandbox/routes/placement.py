@@ -11,16 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from docform.sandbox.http import (
-    ApiError,
-    Body,
-    Ctx,
-    bad_request,
-)
+from docform.sandbox.http import ApiError, Body, Ctx, bad_request
 from docform.sandbox.store import Where
-
-# -- placement (shared with collections) ---------------------------------------------------------
-
 
 NOT_DELETED = ("json_extract(data, '$.deletedAt') IS NULL", ())
 
