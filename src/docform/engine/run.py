@@ -66,15 +66,7 @@ async def apply_changes(
     from docform.engine.apply import apply_plan
     from docform.engine.saved import secret_resolver
 
-    id_paths = {k.name: k.created_id for k in build_kinds(manifests.organization.id)}
-
-    async def recover(change: Any) -> Any:
-        # A create whose answer was lost: plan again and see whether the object now exists.
-        async with open_client(manifests, read_only=True) as reader:
-            fresh = await make_plan(manifests, reader)
-        found = fresh.live_objects.get(change.address)
-        return None if found is None else as_create_answer(found, id_paths[change.kind])
-
+    recover = recover_by_planning(manifests, lambda: open_client(manifests, read_only=True))
     async with open_client(manifests, read_only=False) as client:
         return await apply_plan(
             plan.changes,
@@ -84,6 +76,20 @@ async def apply_changes(
             on_event=on_event,
             recover=recover,
         )
+
+
+def recover_by_planning(manifests: Any, reader: Any) -> Any:
+    """For a create whose answer was lost: plan again (with the client ``reader()`` opens)
+    and return the object if it now exists, in the shape its create call answers."""
+    id_paths = {k.name: k.created_id for k in build_kinds(manifests.organization.id)}
+
+    async def recover(change: Any) -> Any:
+        async with reader() as client:
+            fresh = await make_plan(manifests, client)
+        found = fresh.live_objects.get(change.address)
+        return None if found is None else as_create_answer(found, id_paths[change.kind])
+
+    return recover
 
 
 def as_create_answer(live: dict[str, Any], id_path: str) -> dict[str, Any]:
