@@ -1,0 +1,455 @@
+"""Every sandbox endpoint, called through docform's own `ApiClient` on a ``sandbox:FILE`` URL.
+
+One test per endpoint family checks, for each call, the HTTP status the sandbox answered and the
+answer as a user of the client sees it (parsed JSON, None for 204): its ``object``, its ids, and
+the list envelope ``{count, items}``. `test_every_sandbox_endpoint_is_called_by_a_family_test`
+runs the family tests again while recording each call below the client, maps the concrete paths
+to the sandbox's path templates and fails naming every endpoint of ``ENDPOINTS`` that no family
+test calls successfully, so a new endpoint cannot land without a client test.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import httpx
+import pytest
+
+from conftest import ADMIN_TOKEN, ORG, SEED_FILE
+from docform.api import ApiClient, ApiStatusError, SandboxTransport
+from docform.api.urls import API_PREFIX
+from docform.sandbox import Store
+from docform.sandbox.http import Endpoint
+from docform.sandbox.routes import ENDPOINTS
+from docform.sandbox.seed import apply_seed, load_seed_file
+
+pytestmark = pytest.mark.anyio
+
+ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+SITE = "site_docs"
+SITES = f"/orgs/{ORG}/sites"
+WRONG_TOKEN = "tok_wrong_5a4b3c2d1e0f"
+
+
+class SentCall(NamedTuple):
+    method: str
+    path: str
+    status: int
+
+
+@dataclass
+class Session:
+    """A client on a freshly seeded sandbox, and every call it sent with the answer's status."""
+
+    api: ApiClient
+    calls: list[SentCall] = field(default_factory=list)
+
+    async def send(self, method: str, path: str, expect: int, **kwargs: Any) -> Any:
+        """Call through the client's method for ``method``; check the status the call got."""
+        answer = await getattr(self.api, method.lower())(path, **kwargs)
+        assert self.calls[-1] == (method, path, expect), f"{method} {path}: expected {expect}"
+        if expect == 204:
+            assert answer is None
+        return answer
+
+
+def seeded_sandbox(directory: Path) -> Path:
+    """A sandbox file seeded with tests/fixtures/seed.yaml, closed so a client can open it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "sandbox.sqlite"
+    store = Store(path)
+    apply_seed(store, load_seed_file(SEED_FILE))
+    store.close()
+    return path
+
+
+@asynccontextmanager
+async def open_session(directory: Path) -> AsyncIterator[Session]:
+    """A client on a new seeded sandbox under ``directory``, recording each answered call."""
+    async with ApiClient(f"sandbox:{seeded_sandbox(directory)}", token=ADMIN_TOKEN) as api:
+        session = Session(api)
+
+        async def record(response: httpx.Response) -> None:
+            request = response.request
+            path = request.url.path.removeprefix(API_PREFIX)
+            session.calls.append(SentCall(request.method, path, response.status_code))
+
+        api.http.event_hooks["response"].append(record)
+        yield session
+
+
+@pytest.fixture
+async def session(tmp_path: Path) -> AsyncIterator[Session]:
+    async with open_session(tmp_path) as opened:
+        yield opened
+
+
+def object_id(answer: Any, kind: str) -> str:
+    """The id of an answer that is one API object of ``kind``."""
+    assert isinstance(answer, dict)
+    assert answer["object"] == kind
+    assert ID.match(answer["id"])
+    return answer["id"]
+
+
+def page_ids(answer: Any, kind: str | None) -> list[str]:
+    """The item ids of a one-page list answer ``{count, items}`` whose items are ``kind``."""
+    assert set(answer) == {"count", "items"}
+    assert answer["count"] == len(answer["items"])
+    if kind is None:
+        return []
+    return [object_id(item, kind) for item in answer["items"]]
+
+
+FamilyTest = Callable[[Session], Awaitable[None]]
+FAMILY_TESTS: list[FamilyTest] = []
+
+
+def family(test: FamilyTest) -> FamilyTest:
+    """Mark a test as one endpoint family's, for the coverage test to run again."""
+    FAMILY_TESTS.append(test)
+    return test
+
+
+async def new_space(s: Session, title: str, parent: str | None = None) -> str:
+    body = {"title": title, "parent": parent}
+    return object_id(await s.send("POST", f"/orgs/{ORG}/spaces", 201, json=body), "space")
+
+
+# -- families ----------------------------------------------------------------------------------
+
+
+@family
+async def test_organizations_list_get_and_patch(session: Session) -> None:
+    s = session
+    orgs = await s.send("GET", "/orgs", 200)
+    assert sorted(page_ids(orgs, "organization")) == [ORG, "org_other"]
+    org = await s.send("GET", f"/orgs/{ORG}", 200)
+    assert (object_id(org, "organization"), org["title"]) == (ORG, "Acme")
+    patched = await s.send("PATCH", f"/orgs/{ORG}", 200, json={"title": "Acme Corp"})
+    assert (object_id(patched, "organization"), patched["title"]) == (ORG, "Acme Corp")
+
+
+@family
+async def test_members_and_invites(session: Session) -> None:
+    s, members = session, f"/orgs/{ORG}/members"
+    listed = await s.send("GET", members, 200)
+    assert sorted(page_ids(listed, "member")) == ["u_alice", "u_bob", "u_erin"]
+    erin = await s.send("GET", f"{members}/u_erin", 200)
+    assert (object_id(erin, "member"), erin["role"]) == ("u_erin", "edit")
+    assert object_id(erin["user"], "user") == "u_erin"
+    patched = await s.send("PATCH", f"{members}/u_erin", 200, json={"role": "review"})
+    assert (object_id(patched, "member"), patched["role"]) == ("u_erin", "review")
+    sso = await s.send("POST", f"{members}/u_erin/sso", 200)
+    assert (object_id(sso, "member"), sso["sso"]) == ("u_erin", True)
+    body = {"emails": ["dana@acme.test"], "role": "read"}
+    invited = await s.send("POST", f"/orgs/{ORG}/invites", 200, json=body)
+    assert set(invited) == {"users", "invited"} and invited["invited"] == 1
+    (dana_id,) = invited["users"]
+    dana = await s.send("GET", f"{members}/{dana_id}", 200)
+    assert (object_id(dana, "member"), dana["user"]["email"]) == (dana_id, "dana@acme.test")
+    await s.send("DELETE", f"{members}/u_bob", 204)
+    after = await s.send("GET", members, 200)
+    assert sorted(page_ids(after, "member")) == sorted(["u_alice", "u_erin", dana_id])
+
+
+@family
+async def test_teams_and_team_members(session: Session) -> None:
+    s, teams = session, f"/orgs/{ORG}/teams"
+    created = await s.send("PUT", teams, 201, json={"title": "Writers", "members": ["u_erin"]})
+    team_id = object_id(created, "team")
+    assert created["members"] == 1
+    assert page_ids(await s.send("GET", teams, 200), "team") == [team_id]
+    team = f"{teams}/{team_id}"
+    assert object_id(await s.send("GET", team, 200), "team") == team_id
+    renamed = await s.send("PATCH", team, 200, json={"title": "Authors"})
+    assert (object_id(renamed, "team"), renamed["title"]) == (team_id, "Authors")
+    change = {"add": ["bob@acme.test"], "memberships": {"u_erin": {"role": "owner"}}}
+    await s.send("PUT", f"{team}/members", 204, json=change)
+    await s.send("PUT", f"{team}/members/u_alice", 204, json={"role": "owner"})
+    await s.send("DELETE", f"{team}/members/u_bob", 204)
+    listed = await s.send("GET", f"{team}/members", 200)
+    page_ids(listed, None)
+    roles = {i["organization"]["id"]: i["team"]["role"] for i in listed["items"]}
+    assert roles == {"u_erin": "owner", "u_alice": "owner"}
+    assert all(i["organization"]["object"] == "member" for i in listed["items"])
+    await s.send("DELETE", team, 204)
+    assert page_ids(await s.send("GET", teams, 200), "team") == []
+
+
+@family
+async def test_collections(session: Session) -> None:
+    s, listing = session, f"/orgs/{ORG}/collections"
+    outer = object_id(await s.send("POST", listing, 201, json={"title": "Guides"}), "collection")
+    body = {"title": "Inner", "parent": outer}
+    inner = object_id(await s.send("POST", listing, 201, json=body), "collection")
+    assert sorted(page_ids(await s.send("GET", listing, 200), "collection")) == sorted(
+        [outer, inner]
+    )
+    got = await s.send("GET", f"/collections/{inner}", 200)
+    assert (object_id(got, "collection"), got["parent"]) == (inner, outer)
+    patched = await s.send("PATCH", f"/collections/{inner}", 200, json={"description": "How"})
+    assert (object_id(patched, "collection"), patched["description"]) == (inner, "How")
+    moved = await s.send("POST", f"/collections/{inner}/move", 200, json={"parent": None})
+    assert object_id(moved, "collection") == inner and "parent" not in moved
+    await s.send("DELETE", f"/collections/{outer}", 204)
+    assert page_ids(await s.send("GET", listing, 200), "collection") == [inner]
+
+
+@family
+async def test_spaces_with_restore_and_move(session: Session) -> None:
+    s = session
+    body = {"title": "Guides"}
+    coll = object_id(await s.send("POST", f"/orgs/{ORG}/collections", 201, json=body), "collection")
+    space_id = await new_space(s, "Handbook", parent=coll)
+    assert page_ids(await s.send("GET", f"/orgs/{ORG}/spaces", 200), "space") == [space_id]
+    assert page_ids(await s.send("GET", f"/collections/{coll}/spaces", 200), "space") == [space_id]
+    space = f"/spaces/{space_id}"
+    got = await s.send("GET", space, 200)
+    assert (object_id(got, "space"), got["visibility"]) == (space_id, "in-collection")
+    patched = await s.send("PATCH", space, 200, json={"title": "Staff handbook"})
+    assert (object_id(patched, "space"), patched["title"]) == (space_id, "Staff handbook")
+    moved = await s.send("POST", f"{space}/move", 200, json={"parent": None})
+    assert (object_id(moved, "space"), moved["visibility"]) == (space_id, "private")
+    await s.send("DELETE", space, 204)
+    assert object_id(deleted := await s.send("GET", space, 200), "space") == space_id
+    assert "deletedAt" in deleted
+    assert page_ids(await s.send("GET", f"/orgs/{ORG}/spaces", 200), "space") == []
+    restored = await s.send("POST", f"{space}/restore", 200)
+    assert object_id(restored, "space") == space_id and "deletedAt" not in restored
+    assert page_ids(await s.send("GET", f"/orgs/{ORG}/spaces", 200), "space") == [space_id]
+
+
+@family
+async def test_sites(session: Session) -> None:
+    s = session
+    space_id = await new_space(s, "Portal home")
+    body = {"title": "Dev Portal", "spaces": [space_id]}
+    created = await s.send("POST", SITES, 201, json=body)
+    site_id = object_id(created, "site")
+    assert created["basename"] == "dev-portal"
+    assert sorted(page_ids(await s.send("GET", SITES, 200), "site")) == sorted([SITE, site_id])
+    site = f"{SITES}/{site_id}"
+    assert object_id(await s.send("GET", site, 200), "site") == site_id
+    patched = await s.send("PATCH", site, 200, json={"visibility": "unlisted"})
+    assert (object_id(patched, "site"), patched["visibility"]) == (site_id, "unlisted")
+    await s.send("DELETE", site, 204)
+    assert page_ids(await s.send("GET", SITES, 200), "site") == [SITE]
+
+
+@family
+async def test_site_structure_and_sort(session: Session) -> None:
+    s = session
+    first, second = await new_space(s, "First"), await new_space(s, "Second")
+    body = {"title": "Ordered", "spaces": [first, second]}
+    site = f"{SITES}/{object_id(await s.send('POST', SITES, 201, json=body), 'site')}"
+    structure = await s.send("GET", f"{site}/structure", 200)
+    assert structure["type"] == "siteSpaces"
+    shown = [item["space"]["id"] for item in structure["structure"]]
+    assert shown == [first, second]
+    a, b = [object_id(item, "site-space") for item in structure["structure"]]
+    sort = {
+        "item": {"type": "site-space", "id": b},
+        "position": {"before": {"type": "site-space", "id": a}},
+    }
+    sorted_item = await s.send("PATCH", f"{site}/structure/sort", 200, json=sort)
+    assert object_id(sorted_item, "site-space") == b
+    after = await s.send("GET", f"{site}/structure", 200)
+    assert [item["id"] for item in after["structure"]] == [b, a]
+
+
+@family
+async def test_section_groups(session: Session) -> None:
+    s, site = session, f"{SITES}/{SITE}"
+    sections = []
+    for title in ("Guides", "Reference"):
+        space_id = await new_space(s, title)
+        made = await s.send("POST", f"{site}/sections", 201, json={"spaceId": space_id})
+        sections.append(object_id(made, "site-section"))
+    groups = f"{site}/section-groups"
+    created = await s.send("POST", groups, 201, json={"title": "Learn"})
+    group_id = object_id(created, "site-section-group")
+    assert (created["sections"], created["children"]) == ([], [])
+    assert page_ids(await s.send("GET", groups, 200), "site-section-group") == [group_id]
+    group = f"{groups}/{group_id}"
+    renamed = await s.send("PATCH", group, 200, json={"title": "Learning"})
+    assert (object_id(renamed, "site-section-group"), renamed["title"]) == (group_id, "Learning")
+    holding = await s.send("POST", f"{group}/sections", 201, json={"sectionId": sections[0]})
+    assert [object_id(x, "site-section") for x in holding["sections"]] == [sections[0]]
+    position = {"position": {"after": {"type": "site-section", "id": sections[1]}}}
+    moved = await s.send("POST", f"{group}/move", 200, json=position)
+    assert object_id(moved, "site-section-group") == group_id
+    structure = await s.send("GET", f"{site}/structure", 200)
+    assert [item["id"] for item in structure["structure"]] == [sections[1], group_id]
+    await s.send("DELETE", group, 204)
+    assert page_ids(await s.send("GET", groups, 200), "site-section-group") == []
+
+
+@family
+async def test_sections(session: Session) -> None:
+    s, listing = session, f"{SITES}/{SITE}/sections"
+    made = []
+    for title in ("Guides", "Reference"):
+        section = await s.send("POST", listing, 201, json={"spaceId": await new_space(s, title)})
+        made.append(object_id(section, "site-section"))
+        assert len([object_id(x, "site-space") for x in section["siteSpaces"]]) == 1
+    guides, reference = made
+    assert page_ids(await s.send("GET", listing, 200), "site-section") == [guides, reference]
+    patched = await s.send("PATCH", f"{listing}/{guides}", 200, json={"path": "learn"})
+    assert (object_id(patched, "site-section"), patched["path"]) == (guides, "learn")
+    position = {"position": {"before": {"type": "site-section", "siteSection": guides}}}
+    moved = await s.send("POST", f"{listing}/{reference}/move", 200, json=position)
+    assert object_id(moved, "site-section") == reference
+    assert page_ids(await s.send("GET", listing, 200), "site-section") == [reference, guides]
+    await s.send("DELETE", f"{listing}/{guides}", 204)
+    assert page_ids(await s.send("GET", listing, 200), "site-section") == [reference]
+
+
+@family
+async def test_site_spaces(session: Session) -> None:
+    s, listing = session, f"{SITES}/{SITE}/site-spaces"
+    made = []
+    for title in ("Intro", "Setup"):
+        shown = await s.send("POST", listing, 201, json={"spaceId": await new_space(s, title)})
+        made.append(object_id(shown, "site-space"))
+    intro, setup = made
+    assert page_ids(await s.send("GET", listing, 200), "site-space") == [intro, setup]
+    body = {"path": "start", "hidden": True}
+    patched = await s.send("PATCH", f"{listing}/{setup}", 200, json=body)
+    assert object_id(patched, "site-space") == setup
+    assert (patched["path"], patched["hidden"]) == ("start", True)
+    position = {"position": {"before": {"type": "site-space", "siteSpace": intro}}}
+    moved = await s.send("POST", f"{listing}/{setup}/move", 200, json=position)
+    assert object_id(moved, "site-space") == setup
+    assert page_ids(await s.send("GET", listing, 200), "site-space") == [setup, intro]
+    await s.send("DELETE", f"{listing}/{intro}", 204)
+    assert page_ids(await s.send("GET", listing, 200), "site-space") == [setup]
+
+
+@family
+async def test_openapi_specs_and_versions(session: Session) -> None:
+    s, specs = session, f"/orgs/{ORG}/openapi"
+    old_url, new_url = "https://example.test/pets-1.yaml", "https://example.test/pets-2.yaml"
+    body = {"slug": "pets", "source": {"url": old_url}}
+    created = await s.send("POST", specs, 201, json=body)
+    spec_id, first = object_id(created, "openapi-spec"), created["lastVersion"]
+    assert page_ids(await s.send("GET", specs, 200), "openapi-spec") == [spec_id]
+    spec = f"{specs}/pets"
+    assert object_id(await s.send("GET", spec, 200), "openapi-spec") == spec_id
+    updated = await s.send("PUT", spec, 200, json={"source": {"url": new_url}})
+    assert (object_id(updated, "openapi-spec"), updated["sourceURL"]) == (spec_id, new_url)
+    latest = updated["lastVersion"]
+    public = await s.send("PATCH", spec, 200, json={"visibility": "public"})
+    assert (object_id(public, "openapi-spec"), public["visibility"]) == (spec_id, "public")
+    versions = await s.send("GET", f"{spec}/versions", 200)
+    assert sorted(page_ids(versions, "openapi-spec-version")) == sorted([first, latest])
+    newest = await s.send("GET", f"{spec}/versions/latest", 200)
+    assert (object_id(newest, "openapi-spec-version"), newest["url"]) == (latest, new_url)
+    content = await s.send("GET", f"{spec}/versions/latest/content", 200)
+    assert content == {"filesystem": {}, "url": new_url}
+    older = await s.send("GET", f"{spec}/versions/{first}", 200)
+    assert (object_id(older, "openapi-spec-version"), older["url"]) == (first, old_url)
+    content = await s.send("GET", f"{spec}/versions/{first}/content", 200)
+    assert content == {"filesystem": {}, "url": old_url}
+    await s.send("DELETE", spec, 204)
+    assert page_ids(await s.send("GET", specs, 200), "openapi-spec") == []
+
+
+@family
+async def test_saml_providers_and_sso(session: Session) -> None:
+    s, providers = session, f"/orgs/{ORG}/saml"
+    created = await s.send("POST", providers, 201, json={"label": "Okta"})
+    provider_id = object_id(created, "saml-provider")
+    assert created["status"] == "pending"
+    assert page_ids(await s.send("GET", providers, 200), "saml-provider") == [provider_id]
+    provider = f"{providers}/{provider_id}"
+    assert object_id(await s.send("GET", provider, 200), "saml-provider") == provider_id
+    config = {
+        "entityID": "https://idp.example.test/metadata",
+        "ssoURL": "https://idp.example.test/sso",
+        "certificate": "MIIC-test-certificate",
+    }
+    patched = await s.send("PATCH", provider, 200, json=config)
+    assert (object_id(patched, "saml-provider"), patched["status"]) == (provider_id, "active")
+    start_url = created["service"]["startURL"]
+    sso = await s.send("GET", f"/orgs/{ORG}/sso", 200)
+    assert sso == {"items": [{"id": provider_id, "label": "Okta", "startURL": start_url}]}
+    await s.send("DELETE", provider, 204)
+    assert page_ids(await s.send("GET", providers, 200), "saml-provider") == []
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+async def test_a_limit_above_1000_raises_400_with_the_sandbox_message(session: Session) -> None:
+    with pytest.raises(ApiStatusError) as caught:
+        await session.api.get(f"/orgs/{ORG}/teams", params={"limit": 1001})
+    exc = caught.value
+    assert (exc.status, exc.method, exc.path) == (400, "GET", f"/orgs/{ORG}/teams")
+    assert exc.api_message == "limit: must be an integer from 0 to 1000"
+    assert str(exc) == (
+        f"GET /orgs/{ORG}/teams failed: 400 limit: must be an integer from 0 to 1000. "
+        "The service refused the request as invalid; check the value the message names."
+    )
+
+
+async def test_an_unknown_team_raises_404_naming_it(session: Session) -> None:
+    with pytest.raises(ApiStatusError) as caught:
+        await session.api.get(f"/orgs/{ORG}/teams/team_missing")
+    exc = caught.value
+    assert (exc.status, exc.path) == (404, f"/orgs/{ORG}/teams/team_missing")
+    assert exc.api_message == "team 'team_missing' not found"
+
+
+async def test_a_wrong_token_raises_401_without_the_token(tmp_path: Path) -> None:
+    sandbox = seeded_sandbox(tmp_path)
+    # A transport of its own makes the sandbox check the token instead of trusting it.
+    transport = SandboxTransport(sandbox)
+    async with ApiClient(f"sandbox:{sandbox}", token=WRONG_TOKEN, transport=transport) as api:
+        with pytest.raises(ApiStatusError) as caught:
+            await api.get(f"/orgs/{ORG}")
+    exc = caught.value
+    assert (exc.status, exc.api_message) == (401, "the bearer token is not valid")
+    assert WRONG_TOKEN not in f"{exc} {exc!r} {exc.api_message}"
+
+
+# -- coverage ----------------------------------------------------------------------------------
+
+
+def template_pattern(template: str) -> re.Pattern[str]:
+    """A path template (``/spaces/{spaceId}``) as a pattern of the concrete paths it routes."""
+    segments = [
+        "[^/]+" if s.startswith("{") and s.endswith("}") else re.escape(s)
+        for s in template.split("/")
+    ]
+    return re.compile("/".join(segments))
+
+
+def endpoint_of(method: str, path: str) -> Endpoint | None:
+    """The endpoint a call reaches; a literal segment (``versions/latest``) beats a variable."""
+    matches = [
+        ep for ep in ENDPOINTS if ep.method == method and template_pattern(ep.path).fullmatch(path)
+    ]
+    return min(matches, key=lambda ep: ep.path.count("{"), default=None)
+
+
+async def test_every_sandbox_endpoint_is_called_by_a_family_test(tmp_path: Path) -> None:
+    calls: list[SentCall] = []
+    for test in FAMILY_TESTS:
+        async with open_session(tmp_path / test.__name__) as session:
+            await test(session)
+            calls.extend(session.calls)
+    reached = {(c.method, c.path): endpoint_of(c.method, c.path) for c in calls}
+    assert [call for call, ep in reached.items() if ep is None] == []
+    covered = {
+        (ep.method, ep.path)
+        for c in calls
+        if 200 <= c.status < 300 and (ep := reached[c.method, c.path]) is not None
+    }
+    missing = [f"{ep.method} {ep.path}" for ep in ENDPOINTS if (ep.method, ep.path) not in covered]
+    assert missing == [], f"endpoints no client test calls: {', '.join(missing)}"
