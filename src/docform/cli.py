@@ -84,6 +84,22 @@ def sandbox() -> None:
     type=click.FloatRange(min=1),
     help="Requests per second to allow; beyond it the sandbox answers 429 with Retry-After.",
 )
+@click.option(
+    "--faults",
+    "fault_spec",
+    default="",
+    metavar="SPEC",
+    help="Fail some requests on purpose: KIND:PROBABILITY[@METHOD:PATH][#N],... with KIND one "
+    "of 500 502 503 504 429 drop lost slow (e.g. 500:0.05,lost:1@POST:/orgs/*/teams#2).",
+)
+@click.option("--fault-seed", type=int, help="Seed of the fault draws (default: random).")
+@click.option(
+    "--slow-seconds",
+    default=35.0,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="How long a 'slow' fault holds an answer back.",
+)
 def sandbox_serve(
     host: str,
     port: int,
@@ -92,10 +108,21 @@ def sandbox_serve(
     seed: Path | None,
     latency_ms: float,
     rate_limit: float | None,
+    fault_spec: str,
+    fault_seed: int | None,
+    slow_seconds: float,
 ) -> int:
-    """Serve the sandbox API over HTTP at http://HOST:PORT/v1 until interrupted."""
+    """Serve the sandbox API over HTTP at http://HOST:PORT/v1 until interrupted.
+
+    GET|PUT /_sandbox/faults reads or replaces the faults while it runs.
+    """
+    from docform.sandbox.faults import FaultSettings, FaultSpecError
     from docform.sandbox.serve import serve
 
+    try:
+        faults = FaultSettings(fault_spec, fault_seed, slow_seconds)
+    except FaultSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--faults'") from None
     serve(
         host=host,
         port=port,
@@ -104,6 +131,7 @@ def sandbox_serve(
         seed=seed,
         latency_ms=latency_ms,
         rate_limit=rate_limit,
+        faults=faults,
     )
     return 0
 

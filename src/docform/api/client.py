@@ -4,7 +4,10 @@ The API URL (``DOCFORM_API_URL``, or ``base_url`` in code) is the service's root
 ``https://api.example.com``; the client appends ``/v1`` (see `docform.api.urls`).
 ``sandbox:PATH.sqlite`` calls the built-in sandbox over that file in-process, with no socket; the
 sandbox then trusts the client's token as an admin of every organization (like
-``docform sandbox serve --token``), and a fixed local token is used when none is set.
+``docform sandbox serve --token``), and a fixed local token is used when none is set. It injects
+the faults of ``DOCFORM_SANDBOX_FAULTS`` (seeded by ``DOCFORM_SANDBOX_FAULT_SEED``; ``slow``
+waits ``DOCFORM_SANDBOX_SLOW_SECONDS``), as `docform.sandbox.faults` describes; each client
+opens its own sandbox, so fault counts and draws start afresh with each client.
 
 The token comes from ``DOCFORM_API_TOKEN`` (or ``token`` in code), never from a command-line
 argument, and never appears in a repr, a log line or an error (`docform.redact`).
@@ -47,6 +50,7 @@ from docform.api.transport import (
 from docform.api.urls import API_PREFIX, environment_proxy, resolve_api_url
 from docform.redact import redact_text, redact_url
 from docform.sandbox import SandboxConfig
+from docform.sandbox.faults import settings_from_env
 
 log = logging.getLogger("docform.api")
 
@@ -99,8 +103,9 @@ class ApiClient:
         self.root_url = self.base_url.removesuffix(API_PREFIX)
         if sandbox_file is not None:
             token = token or LOCAL_SANDBOX_TOKEN
-            config = SandboxConfig(admin_tokens=(token,))
-            transport = transport or SandboxTransport(sandbox_file, config)
+            if transport is None:
+                config = SandboxConfig(admin_tokens=(token,), faults=settings_from_env())
+                transport = SandboxTransport(sandbox_file, config)
         elif not token:
             raise ApiConfigError(
                 "DOCFORM_API_TOKEN is not set: set it to an API token of a member of the "

@@ -6,6 +6,7 @@ use of ``client.http``) can send anything but a GET through a client opened for 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Generator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import httpx
 
 from docform.api.errors import ReadOnlyError
 from docform.sandbox import SandboxConfig, Store, create_app
+from docform.sandbox.faults import ConnectionHangup
 
 
 class BearerAuth(httpx.Auth):
@@ -61,13 +63,26 @@ class ReadOnlyTransport(httpx.AsyncBaseTransport):
 class SandboxTransport(httpx.ASGITransport):
     """The sandbox app over the SQLite file at ``path``, called in-process (no socket).
 
-    Closing the transport closes the store.
+    It behaves as a socket would where the sandbox's faults need it: a connection the sandbox
+    closes raises `httpx.RemoteProtocolError`, and an answer later than the request's read
+    timeout raises `httpx.ReadTimeout`. Closing the transport closes the store.
     """
 
     def __init__(self, path: str | Path, config: SandboxConfig | None = None) -> None:
         self.store = Store(path)
         self.app = create_app(self.store, config or SandboxConfig())
         super().__init__(app=self.app)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        timeout = request.extensions.get("timeout", {}).get("read")
+        try:
+            return await asyncio.wait_for(super().handle_async_request(request), timeout)
+        except ConnectionHangup as exc:
+            raise httpx.RemoteProtocolError(str(exc), request=request) from None
+        except TimeoutError:
+            raise httpx.ReadTimeout(
+                f"no answer within the read timeout of {timeout} s", request=request
+            ) from None
 
     async def aclose(self) -> None:
         self.store.close()

@@ -1,4 +1,13 @@
-"""The sandbox as an ASGI application: the same app serves HTTP and in-process clients."""
+"""The sandbox as an ASGI application: the same app serves HTTP and in-process clients.
+
+Besides the API, ``/_sandbox/*`` controls the sandbox (never counted, limited or faulted):
+``GET /_sandbox/stats`` (requests by method, route and status; once a fault was injected,
+``faults``: their counts by kind; a request that got no answer, ``drop``, ``lost`` or a ``slow``
+one the in-process client gave up on, counts in no status), ``POST
+/_sandbox/stats/reset``, ``GET|POST /_sandbox/clock``, and ``GET|PUT /_sandbox/faults`` with
+``{"spec": "500:0.1,...", "seed": 7, "slowSeconds": 2}`` (see `docform.sandbox.faults`; a PUT
+replaces the faults, restarting their counts and random sequence).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +26,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from docform.sandbox.faults import (
+    DEFAULT_SLOW_SECONDS,
+    FaultInjector,
+    FaultSettings,
+    FaultSpecError,
+    Hangup,
+    answer_after,
+    answer_instead,
+)
 from docform.sandbox.http import (
     ApiError,
     Caller,
@@ -39,6 +57,7 @@ class SandboxConfig:
     admin_tokens: tuple[str, ...] = ()
     latency_ms: float = 0.0
     rate_limit: float | None = None
+    faults: FaultSettings = field(default_factory=FaultSettings)
 
 
 @dataclass
@@ -48,28 +67,39 @@ class Stats:
     by_route: Counter[str] = field(default_factory=Counter)
     by_method: Counter[str] = field(default_factory=Counter)
     by_status: Counter[str] = field(default_factory=Counter)
+    faults: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def record(self, method: str, route: str, status: int) -> None:
+    def record(self, method: str, route: str, status: int | None) -> None:
+        """Counts one request; ``status`` is None when no answer was sent."""
         with self.lock:
             self.by_route[f"{method} {route}"] += 1
             self.by_method[method] += 1
-            self.by_status[str(status)] += 1
+            if status is not None:
+                self.by_status[str(status)] += 1
+
+    def record_fault(self, kind: str) -> None:
+        with self.lock:
+            self.faults[kind] += 1
 
     def as_json(self) -> dict[str, Any]:
         with self.lock:
-            return {
+            counts: dict[str, Any] = {
                 "total": sum(self.by_method.values()),
                 "byMethod": dict(self.by_method),
                 "byRoute": dict(self.by_route),
                 "byStatus": dict(self.by_status),
             }
+            if self.faults:
+                counts["faults"] = dict(self.faults)
+            return counts
 
     def reset(self) -> None:
         with self.lock:
             self.by_route.clear()
             self.by_method.clear()
             self.by_status.clear()
+            self.faults.clear()
 
 
 class RateLimiter:
@@ -114,19 +144,36 @@ class Sandbox:
         self.config = config or SandboxConfig()
         self.stats = Stats()
         self.limiter = RateLimiter(self.config.rate_limit)
+        self.faults = FaultInjector(self.config.faults)
 
     async def handle(self, ep: Endpoint, request: Request) -> Response:
-        status = 500
+        status: int | None = 500
         try:
             response = await self._answer(ep, request)
-            status = response.status_code
+            status = None if isinstance(response, Hangup) else response.status_code
             return response
+        except asyncio.CancelledError:
+            status = None  # the in-process client gave up waiting: no answer was sent
+            raise
         finally:
             self.stats.record(ep.method, ep.path, status)
 
     async def _answer(self, ep: Endpoint, request: Request) -> Response:
         if self.config.latency_ms:
             await asyncio.sleep(self.config.latency_ms / 1000)
+        fault = self.faults.decide(ep.method, request.url.path.removeprefix("/v1"))
+        if fault is not None:
+            self.stats.record_fault(fault)
+            instead = answer_instead(fault)
+            if instead is not None:
+                return instead
+        response = await self._process(ep, request)
+        if fault == "slow":
+            # The work is done at once, as a slow service would; only the answer is late.
+            await asyncio.sleep(self.faults.settings.slow_seconds)
+        return answer_after(fault, response)
+
+    async def _process(self, ep: Endpoint, request: Request) -> Response:
         allowed, headers = self.limiter.admit()
         try:
             if not allowed:
@@ -188,6 +235,16 @@ def _control_routes(sandbox: Sandbox) -> list[Route]:
     async def stats(request: Request) -> Response:
         return JSONResponse(sandbox.stats.as_json())
 
+    async def faults(request: Request) -> Response:
+        if request.method == "PUT":
+            try:
+                sandbox.faults = FaultInjector(_fault_settings(await read_json_body(request)))
+            except (ValueError, TypeError) as exc:
+                return ApiError(400, f"body: {exc}").response()
+            except ApiError as exc:
+                return exc.response()
+        return JSONResponse(sandbox.faults.settings.as_json())
+
     async def reset_stats(request: Request) -> Response:
         sandbox.stats.reset()
         return Response(status_code=204)
@@ -213,4 +270,21 @@ def _control_routes(sandbox: Sandbox) -> list[Route]:
         Route("/_sandbox/stats", stats, methods=["GET"]),
         Route("/_sandbox/stats/reset", reset_stats, methods=["POST"]),
         Route("/_sandbox/clock", clock, methods=["GET", "POST"]),
+        Route("/_sandbox/faults", faults, methods=["GET", "PUT"]),
     ]
+
+
+def _fault_settings(body: Any) -> FaultSettings:
+    """``{"spec": "...", "seed": N, "slowSeconds": S}`` (all optional) as fault settings."""
+    if not isinstance(body, dict):
+        raise ApiError(400, 'body: give {"spec": "KIND:PROBABILITY,...", "seed": N}')
+    spec, seed = body.get("spec") or "", body.get("seed")
+    if not isinstance(spec, str):
+        raise ApiError(400, "body: spec must be a string")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise ApiError(400, "body: seed must be an integer")
+    slow = float(body.get("slowSeconds", DEFAULT_SLOW_SECONDS))
+    try:
+        return FaultSettings(spec, seed, slow)
+    except FaultSpecError as exc:
+        raise ApiError(400, f"body: spec: {exc}") from None
