@@ -1,0 +1,16 @@
+"""The ``docform`` command line: parse, call, render, exit code. No logic lives here.
+
+Exit codes are the same for every command: 0 success (for ``--detailed-exitcode``: no changes),
+1 any error, usage errors included, and 2 only for "there are changes" or "drift found".
+"""
+
+from __future__ import annotations
+
+from docform.cli import apply, plan, sandbox  # noqa: F401  (each registers its commands)
+from docform.cli.group import cli
+
+__all__ = ["cli", "main"]
+
+
+def main() -> None:
+    cli.main(prog_name="docform")

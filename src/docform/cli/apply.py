@@ -1,0 +1,119 @@
+"""`docform apply`: make the live organization match the manifests or a saved plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from docform.cli.common import load_manifests, use_color
+from docform.cli.group import cli
+from docform.errors import DocformError
+
+
+@cli.command()
+@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@click.option("-y", "--yes", is_flag=True, help="Apply without asking for confirmation.")
+@click.option(
+    "--checksum",
+    metavar="SHA",
+    help="With a directory: apply only if the new plan has this checksum (from 'plan').",
+)
+@click.option(
+    "--parallelism",
+    type=click.IntRange(1, 64),
+    help="Calls to run at once (default: limits.parallelism of the manifests, else 8).",
+)
+@click.option(
+    "--max-deletions",
+    type=click.IntRange(0),
+    help="Most deletions this apply may make (default: limits.maxDeletions, else 10).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Bypass the deletion limits and the last-admin and team-owner rails (never protect).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line per finished call.")
+def apply(
+    source: Path,
+    yes: bool,
+    checksum: str | None,
+    parallelism: int | None,
+    max_deletions: int | None,
+    force: bool,
+    as_json: bool,
+) -> int:
+    """Make the live organization match SOURCE: a manifest directory or a saved plan file.
+
+    With a directory, docform plans, shows the plan and asks before it changes anything
+    (--yes skips the question; --checksum applies only the plan a reviewer approved). A saved
+    plan (from 'plan --out') is its own approval; it is refused when an object it changes was
+    modified since it was planned. Safety rails are checked before the first call.
+    """
+    import asyncio
+
+    from docform.engine.run import apply_changes, check_safety
+    from docform.render.apply import ApplyProgress, render_report
+
+    if source.is_dir():
+        manifests = load_manifests(source)
+        the_plan = _plan_to_apply(manifests, checksum, yes)
+    else:
+        if checksum:
+            raise click.UsageError("--checksum goes with a directory; a saved plan checks itself")
+        manifests, the_plan = _saved_plan_to_apply(source)
+    if not the_plan.has_changes:
+        return 0
+    for rail in check_safety(manifests, the_plan, max_deletions=max_deletions, force=force):
+        click.echo(f"Warning: --force bypassed the safety rail {rail}", err=True)
+    workers = parallelism or manifests.settings.limits.parallelism
+    calls = sum(len(c.calls) for c in the_plan.changes)
+    with ApplyProgress(calls, as_json=as_json) as progress:
+        report = asyncio.run(
+            apply_changes(manifests, the_plan, parallelism=workers, on_event=progress)
+        )
+    click.echo(render_report(report), err=not report.ok)
+    return 0 if report.ok else 1
+
+
+def _plan_to_apply(manifests: Any, checksum: str | None, yes: bool) -> Any:
+    import asyncio
+
+    from docform.engine.run import plan_manifests
+    from docform.render import render_text
+    from docform.render.progress import ReadProgress
+
+    with ReadProgress() as progress:
+        the_plan, _ = asyncio.run(plan_manifests(manifests, progress=progress))
+    click.echo(render_text(the_plan, color=use_color()), nl=False)
+    if checksum and checksum != the_plan.checksum():
+        raise DocformError(
+            f"the plan's checksum is {the_plan.checksum()}, not the approved {checksum}: the "
+            "manifests or the live organization changed since; review the new plan"
+        )
+    confirmed = yes or checksum or not the_plan.has_changes
+    if not confirmed and not click.confirm("Apply these changes?", default=False):
+        raise click.Abort()
+    return the_plan
+
+
+def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:
+    import asyncio
+
+    from docform.engine.run import plan_manifests
+    from docform.engine.saved import load_plan, stale_objects
+
+    the_plan, saved = load_plan(source)
+    manifests = load_manifests(Path(saved["manifest_directory"]))
+    fresh, _ = asyncio.run(plan_manifests(manifests))
+    stale = stale_objects(the_plan, fresh)
+    if stale:
+        raise DocformError(
+            f"{source} is stale: these objects changed since it was planned: "
+            + ", ".join(stale)
+            + "; make a new plan with 'docform plan --out'"
+        )
+    the_plan.violations, the_plan.live_counts = fresh.violations, fresh.live_counts
+    return manifests, the_plan

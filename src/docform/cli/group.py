@@ -1,0 +1,46 @@
+"""The root command group and its exit-code discipline."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from docform import __version__
+from docform.errors import DocformError
+
+
+class DocformGroup(click.Group):
+    """A group whose every failure exits 1, so exit code 2 always means "changes"."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:
+        extra["standalone_mode"] = False
+        try:
+            code = super().main(args, prog_name, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(1 if exc.exit_code == 2 else exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(1)
+        except click.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        except DocformError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=DocformGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="docform")
+def cli() -> None:
+    """Keep a documentation service organization as YAML manifests in Git.
+
+    docform reads the live organization through the API, diffs it against the manifests and
+    plans the ordered API calls that make the two match. The API is set with DOCFORM_API_URL
+    (an https URL, or sandbox:FILE.sqlite for the built-in emulator) and DOCFORM_API_TOKEN.
+    """

@@ -1,0 +1,124 @@
+"""`docform validate`, `plan` and `schema`: read-only commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from docform.cli.common import load_manifests, use_color
+from docform.cli.group import cli
+
+
+@cli.command()
+@click.argument(
+    "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), default="."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print problems as a JSON list of objects.")
+def validate(directory: Path, as_json: bool) -> int:
+    """Check the manifests in DIRECTORY (no network): format, limits, references.
+
+    Prints every problem as FILE:LINE:COL: path.to.field: message (FILE relative to DIRECTORY)
+    and exits 1; valid manifests exit 0 with a summary of what they hold.
+    """
+    from docform.manifest import ManifestError, load_manifest_set
+
+    try:
+        manifests = load_manifest_set(directory)
+    except ManifestError as exc:
+        if as_json:
+            click.echo(json.dumps([problem.as_dict() for problem in exc.problems], indent=2))
+        else:
+            for problem in exc.problems:
+                click.echo(str(problem))
+        count = len(exc.problems)
+        click.echo(f"{count} problem{'s' if count != 1 else ''} found.", err=True)
+        return 1
+    if as_json:
+        click.echo("[]")
+    click.echo(f"Valid: {manifests.summary()}.", err=as_json)
+    return 0
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as versioned JSON.")
+@click.option("--markdown", is_flag=True, help="Print the plan as Markdown for a pull request.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also save the plan (JSON, no secrets) for 'docform apply FILE'.",
+)
+@click.option(
+    "--detailed-exitcode",
+    is_flag=True,
+    help="Exit 0 when there are no changes, 2 when there are, 1 on error.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    metavar="ADDRESS",
+    help="Plan only this address and what it needs (repeatable; site.docs includes its parts).",
+)
+@click.option(
+    "--exclude",
+    "excludes",
+    multiple=True,
+    metavar="ADDRESS",
+    help="Leave out this address and what depends on it (repeatable).",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Also print the number of API requests.")
+def plan(
+    directory: Path,
+    as_json: bool,
+    markdown: bool,
+    out: Path | None,
+    detailed_exitcode: bool,
+    targets: tuple[str, ...],
+    excludes: tuple[str, ...],
+    verbose: bool,
+) -> int:
+    """Show the API calls that would make the live organization match DIRECTORY.
+
+    Reads the live organization (read-only: planning can never change it), matches every
+    manifest entry to a live object, and prints the changes in the order apply would make
+    them. The API comes from DOCFORM_API_URL, else from `docform: api` in the manifests; the
+    token from DOCFORM_API_TOKEN.
+    """
+    import asyncio
+
+    from docform.engine.run import plan_manifests
+    from docform.engine.saved import save_plan
+    from docform.engine.targets import narrow_plan
+    from docform.render import render_json, render_markdown, render_text
+    from docform.render.progress import ReadProgress
+
+    if as_json and markdown:
+        raise click.UsageError("choose one of --json and --markdown")
+    manifests = load_manifests(directory)
+    with ReadProgress() as progress:
+        the_plan, stats = asyncio.run(plan_manifests(manifests, progress=progress))
+    the_plan = narrow_plan(the_plan, targets, excludes)
+    if as_json:
+        click.echo(render_json(the_plan))
+    elif markdown:
+        click.echo(render_markdown(the_plan))
+    else:
+        click.echo(render_text(the_plan, color=use_color()), nl=False)
+    if out is not None:
+        save_plan(the_plan, manifests, out)
+        click.echo(f"Saved the plan to {out}; apply it with 'docform apply {out}'.", err=True)
+    if verbose:
+        click.echo(stats.summary(), err=True)
+    return 2 if detailed_exitcode and the_plan.has_changes else 0
+
+
+@cli.command()
+def schema() -> int:
+    """Print the JSON Schema of the manifest format (as committed in schemas/)."""
+    from docform.manifest import schema_text
+
+    click.echo(schema_text(), nl=False)
+    return 0

@@ -1,0 +1,114 @@
+"""`docform sandbox`: serve or seed the built-in emulator of the API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from docform.cli.group import cli
+
+
+@cli.group()
+def sandbox() -> None:
+    """The built-in emulator of the documentation service API."""
+
+
+@sandbox.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQLite file holding the sandbox state; created when missing, kept across restarts.",
+)
+@click.option(
+    "--token",
+    "tokens",
+    multiple=True,
+    help="A bearer token with admin rights on every organization (repeatable).",
+)
+@click.option(
+    "--seed",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="YAML file of organizations, users, sites and tokens to create (see README).",
+)
+@click.option("--latency-ms", default=0.0, type=click.FloatRange(0), help="Delay every answer.")
+@click.option(
+    "--rate-limit",
+    type=click.FloatRange(min=1),
+    help="Requests per second to allow; beyond it the sandbox answers 429 with Retry-After.",
+)
+@click.option(
+    "--faults",
+    "fault_spec",
+    default="",
+    metavar="SPEC",
+    help="Fail some requests on purpose: KIND:PROBABILITY[@METHOD:PATH][#N],... with KIND one "
+    "of 500 502 503 504 429 drop lost slow (e.g. 500:0.05,lost:1@POST:/orgs/*/teams#2).",
+)
+@click.option("--fault-seed", type=int, help="Seed of the fault draws (default: random).")
+@click.option(
+    "--slow-seconds",
+    default=35.0,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="How long a 'slow' fault holds an answer back.",
+)
+def sandbox_serve(
+    host: str,
+    port: int,
+    data: Path,
+    tokens: tuple[str, ...],
+    seed: Path | None,
+    latency_ms: float,
+    rate_limit: float | None,
+    fault_spec: str,
+    fault_seed: int | None,
+    slow_seconds: float,
+) -> int:
+    """Serve the sandbox API over HTTP at http://HOST:PORT/v1 until interrupted.
+
+    GET|PUT /_sandbox/faults reads or replaces the faults while it runs.
+    """
+    from docform.sandbox.faults import FaultSettings, FaultSpecError
+    from docform.sandbox.serve import serve
+
+    try:
+        faults = FaultSettings(fault_spec, fault_seed, slow_seconds)
+    except FaultSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--faults'") from None
+    serve(
+        host=host,
+        port=port,
+        data=data,
+        admin_tokens=tokens,
+        seed=seed,
+        latency_ms=latency_ms,
+        rate_limit=rate_limit,
+        faults=faults,
+    )
+    return 0
+
+
+@sandbox.command("seed")
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQLite file holding the sandbox state; created when missing.",
+)
+@click.argument("seed_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def sandbox_seed(data: Path, seed_file: Path) -> int:
+    """Load SEED_FILE into the sandbox at --data (objects that already exist are kept)."""
+    from docform.sandbox.seed import apply_seed, load_seed_file
+    from docform.sandbox.store import Store
+
+    store = Store(data)
+    try:
+        apply_seed(store, load_seed_file(seed_file))
+    finally:
+        store.close()
+    click.echo(f"Seeded {data} from {seed_file}.")
+    return 0
