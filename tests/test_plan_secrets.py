@@ -207,12 +207,6 @@ def test_apply_planfile_without_the_secret_in_manifests_fails(
     assert live_api(sandbox, "GET", f"{ORG_PATH}/saml")["items"] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="apply resolves $secret values call by call (engine/apply.py via "
-    "saved.secret_resolver), so the changes before the one missing its secret are already "
-    "made; DESIGN: check everything before the first write",
-)
 def test_missing_secret_is_found_before_the_first_write(
     sandbox: Path, manifests: Path, tmp_path: Path
 ) -> None:

@@ -431,7 +431,6 @@ CREATE_ANSWER_OVERWRITTEN = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=CREATE_ANSWER_OVERWRITTEN)
 def test_new_section_marked_default(sandbox: Path, manifests: Path) -> None:
     arranged(sandbox)
     doc = base_doc()
@@ -836,7 +835,6 @@ UNMANAGED_SITE_STRUCTURE = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=UNMANAGED_SITE_STRUCTURE)
 def test_structure_of_an_unmanaged_site_is_not_listed(sandbox: Path, manifests: Path) -> None:
     ids = arranged(sandbox)
     other_site_with_structure(sandbox, ids["oncall"])
@@ -846,7 +844,6 @@ def test_structure_of_an_unmanaged_site_is_not_listed(sandbox: Path, manifests: 
     assert [u["kind"] for u in plan["unmanaged"] if u["kind"] != "member"] == ["site"]
 
 
-@pytest.mark.xfail(strict=True, reason=UNMANAGED_SITE_STRUCTURE)
 def test_structure_of_an_unmanaged_site_is_not_pruned(sandbox: Path, manifests: Path) -> None:
     ids = arranged(sandbox)
     other_path, section = other_site_with_structure(sandbox, ids["oncall"])
@@ -857,7 +854,6 @@ def test_structure_of_an_unmanaged_site_is_not_pruned(sandbox: Path, manifests: 
     assert [s["id"] for s in live_items(sandbox, "sections", other_path)] == [section]
 
 
-@pytest.mark.xfail(strict=True, reason=UNMANAGED_SITE_STRUCTURE)
 def test_unmanaged_site_with_structure_is_deleted_under_prune(
     sandbox: Path, manifests: Path
 ) -> None:
@@ -873,9 +869,6 @@ def test_unmanaged_site_with_structure_is_deleted_under_prune(
     ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason=CREATE_ANSWER_OVERWRITTEN.replace("PATCH site", "PATCH section")
-)
 def test_new_default_site_space_placed_first(sandbox: Path, manifests: Path) -> None:
     ids = arranged(sandbox)
     doc = base_doc()

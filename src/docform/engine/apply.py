@@ -101,20 +101,42 @@ async def apply_plan(
     ``recover`` looks for the object of a create whose answer was lost and returns it (as the
     API would have answered), or None when it really does not exist, so it is created again.
     """
-    runner = _Runner(client, resolve_secret, on_event)
+    secrets = _resolve_secrets(changes, resolve_secret)
+    runner = _Runner(client, secrets, on_event)
     runner.recover = recover
     return await runner.run(list(changes), max(1, parallelism))
+
+
+def _resolve_secrets(
+    changes: Sequence[Change], resolve_secret: SecretResolver | None
+) -> dict[str, str]:
+    """Every secret the plan needs, read before the first call so a missing one changes nothing."""
+    bodies = [call.to_json()["body"] for change in changes for call in change.calls]
+    refs = {ref for body in bodies for ref in _secret_refs(body)}
+    if refs and resolve_secret is None:
+        raise ApplyError("this plan holds a secret reference but no manifests to read it from")
+    return {ref: resolve_secret(ref) for ref in sorted(refs)} if resolve_secret else {}
+
+
+def _secret_refs(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        if set(value) == {"$secret"}:
+            return [value["$secret"]]
+        return [ref for v in value.values() for ref in _secret_refs(v)]
+    if isinstance(value, list):
+        return [ref for v in value for ref in _secret_refs(v)]
+    return []
 
 
 class _Runner:
     def __init__(
         self,
         client: Any,
-        resolve_secret: SecretResolver | None,
+        secrets: Mapping[str, str],
         on_event: Callable[[CallEvent], None] | None,
     ) -> None:
         self.client = client
-        self.resolve_secret = resolve_secret
+        self.secrets = secrets
         self.on_event = on_event or (lambda event: None)
         self.outputs = Outputs()
         self.report = ApplyReport()
@@ -161,7 +183,9 @@ class _Runner:
                     self._emit(change, doc, ok=False, exc=exc)
                     self.report.failed.append((change, str(exc)))
                     return False
-            if change.action in ("create", "restore"):
+            # Later calls of a create (a PATCH of the parent, a sort) answer with other objects;
+            # placeholders name fields of the object the first call made.
+            if i == 0 and change.action in ("create", "restore"):
                 self.outputs.record(change.address, answer)
             self._emit(change, doc, ok=True)
         self.report.done.append(change)
@@ -189,11 +213,7 @@ class _Runner:
             if set(value) == {"$placeholder"}:
                 return self.outputs.lookup(value["$placeholder"])
             if set(value) == {"$secret"}:
-                if self.resolve_secret is None:
-                    raise ApplyError(
-                        "this plan holds a secret reference but no manifests to read it from"
-                    )
-                return self.resolve_secret(value["$secret"])
+                return self.secrets[value["$secret"]]
             return {k: self._fill(v) for k, v in value.items()}
         if isinstance(value, list):
             return [self._fill(v) for v in value]
