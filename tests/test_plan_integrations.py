@@ -144,14 +144,6 @@ def test_openapi_spec_pinned_by_id(sandbox: Path, manifests: Path) -> None:
     apply_and_converge(manifests, sandbox)
 
 
-SLUG_IGNORED = (
-    "kinds/openapi.py compares only sourceURL and visibility: a spec matched by pinned id or "
-    "formerly whose slug differs plans nothing, and the live slug silently stays (the API "
-    "cannot rename a slug, so this should be a clear error like a site's type)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=SLUG_IGNORED)
 @pytest.mark.parametrize("identity", ["id", "formerly"])
 def test_openapi_slug_change_is_an_error(sandbox: Path, manifests: Path, identity: str) -> None:
     spec_id = create_spec(sandbox)

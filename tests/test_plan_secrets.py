@@ -252,14 +252,6 @@ def test_changed_certificate_hides_old_and_new(sandbox: Path, manifests: Path) -
     assert only_provider(sandbox)["certificate"] == CERT
 
 
-LIVE_SECRET_UNMASKED = (
-    "a change's `before` is masked only for fields the manifest makes sensitive "
-    "(Change.sensitive from Desired.sensitive): a pruned SAML provider's certificate and a live "
-    "source URL with credentials replaced by a plain one print their live value"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=LIVE_SECRET_UNMASKED)
 def test_pruned_saml_provider_hides_its_certificate(sandbox: Path, manifests: Path) -> None:
     arrange_live(sandbox)
     doc = {**MANIFEST, "saml": {}, "docform": {"prune": {"saml": True}}}
@@ -270,7 +262,6 @@ def test_pruned_saml_provider_hides_its_certificate(sandbox: Path, manifests: Pa
     assert_no_secret(text)
 
 
-@pytest.mark.xfail(strict=True, reason=LIVE_SECRET_UNMASKED)
 def test_credentials_removed_from_source_url_stay_hidden(sandbox: Path, manifests: Path) -> None:
     arrange_live(sandbox)
     plain = "https://specs.example.test/x.yaml"

@@ -57,6 +57,11 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc, query=_redact_query(parts.query)))
 
 
+def holds_credentials(url: str | None) -> bool:
+    """Whether ``url`` carries something `redact_url` would mask."""
+    return isinstance(url, str) and redact_url(url) != url
+
+
 def _redact_query(query: str) -> str:
     if not query:
         return query

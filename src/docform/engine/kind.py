@@ -72,6 +72,8 @@ class Observed:
     raw: Mapping[str, Any]
     other_keys: tuple[tuple[Any, ...], ...] = ()
     """Further keys an entry's ``formerly`` may match (a site space by the space it shows)."""
+    sensitive: frozenset[str] = frozenset()
+    """Fields whose live value must not be shown (a certificate, a URL with credentials)."""
 
 
 Resolve = Callable[[Any], Any]

@@ -78,11 +78,20 @@ class FieldChange:
     before: Any
     after: Any
     sensitive: bool = False
+    """The manifest treats this field as a secret: neither side is shown."""
+    sensitive_before: bool = False
+    """Only the live value is a secret (a URL whose credentials the manifest drops)."""
+
+    @property
+    def hides_before(self) -> bool:
+        return self.sensitive or self.sensitive_before
 
     def to_json(self) -> dict[str, Any]:
-        if self.sensitive:
-            return {"path": self.path, "before": "(sensitive)", "after": "(sensitive)"}
-        return {"path": self.path, "before": _jsonable(self.before), "after": _jsonable(self.after)}
+        return {
+            "path": self.path,
+            "before": "(sensitive)" if self.hides_before else _jsonable(self.before),
+            "after": "(sensitive)" if self.sensitive else _jsonable(self.after),
+        }
 
 
 @dataclass
@@ -99,6 +108,9 @@ class Change:
     previous_address: str | None = None
     live_id: str | None = None
     sensitive: list[str] = field(default_factory=list)
+    """Fields shown as ``(sensitive)`` on both sides."""
+    sensitive_before: list[str] = field(default_factory=list)
+    """Fields whose live value only is hidden."""
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
@@ -117,7 +129,7 @@ class Change:
             "action": self.action,
             "action_reason": self.action_reason,
             "id": self.live_id,
-            "before": _masked(self.before, self.sensitive),
+            "before": _masked(self.before, [*self.sensitive, *self.sensitive_before]),
             "after": _masked(self.after, self.sensitive),
             "fields": [f.to_json() for f in self.fields],
             "calls": [c.to_json() for c in self.calls],

@@ -167,6 +167,7 @@ def _restore_change(kind: Kind, pair: Pair) -> Change:
         after={k: obs.fields.get(k) for k in pair.desired.fields},
         calls=kind.restore_calls(obs),
         live_id=obs.id,
+        sensitive=sorted(obs.sensitive | pair.desired.sensitive),
     )
 
 
@@ -180,6 +181,7 @@ def _delete_change(kind: Kind, obs: Observed) -> Change:
         after=None,
         calls=kind.delete_calls(obs),
         live_id=obs.id,
+        sensitive=sorted(obs.sensitive),
     )
 
 
@@ -201,10 +203,11 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
                 action_reason=_reason(kind, pair, action),
                 before={k: obs.fields.get(k) for k in changed},
                 after=dict(changed),
-                fields=_field_changes(changed, obs.fields, d.sensitive),
+                fields=_field_changes(changed, obs.fields, d.sensitive, obs.sensitive),
                 calls=kind.change_calls(action, obs, d, changed, index.resolve),
                 live_id=obs.id,
                 sensitive=sorted(set(changed) & d.sensitive),
+                sensitive_before=sorted(set(changed) & obs.sensitive),
             )
         )
     return changes
@@ -228,17 +231,21 @@ def _same(want: Any, have: Any) -> bool:
 
 
 def _field_changes(
-    changed: Mapping[str, Any], before: Mapping[str, Any], sensitive: frozenset[str]
+    changed: Mapping[str, Any],
+    before: Mapping[str, Any],
+    sensitive: frozenset[str],
+    sensitive_before: frozenset[str],
 ) -> list[FieldChange]:
     out: list[FieldChange] = []
     for name, after in changed.items():
         prior = before.get(name)
-        if isinstance(after, dict) and isinstance(prior, dict) and name not in sensitive:
+        secret = name in sensitive or name in sensitive_before
+        if isinstance(after, dict) and isinstance(prior, dict) and not secret:
             for sub in sorted(set(after) | set(prior), key=str):
                 if after.get(sub) != prior.get(sub):
                     out.append(FieldChange(f"{name}.{sub}", prior.get(sub), after.get(sub)))
         else:
-            out.append(FieldChange(name, prior, after, name in sensitive))
+            out.append(FieldChange(name, prior, after, name in sensitive, name in sensitive_before))
     return out
 
 

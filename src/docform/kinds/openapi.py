@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
+from docform.errors import DocformError
 from docform.kinds.base import Entry, ManifestModel
 from docform.kinds.fields import SLUG_PATTERN, SecretUrl
 from docform.kinds.planning import entry_desired, secret
+from docform.redact import holds_credentials
 
 
 class OpenApiSource(ManifestModel):
@@ -60,16 +61,26 @@ class OpenApiKind(Kind):
 
     def _desired(self, e: OpenApiEntry) -> Desired:
         url = e.source.url
-        fields: dict[str, Any] = {"sourceURL": url.value}
+        fields: dict[str, Any] = {"slug": e.slug, "sourceURL": url.value}
         if e.visibility is not None:
             fields["visibility"] = e.visibility
-        hidden = not url.is_literal or bool(urlsplit(url.value).password or "@" in url.value)
+        hidden = not url.is_literal or holds_credentials(url.value)
         sensitive = frozenset({"sourceURL"}) if hidden else frozenset()
         return entry_desired(e, fields, e.slug, sensitive=sensitive)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
-        fields = {"sourceURL": raw.get("sourceURL"), "visibility": raw.get("visibility")}
-        return Observed(id=raw["id"], key=(raw["slug"],), fields=fields, title=raw["slug"], raw=raw)
+        fields = {k: raw.get(k) for k in ("slug", "sourceURL", "visibility")}
+        hidden = (
+            frozenset({"sourceURL"}) if holds_credentials(raw.get("sourceURL")) else frozenset()
+        )
+        return Observed(
+            id=raw["id"],
+            key=(raw["slug"],),
+            fields=fields,
+            title=raw["slug"],
+            raw=raw,
+            sensitive=hidden,
+        )
 
     def _source(self, desired: Desired) -> dict[str, Any]:
         if "sourceURL" in desired.sensitive:
@@ -93,6 +104,13 @@ class OpenApiKind(Kind):
         changed: dict[str, Any],
         resolve: Resolve,
     ) -> list[Call]:
+        if "slug" in changed:
+            # Matched by pinned id or formerly: the slug is the spec's address and has no rename.
+            raise DocformError(
+                f"{desired.location}: {desired.address}: slug: the API cannot rename a spec "
+                f"(live: {observed.fields['slug']}); write the live slug, or drop `id:` and "
+                "`formerly:` so a new spec is created (and the old one pruned)"
+            )
         path = f"/orgs/{self.org_id}/openapi/{observed.raw['slug']}"
         calls = []
         if "sourceURL" in changed:

@@ -67,7 +67,12 @@ class SamlKind(Kind):
         team = raw.get("defaultTeam")
         fields["defaultTeam"] = index.ref("team", team["id"]) if team else None
         return Observed(
-            id=raw["id"], key=(raw["label"],), fields=fields, title=raw["label"], raw=raw
+            id=raw["id"],
+            key=(raw["label"],),
+            fields=fields,
+            title=raw["label"],
+            raw=raw,
+            sensitive=frozenset({"certificate"}),
         )
 
     def _body(self, desired: Desired, names: Any, resolve: Resolve) -> dict[str, Any]:

@@ -57,7 +57,7 @@ def _details(change: Change) -> list[str]:
     symbol = "-" if change.action == "delete" else ("+" if change.action == "create" else "!")
     lines = [_fence_safe(f"{symbol} {change.address} ({change.action})")]
     for field in change.fields:
-        before = SENSITIVE if field.sensitive else show_value(field.before)
+        before = SENSITIVE if field.hides_before else show_value(field.before)
         after = SENSITIVE if field.sensitive else show_value(field.after)
         lines.append(_fence_safe(f"    {field.path}: {before} -> {after}"))
     for call in change.calls:

@@ -48,7 +48,7 @@ def _change(out: Text, change: Change, show_calls: bool) -> None:
         if title:
             out.append(f"      {show_value(title)} will be deleted\n", style)
     for field in change.fields:
-        before = SENSITIVE if field.sensitive else show_value(field.before)
+        before = SENSITIVE if field.hides_before else show_value(field.before)
         after = SENSITIVE if field.sensitive else show_value(field.after)
         if change.action == "create":
             out.append(f"      + {field.path}: {after}\n", "green")
