@@ -55,6 +55,9 @@ class Desired:
     location: str
     pinned_id: str | None = None
     formerly: list[tuple[Any, ...]] = field(default_factory=list)
+    unfinished_keys: list[tuple[Any, ...]] = field(default_factory=list)
+    """Keys of what this entry's create leaves when its follow-up calls never ran (a section
+    before the PATCH that sets its path); matched last, so a re-run finishes, not duplicates."""
     protect: bool = False
     sensitive: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
@@ -71,7 +74,8 @@ class Observed:
     title: str
     raw: Mapping[str, Any]
     other_keys: tuple[tuple[Any, ...], ...] = ()
-    """Further keys an entry's ``formerly`` may match (a site space by the space it shows)."""
+    """Further keys an entry's ``formerly`` or ``unfinished_keys`` may match (a site space by
+    the space it shows, a section as its create left it)."""
     sensitive: frozenset[str] = frozenset()
     """Fields whose live value must not be shown (a certificate, a URL with credentials)."""
 
@@ -94,6 +98,9 @@ class Kind:
     created_id: ClassVar[str] = "id"
     """Where a create call's answer holds the new object's id (``users.0`` for an invite)."""
     field_actions: ClassVar[Mapping[str, str]] = {}
+    unmanaged_go_with_container: ClassVar[bool] = False
+    """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
+    pruned (a site space: the space it shows stays), so that is no cascade."""
     """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
 
     def __init__(self, org_id: str) -> None:
@@ -153,11 +160,23 @@ class Kind:
         """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
         return []
 
+    def risky_for_caller(self, changes: Sequence[Any]) -> list[Any]:
+        """Those of ``changes`` that would lock the API token's own user out if its ``live_id``
+        were that user's (removing or demoting a membership); apply refuses them then."""
+        return []
+
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
     ) -> list[Any]:
         """Changes that put siblings in manifest order (site structure); most kinds have none."""
         return []
+
+    # -- export --------------------------------------------------------------------------------
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Any:
+        """The live object as a manifest entry (`docform.export.model.Exported`) that planning
+        matches with no change, or None when it is out of docform's scope."""
+        raise NotImplementedError
 
 
 class AddressIndex:

@@ -10,7 +10,9 @@ from pydantic import Field
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
+from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
+from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name
 from docform.kinds.planning import body_of, created, entry_desired, level_value, ref
 
@@ -102,3 +104,11 @@ class CollectionKind(Kind):
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/collections/{observed.id}")]
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        fields = {"id": raw["id"], **set_fields(raw, ("title", "description"))}
+        if raw.get("parent"):
+            fields["parent"] = LiveRef(self.name, raw["parent"])
+        if raw.get("defaultLevel") != "inherit":  # inherit is what a new collection has
+            fields["defaultLevel"] = role_entry(raw.get("defaultLevel"))
+        return Exported("collections", self.name, raw["id"], raw["title"], fields)

@@ -15,7 +15,9 @@ from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
+from docform.export.model import Exported
 from docform.kinds.base import Entry
+from docform.kinds.exporting import role_entry
 from docform.kinds.fields import RoleOrGuest, role_value
 from docform.kinds.planning import entry_desired
 
@@ -126,3 +128,19 @@ class MemberKind(Kind):
                 f"demotes {', '.join(sorted(admins))}); keep one admin in members:",
             )
         ]
+
+    def risky_for_caller(self, changes: Sequence[Change]) -> list[Change]:
+        """Removing a member, or taking admin from one, could lock out the token's own user."""
+        return [
+            c
+            for c in changes
+            if c.action == "delete"
+            or ((c.before or {}).get("role") == "admin" and "role" in (c.after or {}))
+        ]
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        email = raw["user"]["email"]
+        fields: dict[str, Any] = {"id": raw["id"], "role": role_entry(raw.get("role"))}
+        if raw.get("sso"):
+            fields["sso"] = True
+        return Exported("members", self.name, raw["id"], email, fields, name=email)

@@ -14,6 +14,7 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
+from docform.export.model import EnvValue, Exported
 from docform.kinds.base import Entry, ManifestModel
 from docform.kinds.fields import SLUG_PATTERN, SecretUrl
 from docform.kinds.planning import entry_desired, secret
@@ -121,3 +122,12 @@ class OpenApiKind(Kind):
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/openapi/{observed.raw['slug']}")]
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        url = raw.get("sourceURL")
+        # A URL with credentials stays out of the files: it is read from the environment.
+        source = {"url": EnvValue("SOURCE_URL") if holds_credentials(url) else url}
+        fields = {"id": raw["id"], "slug": raw["slug"], "source": source}
+        if raw.get("visibility") is not None:
+            fields["visibility"] = raw["visibility"]
+        return Exported("openapi", self.name, raw["id"], raw["slug"], fields)

@@ -14,7 +14,9 @@ from pydantic import Field
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader, ReadError
+from docform.export.model import Exported, LiveRef
 from docform.kinds.base import ID_PATTERN, BoundModel, ManifestModel
+from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
 from docform.kinds.fields import DOMAIN_PATTERN, MergeRules, Name, RoleOrGuest, Url, role_value
 from docform.kinds.planning import (
     body_of,
@@ -112,3 +114,16 @@ class OrganizationKind(Kind):
         resolve: Resolve,
     ) -> list[Call]:
         return [Call("PATCH", f"/orgs/{observed.id}", body_of(changed, resolve, changed))]
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        # The logo is left out: the API answers with a URL of its own, not what was set.
+        fields = {"id": raw["id"], **set_fields(raw, ("title", "emailDomains", "hostname"))}
+        fields["defaultRole"] = role_entry(raw.get("defaultRole"))
+        content = raw.get("defaultContent")
+        if isinstance(content, Mapping) and content.get("type") == "site":
+            fields["defaultContent"] = {"site": LiveRef("site", content["site"])}
+        fields |= {k: raw[k] for k in ("sso", "ai", "inviteLinks") if raw.get(k) is not None}
+        rules = merge_rules_entry(raw.get("mergeRules"))
+        if rules is not None:
+            fields["mergeRules"] = rules
+        return Exported("organization", self.name, raw["id"], "", fields, single=True)

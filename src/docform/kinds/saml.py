@@ -13,6 +13,7 @@ from pydantic import Field
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
+from docform.export.model import Exported, FileValue, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name, RoleOrGuest, Secret, Url, role_value, secret_check
 from docform.kinds.planning import body_of, entry_desired, ref, secret
@@ -98,3 +99,15 @@ class SamlKind(Kind):
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/saml/{observed.id}")]
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        fields: dict[str, Any] = {"id": raw["id"], "label": raw["label"]}
+        fields |= {k: raw[k] for k in ("entityID", "ssoURL") if raw.get(k) is not None}
+        if raw.get("certificate"):
+            fields["certificate"] = FileValue(raw["certificate"], "certs", "pem")
+        if raw.get("defaultTeam"):
+            fields["defaultTeam"] = LiveRef("team", raw["defaultTeam"]["id"])
+        if raw.get("defaultRole") is not None:
+            fields["defaultRole"] = raw["defaultRole"]
+        created_at = raw.get("createdAt", "")
+        return Exported("saml", self.name, raw["id"], raw["label"], fields, created_at=created_at)

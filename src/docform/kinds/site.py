@@ -15,7 +15,9 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
+from docform.export.model import Exported
 from docform.kinds.base import Entry
+from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
 from docform.kinds.planning import body_of, created, entry_desired, level_value
 from docform.kinds.site_section import SiteSectionEntry
@@ -114,3 +116,10 @@ class SiteKind(Kind):
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/sites/{observed.id}")]
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        fields = {"id": raw["id"], **set_fields(raw, ("title", "type", "visibility", "basename"))}
+        if raw.get("defaultLevel") is not None:  # null is what a new site has
+            fields["defaultLevel"] = role_entry(raw["defaultLevel"])
+        created_at = raw.get("createdAt", "")
+        return Exported("sites", self.name, raw["id"], raw["title"], fields, created_at=created_at)

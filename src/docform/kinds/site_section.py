@@ -12,7 +12,9 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Reso
 from docform.engine.plan import Call, Change
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
+from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
+from docform.kinds.exporting import set_fields
 from docform.kinds.fields import Name
 from docform.kinds.ordering import reorder_changes
 from docform.kinds.planning import (
@@ -89,7 +91,11 @@ class SiteSectionKind(Kind):
 
     def _desired(self, site_address: str, e: SiteSectionEntry) -> Desired:
         site = Ref(site_address)
-        return entry_desired(e, {**e.managed(), "site": site}, e.path, scope=(site,))
+        first = next(iter(e.spaces.values()), None)
+        unfinished = [(site, _unfinished(e.title, ref("space", first.space)))] if first else []
+        return entry_desired(
+            e, {**e.managed(), "site": site}, e.path, scope=(site,), unfinished_keys=unfinished
+        )
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = site_ref(index, raw)
@@ -97,8 +103,15 @@ class SiteSectionKind(Kind):
             return None
         fields = {k: raw.get(k) for k in (*self.PATCHED, "default")}
         fields["site"] = site
+        spaces = raw.get("siteSpaces") or []
+        first = index.ref("space", spaces[0]["space"]["id"]) if spaces else None
         return Observed(
-            id=raw["id"], key=(site, raw["path"]), fields=fields, title=raw["title"], raw=raw
+            id=raw["id"],
+            key=(site, raw["path"]),
+            fields=fields,
+            title=raw["title"],
+            raw=raw,
+            other_keys=((site, _unfinished(raw["title"], first)),),
         )
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
@@ -160,3 +173,17 @@ class SiteSectionKind(Kind):
             if address:
                 in_live[(index.address_of("site", raw["_site"]), group)].append(address)
         return reorder_changes(self.name, "site-section", self.org_id, wanted, in_live, index)
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        fields = {"id": raw["id"], **set_fields(raw, ("title", "path", "description"))}
+        fields |= set_fields(raw, ("condition", "icon"))
+        if raw.get("default"):
+            fields["default"] = True
+        site = LiveRef("site", raw["_site"])
+        return Exported("sites", self.name, raw["id"], raw["path"], fields, within=site,
+                        nested_as="sections")  # fmt: skip
+
+
+def _unfinished(title: str | None, first_space: Any) -> tuple[str, str | None, Any]:
+    """A section as its create POST leaves it: the path is set by a PATCH after it."""
+    return ("unfinished", title, first_space)

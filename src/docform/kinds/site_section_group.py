@@ -12,6 +12,7 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Reso
 from docform.engine.plan import Call, Change
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
+from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
 from docform.kinds.ordering import reorder_changes
@@ -144,3 +145,13 @@ class SiteSectionGroupKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         prefix = site_prefix(self.org_id, observed.raw["_site"])
         return [Call("DELETE", f"{prefix}/section-groups/{id_in_path(observed.id)}")]
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        fields: dict[str, Any] = {"id": raw["id"], "title": raw["title"]}
+        if raw.get("icon") is not None:
+            fields["icon"] = raw["icon"]
+        sections = raw.get("sections") or raw.get("children") or []
+        fields["sections"] = [LiveRef("section", s["id"]) for s in sections]
+        site = LiveRef("site", raw["_site"])
+        return Exported("sites", self.name, raw["id"], raw["title"], fields, within=site,
+                        nested_as="sectionGroups")  # fmt: skip

@@ -13,6 +13,7 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Reso
 from docform.engine.plan import Call, Change, Placeholder
 from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
+from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
 from docform.kinds.ordering import reorder_changes
@@ -69,6 +70,7 @@ class SiteSpaceKind(Kind):
     name = "site_space"
     prune_setting = "siteSpaces"
     references = ("site", "section", "space")
+    unmanaged_go_with_container = True
     read_after = ("site",)
     PATCHED = ("path", "condition", "hidden")
 
@@ -180,3 +182,17 @@ class SiteSpaceKind(Kind):
             if address:
                 in_live[container].append(address)
         return reorder_changes(self.name, "site-space", self.org_id, wanted, in_live, index)
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        fields: dict[str, Any] = {"id": raw["id"], "space": LiveRef("space", raw["space"]["id"])}
+        fields["path"] = raw["path"]
+        if raw.get("condition") is not None:
+            fields["condition"] = raw["condition"]
+        if raw.get("hidden"):
+            fields["hidden"] = True
+        section = raw.get("section")
+        if raw.get("default") and section:  # only a section has a default site space
+            fields["default"] = True
+        within = LiveRef("section", section) if section else LiveRef("site", raw["_site"])
+        return Exported("sites", self.name, raw["id"], raw["path"], fields, within=within,
+                        nested_as="spaces")  # fmt: skip

@@ -15,7 +15,9 @@ from pydantic import Field, model_validator
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.snapshot import LiveReader
+from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
+from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
 from docform.kinds.fields import Language, Level, Name, SpaceMergeRules
 from docform.kinds.planning import (
     body_of,
@@ -138,3 +140,22 @@ class SpaceKind(Kind):
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/spaces/{observed.id}")]
+
+    #: What a new space has; left out of an export (a field left out is not managed).
+    EXPORT_DEFAULTS: ClassVar[Mapping[str, Any]] = {"editMode": "live"}
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
+        if raw.get("deletedAt"):
+            return None
+        # The icon is left out: the API answers with an icon URL, not the name that was set.
+        fields = {"id": raw["id"], **set_fields(raw, ("title", "emoji"))}
+        if raw.get("parent"):
+            fields["collection"] = LiveRef("collection", raw["parent"])
+        fields |= set_fields(raw, ("language", "editMode"), self.EXPORT_DEFAULTS)
+        if raw.get("defaultLevel") != "inherit":
+            fields["defaultLevel"] = role_entry(raw.get("defaultLevel"))
+        rules = merge_rules_entry(raw.get("mergeRules"))
+        if rules is not None and rules != {"type": "inherit"}:
+            fields["mergeRules"] = rules
+        created_at = raw.get("createdAt", "")
+        return Exported("spaces", self.name, raw["id"], raw["title"], fields, created_at=created_at)

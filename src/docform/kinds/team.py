@@ -16,6 +16,7 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveReader
+from docform.export.model import Exported
 from docform.kinds.base import Entry
 from docform.kinds.fields import Email, TeamRole
 from docform.kinds.planning import created, entry_desired, member_ref
@@ -124,6 +125,15 @@ class TeamKind(Kind):
 
     def _members_path(self, team_id: str) -> str:
         return f"/orgs/{self.org_id}/teams/{team_id}/members"
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        members = {
+            item["organization"]["user"]["email"]: item["team"]["role"] for item in raw["members"]
+        }
+        fields = {"id": raw["id"], "title": raw["title"], "members": dict(sorted(members.items()))}
+        return Exported(
+            "teams", self.name, raw["id"], raw["title"], fields, created_at=raw.get("createdAt", "")
+        )
 
 
 def membership_call(path: str, have: Mapping[str, str], want: Mapping[str, str]) -> Call:

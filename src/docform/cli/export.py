@@ -1,0 +1,54 @@
+"""`docform export ORG_ID DIR`: write manifests from a live organization."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from docform.cli.group import cli
+
+
+@cli.command()
+@click.argument("org_id")
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option(
+    "--force", is_flag=True, help="Write into a non-empty directory, replacing export's files."
+)
+def export(org_id: str, directory: Path, force: bool) -> int:
+    """Write manifests for everything docform manages in organization ORG_ID into DIRECTORY.
+
+    Reads the organization read-only through DOCFORM_API_URL (with DOCFORM_API_TOKEN) and
+    writes organization.yaml, members.yaml, teams.yaml, content.yaml, sites.yaml,
+    openapi.yaml and saml.yaml (those with entries), with pinned ids, SAML certificates in
+    certs/. Afterwards `docform plan DIRECTORY` shows no changes. DIRECTORY must be new or
+    empty unless --force is given.
+    """
+    import asyncio
+
+    from docform.api import ApiClient
+    from docform.export.run import ExportResult, export_organization
+    from docform.render.progress import ReadProgress
+
+    async def run() -> ExportResult:
+        async with ApiClient.from_env(read_only=True) as client:
+            return await export_organization(
+                org_id,
+                directory,
+                client=client,
+                api_url=os.environ.get("DOCFORM_API_URL"),
+                force=force,
+                progress=progress,
+            )
+
+    with ReadProgress() as progress:
+        result = asyncio.run(run())
+    for note in result.notes:
+        click.echo(f"Note: {note}", err=True)
+    click.echo(
+        f"Exported {result.objects} objects of {org_id} into {directory}: "
+        f"{', '.join(result.files)}."
+    )
+    click.echo(f"Check it with: docform validate {directory} && docform plan {directory}")
+    return 0

@@ -1,0 +1,61 @@
+"""What a kind hands to the exporter for one live object: a manifest entry not yet named.
+
+A kind knows how its live objects map to manifest fields, but not the manifest names of the
+objects they refer to, since names are chosen only once every object is known (collisions get
+suffixes). So an `Exported` entry holds references as `LiveRef` (kind and live id) and the
+exporter replaces them with names. Secret-bearing values are `FileValue` (written beside the
+manifests) or `EnvValue` (read from an environment variable), never inline text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class LiveRef:
+    """Another live object, written as the manifest name of its entry."""
+
+    kind: str
+    id: str
+
+
+@dataclass(frozen=True)
+class FileValue:
+    """Text written to ``FOLDER/<entry name>.EXTENSION`` and referenced as ``{file: ...}``."""
+
+    text: str
+    folder: str
+    extension: str
+
+
+@dataclass(frozen=True)
+class EnvValue:
+    """A secret left out of the files: written ``${env:DOCFORM_<SECTION>_<NAME>_<SUFFIX>}``."""
+
+    suffix: str
+
+
+@dataclass
+class Exported:
+    """One live object as a manifest entry of ``section`` (``teams``, ``sites``...).
+
+    ``kind`` and ``id`` identify it for `LiveRef` resolution. The manifest name is derived
+    from ``hint`` (a title or path) unless ``name`` fixes it (a member's email). A nested entry
+    names the entry it lives in (``within``) and the key it is listed under there
+    (``nested_as``: ``sections``, ``spaces``...); its siblings keep the live order.
+    ``single`` marks a section holding one entry and no names (``organization``).
+    """
+
+    section: str
+    kind: str
+    id: str
+    hint: str
+    fields: dict[str, Any]
+    name: str | None = None
+    within: LiveRef | None = None
+    nested_as: str = ""
+    single: bool = False
+    created_at: str = ""
+    notes: list[str] = field(default_factory=list)

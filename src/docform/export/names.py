@@ -1,0 +1,77 @@
+"""Manifest names for exported entries: slugs of titles, distinct within their scope, stable.
+
+Names must match ``[a-z0-9][a-z0-9_-]*`` and be unique among their siblings (the teams, the
+sections of one site...). Two objects whose titles give the same slug keep apart this way: the
+oldest (by creation time, then id) keeps the plain slug and each other one gets a suffix taken
+from its own live id. So exporting the same organization again gives the same names, and a
+name never depends on the order the API happens to list objects in.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Hashable, Iterable
+
+from docform.export.model import Exported
+
+MAX_BASE = 60
+SUFFIX_LENGTHS = (6, 10, 20)
+_NOT_NAME = re.compile(r"[^a-z0-9]+")
+
+NameKey = tuple[str, str]
+"""(kind, live id) of an exported object."""
+
+
+def slugify(text: str, fallback: str) -> str:
+    """``text`` as a manifest name (``Queue: internals`` -> ``queue-internals``); ``fallback``
+    when nothing of it is left (a title made only of emoji)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = _NOT_NAME.sub("-", ascii_text.lower()).strip("-")[:MAX_BASE].rstrip("-")
+    return slug or _NOT_NAME.sub("-", fallback.lower()).strip("-")
+
+
+def assign_names(entries: Iterable[Exported]) -> dict[NameKey, str]:
+    """The manifest name of every named entry, by (kind, live id)."""
+    scopes: dict[Hashable, list[Exported]] = defaultdict(list)
+    for entry in entries:
+        if not entry.single:
+            scopes[(entry.section, entry.within, entry.nested_as)].append(entry)
+    names: dict[NameKey, str] = {}
+    for siblings in scopes.values():
+        names |= _names_in_scope(siblings)
+    return names
+
+
+def _names_in_scope(siblings: list[Exported]) -> dict[NameKey, str]:
+    oldest_first = sorted(siblings, key=lambda e: (e.created_at or "", e.id))
+    bases = {id(e): e.name or slugify(e.hint, e.kind) for e in oldest_first}
+    names: dict[NameKey, str] = {}
+    taken: set[str] = set()
+    later: list[Exported] = []
+    for entry in oldest_first:
+        base = bases[id(entry)]
+        if base in taken:
+            later.append(entry)
+        else:
+            taken.add(base)
+            names[(entry.kind, entry.id)] = base
+    for entry in later:
+        name = _suffixed(bases[id(entry)], entry.id, taken)
+        taken.add(name)
+        names[(entry.kind, entry.id)] = name
+    return names
+
+
+def _suffixed(base: str, live_id: str, taken: set[str]) -> str:
+    """``base-<start of the live id>``, longer when that is taken too, numbered at last."""
+    id_slug = slugify(live_id, "x")
+    for length in SUFFIX_LENGTHS:
+        name = f"{base}-{id_slug[:length]}"
+        if name not in taken:
+            return name
+    number = 2
+    while f"{base}-{id_slug}-{number}" in taken:
+        number += 1
+    return f"{base}-{id_slug}-{number}"

@@ -1,0 +1,155 @@
+"""Exporting one organization end to end: read it, turn it into entries, name, write.
+
+Nothing is written until everything was read and built, so a failed read leaves the directory
+as it was. The API token is never written; the API URL is, as ``docform: {api: ...}``, when it
+holds no credentials, so that ``docform plan DIR`` needs only the token afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docform.engine.snapshot import Progress, read_live_state
+from docform.export.document import build_sections
+from docform.export.model import Exported
+from docform.export.names import assign_names
+from docform.export.writer import (
+    SCHEMA_FILE,
+    ExportError,
+    check_target,
+    render_yaml,
+    schema_reference,
+    write_files,
+)
+from docform.kinds.base import ID_PATTERN
+from docform.kinds.registry import build_kinds
+from docform.redact import holds_credentials
+
+SANDBOX = "sandbox:"
+#: Which manifest sections go into which file, in order.
+FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("organization.yaml", ("docform", "organization")),
+    ("members.yaml", ("members",)),
+    ("teams.yaml", ("teams",)),
+    ("content.yaml", ("collections", "spaces")),
+    ("sites.yaml", ("sites",)),
+    ("openapi.yaml", ("openapi",)),
+    ("saml.yaml", ("saml",)),
+)
+
+
+@dataclass
+class ExportResult:
+    """What was written (paths relative to the directory) and what the user should know."""
+
+    directory: Path
+    files: list[str] = field(default_factory=list)
+    objects: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+async def export_organization(
+    org_id: str,
+    directory: Path,
+    *,
+    client: Any,
+    api_url: str | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> ExportResult:
+    """Write manifests of the live organization ``org_id`` into ``directory``, read through
+    ``client`` (read-only); ``api_url`` becomes the ``docform: api`` setting when safe."""
+    if not re.match(ID_PATTERN, org_id):
+        raise ExportError(
+            f"'{org_id}' is not an organization id (letters, digits, '_' and '-' only)"
+        )
+    check_target(directory, force)
+    await _check_organization(client, org_id)
+    entries = await read_entries(client, org_id, progress)
+    built = build_sections(entries, assign_names(entries))
+    sections = dict(built.sections)
+    settings = api_setting(api_url, directory, built.notes)
+    if settings:
+        sections["docform"] = settings
+    files, schema = {}, schema_reference(directory)
+    if schema is None:
+        from docform.manifest import schema_text
+
+        files[SCHEMA_FILE] = schema_text()
+        schema = SCHEMA_FILE
+    for name, keys in FILES:
+        present = {key: sections[key] for key in keys if sections.get(key)}
+        if present:
+            files[name] = render_yaml(present, schema)
+    files |= built.files
+    stale = [name for name, _ in FILES if name not in files]
+    write_files(directory, files, stale)
+    built.notes += _foreign_manifests(directory, files)
+    return ExportResult(directory, sorted(files), len(entries), built.notes)
+
+
+def _foreign_manifests(directory: Path, written: Mapping[str, str]) -> list[str]:
+    """A note on manifest files export did not write (left there under --force)."""
+    others = sorted(
+        p.relative_to(directory).as_posix()
+        for pattern in ("*.yaml", "*.yml")
+        for p in directory.rglob(pattern)
+        if p.relative_to(directory).as_posix() not in written
+        and not any(part.startswith(".") for part in p.relative_to(directory).parts)
+    )
+    if not others:
+        return []
+    return [
+        f"{directory} also holds {', '.join(others)}, which export did not write; "
+        "remove them if they repeat exported entries"
+    ]
+
+
+async def _check_organization(client: Any, org_id: str) -> None:
+    """A clear error, before anything else is read, when the organization cannot be seen."""
+    from docform.api import ApiError
+
+    try:
+        await client.get(f"/orgs/{org_id}")
+    except ApiError as exc:
+        if exc.status in (403, 404):
+            raise ExportError(
+                f"organization '{org_id}' does not exist or this token cannot see it; check "
+                "ORG_ID, DOCFORM_API_URL and DOCFORM_API_TOKEN"
+            ) from None
+        raise
+
+
+async def read_entries(
+    client: Any, org_id: str, progress: Progress | None = None
+) -> list[Exported]:
+    """Every live object of the organization as an entry, in the order the kinds read them."""
+    kinds = build_kinds(org_id)
+    live = await read_live_state(client, org_id, kinds, {}, progress)
+    entries = []
+    for kind in kinds:
+        for raw in live.of(kind.name):
+            entry = kind.export_entry(raw)
+            if entry is not None:
+                entries.append(entry)
+    return entries
+
+
+def api_setting(url: str | None, directory: Path, notes: list[str]) -> Mapping[str, str]:
+    """``{api: URL}`` for the manifests, or nothing when the URL must not be written."""
+    if not url:
+        return {}
+    if holds_credentials(url):
+        notes.append("the API URL holds credentials, so it was not written: set DOCFORM_API_URL")
+        return {}
+    if url.startswith(SANDBOX):
+        # A relative sandbox path in the settings is relative to the manifest directory.
+        path = Path(url[len(SANDBOX) :]).resolve()
+        relative = os.path.relpath(path, directory.resolve())
+        return {"api": SANDBOX + Path(relative).as_posix()}
+    return {"api": url}

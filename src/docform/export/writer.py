@@ -1,0 +1,141 @@
+"""Writing an export: readable YAML files with the schema line, and the files they refer to.
+
+Every manifest file starts with the ``yaml-language-server`` line, pointing at the
+``schemas/docform.schema.json`` of an enclosing repository when there is one, else at a copy
+written into the directory itself. Short mappings of plain values (a member, a team's members)
+are written on one line, everything else as indented blocks; nothing depends on time or on the
+order the API lists objects in, so the same organization always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from docform.errors import DocformError
+
+SCHEMA_FILE = "docform.schema.json"
+SCHEMA_IN_REPOSITORY = Path("schemas") / SCHEMA_FILE
+MODELINE = "# yaml-language-server: $schema={}\n"
+FLOW_WIDTH = 88
+"""A mapping of plain values shorter than this is written on one line."""
+
+
+class ExportError(DocformError):
+    """The export cannot be written where it was asked to be."""
+
+
+class _FlowMap(dict):
+    """A mapping to write on one line."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, except for `_FlowMap` and lists of plain values."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> Any:
+        # Lists indented under their key, as people write them.
+        return super().increase_indent(flow, False)
+
+
+def _represent_flow(dumper: yaml.SafeDumper, data: _FlowMap) -> Any:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
+
+
+def _represent_block(dumper: yaml.SafeDumper, data: dict) -> Any:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=False)
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list) -> Any:
+    flow = all(_is_plain(v) for v in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+_Dumper.add_representer(_FlowMap, _represent_flow)
+_Dumper.add_representer(dict, _represent_block)
+_Dumper.add_representer(list, _represent_list)
+
+
+def _is_plain(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _styled(value: Any) -> Any:
+    """``value`` with short mappings of plain values marked for one-line writing."""
+    if isinstance(value, Mapping):
+        inner = {k: _styled(v) for k, v in value.items()}
+        flat = all(_is_plain(v) or _is_short_list(v) for v in value.values())
+        if flat and len(str(value)) <= FLOW_WIDTH:
+            return _FlowMap(inner)
+        return inner
+    if isinstance(value, list):
+        return [_styled(v) for v in value]
+    return value
+
+
+def _is_short_list(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_plain(v) for v in value)
+
+
+def render_yaml(sections: Mapping[str, Any], schema: str) -> str:
+    """One manifest file: the schema line, then ``sections`` in the order given."""
+    body = "".join(
+        yaml.dump(
+            {key: _styled_section(value)},
+            Dumper=_Dumper,
+            sort_keys=False,
+            allow_unicode=True,
+            width=100,
+        )
+        for key, value in sections.items()
+    )
+    return MODELINE.format(schema) + body
+
+
+def _styled_section(value: Any) -> Any:
+    # A section is always a block, even when it would fit on one line.
+    if isinstance(value, Mapping):
+        return {k: _styled(v) for k, v in value.items()}
+    return _styled(value)
+
+
+def check_target(directory: Path, force: bool) -> None:
+    """Refuse a file, or a non-empty directory unless ``force``."""
+    if directory.exists() and not directory.is_dir():
+        raise ExportError(f"{directory} is a file; give a directory to export into")
+    if force or not directory.exists():
+        return
+    present = sorted(p.name for p in directory.iterdir())
+    if present:
+        shown = ", ".join(present[:5]) + (", ..." if len(present) > 5 else "")
+        raise ExportError(
+            f"{directory} is not empty (it holds {shown}); export into a new or empty "
+            "directory, or pass --force to overwrite the files export writes"
+        )
+
+
+def schema_reference(directory: Path) -> str | None:
+    """The schema path relative to ``directory`` when an enclosing repository has one."""
+    start = directory.resolve()
+    for folder in (start, *start.parents):
+        if (folder / SCHEMA_IN_REPOSITORY).is_file():
+            return Path(os.path.relpath(folder / SCHEMA_IN_REPOSITORY, start)).as_posix()
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def write_files(directory: Path, files: Mapping[str, str], stale: list[str]) -> None:
+    """Write ``files`` (relative path -> text) and remove ``stale`` files of an earlier export."""
+    try:
+        for relative, text in files.items():
+            path = directory / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        for relative in stale:
+            (directory / relative).unlink(missing_ok=True)
+    except OSError as exc:
+        raise ExportError(f"cannot write the export into {directory}: {exc.strerror}") from None
