@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import httpx
 import pytest
 
-from conftest import ADMIN_TOKEN, ORG, SEED_FILE
+from conftest import ORG, SANDBOX_ADMIN_TOKEN, SEED_FILE
 from docform.api import ApiClient, ApiStatusError, SandboxTransport
 from docform.api.urls import API_PREFIX
 from docform.sandbox import Store
@@ -71,7 +71,7 @@ def seeded_sandbox(directory: Path) -> Path:
 @asynccontextmanager
 async def open_session(directory: Path) -> AsyncIterator[Session]:
     """A client on a new seeded sandbox under ``directory``, recording each answered call."""
-    async with ApiClient(f"sandbox:{seeded_sandbox(directory)}", token=ADMIN_TOKEN) as api:
+    async with ApiClient(f"sandbox:{seeded_sandbox(directory)}", token=SANDBOX_ADMIN_TOKEN) as api:
         session = Session(api)
 
         async def record(response: httpx.Response) -> None:
@@ -153,6 +153,8 @@ async def test_members_and_invites(session: Session) -> None:
     (dana_id,) = invited["users"]
     dana = await s.send("GET", f"{members}/{dana_id}", 200)
     assert (object_id(dana, "member"), dana["user"]["email"]) == (dana_id, "dana@acme.test")
+    claims = await s.send("POST", f"/orgs/{ORG}/ping", 200)
+    assert isinstance(claims["serviceVisitorClaims"], str)
     await s.send("DELETE", f"{members}/u_bob", 204)
     after = await s.send("GET", members, 200)
     assert sorted(page_ids(after, "member")) == sorted(["u_alice", "u_erin", dana_id])

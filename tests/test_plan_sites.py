@@ -480,12 +480,6 @@ def test_unmanaged_section_is_deleted_under_prune(sandbox: Path, manifests: Path
     assert [s["id"] for s in live_items(sandbox, "sections")] == [ids["guides"]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine/planner.py _protect_violations: the site spaces of a pruned section are "
-    "unmanaged objects inside it, so `prune: {sections: true}` alone always breaks the cascade "
-    "rail (every section holds a site space); the section's own site spaces should go with it",
-)
 def test_unmanaged_section_is_deleted_under_section_prune_alone(
     sandbox: Path, manifests: Path
 ) -> None:

@@ -134,3 +134,57 @@ def test_calls_outside_the_organization_are_never_made():
         "org_acme"
     ]
     assert not found[0].forceable
+
+
+def run_as(token: str, cli_args: list, sandbox: Path):
+    """``docform`` with the API token of a seeded user instead of the sandbox's admin."""
+    from click.testing import CliRunner
+
+    from docform.cli import cli
+
+    env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": token, "NO_COLOR": "1"}
+    return CliRunner().invoke(cli, [str(a) for a in cli_args], env=env)
+
+
+ALICE_TOKEN = "tok_alice_0123456789"
+OWN_RAIL = "[own-membership] member.{} would remove or demote the membership of the API token's"
+
+
+def test_removing_the_callers_own_membership_is_refused_even_with_force(tmp_path):
+    sandbox = seeded_sandbox(tmp_path)
+    members = "docform: {prune: {members: true}}\norganization: {id: org_acme}\nmembers:\n"
+    manifests = write_manifests(tmp_path / "m", members + "  erin@acme.test: admin\n")
+    result = run_as(ALICE_TOKEN, ["apply", manifests, "--yes", "--force"], sandbox)
+    assert result.exit_code == 1
+    assert OWN_RAIL.format("~u_alice#delete") in result.stderr
+    emails = [
+        m["user"]["email"] for m in live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
+    ]
+    assert sorted(emails) == ["alice@acme.test", "bob@acme.test", "erin@acme.test"]
+
+
+def test_demoting_the_callers_own_admin_role_is_refused(tmp_path):
+    sandbox = seeded_sandbox(tmp_path)
+    manifests = write_manifests(
+        tmp_path / "m",
+        "organization: {id: org_acme}\nmembers:\n  alice@acme.test: read\n  erin@acme.test: admin\n",
+    )
+    result = run_as(ALICE_TOKEN, ["apply", manifests, "--yes"], sandbox)
+    assert result.exit_code == 1
+    assert OWN_RAIL.format("alice@acme.test#update") in result.stderr
+    assert live_api(sandbox, "GET", "/orgs/org_acme/members/u_alice")["role"] == "admin"
+
+
+def test_another_admin_may_remove_a_member_and_the_caller_may_demote_others(tmp_path):
+    sandbox = seeded_sandbox(tmp_path)
+    manifests = write_manifests(
+        tmp_path / "m",
+        "organization: {id: org_acme}\nmembers:\n  alice@acme.test: admin\n  erin@acme.test: read\n",
+    )
+    result = run_as(ALICE_TOKEN, ["apply", manifests, "--yes"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert live_api(sandbox, "GET", "/orgs/org_acme/members/u_erin")["role"] == "read"
+    write_manifests(manifests, "docform: {prune: {members: true}}\n" + HEAD)
+    assert run(["apply", manifests, "--yes"], sandbox).exit_code == 0
+    members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
+    assert [m["id"] for m in members] == ["u_alice"]

@@ -52,8 +52,15 @@ def match_kind(
     raws: Sequence[Mapping[str, Any]],
     index: AddressIndex,
     problems: list[str],
+    *,
+    finishing: bool = False,
 ) -> Matching:
-    """Match one kind; problems are appended (all of them, not just the first)."""
+    """Match one kind; problems are appended (all of them, not just the first).
+
+    ``finishing`` also matches what an interrupted create left (`Desired.unfinished_keys`):
+    only while an apply looks for the object of a create whose answer was lost, since in a
+    plain plan such a match would be a guess.
+    """
     result = Matching(desired=list(desired))
     live = [r for r in raws if not kind.restorable(r)]
     deleted = {r["id"]: r for r in raws if kind.restorable(r)}
@@ -65,7 +72,7 @@ def match_kind(
             if obs.id in claimed:
                 claimed[obs.id].observed = obs
         free = [o for o in observed if o.id not in claimed]
-        waiting = _match_keys(kind, waiting, free, claimed, index, result, problems)
+        waiting = _match_keys(kind, waiting, free, claimed, index, result, problems, finishing)
         for obs in free:
             if obs.id not in claimed:
                 index.record(kind.name, obs.id, unmanaged_address(kind.name, obs.id))
@@ -117,6 +124,7 @@ def _match_keys(
     index: AddressIndex,
     result: Matching,
     problems: list[str],
+    finishing: bool,
 ) -> list[Desired]:
     """Match by natural key, then by ``formerly``; returns the entries still unmatched."""
     by_key: dict[tuple[Any, ...], list[Observed]] = defaultdict(list)
@@ -128,6 +136,8 @@ def _match_keys(
         pair = _claim(kind, d, [d.key], by_key, claimed, problems, "key")
         if pair is None and d.formerly:
             pair = _claim(kind, d, d.formerly, by_key, claimed, problems, "formerly")
+        if pair is None and finishing and d.unfinished_keys:
+            pair = _claim(kind, d, d.unfinished_keys, by_key, claimed, problems, "unfinished")
         if pair is None:
             still.append(d)
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from docform.engine.plan import Plan
 from docform.errors import DocformError
@@ -109,3 +110,41 @@ def scope_violations(plan: Plan) -> list[Violation]:
                 )
             )
     return found
+
+
+async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> list[Violation]:
+    """Changes that would remove or demote the membership of the token's own user."""
+    risky = [
+        c for k in kinds for c in k.risky_for_caller([c for c in plan.changes if c.kind == k.name])
+    ]
+    if not risky:
+        return []
+    caller = await identify_caller(client, plan.organization)
+    return [
+        Violation(
+            "own-membership",
+            f"{c.key} would remove or demote the membership of the API token's own user "
+            f"({caller}); apply this change with another admin's token",
+            forceable=False,
+        )
+        for c in risky
+        if c.live_id == caller
+    ]
+
+
+async def identify_caller(client: Any, org_id: str) -> str | None:
+    """The member whose token ``client`` uses, or None when that cannot be told.
+
+    The API has no "who am I": a ping marks the caller as seen now, so the caller is the
+    member at the top of the last-seen order if the ping moved that top.
+    """
+    before = await _last_seen(client, org_id)
+    await client.post(f"/orgs/{org_id}/ping")
+    after = await _last_seen(client, org_id)
+    return after[0] if after is not None and after != before else None
+
+
+async def _last_seen(client: Any, org_id: str) -> tuple[str, str] | None:
+    params = {"sort": "lastSeenAt", "order": "desc", "limit": 1}
+    items = (await client.get(f"/orgs/{org_id}/members", params=params)).get("items") or []
+    return (items[0]["id"], items[0].get("lastSeenAt")) if items else None

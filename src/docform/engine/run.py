@@ -10,17 +10,19 @@ from docform.engine.snapshot import Progress, read_live_state
 from docform.kinds.registry import build_kinds
 
 
-async def make_plan(manifests: Any, client: Any, *, progress: Progress | None = None) -> Plan:
+async def make_plan(
+    manifests: Any, client: Any, *, progress: Progress | None = None, finishing: bool = False
+) -> Plan:
     """The plan that makes the organization of ``manifests`` match them, read through ``client``.
 
-    ``client`` should be read-only: planning never writes.
+    ``client`` should be read-only: planning never writes. ``finishing``: see `match_kind`.
     """
     org_id = manifests.organization.id
     kinds = build_kinds(org_id)
     wanted = {k.name: [d.pinned_id for d in k.desired(manifests) if d.pinned_id] for k in kinds}
     live = await read_live_state(client, org_id, kinds, wanted, progress)
     prune = manifests.settings.prune.model_dump()
-    plan = plan_changes(kinds, manifests, live, org_id, prune)
+    plan = plan_changes(kinds, manifests, live, org_id, prune, finishing=finishing)
     plan.requests = client.stats.requests if hasattr(client, "stats") else 0
     return plan
 
@@ -64,10 +66,13 @@ async def apply_changes(
     """
     from docform.connect import open_client
     from docform.engine.apply import apply_plan
+    from docform.engine.rails import caller_violations, enforce
     from docform.engine.saved import secret_resolver
 
     recover = recover_by_planning(manifests, lambda: open_client(manifests, read_only=True))
     async with open_client(manifests, read_only=False) as client:
+        kinds = build_kinds(manifests.organization.id)
+        enforce(await caller_violations(plan, kinds, client), force=False)
         return await apply_plan(
             plan.changes,
             client,
@@ -85,7 +90,7 @@ def recover_by_planning(manifests: Any, reader: Any) -> Any:
 
     async def recover(change: Any) -> Any:
         async with reader() as client:
-            fresh = await make_plan(manifests, client)
+            fresh = await make_plan(manifests, client, finishing=True)
         found = fresh.live_objects.get(change.address)
         return None if found is None else as_create_answer(found, id_paths[change.kind])
 

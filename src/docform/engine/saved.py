@@ -67,7 +67,10 @@ def _change(doc: dict[str, Any]) -> Change:
 def stale_objects(saved: Plan, fresh: Plan) -> list[str]:
     """The live objects the saved plan changes that are no longer as they were read."""
     stale = []
+    still_absent = {c.address for c in fresh.changes if c.action == "create"}
     for change in saved.changes:
+        if change.action == "create" and change.address not in still_absent:
+            stale.append(f"{change.address} (now exists: created since the plan)")
         if change.live_id is None or change.action == "restore":
             continue
         key = f"{change.kind}:{change.live_id}"

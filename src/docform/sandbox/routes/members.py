@@ -10,6 +10,9 @@ Choices where the spec is silent:
   counted; ``failedSSOEmails`` is never reported because the sandbox cannot fail SSO.
 - An empty ``emails`` list is a 400. Emails match users case-insensitively.
 - ``spaces`` on a Member is 0: the sandbox stores no per-member space permissions.
+- ``ping`` marks the caller's own membership as seen now (a token that is no member's, like a
+  ``--token`` admin token, marks nothing); it needs a token like every other call.
+  ``serviceVisitorClaims`` is an opaque string.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.sandbox.access import member_key, require_org
+from docform.sandbox.access import caller_membership, member_key, require_org
 from docform.sandbox.http import (
     API_BASE,
     ROLES,
@@ -188,6 +191,17 @@ def set_member_sso(ctx: Ctx) -> dict[str, Any]:
     member["sso"] = True
     ctx.store.update("member", member)
     return render_member(ctx, member)
+
+
+@endpoint("POST", "/orgs/{organizationId}/ping")
+def ping(ctx: Ctx) -> dict[str, Any]:
+    """Update the caller's last-seen time in the organization."""
+    org = require_org(ctx, ctx.params["organizationId"])
+    membership = caller_membership(ctx, org["id"])
+    if membership is not None:
+        membership["lastSeenAt"] = timestamp(ctx.now())
+        ctx.store.update("member", membership)
+    return {"serviceVisitorClaims": f"visitor:{org['id']}"}
 
 
 # -- invites -----------------------------------------------------------------------------------
