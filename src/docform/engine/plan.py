@@ -161,6 +161,8 @@ class Plan:
     """The live object each managed address was matched to, as the API answered it."""
     violations: list[Any] = field(default_factory=list)
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
+    ignored: list[Any] = field(default_factory=list)
+    """What ``ignore:`` in the settings left out (`docform.engine.ignore.Ignored`)."""
 
     @property
     def has_changes(self) -> bool:
@@ -187,6 +189,7 @@ class Plan:
         doc = self.body()
         doc["unmanaged"] = [u.to_json() for u in self.unmanaged]
         doc["summary"] = self.summary()
+        doc["ignored"] = [i.to_json() for i in self.ignored]
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

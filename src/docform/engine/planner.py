@@ -8,6 +8,7 @@ from typing import Any
 from deepdiff import DeepDiff
 
 from docform.engine.graph import topological_order
+from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
 from docform.engine.match import MatchError, Matching, Pair, match_kind, unmanaged_address
 from docform.engine.plan import (
@@ -29,17 +30,25 @@ def plan_changes(
     live: LiveState,
     organization: str,
     prune: Mapping[str, bool],
+    *,
+    finishing: bool = False,
 ) -> Plan:
-    """The changes that make ``live`` match ``manifests``, in an order safe to apply."""
+    """The changes that make ``live`` match ``manifests``, in an order safe to apply.
+
+    ``finishing``: see `match_kind`."""
     index = AddressIndex()
     problems: list[str] = []
     matchings: list[tuple[Kind, Matching]] = []
     for kind in kinds_in_reference_order(kinds):
-        matching = match_kind(kind, kind.desired(manifests), live.of(kind.name), index, problems)
+        desired = kind.desired(manifests)
+        matching = match_kind(
+            kind, desired, live.of(kind.name), index, problems, finishing=finishing
+        )
         matchings.append((kind, matching))
     if problems:
         raise MatchError(problems)
-    plan = Plan(organization=organization)
+    ignore = IgnoreRules(manifests.settings.ignore)
+    plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same))
     deletes: list[Change] = []
     for kind, matching in matchings:
         plan.changes.extend(_kind_changes(kind, matching, index))
@@ -54,6 +63,7 @@ def plan_changes(
     plan.changes.extend(reversed(deletes))
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
+    ignore.drop_changes(plan)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
     plan.violations = _protect_violations(plan.changes, matchings)
     for kind, matching in matchings:
@@ -74,7 +84,9 @@ def _protect_violations(
     for kind, matching in matchings:
         for obs in matching.unmatched:
             address = unmanaged_address(kind.name, obs.id)
-            inside[address], entries[address] = _refs(obs.key), None
+            inside[address] = _refs(obs.key)
+            if not kind.unmanaged_go_with_container:
+                entries[address] = None
         for pair in matching.pairs:
             address = pair.desired.address
             inside[address], entries[address] = _refs(pair.observed.key), pair.desired
@@ -218,6 +230,7 @@ def _reason(kind: Kind, pair: Pair, action: str) -> str:
         "id": "its pinned id",
         "key": "its natural key",
         "formerly": "a key listed in formerly",
+        "unfinished": "what an interrupted create of it left",
     }[pair.reason]
     return f"live {kind.name} {pair.observed.id}, matched by {matched_by}, differs"
 

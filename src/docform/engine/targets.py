@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from docform.engine.plan import Change, Plan
 
@@ -25,14 +26,10 @@ def narrow_plan(plan: Plan, targets: Sequence[str], excludes: Sequence[str]) -> 
         )
     dropped = {c.key for c in plan.changes if any(matches(c.address, e) for e in excludes)}
     dropped = _with_dependents(dropped, plan.changes)
-    narrowed = Plan(
-        organization=plan.organization,
-        changes=[c for c in plan.changes if c.key in keep and c.key not in dropped],
-        unmanaged=plan.unmanaged,
-        fingerprints=plan.fingerprints,
-        requests=plan.requests,
-    )
-    return narrowed
+    # Everything else (rail violations, live counts, fingerprints) stays: the narrowed plan is
+    # still checked against the whole organization as read.
+    kept = [c for c in plan.changes if c.key in keep and c.key not in dropped]
+    return replace(plan, changes=kept)
 
 
 def _with_dependencies(selected: list[Change], by_key: dict[str, Change]) -> set[str]:

@@ -30,6 +30,11 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         for item in plan.unmanaged:
             out.append(f"  {item.kind} {item.id} {show_value(item.title)}\n", "dim")
         out.append("\n")
+    if plan.ignored:
+        out.append(f"Ignored ({len(plan.ignored)}, by `ignore:` in the settings):\n", "dim")
+        for item in plan.ignored:
+            out.append(f"  {item.describe()}\n", "dim")
+        out.append("\n")
     out.append(summary_line(plan.summary()) + "\n", "bold")
     out.append(f"Checksum: {plan.checksum()}\n", "dim")
     return out

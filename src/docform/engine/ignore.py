@@ -1,0 +1,180 @@
+"""``ignore:`` in the settings: known, accepted differences that plan and drift leave alone.
+
+A pattern names an address (``space.scratch``, ``space.*``; an unmanaged object is
+``KIND.~ID`` or ``KIND.TITLE``: ``space.~sp_123``, ``member.bob@acme.test``) or an address
+and one of its fields (``team.*.members``, ``organization.title``). ``*`` matches any run of
+characters, dots included (a member's address holds an email), ``?`` one character. An address
+pattern covers the object and everything inside it (``site.docs`` covers its sections), like
+``--exclude``.
+
+- an ignored field is left out of the comparison of a matched object (a create still writes
+  it: the entry asks for the object as written);
+- an ignored address drops its changes, and the changes that cannot run without them;
+- an ignored unmanaged object is neither listed nor pruned.
+
+Ignoring never hides anything silently: each ignored item is recorded in ``Plan.ignored`` and
+every rendering counts them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
+from typing import Any
+
+from docform.engine.match import unmanaged_address
+from docform.engine.plan import Change, Plan
+
+#: An item is ignored as a whole ``change``, one ``field`` of a matched object, or an
+#: ``unmanaged`` object.
+ITEMS = ("change", "field", "unmanaged")
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """One difference an ``ignore:`` pattern left out of the plan."""
+
+    item: str
+    address: str
+    kind: str
+    pattern: str
+    action: str | None = None
+    field: str | None = None
+    id: str | None = None
+    title: str | None = None
+    because: str | None = None
+    """For a change dropped only because it needs an ignored one: that change's key."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item": self.item,
+            "address": self.address,
+            "kind": self.kind,
+            "action": self.action,
+            "field": self.field,
+            "id": self.id,
+            "title": self.title,
+            "pattern": self.pattern,
+            "because": self.because,
+        }
+
+    def describe(self) -> str:
+        """One line for people: what was left out, and by which pattern."""
+        if self.item == "field":
+            what = f"{self.address}.{self.field} (differs)"
+        elif self.item == "unmanaged":
+            what = f"unmanaged {self.kind} {self.id} {json.dumps(self.title, ensure_ascii=False)}"
+        else:
+            what = f"{self.address} ({self.action})"
+        if self.because:
+            return f"{what}: needs {self.because}, ignored by {self.pattern}"
+        return f"{what}: ignored by {self.pattern}"
+
+
+class IgnoreRules:
+    """The ``ignore:`` patterns of one manifest set."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self.patterns = list(patterns)
+
+    def address_pattern(self, address: str) -> str | None:
+        """The first pattern covering ``address`` (or an object it is inside), else None."""
+        for pattern in self.patterns:
+            if fnmatchcase(address, pattern) or fnmatchcase(address, pattern + ".*"):
+                return pattern
+        return None
+
+    def field_pattern(self, address: str, field: str) -> str | None:
+        """The first pattern naming ``field`` of the object at ``address``, else None."""
+        dotted = f"{address}.{field}"
+        for pattern in self.patterns:
+            if fnmatchcase(dotted, pattern):
+                return pattern
+        return None
+
+    def set_aside(
+        self, matchings: Sequence[tuple[Any, Any]], same: Callable[..., bool]
+    ) -> list[Ignored]:
+        """Before changes are made: take the live value of each ignored field of a matched
+        object (so it never differs), and drop ignored unmanaged objects. Returns what was
+        ignored; ``same(want, have)`` is the planner's comparison."""
+        if not self.patterns:
+            return []
+        ignored: list[Ignored] = []
+        for kind, matching in matchings:
+            for pair in (*matching.pairs, *matching.restores):
+                ignored += self._set_fields_aside(kind.name, pair, same)
+            kept = []
+            for obs in matching.unmatched:
+                address = unmanaged_address(kind.name, obs.id)
+                pattern = self.address_pattern(address) or self.address_pattern(
+                    f"{kind.name}.{obs.title}"
+                )
+                if pattern is None:
+                    kept.append(obs)
+                else:
+                    ignored.append(
+                        Ignored(
+                            "unmanaged", address, kind.name, pattern, id=obs.id, title=obs.title
+                        )
+                    )
+            matching.unmatched = kept
+        return ignored
+
+    def _set_fields_aside(self, kind: str, pair: Any, same: Callable[..., bool]) -> list[Ignored]:
+        desired, observed = pair.desired, pair.observed
+        if self.address_pattern(desired.address) is not None:
+            return []  # its changes are dropped whole, by drop_changes
+        fields = dict(desired.fields)
+        ignored = []
+        for name, want in desired.fields.items():
+            pattern = self.field_pattern(desired.address, name)
+            if pattern is None:
+                continue
+            have = observed.fields.get(name)
+            fields[name] = have
+            if not same(want, have):
+                ignored.append(
+                    Ignored("field", desired.address, kind, pattern, field=name, id=observed.id)
+                )
+        # A copy: the entry's own values still order its siblings (site structure).
+        pair.desired = replace(desired, fields=fields)
+        return ignored
+
+    def drop_changes(self, plan: Plan) -> None:
+        """After ordering: drop the changes of ignored addresses and, since they could not
+        run without them, the changes that depend on those; each is recorded in the plan."""
+        if not self.patterns:
+            return
+        dropped: dict[str, Ignored] = {}
+        for change in plan.changes:
+            pattern = self.address_pattern(change.address)
+            if pattern is not None:
+                dropped[change.key] = _ignored_change(change, pattern)
+        grown = True
+        while grown:
+            grown = False
+            for change in plan.changes:
+                if change.key in dropped:
+                    continue
+                needed = next((k for k in change.depends_on if k in dropped), None)
+                if needed is not None:
+                    pattern = dropped[needed].pattern
+                    dropped[change.key] = _ignored_change(change, pattern, because=needed)
+                    grown = True
+        plan.changes = [c for c in plan.changes if c.key not in dropped]
+        plan.ignored += [dropped[k] for k in sorted(dropped)]
+
+
+def _ignored_change(change: Change, pattern: str, because: str | None = None) -> Ignored:
+    return Ignored(
+        "change",
+        change.address,
+        change.kind,
+        pattern,
+        action=change.action,
+        id=change.live_id,
+        because=because,
+    )

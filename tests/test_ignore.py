@@ -1,0 +1,185 @@
+"""`ignore:` in the settings (engine/ignore.py): plan leaves ignored items out and counts them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planning import (
+    actions,
+    apply,
+    calls,
+    change,
+    plan_json,
+    run,
+    seeded_sandbox,
+    write_manifests,
+)
+
+# The seeded organization as it is live: nothing to change, nothing unmanaged.
+IN_SYNC = """\
+    docform:
+      ignore: {ignore}
+    organization: {{id: org_acme, title: {title}}}
+    members: {{alice@acme.test: admin, erin@acme.test: {erin}, bob@acme.test: guest}}
+    sites: {{docs: {{id: site_docs, title: Acme Docs}}}}
+"""
+
+
+def manifests(tmp_path: Path, ignore: str, title: str = "Acme", erin: str = "edit") -> Path:
+    return write_manifests(tmp_path / "m", IN_SYNC.format(ignore=ignore, title=title, erin=erin))
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    return seeded_sandbox(tmp_path)
+
+
+def test_an_ignored_field_is_not_compared_and_is_counted(tmp_path, sandbox):
+    directory = manifests(tmp_path, "[organization.title]", title="Acme Renamed")
+    plan = plan_json(directory, sandbox)
+    assert plan["changes"] == []
+    assert plan["ignored"] == [
+        {
+            "item": "field",
+            "address": "organization",
+            "kind": "organization",
+            "action": None,
+            "field": "title",
+            "id": "org_acme",
+            "title": None,
+            "pattern": "organization.title",
+            "because": None,
+        }
+    ]
+
+
+def test_a_field_equal_to_live_is_not_counted_as_ignored(tmp_path, sandbox):
+    plan = plan_json(manifests(tmp_path, "[organization.title]"), sandbox)
+    assert plan["ignored"] == []
+
+
+def test_an_ignored_field_stays_out_of_the_calls_of_other_changes(tmp_path, sandbox):
+    title = "Acme Renamed, defaultRole: edit"
+    plan = plan_json(manifests(tmp_path, "[organization.title]", title=title), sandbox)
+    assert calls(change(plan, "organization", "update")) == [
+        ("PATCH", "/orgs/org_acme", {"defaultRole": "edit"})
+    ]
+
+
+def test_a_star_covers_member_addresses_that_hold_dots(tmp_path, sandbox):
+    plan = plan_json(manifests(tmp_path, "['member.*.role']", erin="read"), sandbox)
+    assert plan["changes"] == []
+    assert [(i["address"], i["field"]) for i in plan["ignored"]] == [
+        ("member.erin@acme.test", "role")
+    ]
+
+
+def test_unmanaged_objects_are_ignored_by_id_or_by_title(tmp_path, sandbox):
+    directory = write_manifests(
+        tmp_path / "m",
+        """\
+        docform:
+          ignore: [member.bob@acme.test, site.~site_docs]
+        organization: {id: org_acme}
+        members: {alice@acme.test: admin, erin@acme.test: edit}
+        """,
+    )
+    plan = plan_json(directory, sandbox)
+    assert plan["unmanaged"] == []
+    assert [(i["item"], i["id"], i["title"], i["pattern"]) for i in plan["ignored"]] == [
+        ("unmanaged", "u_bob", "bob@acme.test", "member.bob@acme.test"),
+        ("unmanaged", "site_docs", "Acme Docs", "site.~site_docs"),
+    ]
+
+
+def test_an_ignored_unmanaged_object_is_not_pruned(tmp_path, sandbox):
+    directory = write_manifests(
+        tmp_path / "m",
+        """\
+        docform:
+          prune: {members: true}
+          ignore: ['member.~u_bob']
+        organization: {id: org_acme}
+        members: {alice@acme.test: admin, erin@acme.test: edit}
+        sites: {docs: {id: site_docs}}
+        """,
+    )
+    plan = plan_json(directory, sandbox)
+    assert actions(plan) == []
+    assert [i["address"] for i in plan["ignored"]] == ["member.~u_bob"]
+
+
+def test_an_ignored_address_drops_what_cannot_run_without_it(tmp_path, sandbox):
+    directory = manifests(tmp_path, "[collection.engineering]")
+    with (directory / "main.yaml").open("a") as file:
+        file.write(
+            "collections: {engineering: {title: Engineering}, tools: {title: Tools}}\n"
+            "spaces: {handbook: {title: Handbook, collection: engineering}}\n"
+        )
+    plan = plan_json(directory, sandbox)
+    assert actions(plan) == [("collection.tools", "create")]
+    assert [(i["address"], i["action"], i["because"]) for i in plan["ignored"]] == [
+        ("collection.engineering", "create", None),
+        ("space.handbook", "create", "collection.engineering#create"),
+    ]
+
+
+def test_an_address_pattern_covers_everything_inside_it(tmp_path, sandbox):
+    directory = manifests(tmp_path, "[site.docs]")
+    with (directory / "main.yaml").open("a") as file:
+        file.write("spaces: {handbook: {title: Handbook}}\n")
+    text = (
+        (directory / "main.yaml")
+        .read_text()
+        .replace(
+            "docs: {id: site_docs, title: Acme Docs}",
+            "docs: {id: site_docs, title: Docs!, spaces: {main: {space: handbook, path: v1}}}",
+        )
+    )
+    (directory / "main.yaml").write_text(text)
+    plan = plan_json(directory, sandbox)
+    assert actions(plan) == [("space.handbook", "create")]
+    assert sorted(i["address"] for i in plan["ignored"]) == ["site.docs", "site.docs.space.main"]
+
+
+def test_a_field_pattern_does_not_change_what_a_create_writes(tmp_path, sandbox):
+    directory = manifests(tmp_path, "['space.*.emoji']")
+    with (directory / "main.yaml").open("a") as file:
+        file.write("spaces: {handbook: {title: Handbook, emoji: '📘'}}\n")
+    plan = plan_json(directory, sandbox)
+    assert change(plan, "space.handbook", "create")["after"]["emoji"] == "📘"
+    assert plan["ignored"] == []
+
+
+def test_ignored_field_stays_in_sync_after_apply(tmp_path, sandbox):
+    directory = manifests(tmp_path, "[organization.title]", title="Acme Renamed")
+    apply(directory, sandbox)
+    result = run(["plan", directory, "--detailed-exitcode"], sandbox)
+    assert result.exit_code == 0, result.output
+
+
+def test_the_text_plan_lists_and_counts_ignored_items(tmp_path, sandbox):
+    directory = manifests(tmp_path, "[organization.title]", title="Acme Renamed")
+    result = run(["plan", directory], sandbox)
+    assert result.exit_code == 0, result.output
+    assert (
+        "Ignored (1, by `ignore:` in the settings):\n"
+        "  organization.title (differs): ignored by organization.title\n"
+    ) in result.stdout
+
+
+def test_the_markdown_plan_counts_ignored_items(tmp_path, sandbox):
+    directory = manifests(tmp_path, "[organization.title]", title="Acme Renamed")
+    result = run(["plan", directory, "--markdown"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "<details><summary>1 ignored (settings)</summary>" in result.stdout
+    assert "- organization.title (differs): ignored by organization.title" in result.stdout
+
+
+def test_a_target_keeps_the_ignored_items(tmp_path, sandbox):
+    directory = manifests(tmp_path, "[organization.title]", title="Acme Renamed")
+    result = run(["plan", directory, "--json", "--target", "organization"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert '"pattern": "organization.title"' in result.stdout
