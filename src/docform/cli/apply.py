@@ -9,6 +9,7 @@ import click
 
 from docform.cli.common import load_manifests, use_color
 from docform.cli.group import cli
+from docform.cli.multi import apply_several, manifest_sets, refuse_single_plan_option
 from docform.errors import DocformError
 
 
@@ -57,6 +58,18 @@ def apply(
     from docform.engine.run import apply_changes, check_safety
     from docform.render.apply import ApplyProgress, render_report
 
+    sets = manifest_sets(source) if source.is_dir() else []
+    if len(sets) > 1:
+        if checksum:
+            refuse_single_plan_option("apply", "--checksum", source, sets)
+        return apply_several(
+            sets,
+            yes=yes,
+            parallelism=parallelism,
+            max_deletions=max_deletions,
+            force=force,
+            as_json=as_json,
+        )
     if source.is_dir():
         manifests = load_manifests(source)
         the_plan = _plan_to_apply(manifests, checksum, yes)

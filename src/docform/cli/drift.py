@@ -1,0 +1,73 @@
+"""`docform drift`: report how the live organizations differ from their manifests (for CI)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from docform.cli.group import cli
+
+FORMATS = ("markdown", "json")
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also write the report to FILE (see --format), in sync or not.",
+)
+@click.option(
+    "--format",
+    "report_format",
+    type=click.Choice(FORMATS),
+    help="Format of --report (default markdown); without --report, print this instead of text.",
+)
+def drift(directory: Path, report: Path | None, report_format: str | None) -> int:
+    """Compare the live organization(s) with the manifests in DIRECTORY, read-only.
+
+    Drift is anything a plan would change, and live objects no entry manages; what `ignore:`
+    in the settings leaves out is counted, not reported. Exits 0 when in sync, 2 when drift is
+    found, 1 on error. A DIRECTORY with one subdirectory per organization checks them all.
+    """
+    import asyncio
+
+    from docform.engine.drift import DriftReport
+    from docform.engine.sets import load_sets, plan_sets
+    from docform.manifest.discover import discover_manifest_sets
+
+    outcomes = load_sets(discover_manifest_sets(directory))
+    asyncio.run(plan_sets(outcomes))
+    for outcome in outcomes:
+        for problem in outcome.problems:
+            click.echo(str(problem), err=True)
+        if outcome.failed:
+            click.echo(f"Error: {outcome.label()}: {outcome.error}", err=True)
+    result = DriftReport.of(outcomes)
+    if report is not None:
+        _write(report, _rendered(result, report_format or "markdown"))
+        click.echo(f"Wrote the drift report to {report}.", err=True)
+    click.echo(_rendered(result, report_format if report is None else None), nl=False)
+    return result.exit_code
+
+
+def _rendered(result: object, report_format: str | None) -> str:
+    from docform.render.drift import render_drift_json, render_drift_markdown, render_drift_text
+
+    if report_format == "json":
+        return render_drift_json(result) + "\n"  # type: ignore[arg-type]
+    if report_format == "markdown":
+        return render_drift_markdown(result)  # type: ignore[arg-type]
+    return render_drift_text(result)  # type: ignore[arg-type]
+
+
+def _write(path: Path, text: str) -> None:
+    from docform.errors import DocformError
+
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise DocformError(
+            f"cannot write the report to {path}: {exc.strerror}; choose a writable --report path"
+        ) from None

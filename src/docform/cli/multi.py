@@ -1,0 +1,190 @@
+"""`validate`, `plan` and `apply` over a directory holding several manifest sets.
+
+Each set (a subdirectory with its own ``organization:``) is handled on its own; results are
+grouped by organization with one total, and the command exits with the worst code (1 > 2 > 0).
+A directory holding one set never comes here: the commands treat it exactly as before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from docform.cli.common import use_color
+from docform.errors import DocformError
+
+SAVED_PLAN_REFUSED = (
+    "{option} takes one organization's plan, and {directory} holds {count} manifest sets; "
+    "run the command on each set's directory instead, e.g. 'docform {command} {example} "
+    "{option} ...'"
+)
+
+
+def manifest_sets(directory: Path) -> list[Any]:
+    """The manifest sets of ``directory`` (one, unless it holds several organizations)."""
+    from docform.manifest.discover import discover_manifest_sets
+
+    return discover_manifest_sets(directory)
+
+
+def refuse_single_plan_option(
+    command: str, option: str, directory: Path, sets: Sequence[Any]
+) -> None:
+    """``--out`` and ``--checksum`` stand for one plan: refuse them for several sets."""
+    message = SAVED_PLAN_REFUSED.format(
+        option=option,
+        directory=directory,
+        count=len(sets),
+        command=command,
+        example=sets[0].directory,
+    )
+    raise click.UsageError(message)
+
+
+def validate_several(sets: Sequence[Any], as_json: bool) -> int:
+    from docform.engine.sets import load_sets
+
+    outcomes = load_sets(sets)
+    problems = [p for o in outcomes for p in o.problems]
+    if as_json:
+        click.echo(json.dumps([p.as_dict() for p in problems], indent=2))
+    else:
+        for problem in problems:
+            click.echo(str(problem))
+    for outcome in outcomes:
+        if not outcome.failed:
+            click.echo(f"Valid: {outcome.label()}: {outcome.manifests.summary()}.", err=as_json)
+    if problems:
+        failed = sum(1 for o in outcomes if o.failed)
+        click.echo(
+            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in {failed} of "
+            f"{len(outcomes)} manifest sets.",
+            err=True,
+        )
+        return 1
+    return 0
+
+
+def plan_several(
+    sets: Sequence[Any],
+    *,
+    output: str,
+    detailed_exitcode: bool,
+    narrow: Callable[[Any], Any],
+    verbose: bool,
+) -> int:
+    """Plan every set concurrently; ``output`` is ``text``, ``json`` or ``markdown``."""
+    from docform.engine.sets import worst_exit_code
+    from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
+
+    outcomes = _planned(sets, narrow)
+    if output == "json":
+        click.echo(render_sets_json(outcomes))
+    elif output == "markdown":
+        click.echo(render_sets_markdown(outcomes), nl=False)
+    else:
+        click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
+    _report_failures(outcomes)
+    if verbose:
+        for outcome in outcomes:
+            if outcome.stats is not None:
+                click.echo(f"{outcome.label()}: {outcome.stats.summary()}", err=True)
+    codes = [_plan_code(o, detailed_exitcode) for o in outcomes]
+    return worst_exit_code(codes)
+
+
+def apply_several(
+    sets: Sequence[Any],
+    *,
+    yes: bool,
+    parallelism: int | None,
+    max_deletions: int | None,
+    force: bool,
+    as_json: bool,
+) -> int:
+    """Plan all, show all, check every safety rail, ask once, then apply one set after another,
+    stopping at the first that fails."""
+    from docform.render.sets import render_sets_text
+
+    outcomes = _planned(sets, None)
+    click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
+    failed = [o for o in outcomes if o.failed]
+    if failed:
+        _report_failures(outcomes)
+        raise DocformError(
+            f"{len(failed)} of {len(outcomes)} manifest sets could not be planned, so nothing "
+            "was applied; fix them and apply again"
+        )
+    to_apply = [o for o in outcomes if o.plan.has_changes]
+    for outcome in to_apply:
+        _check_rails(outcome, max_deletions, force)
+    if not to_apply:
+        return 0
+    count = len(to_apply)
+    question = f"Apply these changes to {count} organization{'s' if count != 1 else ''}?"
+    if not yes and not click.confirm(question, default=False):
+        raise click.Abort()
+    for done, outcome in enumerate(to_apply):
+        if not _apply_one(outcome, parallelism, as_json):
+            rest = ", ".join(o.label() for o in to_apply[done + 1 :])
+            if rest:
+                click.echo(f"Not applied, since an earlier organization failed: {rest}", err=True)
+            return 1
+    return 0
+
+
+def _planned(sets: Sequence[Any], narrow: Callable[[Any], Any] | None) -> list[Any]:
+    import asyncio
+
+    from docform.engine.sets import load_sets, plan_sets
+
+    outcomes = load_sets(sets)
+    asyncio.run(plan_sets(outcomes, narrow))
+    return outcomes
+
+
+def _report_failures(outcomes: Sequence[Any]) -> None:
+    for outcome in outcomes:
+        for problem in outcome.problems:
+            click.echo(str(problem), err=True)
+        if outcome.failed:
+            click.echo(f"Error: {outcome.label()}: {outcome.error}", err=True)
+
+
+def _plan_code(outcome: Any, detailed_exitcode: bool) -> int:
+    if outcome.failed:
+        return 1
+    return 2 if detailed_exitcode and outcome.plan.has_changes else 0
+
+
+def _check_rails(outcome: Any, max_deletions: int | None, force: bool) -> None:
+    from docform.engine.run import check_safety
+
+    try:
+        bypassed = check_safety(
+            outcome.manifests, outcome.plan, max_deletions=max_deletions, force=force
+        )
+    except DocformError as exc:
+        raise DocformError(f"{outcome.label()}: {exc}; nothing was applied") from None
+    for rail in bypassed:
+        click.echo(f"Warning: {outcome.label()}: --force bypassed the safety rail {rail}", err=True)
+
+
+def _apply_one(outcome: Any, parallelism: int | None, as_json: bool) -> bool:
+    import asyncio
+
+    from docform.engine.run import apply_changes
+    from docform.render.apply import ApplyProgress, render_report
+
+    manifests, plan = outcome.manifests, outcome.plan
+    click.echo(f"== {outcome.label()} ==", err=as_json)
+    workers = parallelism or manifests.settings.limits.parallelism
+    calls = sum(len(c.calls) for c in plan.changes)
+    with ApplyProgress(calls, as_json=as_json) as progress:
+        report = asyncio.run(apply_changes(manifests, plan, parallelism=workers, on_event=progress))
+    click.echo(render_report(report), err=not report.ok)
+    return bool(report.ok)

@@ -1,0 +1,119 @@
+"""Drift: how the live organizations differ from their manifests, from read-only plans.
+
+Drift is everything a plan would do (changed fields, missing or extra objects, moves) plus the
+live objects no manifest entry manages. What ``ignore:`` leaves out is not drift, but is
+counted. A plan cannot tell when the live state changed: only that it differs now.
+
+The JSON form is versioned by ``FORMAT_VERSION`` and documented in the README ("Drift JSON");
+its keys only ever grow within a major version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from docform.engine.plan import Plan
+from docform.engine.sets import SetOutcome, total_summary, worst_exit_code
+
+FORMAT_VERSION = "1.0"
+
+
+@dataclass
+class OrgDrift:
+    """The drift of one manifest set, or why it could not be checked."""
+
+    outcome: SetOutcome
+
+    @property
+    def plan(self) -> Plan | None:
+        return self.outcome.plan
+
+    @property
+    def status(self) -> str:
+        """``in_sync``, ``drift`` or ``error``."""
+        if self.plan is None:
+            return "error"
+        return "drift" if self.plan.changes or self.plan.unmanaged else "in_sync"
+
+    def counts(self) -> dict[str, int]:
+        plan = self.plan
+        if plan is None:
+            return {"changes": 0, "unmanaged": 0, "ignored": 0}
+        return {
+            "changes": len(plan.changes),
+            "unmanaged": len(plan.unmanaged),
+            "ignored": len(plan.ignored),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        plan = self.plan
+        return {
+            "directory": self.outcome.name,
+            "organization": self.outcome.organization,
+            "status": self.status,
+            "error": self.outcome.error,
+            "counts": self.counts(),
+            "changes": [_drifted(c) for c in plan.changes] if plan else [],
+            "unmanaged": [u.to_json() for u in plan.unmanaged] if plan else [],
+            "ignored": [i.to_json() for i in plan.ignored] if plan else [],
+            "plan": plan.to_json() if plan else None,
+        }
+
+
+@dataclass
+class DriftReport:
+    """Every manifest set checked by one ``docform drift`` run."""
+
+    orgs: list[OrgDrift]
+    checked_at: datetime
+
+    @classmethod
+    def of(cls, outcomes: Sequence[SetOutcome], now: datetime | None = None) -> DriftReport:
+        return cls([OrgDrift(o) for o in outcomes], now or datetime.now(UTC))
+
+    @property
+    def status(self) -> str:
+        return {0: "in_sync", 2: "drift", 1: "error"}[self.exit_code]
+
+    @property
+    def exit_code(self) -> int:
+        """0 every organization in sync, 2 drift found, 1 one could not be checked."""
+        return worst_exit_code(
+            [{"in_sync": 0, "drift": 2, "error": 1}[o.status] for o in self.orgs]
+        )
+
+    def totals(self) -> dict[str, int]:
+        counts = {"organizations": len(self.orgs), "in_sync": 0, "drift": 0, "error": 0}
+        for org in self.orgs:
+            counts[org.status] += 1
+            for name, count in org.counts().items():
+                counts[name] = counts.get(name, 0) + count
+        return counts
+
+    def plan_summary(self) -> dict[str, int]:
+        return total_summary([o.plan for o in self.orgs if o.plan is not None])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": FORMAT_VERSION,
+            "checked_at": self.checked_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "status": self.status,
+            "totals": self.totals(),
+            "organizations": [o.to_json() for o in self.orgs],
+        }
+
+
+def _drifted(change: Any) -> dict[str, Any]:
+    """One change, in the words of drift: what differs, without the calls."""
+    doc = change.to_json()
+    return {
+        "address": doc["address"],
+        "kind": doc["kind"],
+        "action": doc["action"],
+        "id": doc["id"],
+        "reason": doc["action_reason"],
+        "fields": doc["fields"],
+    }

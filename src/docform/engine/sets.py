@@ -1,0 +1,116 @@
+"""Several manifest sets (one per organization) loaded and planned side by side.
+
+Each set is handled on its own: one that fails to load or plan keeps its error and does not
+stop the others, so a command can report every organization and exit with the worst code.
+Planning runs concurrently, each set with its own read-only client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docform.engine.plan import Plan
+from docform.errors import DocformError
+from docform.manifest.discover import ManifestDir, check_distinct_organizations
+
+#: Exit codes from best to worst: 0 nothing to report, 2 changes or drift, 1 an error.
+_SEVERITY = {0: 0, 2: 1, 1: 2}
+
+
+@dataclass
+class SetOutcome:
+    """One manifest set: what was loaded and planned, or what went wrong."""
+
+    source: ManifestDir
+    manifests: Any = None
+    plan: Plan | None = None
+    stats: Any = None
+    problems: list[Any] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.source.name
+
+    @property
+    def organization(self) -> str | None:
+        return self.manifests.organization.id if self.manifests is not None else None
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    def label(self) -> str:
+        """``org_acme (acme/)``, or the directory alone when it did not load."""
+        if self.name == ".":
+            return self.organization or str(self.source.directory)
+        where = f"{self.name}/"
+        return f"{self.organization} ({where})" if self.organization else where
+
+
+def load_sets(sets: Sequence[ManifestDir]) -> list[SetOutcome]:
+    """Load every set; a set with problems keeps them (files relative to the directory given).
+
+    Two sets describing one organization is an error for the whole run (`DiscoveryError`).
+    """
+    from docform.manifest import ManifestError, Problem, load_manifest_set
+
+    outcomes = []
+    for source in sets:
+        outcome = SetOutcome(source)
+        try:
+            outcome.manifests = load_manifest_set(source.directory)
+        except ManifestError as exc:
+            outcome.problems = [
+                Problem(_within(source, p.file), p.line, p.column, p.path, p.message)
+                for p in exc.problems
+            ]
+            count = len(exc.problems)
+            outcome.error = (
+                f"{count} problem{'s' if count != 1 else ''} in the manifests; run "
+                f"'docform validate {source.directory}' for details"
+            )
+        outcomes.append(outcome)
+    check_distinct_organizations([(o.source, o.organization) for o in outcomes if o.manifests])
+    return outcomes
+
+
+async def plan_sets(
+    outcomes: Sequence[SetOutcome], narrow: Callable[[Plan], Plan] | None = None
+) -> None:
+    """Plan every loaded set concurrently; each gets its plan and call counts, or its error."""
+    from docform.engine.run import plan_manifests
+
+    async def plan_one(outcome: SetOutcome) -> None:
+        try:
+            plan, outcome.stats = await plan_manifests(outcome.manifests)
+        except DocformError as exc:
+            outcome.error = str(exc)
+            return
+        outcome.plan = narrow(plan) if narrow else plan
+
+    await asyncio.gather(*(plan_one(o) for o in outcomes if not o.failed))
+
+
+def worst_exit_code(codes: Sequence[int]) -> int:
+    """1 (an error) beats 2 (changes, drift), which beats 0."""
+    return max(codes, key=lambda code: _SEVERITY[code], default=0)
+
+
+def total_summary(plans: Sequence[Plan]) -> dict[str, int]:
+    """The summaries of ``plans`` added up (same keys as `Plan.summary`)."""
+    total = dict.fromkeys(("create", "update", "delete", "move", "restore"), 0)
+    for plan in plans:
+        for action, count in plan.summary().items():
+            total[action] += count
+    return total
+
+
+def _within(source: ManifestDir, file: str) -> str:
+    if source.name == "." or not file or Path(file).is_absolute():
+        return file
+    return f"{source.name}/{file}"

@@ -1,0 +1,172 @@
+"""A drift report for a terminal, as a CI issue body (Markdown), and as versioned JSON.
+
+Field values read "live X, manifests Y": a drifted field is one whose live value moved away
+from what the manifests say. Renderers format; they compute nothing the report does not hold.
+"""
+
+from __future__ import annotations
+
+import json
+
+from docform.engine.drift import DriftReport, OrgDrift
+from docform.engine.plan import Change
+from docform.render.markdown import _code, _escape, _fence_safe, render_markdown
+from docform.render.values import ACTION_SYMBOLS, SENSITIVE, show_value
+
+HEADING = "### docform drift"
+WHEN_UNKNOWN = (
+    "docform compares the live organization with the manifests; it cannot tell when a "
+    "difference appeared, only that it is there now: a change made outside docform since the "
+    "last apply, or a change to the manifests that was never applied."
+)
+_WHAT = {
+    "create": "in the manifests, missing from the live organization",
+    "restore": "in the manifests, deleted live (still restorable)",
+    "delete": "live, not in the manifests, and prune is on",
+    "move": "live in another place",
+    "reorder": "live in another order",
+    "membership": "live members differ",
+    "update": "live fields differ",
+}
+
+
+def render_drift_json(report: DriftReport) -> str:
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False)
+
+
+def render_drift_text(report: DriftReport) -> str:
+    lines: list[str] = []
+    several = len(report.orgs) > 1
+    for org in report.orgs:
+        if several:
+            lines += [f"== {org.outcome.label()} ==", ""]
+        lines += _org_text(org)
+    lines.append(_totals_line(report))
+    return "\n".join(lines) + "\n"
+
+
+def _org_text(org: OrgDrift) -> list[str]:
+    plan, name = org.plan, org.outcome.label()
+    if plan is None:
+        return [f"Could not check {name}: {org.outcome.error}", ""]
+    if org.status == "in_sync":
+        lines = [f"In sync: {name} matches its manifests.", ""]
+    else:
+        lines = [f"Drift in {name}:", ""]
+    for change in plan.changes:
+        symbol = ACTION_SYMBOLS[change.action]
+        lines.append(f"  {symbol} {change.address}  ({_WHAT[change.action]})")
+        lines += [f"      {line}" for line in _field_lines(change)]
+    if plan.unmanaged:
+        lines.append("  Unmanaged (live, no manifest entry):")
+        lines += [f"    {u.kind} {u.id} {show_value(u.title)}" for u in plan.unmanaged]
+    if plan.ignored:
+        lines.append(f"  Ignored ({len(plan.ignored)}, by `ignore:` in the settings):")
+        lines += [f"    {item.describe()}" for item in plan.ignored]
+    if plan.changes or plan.unmanaged or plan.ignored:
+        lines.append("")
+    return lines
+
+
+def _field_lines(change: Change) -> list[str]:
+    if change.action in ("create", "delete"):
+        return []
+    out = []
+    for field in change.fields:
+        live = SENSITIVE if field.sensitive else show_value(field.before)
+        wanted = SENSITIVE if field.sensitive else show_value(field.after)
+        out.append(f"{field.path}: live {live}, manifests {wanted}")
+    return out
+
+
+def _totals_line(report: DriftReport) -> str:
+    totals = report.totals()
+    counts = (
+        f"{totals['changes']} change{_s(totals['changes'])}, "
+        f"{totals['unmanaged']} unmanaged, {totals['ignored']} ignored"
+    )
+    orgs = totals["organizations"]
+    scope = f" across {orgs} organizations" if orgs > 1 else ""
+    if report.status == "in_sync":
+        return f"No drift{scope} ({counts})."
+    failed = f"; {totals['error']} could not be checked" if totals["error"] else ""
+    return f"Drift{scope}: {counts}{failed}."
+
+
+def render_drift_markdown(report: DriftReport) -> str:
+    """A CI issue body: the verdict, what drifted, that when is unknown, the fixing plan."""
+    totals = report.totals()
+    verdict = {
+        "in_sync": "No drift: the live organizations match the manifests",
+        "drift": f"Drift found in {totals['drift']} of {totals['organizations']} organizations",
+        "error": f"{totals['error']} of {totals['organizations']} organizations could not be "
+        "checked",
+    }[report.status]
+    if totals["organizations"] == 1 and report.status == "drift":
+        verdict = "Drift found"
+    lines = [HEADING, "", f"**{verdict}.** {_counts(totals)}", ""]
+    lines += [f"Checked at {report.to_json()['checked_at']}. {WHEN_UNKNOWN}", ""]
+    for org in report.orgs:
+        lines += _org_markdown(org)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _counts(totals: dict[str, int]) -> str:
+    return (
+        f"{totals['changes']} change{_s(totals['changes'])}, "
+        f"{totals['unmanaged']} unmanaged object{_s(totals['unmanaged'])}, "
+        f"{totals['ignored']} ignored by the settings."
+    )
+
+
+def _org_markdown(org: OrgDrift) -> list[str]:
+    outcome, plan = org.outcome, org.plan
+    title = f"#### `{_code(outcome.organization or outcome.name)}`"
+    if outcome.name != ".":
+        title += f" (`{_code(outcome.name)}/`)"
+    if plan is None:
+        message = _fence_safe(outcome.error or "")
+        return [f"{title}: could not be checked", "", "```", message, "```", ""]
+    lines = [f"{title}: {org.status.replace('_', ' ')}", ""]
+    if plan.changes:
+        lines += ["| | address | what differs |", "|---|---|---|"]
+        lines += [_change_row(c) for c in plan.changes]
+        lines.append("")
+    if plan.unmanaged:
+        lines += [f"**Unmanaged** (live, no manifest entry): {len(plan.unmanaged)}", ""]
+        lines += [
+            f"- {u.kind} `{_code(u.id)}` {_escape(show_value(u.title))}" for u in plan.unmanaged
+        ]
+        lines.append("")
+    if plan.ignored:
+        lines.append(f"<details><summary>{len(plan.ignored)} ignored (settings)</summary>")
+        lines += (
+            [""] + [f"- {_escape(i.describe())}" for i in plan.ignored] + ["", "</details>", ""]
+        )
+    if org.status == "drift":
+        lines += _fix_markdown(org)
+    return lines
+
+
+def _change_row(change: Change) -> str:
+    symbol = ACTION_SYMBOLS[change.action]
+    parts = [_escape(line) for line in _field_lines(change)] or [_WHAT[change.action]]
+    return f"| `{symbol}` | `{_code(change.address)}` | {'<br>'.join(parts)} |"
+
+
+def _fix_markdown(org: OrgDrift) -> list[str]:
+    directory = _code(org.outcome.source.directory.as_posix())
+    lines = [
+        f"To make the live organization match the manifests again: `docform apply {directory}`."
+        " To keep a live change instead, write it in the manifests (or list it under "
+        "`ignore:`); to adopt an unmanaged object, add an entry for it.",
+        "",
+    ]
+    if org.plan is not None and org.plan.changes:
+        lines += ["<details><summary>The plan that would fix it</summary>", ""]
+        lines += [render_markdown(org.plan), "</details>", ""]
+    return lines
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
