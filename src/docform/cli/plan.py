@@ -9,6 +9,12 @@ import click
 
 from docform.cli.common import load_manifests, use_color
 from docform.cli.group import cli
+from docform.cli.multi import (
+    manifest_sets,
+    plan_several,
+    refuse_single_plan_option,
+    validate_several,
+)
 
 
 @cli.command()
@@ -24,6 +30,9 @@ def validate(directory: Path, as_json: bool) -> int:
     """
     from docform.manifest import ManifestError, load_manifest_set
 
+    sets = manifest_sets(directory)
+    if len(sets) > 1:
+        return validate_several(sets, as_json)
     try:
         manifests = load_manifest_set(directory)
     except ManifestError as exc:
@@ -97,6 +106,17 @@ def plan(
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
+    sets = manifest_sets(directory)
+    if len(sets) > 1:
+        if out is not None:
+            refuse_single_plan_option("plan", "--out", directory, sets)
+        return plan_several(
+            sets,
+            output="json" if as_json else "markdown" if markdown else "text",
+            detailed_exitcode=detailed_exitcode,
+            narrow=lambda one: narrow_plan(one, targets, excludes),
+            verbose=verbose,
+        )
     manifests = load_manifests(directory)
     with ReadProgress() as progress:
         the_plan, stats = asyncio.run(plan_manifests(manifests, progress=progress))
@@ -104,7 +124,9 @@ def plan(
     if as_json:
         click.echo(render_json(the_plan))
     elif markdown:
-        click.echo(render_markdown(the_plan))
+        from docform.render.mermaid import plan_diagram
+
+        click.echo(render_markdown(the_plan, diagram=plan_diagram(manifests, the_plan)))
     else:
         click.echo(render_text(the_plan, color=use_color()), nl=False)
     if out is not None:

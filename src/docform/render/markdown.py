@@ -14,7 +14,8 @@ from docform.render.values import ACTION_SYMBOLS, SENSITIVE, show_body, show_val
 HEADING = "### docform plan"
 
 
-def render_markdown(plan: Plan) -> str:
+def render_markdown(plan: Plan, diagram: str | None = None) -> str:
+    """The comment; ``diagram`` (from `docform.render.mermaid.diagram_details`) is appended."""
     lines = [HEADING, "", f"**{summary_line(plan.summary())}**", ""]
     lines.append(f"Organization `{_escape(plan.organization)}` · checksum `{plan.checksum()}`")
     lines.append("")
@@ -39,6 +40,13 @@ def render_markdown(plan: Plan) -> str:
         for item in plan.unmanaged:
             lines.append(f"- {item.kind} `{_code(item.id)}` {_escape(show_value(item.title))}")
         lines += ["", "</details>", ""]
+    if plan.ignored:
+        lines.append(f"<details><summary>{len(plan.ignored)} ignored (settings)</summary>")
+        lines.append("")
+        lines += [f"- {_escape(item.describe())}" for item in plan.ignored]
+        lines += ["", "</details>", ""]
+    if diagram:
+        lines += [diagram, ""]
     return "\n".join(lines)
 
 
