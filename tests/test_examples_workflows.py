@@ -1,0 +1,274 @@
+"""The example GitOps repository (examples/acme) works: its manifests validate, and the exact
+`docform ...` lines of its CI files (GitHub workflows, GitLab CI, the composite action, the
+pre-commit hook) run against a sandbox seeded from its sandbox-seed.yaml, in the order a pull
+request, its merge and the scheduled drift check would run them.
+
+Command lines are read from the files, not copied here, so an example that stops working
+fails this test. The line grammar understood is deliberately small (`docform ARGS`,
+`> FILE`, `|| status=$?`, `"$VARIABLE"`); anything else fails, so the CI files stay plain.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from planning import live_api, plan_json, run, seeded_sandbox, write_manifests
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE = ROOT / "examples" / "acme"
+WORKFLOWS = EXAMPLE / ".github" / "workflows"
+CHECKSUM_IN_MARKDOWN = re.compile(r"checksum `([0-9a-f]{64})`")
+EVENT_CONDITION = re.compile(r"github\.event_name == '(\w+)'")
+TOLERANT = ["||", "status=$?"]
+
+
+@dataclass
+class Command:
+    """One `docform` line of a CI file, where it came from, and how it is run."""
+
+    source: str
+    line: str
+    args: list[str]
+    stdout_file: str | None = None
+    tolerant: bool = False  # `|| status=$?`: a non-zero exit is the script's to handle
+
+
+def parse_line(source: str, line: str, variables: dict[str, str]) -> Command:
+    tokens = shlex.split(line)
+    assert tokens[0] == "docform", line
+    command = Command(source, line, [])
+    rest = tokens[1:]
+    if rest[-2:] == TOLERANT:
+        command.tolerant, rest = True, rest[:-2]
+    if len(rest) >= 2 and rest[-2] == ">":
+        command.stdout_file, rest = rest[-1], rest[:-2]
+    for token in rest:
+        assert not set(token) & set("<>|;&`"), f"{source}: shell syntax not understood: {line}"
+        if token.startswith("$"):
+            name = token.strip("${}")
+            assert name in variables, f"{source}: unknown variable {token} in {line!r}"
+            token = variables[name]
+        command.args.append(token)
+    return command
+
+
+def docform_lines(script: str) -> list[str]:
+    """The `docform` lines of a shell script, continuation lines joined."""
+    joined = re.sub(r"\\\n\s*", " ", script)
+    return [line.strip() for line in joined.splitlines() if line.strip().startswith("docform ")]
+
+
+def is_docform_action(step: dict[str, Any]) -> bool:
+    return "/docform@" in step.get("uses", "")
+
+
+def workflow(name: str) -> dict[str, Any]:
+    return yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+
+
+def triggers(document: dict[str, Any]) -> dict[str, Any]:
+    # YAML 1.1 reads the key `on` as the boolean True.
+    return document.get("on", document.get(True))
+
+
+def github_commands(name: str, event: str, variables: dict[str, str] | None = None) -> list:
+    """The docform commands of workflow ``name`` that run on ``event``, in order."""
+    document = workflow(name)
+    assert event in triggers(document), f"{name} does not run on {event}"
+    found = []
+    for job_name, job in document["jobs"].items():
+        for step in job["steps"]:
+            wanted = EVENT_CONDITION.findall(step.get("if", ""))
+            if wanted and event not in wanted:
+                continue
+            source = f"{name}: {job_name}: {step.get('name', step.get('uses'))}"
+            lines = docform_lines(step.get("run", ""))
+            if is_docform_action(step):
+                lines.append(f"docform {step['with']['command']}")
+            found += [parse_line(source, line, variables or {}) for line in lines]
+    return found
+
+
+def gitlab_commands(job: str, variables: dict[str, str] | None = None) -> list[Command]:
+    document = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+    script = "\n".join(document[job]["script"])
+    return [
+        parse_line(f".gitlab-ci.yml: {job}", line, variables or {})
+        for line in docform_lines(script)
+    ]
+
+
+def execute(commands: list[Command], sandbox: Path) -> list[int]:
+    """Run each command as the CI would (stdout redirected where the line says); a command
+    whose failure the script does not handle must exit 0. Returns the exit codes."""
+    codes = []
+    for command in commands:
+        result = run(command.args, sandbox)
+        assert not isinstance(result.exception, (AssertionError, TypeError, KeyError)), (
+            f"{command.source}: {command.line} crashed: {result.exception!r}"
+        )
+        if command.stdout_file:
+            Path(command.stdout_file).write_text(result.stdout, encoding="utf-8")
+        if not command.tolerant:
+            assert result.exit_code == 0, f"{command.source}: {command.line}\n{result.output}"
+        codes.append(result.exit_code)
+    return codes
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A checkout of the example repository; the CI commands run in its root."""
+    checkout = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, checkout)
+    monkeypatch.chdir(checkout)
+    return checkout
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    return seeded_sandbox(tmp_path, EXAMPLE / "sandbox-seed.yaml")
+
+
+def lock_live_space(sandbox: Path, title: str, edit_mode: str) -> None:
+    """Someone changes a space in the UI."""
+    spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces?limit=1000")["items"]
+    space = next(s for s in spaces if s["title"] == title)
+    live_api(sandbox, "PATCH", f"/spaces/{space['id']}", {"editMode": edit_mode})
+
+
+def test_example_manifests_validate():
+    result = run(["validate", EXAMPLE / "manifests"], EXAMPLE / "unused.sqlite")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "Valid: 1 organization, 20 members, 5 teams, 8 collections, 15 spaces, 2 sites, "
+        "2 section groups, 4 sections, 7 site spaces, 2 OpenAPI specs, 1 SAML provider "
+        "in 5 files.\n"
+    )
+
+
+def test_github_pull_request_then_merge_then_schedule(repo, sandbox):
+    # Pull request: validate, plan as Markdown with the saved plan beside it.
+    execute(github_commands("docform-plan.yml", "pull_request"), sandbox)
+    comment = Path("plan.md").read_text(encoding="utf-8")
+    created = re.search(r"(\d+) to create, (\d+) to update, (\d+) to delete", comment)
+    assert created and int(created.group(1)) > 0 and int(created.group(3)) == 1, comment
+    assert "member.~u_dan" in comment and "<details><summary>Structure" in comment
+    assert Path("docform.plan").is_file()
+
+    # Merge to main: the saved plan is applied, then a new plan must find nothing to do.
+    execute(github_commands("docform-apply.yml", "push"), sandbox)
+
+    # Schedule: in sync, then drift after someone unlocks a space in the UI.
+    drift = github_commands("docform-drift.yml", "schedule")
+    assert execute(drift, sandbox)[-1] == 0
+    lock_live_space(sandbox, "Ledger", "live")
+    assert execute(drift, sandbox)[-1] == 2
+    assert "space.ledger" in Path("drift.md").read_text(encoding="utf-8")
+
+    # By hand: a reviewer approves the plan that repairs it, by its checksum.
+    approved = plan_json(repo / "manifests", sandbox)["checksum"]
+    dispatch = github_commands(
+        "docform-apply.yml", "workflow_dispatch", {"APPROVED_CHECKSUM": approved}
+    )
+    assert any("--checksum" in c.args for c in dispatch)
+    execute(dispatch, sandbox)
+    assert execute(drift, sandbox)[-1] == 0
+
+
+def test_github_apply_refuses_a_checksum_nobody_reviewed(repo, sandbox):
+    dispatch = github_commands(
+        "docform-apply.yml", "workflow_dispatch", {"APPROVED_CHECKSUM": "0" * 64}
+    )
+    apply_line = next(c for c in dispatch if "--checksum" in c.args)
+    result = run(apply_line.args, sandbox)
+    assert result.exit_code == 1
+    assert "not the approved " + "0" * 64 in result.output
+    assert run(["plan", "manifests", "--detailed-exitcode"], sandbox).exit_code == 2
+
+
+def test_gitlab_merge_request_then_merge_then_schedule(repo, sandbox):
+    execute(gitlab_commands("validate") + gitlab_commands("plan"), sandbox)
+    reviewed = CHECKSUM_IN_MARKDOWN.search(Path("plan.md").read_text(encoding="utf-8"))
+    assert reviewed, "the merge request note must show the checksum the apply job reads"
+
+    execute(gitlab_commands("apply", {"REVIEWED_CHECKSUM": reviewed.group(1)}), sandbox)
+
+    drift = gitlab_commands("drift")
+    assert execute(drift, sandbox) == [0]
+    lock_live_space(sandbox, "Engineering handbook", "locked")
+    assert execute(drift, sandbox) == [2]
+
+
+def test_only_one_apply_runs_at_a_time():
+    apply_workflow = workflow("docform-apply.yml")
+    assert apply_workflow["concurrency"] == {"group": "docform-apply", "cancel-in-progress": False}
+    gitlab = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+    assert gitlab["apply"]["resource_group"] == "docform-apply"
+
+
+def test_the_token_comes_from_the_secret_store_and_is_never_printed():
+    for path in [*WORKFLOWS.glob("*.yml"), EXAMPLE / ".gitlab-ci.yml", ROOT / "action.yml"]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "DOCFORM_API_TOKEN" not in line or line.lstrip().startswith("#"):
+                continue
+            assert re.fullmatch(
+                r"\s*DOCFORM_API_TOKEN: \$\{\{ secrets\.DOCFORM_API_TOKEN \}\}.*", line
+            ), f"{path.name}: {line.strip()}"
+
+
+def test_pre_commit_hook_validates_the_manifests(repo, sandbox):
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    config = yaml.safe_load(Path(".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    (used,) = config["repos"][0]["hooks"]
+    assert used["id"] == hook["id"] and not hook["pass_filenames"]
+    line = shlex.join([*shlex.split(hook["entry"]), *used.get("args", hook["args"])])
+    execute([parse_line(".pre-commit-hooks.yaml", line, {})], sandbox)
+
+
+def action_step(step_id: str) -> dict[str, Any]:
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    return next(s for s in action["runs"]["steps"] if s.get("id") == step_id)
+
+
+def run_action(repo: Path, sandbox: Path, command: str, allowed: str) -> tuple[int, str, str]:
+    """The action's run step, in bash, with docform from this checkout's environment."""
+    output = repo / "github-output"
+    output.write_text("", encoding="utf-8")
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "DOCFORM_API_URL": f"sandbox:{sandbox}",
+        "DOCFORM_COMMAND": command,
+        "ALLOWED_EXIT_CODES": allowed,
+        "STDOUT_FILE": "",
+        "GITHUB_OUTPUT": str(output),
+        "NO_COLOR": "1",
+    }
+    env.pop("DOCFORM_API_TOKEN", None)
+    script = action_step("run")["run"]
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=repo, env=env, capture_output=True, text=True
+    )
+    return done.returncode, output.read_text(encoding="utf-8"), done.stdout
+
+
+def test_action_passes_allowed_exit_codes_and_reports_them(repo, sandbox):
+    # A one-line manifest keeps the two real docform processes quick.
+    write_manifests(repo / "small", "organization: {id: org_acme, title: Acme Renamed}\n")
+    command = "plan small --detailed-exitcode"
+    code, outputs, _ = run_action(repo, sandbox, command, "0 2")
+    assert (code, outputs) == (0, "exit-code=2\n")
+    code, outputs, stdout = run_action(repo, sandbox, command, "0")
+    assert (code, outputs) == (2, "exit-code=2\n")
+    assert f"::error::docform {command} exited with 2" in stdout
