@@ -32,6 +32,16 @@ CREATE TABLE IF NOT EXISTS objects (
 );
 CREATE INDEX IF NOT EXISTS objects_by_org ON objects (kind, org, rank, seq);
 CREATE INDEX IF NOT EXISTS objects_by_parent ON objects (kind, parent, rank, seq);
+-- Fields the routes filter on. SQLite uses an index on an expression only where a query writes
+-- that expression exactly as here, so routes spell them this way.
+CREATE INDEX IF NOT EXISTS objects_by_user ON objects (kind, org, json_extract(data, '$.user'));
+CREATE INDEX IF NOT EXISTS objects_by_email
+    ON objects (kind, lower(json_extract(data, '$.email')));
+CREATE INDEX IF NOT EXISTS objects_by_slug ON objects (kind, org, json_extract(data, '$.slug'));
+CREATE INDEX IF NOT EXISTS objects_by_space ON objects (kind, json_extract(data, '$.space'));
+CREATE INDEX IF NOT EXISTS objects_by_section ON objects (kind, json_extract(data, '$.section'));
+CREATE INDEX IF NOT EXISTS objects_by_joined
+    ON objects (kind, org, json_extract(data, '$.joinedAt'), seq);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 

@@ -117,10 +117,14 @@ class SiteTree:
 
     def walk(self, group_id: str | None = None) -> Iterator[Node]:
         """Every group and section under ``group_id``, depth first, in structure order."""
-        for node in self.children(group_id):
-            yield node
-            if node[0] == GROUP:
-                yield from self.walk(node[1]["id"])
+        # One pass sorts every container (asking `children` per group would scan the whole
+        # site once per group, for every section a list renders).
+        nodes: list[Node] = [(GROUP, g) for g in self.groups.values()]
+        nodes += [(SECTION, s) for s in self.sections.values()]
+        inside: dict[str | None, list[Node]] = {}
+        for node in sorted(nodes, key=lambda n: self.ranks[(n[0], n[1]["id"])]):
+            inside.setdefault(node[1].get("sectionGroup"), []).append(node)
+        return _depth_first(inside, group_id)
 
     def ordered(self, kind: str) -> list[dict[str, Any]]:
         return [doc for k, doc in self.walk() if k == kind]
@@ -232,6 +236,13 @@ def add_site_space(
         doc["section"] = section_id
     insert_at_end(ctx, tree, SITE_SPACE, doc)
     return doc
+
+
+def _depth_first(inside: dict[str | None, list[Node]], group_id: str | None) -> Iterator[Node]:
+    for node in inside.get(group_id, []):
+        yield node
+        if node[0] == GROUP:
+            yield from _depth_first(inside, node[1]["id"])
 
 
 # -- renderings --------------------------------------------------------------------------------
