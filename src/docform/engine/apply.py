@@ -11,6 +11,7 @@ was done, what failed and what was not attempted.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -143,30 +144,38 @@ class _Runner:
         self.recover: Recover | None = None
 
     async def run(self, changes: list[Change], parallelism: int) -> ApplyReport:
-        keys = {c.key for c in changes}
-        pending = {c.key: {d for d in c.depends_on if d in keys} for c in changes}
+        """Start each change once the changes it depends on are done, at most ``parallelism``
+        at a time; among ready changes the longest chain of calls goes first, since its calls
+        can only run one after another (the schedule that finishes soonest)."""
         by_key = {c.key: c for c in changes}
+        waiting_on = {c.key: {d for d in c.depends_on if d in by_key} for c in changes}
+        dependents: dict[str, list[str]] = {key: [] for key in by_key}
+        for key, deps in waiting_on.items():
+            for dep in deps:
+                dependents[dep].append(key)
+        rank = _chain_ranks(changes, dependents)
+        ready = [rank[key] for key, deps in waiting_on.items() if not deps]
+        heapq.heapify(ready)
         running: dict[asyncio.Task[bool], Change] = {}
         stopped = False
-        while pending or running:
-            if not stopped:
-                for key in [k for k, deps in pending.items() if not deps]:
-                    if len(running) >= parallelism:
-                        break
-                    del pending[key]
-                    task = asyncio.ensure_future(self._run_change(by_key[key]))
-                    running[task] = by_key[key]
+        while ready or running:
+            while ready and not stopped and len(running) < parallelism:
+                key = heapq.heappop(ready)[2]
+                del waiting_on[key]
+                running[asyncio.ensure_future(self._run_change(by_key[key]))] = by_key[key]
             if not running:
                 break
             finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
             for task in finished:
                 change = running.pop(task)
-                if task.result():
-                    for deps in pending.values():
-                        deps.discard(change.key)
-                else:
+                if not task.result():
                     stopped = True
-        self.report.not_attempted = [by_key[k] for k in pending]
+                    continue
+                for key in dependents[change.key]:
+                    waiting_on[key].discard(change.key)
+                    if not waiting_on[key]:
+                        heapq.heappush(ready, rank[key])
+        self.report.not_attempted = [by_key[k] for k in waiting_on]
         return self.report
 
     async def _run_change(self, change: Change) -> bool:
@@ -232,6 +241,18 @@ class _Runner:
                 message=str(exc) if exc else "",
             )
         )
+
+
+def _chain_ranks(
+    changes: Sequence[Change], dependents: Mapping[str, list[str]]
+) -> dict[str, tuple[int, int, str]]:
+    """Sort keys of the changes: the longest chain of calls through a change and what waits on
+    it first, then plan order. ``changes`` are in plan order, so dependents come later."""
+    longest: dict[str, int] = {}
+    for change in reversed(changes):
+        after = max((longest.get(k, 0) for k in dependents[change.key]), default=0)
+        longest[change.key] = len(change.calls) + after
+    return {c.key: (-longest[c.key], i, c.key) for i, c in enumerate(changes)}
 
 
 def _answer_lost(exc: Exception) -> bool:
