@@ -1,8 +1,9 @@
-"""Reading the live organization: every kind's lists, concurrently, in as few waves as possible.
+"""Reading the live organization: every kind's lists, concurrently.
 
-A kind that lists per parent (sections per site) names the parent kind in ``read_after``; all
-kinds of one wave read concurrently, and a wave starts when the one before it has finished. A
-read that fails raises: nothing read in part is ever taken for "absent".
+A kind that lists per parent (sections per site) names the parent kind in ``read_after``; it
+starts as soon as those kinds are read, not when every other kind is (a site's sections need
+not wait for the members of a thousand teams). A read that fails raises, and stops the others:
+nothing read in part is ever taken for "absent".
 """
 
 from __future__ import annotations
@@ -81,12 +82,22 @@ async def read_live_state(
 ) -> LiveState:
     state = LiveState()
     reader = LiveReader(client, org_id, state, progress)
-    for wave in read_waves(kinds):
-        results = await asyncio.gather(
-            *(_read_kind(kind, reader, wanted_ids.get(kind.name, ())) for kind in wave)
-        )
-        for kind, objects in zip(wave, results, strict=True):
-            state.objects[kind.name] = objects
+    names = {kind.name for kind in kinds}
+    tasks: dict[str, asyncio.Task[None]] = {}
+
+    async def read_one(kind: Kind) -> None:
+        await asyncio.gather(*(tasks[name] for name in kind.read_after if name in names))
+        state.objects[kind.name] = await _read_kind(kind, reader, wanted_ids.get(kind.name, ()))
+
+    for kind in (kind for wave in read_waves(kinds) for kind in wave):
+        tasks[kind.name] = asyncio.ensure_future(read_one(kind))
+    try:
+        await asyncio.gather(*tasks.values())
+    finally:
+        for task in tasks.values():
+            task.cancel()
+        await asyncio.gather(*tasks.values(), return_exceptions=True)
+    state.objects = {kind.name: state.objects[kind.name] for kind in kinds}
     return state
 
 
