@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint format bench-quick schema clean
+.PHONY: demo test lint format bench bench-quick schema clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -18,6 +18,7 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -n 2 -q
+	$(PY) benchmarks/run.py --quick --check --regenerate
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -26,6 +27,12 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py --check
+
+bench-quick: $(STAMP)
+	$(PY) benchmarks/run.py --quick --check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .docform

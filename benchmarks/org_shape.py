@@ -1,0 +1,173 @@
+"""The shape of the benchmark organization, as manifest documents, and the changes made to it.
+
+Everything is derived from a seeded random generator, so one shape and seed always give the
+same organization: the manifests `generate.py` writes, the sandbox it builds, and the ideal
+request counts `ideal.py` computes all describe the same thing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+ORG_ID = "org_bench"
+SITE_ID = "site_bench"
+EMAIL_DOMAIN = "bench.test"
+MAX_COLLECTION_DEPTH = 4
+MEMBER_ROLES = ("read", "read", "read", "comment", "edit", "edit", "create", "review")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How many objects of each kind the organization holds."""
+
+    members: int = 10_000
+    teams: int = 1_000
+    team_size: int = 20
+    collections: int = 500
+    spaces: int = 5_000
+    section_groups: int = 30
+    sections: int = 300
+    site_spaces: int = 1_000
+    openapi: int = 200
+    saml: int = 5
+
+    def scaled(self, factor: float) -> Shape:
+        """The same shape ``factor`` times the size (at least one of each kind)."""
+        return replace(
+            self,
+            **{
+                name: max(1, round(value * factor))
+                for name, value in asdict(self).items()
+                if name != "team_size"
+            },
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+FULL = Shape()
+QUICK = FULL.scaled(0.1)
+
+
+@dataclass
+class Org:
+    """The organization as manifest sections (name -> entry), in the order they are written."""
+
+    shape: Shape
+    members: dict[str, str] = field(default_factory=dict)
+    teams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    collections: dict[str, dict[str, Any]] = field(default_factory=dict)
+    spaces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    site: dict[str, Any] = field(default_factory=dict)
+    openapi: dict[str, dict[str, Any]] = field(default_factory=dict)
+    saml: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def on_site(self) -> set[str]:
+        """Names of the spaces a site space shows (they are never deleted or moved)."""
+        return {
+            site_space["space"]
+            for section in self.site["sections"].values()
+            for site_space in section["spaces"].values()
+        }
+
+
+def email(i: int) -> str:
+    return f"user{i:05d}@{EMAIL_DOMAIN}"
+
+
+def build_org(shape: Shape, seed: int = 7) -> Org:
+    """The organization of ``shape``: the same one for the same seed."""
+    rng = random.Random(seed)
+    org = Org(shape)
+    org.members = {email(i): rng.choice(MEMBER_ROLES) for i in range(shape.members)}
+    org.members[email(0)] = "admin"
+    org.teams = dict(_teams(shape, rng))
+    org.collections = dict(_collections(shape, rng))
+    org.spaces = dict(_spaces(shape, rng, list(org.collections)))
+    org.site = _site(shape, rng, list(org.spaces))
+    org.openapi = {
+        f"api{i:03d}": {
+            "slug": f"api-{i:03d}",
+            "source": {"url": f"https://specs.{EMAIL_DOMAIN}/api-{i:03d}.yaml"},
+            "visibility": rng.choice(("private", "public")),
+        }
+        for i in range(shape.openapi)
+    }
+    team_names = list(org.teams)
+    org.saml = {
+        f"idp{i}": {
+            "label": f"IdP {i}",
+            "entityID": f"https://idp{i}.{EMAIL_DOMAIN}/entity",
+            "ssoURL": f"https://idp{i}.{EMAIL_DOMAIN}/sso",
+            "certificate": {"file": "certs/idp.pem"},
+            "defaultTeam": team_names[i % len(team_names)],
+            "defaultRole": "read",
+        }
+        for i in range(shape.saml)
+    }
+    return org
+
+
+def _teams(shape: Shape, rng: random.Random) -> Iterator[tuple[str, dict[str, Any]]]:
+    half = shape.team_size // 2
+    for i in range(shape.teams):
+        size = min(shape.members, rng.randint(shape.team_size - half, shape.team_size + half))
+        people = rng.sample(range(shape.members), size)
+        members = {email(p): "member" for p in people}
+        members[email(people[0])] = "owner"
+        yield f"team{i:04d}", {"title": f"Team {i:04d}", "members": members}
+
+
+def _collections(shape: Shape, rng: random.Random) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A fifth of the collections at the root, the others under one at depth 1 to 3."""
+    depth: dict[str, int] = {}
+    roots = max(1, shape.collections // 5)
+    for i in range(shape.collections):
+        name = f"coll{i:03d}"
+        entry: dict[str, Any] = {"title": f"Collection {i:03d}", "description": f"Area {i}"}
+        parents = [n for n, d in depth.items() if d < MAX_COLLECTION_DEPTH]
+        if i >= roots and parents:
+            parent = rng.choice(parents)
+            entry["parent"] = parent
+            depth[name] = depth[parent] + 1
+        else:
+            depth[name] = 1
+        yield name, entry
+
+
+def _spaces(
+    shape: Shape, rng: random.Random, collections: list[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    for i in range(shape.spaces):
+        entry: dict[str, Any] = {"title": f"Space {i:04d}", "editMode": "live"}
+        if i % 10:  # one space in ten lives at the root of the organization
+            entry["collection"] = rng.choice(collections)
+        yield f"space{i:04d}", entry
+
+
+def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]:
+    """Sections spread evenly over the groups, site spaces over the sections, each site space
+    showing its own space."""
+    shown = iter(rng.sample(spaces, min(shape.site_spaces, len(spaces))))
+    sections: dict[str, dict[str, Any]] = {}
+    for i in range(shape.sections):
+        sections[f"sec{i:03d}"] = {"title": f"Section {i:03d}", "path": f"s{i:03d}", "spaces": {}}
+    names = list(sections)
+    for i, space in enumerate(shown):
+        section = sections[names[i % len(names)]]
+        section["spaces"][f"v{i:04d}"] = {"space": space, "path": f"v{i:04d}"}
+    for section in sections.values():
+        if not section["spaces"]:  # a section shows at least one space
+            section["spaces"]["main"] = {"space": spaces[0], "path": "main"}
+    groups = {
+        f"group{g:02d}": {
+            "title": f"Group {g:02d}",
+            "sections": names[g :: shape.section_groups],
+        }
+        for g in range(shape.section_groups)
+    }
+    return {"id": SITE_ID, "title": "Bench Docs", "sectionGroups": groups, "sections": sections}

@@ -1,0 +1,168 @@
+"""The results table and the checks of a benchmark run.
+
+Checks are about counts only (requests against their ideal, no request sent twice, membership
+changes one call per team, the plan holding exactly the expected changes): a slow machine
+never fails them. Time targets are printed as met or missed, never checked.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ideal import Ideal
+from org_changes import Expected
+
+REQUEST_RATIO_MAX = 1.02
+TARGETS = {
+    "plan_wall_ratio": 1.3,
+    "apply_wall_ratio": 1.5,
+    "speedup": 20.0,
+    "plan_cpu_s": 5.0,
+    "peak_mb": 400.0,
+}
+
+
+@dataclass
+class Checks:
+    failures: list[str] = field(default_factory=list)
+    passes: int = 0
+    targets: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def expect(self, ok: bool, what: str) -> None:
+        if ok:
+            self.passes += 1
+        else:
+            self.failures.append(what)
+
+    def target(self, name: str, value: float, limit: float, *, above: bool = False) -> None:
+        met = value >= limit if above else value <= limit
+        sign = ">=" if above else "<="
+        self.targets.append(f"{'met' if met else 'MISSED'}: {name} {value:.2f} ({sign} {limit:g})")
+
+    def render(self) -> str:
+        lines = [f"targets (not checked): {'; '.join(self.targets)}"]
+        if self.failures:
+            lines += [f"CHECK FAILED: {failure}" for failure in self.failures]
+        lines.append(f"checks: {self.passes} passed, {len(self.failures)} failed")
+        return "\n".join(lines)
+
+
+def ratio(measured: float, ideal: float) -> float:
+    return measured / ideal if ideal else float("inf")
+
+
+def summarize(
+    results: dict[str, Any], ideals: dict[str, Ideal], expected: Sequence[Expected], latency: float
+) -> tuple[list[list[str]], Checks]:
+    """Table rows (scenario, requests, ideal, ratio, wall, ideal wall, ratio, CPU, peak) and
+    the checks of ``results``."""
+    read, write = ideals["read"], ideals["apply"]
+    plan, per_object = results["plan"], results["per_object"]
+    changed, applied = results["apply"]["plan"], results["apply"]["apply"]
+    cpu_plan, cpu_apply = results["plan_cpu"], results["apply_cpu"]
+    rows = [
+        _row(f"1. no-change plan, {latency:g} ms", plan, read, latency),
+        _row(f"2. plan of {len(expected)} changes, {latency:g} ms", changed, read, latency),
+        _row(f"2. apply of {len(expected)} changes, {latency:g} ms", applied, write, latency),
+        _row(f"per-object pattern, {latency:g} ms", per_object, None, latency),
+        _row("3. no-change plan, 0 ms", cpu_plan, read, 0, cpu_plan["process"]),
+        _row(f"3. plan of {len(expected)} changes, 0 ms", cpu_apply["plan"], read, 0),
+        _row(f"3. apply of {len(expected)} changes, 0 ms", cpu_apply["apply"], write, 0,
+             cpu_apply["process"]),
+    ]  # fmt: skip
+    checks = Checks()
+    _check_plan(checks, "no-change plan", plan, read, [])
+    _check_plan(checks, "no-change plan at 0 ms", cpu_plan, read, [])
+    _check_plan(checks, "plan of the changes", changed, read, expected)
+    _check_apply(checks, "apply", applied, write)
+    _check_apply(checks, "apply at 0 ms", cpu_apply["apply"], write)
+    for name, sent, served in (
+        ("no-change plan", plan["requests"], plan["served"]["total"]),
+        (
+            "plan + apply",
+            changed["requests"] + applied["requests"],
+            results["apply"]["served"]["total"],
+        ),
+    ):
+        checks.expect(
+            sent == served, f"{name}: docform counted {sent} requests, the sandbox {served}"
+        )
+    checks.target("no-change plan wall / ideal", ratio(plan["wall_s"], read.seconds(latency)),
+                  TARGETS["plan_wall_ratio"])  # fmt: skip
+    checks.target("apply wall / ideal", ratio(applied["wall_s"], write.seconds(latency)),
+                  TARGETS["apply_wall_ratio"])  # fmt: skip
+    checks.target("speed-up over per-object", ratio(per_object["wall_s"], plan["wall_s"]),
+                  TARGETS["speedup"], above=True)  # fmt: skip
+    checks.target("no-change plan CPU s", cpu_plan["cpu_s"], TARGETS["plan_cpu_s"])
+    peak = max(cpu_plan["process"]["peak_mb"], cpu_apply["process"]["peak_mb"])
+    checks.target("peak memory MB", peak, TARGETS["peak_mb"])
+    return rows, checks
+
+
+def _row(
+    name: str, run: dict[str, Any], best: Ideal | None, latency: float, process: Any = None
+) -> list[str]:
+    ideal_s = best.seconds(latency) if best else 0.0
+    cells = [
+        name,
+        str(run["requests"]),
+        str(best.requests) if best else "",
+        f"{ratio(run['requests'], best.requests):.2f}" if best else "",
+        f"{run['wall_s']:.2f}",
+        f"{ideal_s:.2f}" if best and latency else "",
+        f"{ratio(run['wall_s'], ideal_s):.2f}" if best and latency else "",
+        f"{run['cpu_s']:.2f}",
+        f"{process['peak_mb']:.0f}" if process else "",
+    ]
+    return cells
+
+
+def _check_plan(
+    checks: Checks, name: str, run: dict[str, Any], best: Ideal, expected: Sequence[Expected]
+) -> None:
+    checks.expect(
+        run["requests"] <= best.requests * REQUEST_RATIO_MAX and run["requests"] >= best.requests,
+        f"{name}: {run['requests']} requests, the minimum is {best.requests} "
+        f"(allowed up to x{REQUEST_RATIO_MAX})",
+    )
+    checks.expect(not run["repeated"], f"{name}: requests sent more than once: {_few(run)}")
+    want = Counter(e.action for e in expected)
+    got = Counter({a: n for a, n in run.get("actions", {}).items() if n})
+    checks.expect(got == want, f"{name}: the plan's changes {dict(got)} are not {dict(want)}")
+
+
+def _check_apply(checks: Checks, name: str, run: dict[str, Any], best: Ideal) -> None:
+    checks.expect(
+        best.requests <= run["requests"] <= best.requests * REQUEST_RATIO_MAX,
+        f"{name}: {run['requests']} requests, the minimum is {best.requests}",
+    )
+    checks.expect(not run["repeated"], f"{name}: requests sent more than once: {_few(run)}")
+    checks.expect(
+        run["most_membership_calls_of_one_team"] <= 1,
+        f"{name}: a team's membership changes took "
+        f"{run['most_membership_calls_of_one_team']} calls, not one",
+    )
+    checks.expect(
+        not run["failed"] and not run["not_attempted"],
+        f"{name}: {len(run['failed'])} changes failed ({run['failed'][:3]}), "
+        f"{run['not_attempted']} not attempted",
+    )
+
+
+def _few(run: dict[str, Any]) -> str:
+    return ", ".join(f"{call} x{n}" for call, n in list(run["repeated"].items())[:5])
+
+
+def render_table(rows: list[list[str]]) -> str:
+    head = ["scenario", "requests", "ideal", "ratio", "wall s", "ideal s", "ratio", "CPU s",
+            "peak MB"]  # fmt: skip
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)

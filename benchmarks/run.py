@@ -1,0 +1,97 @@
+"""docform at scale, against a served sandbox: measured requests and times, and their ideals.
+
+    python benchmarks/run.py [--quick] [--check] [--out DIR] [--latency-ms 50]
+
+Scenarios (each on a fresh copy of the generated sandbox, served by ``docform sandbox serve``):
+1. no-change plan at ``--latency-ms``: wall time and requests;
+2. plan + apply of the mixed changes at ``--latency-ms``: wall time and requests;
+3. both again at latency 0: docform's CPU time and peak memory (its own process).
+Plus the per-object pattern of a Terraform provider on the same organization, with docform's
+own client, and docform's speed-up over it.
+
+``--quick`` uses a 10x smaller organization (under a minute). ``--check`` exits 1 when a
+request count is off its ideal or a request was sent twice; never because of a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from docform.api import ApiClient
+from generate import load_expected, load_team_sizes
+from ideal import Ideal, apply_graph, ideal, read_graph
+from org_shape import FULL, ORG_ID, QUICK
+from report import render_table, summarize
+from served import served_sandbox, worker
+
+HERE = Path(__file__).parent
+REPO = HERE.parent
+READ_PARALLELISM = inspect.signature(ApiClient).parameters["max_in_flight"].default
+
+
+def ensure_generated(out: Path, quick: bool, regenerate: bool) -> None:
+    """Generate the organization unless ``out`` holds the one asked for."""
+    shape = QUICK if quick else FULL
+    expected = out / "expected.json"
+    if not regenerate and expected.is_file() and load_expected(out)[0] == shape:
+        print(f"using the organization generated in {out}", file=sys.stderr)
+        return
+    args = [sys.executable, str(HERE / "generate.py"), str(out)] + (["--quick"] if quick else [])
+    subprocess.run(args, check=True)
+
+
+def measure(out: Path, latency_ms: float) -> dict[str, Any]:
+    """Every scenario's worker output and the sandbox's own request counts."""
+    results: dict[str, Any] = {}
+    print(f"scenario 1: no-change plan at {latency_ms:g} ms", file=sys.stderr)
+    with served_sandbox(out, "s1", latency_ms) as server:
+        results["plan"] = worker(server, "plan", str(out / "match"))
+        results["plan"]["served"] = server.take_stats()
+        print("per-object pattern (list ids, GET each, 10 at a time)", file=sys.stderr)
+        results["per_object"] = worker(server, "per-object", ORG_ID)
+    print(f"scenario 2: plan + apply of the changes at {latency_ms:g} ms", file=sys.stderr)
+    with served_sandbox(out, "s2", latency_ms) as server:
+        results["apply"] = worker(server, "apply", str(out / "changed"))
+        results["apply"]["served"] = server.take_stats()
+    print("scenario 3: the same at latency 0 (CPU time, peak memory)", file=sys.stderr)
+    with served_sandbox(out, "s3", 0) as server:
+        results["plan_cpu"] = worker(server, "plan", str(out / "match"))
+    with served_sandbox(out, "s3b", 0) as server:
+        results["apply_cpu"] = worker(server, "apply", str(out / "changed"))
+    return results
+
+
+def ideals(out: Path) -> dict[str, Ideal]:
+    shape, changes = load_expected(out)
+    reading = ideal(read_graph(shape, load_team_sizes(out)), READ_PARALLELISM)
+    parallelism = 8  # limits.parallelism, left at its default in the generated manifests
+    return {"read": reading, "apply": ideal(apply_graph(changes), parallelism)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a 10x smaller organization")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a count check fails")
+    parser.add_argument("--out", type=Path, help="work directory (default .docform/bench[-quick])")
+    parser.add_argument("--latency-ms", type=float, default=50.0, help="served latency")
+    parser.add_argument("--regenerate", action="store_true", help="generate even if present")
+    args = parser.parse_args(argv)
+    out = args.out or REPO / ".docform" / ("bench-quick" if args.quick else "bench")
+    ensure_generated(out, args.quick, args.regenerate)
+    results = measure(out, args.latency_ms)
+    (out / "results.json").write_text(json.dumps(results, indent=1, default=str), "utf-8")
+    _, expected = load_expected(out)
+    rows, checks = summarize(results, ideals(out), expected, args.latency_ms)
+    print(render_table(rows))
+    print(checks.render())
+    return 1 if args.check and not checks.passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

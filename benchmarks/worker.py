@@ -1,0 +1,191 @@
+"""One measured run, in its own process so its CPU time and peak memory are docform's alone.
+
+    python benchmarks/worker.py plan DIR URL        # plan (read, match, diff, render the text)
+    python benchmarks/worker.py apply DIR URL       # plan, check the safety rails, apply
+    python benchmarks/worker.py per-object ORG URL  # a Terraform provider's per-object pattern
+
+The API token is read from DOCFORM_API_TOKEN. It prints one JSON object on stdout. docform runs
+through its own entry points (`make_plan`, `check_safety`, `apply_plan`, `render_text`), with
+its own client; a recording transport under that client notes every request, so the runner can
+check that none was sent twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+import httpx
+
+from docform.api import ApiClient
+from docform.engine.apply import apply_plan
+from docform.engine.run import check_safety, make_plan, recover_by_planning
+from docform.engine.saved import secret_resolver
+from docform.manifest import load_manifest_set
+from docform.render import render_text
+
+TEAM_MEMBERS = re.compile(r"^/v1/orgs/[^/]+/teams/[^/]+/members$")
+PER_OBJECT_PARALLELISM = 10
+"""Terraform's default ``-parallelism``."""
+
+
+class RecordingTransport(httpx.AsyncBaseTransport):
+    """Counts every request by method, URL (query included) and body."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, seen: Counter[str]) -> None:
+        self.inner = inner
+        self.seen = seen
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = hashlib.sha1(request.content).hexdigest()[:12] if request.content else ""
+        self.seen[f"{request.method} {request.url.raw_path.decode()} {body}".rstrip()] += 1
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def open_client(url: str, seen: Counter[str], **options: Any) -> ApiClient:
+    transport = RecordingTransport(httpx.AsyncHTTPTransport(), seen)
+    token = os.environ["DOCFORM_API_TOKEN"]
+    return ApiClient(url, token, transport=transport, **options)
+
+
+def call_report(seen: Counter[str], client: ApiClient) -> dict[str, Any]:
+    repeated = {call: n for call, n in seen.items() if n > 1}
+    membership: Counter[str] = Counter()
+    for call, n in seen.items():
+        method, path = call.split(" ")[:2]
+        if method == "PUT" and TEAM_MEMBERS.match(path):
+            membership[path] += n
+    return {
+        "requests": client.stats.requests,
+        "retries": client.stats.retries,
+        "by_route": dict(client.stats.by_route),
+        "repeated": repeated,
+        "membership_calls": sum(membership.values()),
+        "most_membership_calls_of_one_team": max(membership.values(), default=0),
+    }
+
+
+async def run_plan(directory: str, url: str) -> tuple[dict[str, Any], Any, Any]:
+    started, cpu = time.monotonic(), time.process_time()
+    manifests = load_manifest_set(directory)
+    loaded = time.monotonic()
+    seen: Counter[str] = Counter()
+    async with open_client(url, seen, read_only=True) as client:
+        plan = await make_plan(manifests, client)
+    planned = time.monotonic()
+    text = render_text(plan, color=False)
+    report = {
+        "wall_s": time.monotonic() - started,
+        "cpu_s": time.process_time() - cpu,
+        "phases_s": {
+            "load": loaded - started,
+            "read_and_plan": planned - loaded,
+            "render": time.monotonic() - planned,
+        },
+        "changes": len(plan.changes),
+        "actions": Counter(c.action for c in plan.changes),
+        "summary": plan.summary(),
+        "text_lines": text.count("\n"),
+        **call_report(seen, client),
+    }
+    return report, manifests, plan
+
+
+async def run_apply(directory: str, url: str) -> dict[str, Any]:
+    planned, manifests, plan = await run_plan(directory, url)
+    started, cpu = time.monotonic(), time.process_time()
+    check_safety(manifests, plan)
+    seen: Counter[str] = Counter()
+    recover = recover_by_planning(manifests, lambda: open_client(url, Counter(), read_only=True))
+    async with open_client(url, seen) as client:
+        report = await apply_plan(
+            plan.changes,
+            client,
+            parallelism=manifests.settings.limits.parallelism,
+            resolve_secret=secret_resolver(manifests),
+            recover=recover,
+        )
+    applied = {
+        "wall_s": time.monotonic() - started,
+        "cpu_s": time.process_time() - cpu,
+        "parallelism": manifests.settings.limits.parallelism,
+        "done": len(report.done),
+        "failed": [f"{c.key}: {why}" for c, why in report.failed[:10]],
+        "not_attempted": len(report.not_attempted),
+        "calls_by_change": Counter(c.action for c in plan.changes for _ in c.calls),
+        "changes_by_action": Counter(c.action for c in plan.changes),
+        **call_report(seen, client),
+    }
+    return {"plan": planned, "apply": applied}
+
+
+async def run_per_object(url: str, org_id: str) -> dict[str, Any]:
+    """List each kind's ids, then GET every object, ``PER_OBJECT_PARALLELISM`` at a time (the
+    lists docform reads stand in where the API has no single GET: a team's members, a site's
+    sections, groups and site spaces)."""
+    started, cpu = time.monotonic(), time.process_time()
+    seen: Counter[str] = Counter()
+    options = {"read_only": True, "max_in_flight": PER_OBJECT_PARALLELISM}
+    async with open_client(url, seen, **options) as client:
+        org = f"/orgs/{org_id}"
+        members, teams, collections, spaces, sites, specs, saml = await asyncio.gather(
+            *(
+                client.list_all(f"{org}/{name}")
+                for name in (
+                    "members",
+                    "teams",
+                    "collections",
+                    "spaces",
+                    "sites",
+                    "openapi",
+                    "saml",
+                )
+            )
+        )
+        paths = [org]
+        paths += [f"{org}/members/{m['id']}" for m in members]
+        paths += [f"{org}/teams/{t['id']}" for t in teams]
+        paths += [f"/collections/{c['id']}" for c in collections]
+        paths += [f"/spaces/{s['id']}" for s in spaces]
+        paths += [f"{org}/sites/{s['id']}" for s in sites]
+        paths += [f"{org}/openapi/{s['slug']}" for s in specs]
+        paths += [f"{org}/saml/{p['id']}" for p in saml]
+        lists = [f"{org}/teams/{t['id']}/members" for t in teams]
+        for site in sites:
+            lists += [f"{org}/sites/{site['id']}/{n}" for n in ("section-groups", "sections")]
+            lists.append(f"{org}/sites/{site['id']}/site-spaces")
+        await asyncio.gather(*(client.get(p) for p in paths), *(client.list_all(p) for p in lists))
+    return {
+        "wall_s": time.monotonic() - started,
+        "cpu_s": time.process_time() - cpu,
+        "objects": len(paths),
+        **call_report(seen, client),
+    }
+
+
+def main(argv: list[str]) -> int:
+    mode, *args = argv
+    if mode == "plan":
+        result: Any = asyncio.run(run_plan(args[0], args[1]))[0]
+    elif mode == "apply":
+        result = asyncio.run(run_apply(args[0], args[1]))
+    elif mode == "per-object":
+        result = asyncio.run(run_per_object(url=args[1], org_id=args[0]))
+    else:
+        raise SystemExit(f"unknown mode {mode!r}: plan, apply or per-object")
+    json.dump(result, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,82 @@
+"""The benchmark's ideal (benchmarks/ideal.py) and its generated organization (org_shape.py,
+org_changes.py): the numbers ``benchmarks/run.py --check`` holds docform to."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+
+from ideal import apply_graph, ideal, pages, read_graph
+from org_changes import MIX, change_org
+from org_shape import FULL, QUICK, Shape, build_org
+
+
+def test_a_list_page_holds_1000_items_and_an_empty_list_is_one_request() -> None:
+    assert [pages(0), pages(1), pages(1000), pages(1001), pages(10_000)] == [1, 1, 1, 2, 10]
+
+
+def test_reading_the_full_organization_takes_1024_requests() -> None:
+    team_sizes = [20] * FULL.teams
+    graph = read_graph(FULL, team_sizes)
+    # org 1, members 10 pages, teams 1 + 1000 member lists, collections 1, spaces 5, sites 1,
+    # section groups, sections and site spaces 1 each, OpenAPI 1, SAML 1
+    assert len(graph) == 1024
+
+
+def test_one_list_and_a_list_per_item_take_one_round_plus_the_items_over_the_parallelism() -> None:
+    shape = Shape(members=1, teams=1000, collections=1, spaces=1, section_groups=1, sections=1,
+                  site_spaces=1, openapi=1, saml=1)  # fmt: skip
+    best = ideal(read_graph(shape, [5] * 1000), parallelism=16)
+    # 1000 team member lists after the team list; the 11 other requests fill the gaps.
+    assert (best.requests, best.rounds) == (1011, 64)
+
+
+def test_pages_that_follow_each_other_bound_the_rounds_from_below() -> None:
+    shape = Shape(members=10_000, teams=1, collections=1, spaces=1, section_groups=1, sections=1,
+                  site_spaces=1, openapi=1, saml=1)  # fmt: skip
+    best = ideal(read_graph(shape, [5]), parallelism=16)
+    assert best.rounds == 10  # ten member pages, one after another
+    assert best.seconds(50) == 0.5
+
+
+def test_an_apply_ideal_counts_every_call_and_runs_each_change_in_order() -> None:
+    _, expected = change_org(_org_with_space_ids(QUICK), 200)
+    best = ideal(apply_graph(expected), parallelism=8)
+    creates_of_teams = sum(1 for e in expected if e.calls == 2)
+    assert best.requests == 200 + creates_of_teams
+    assert best.rounds == -(-best.requests // 8)
+
+
+def test_the_changed_organization_differs_by_the_mix_asked_for() -> None:
+    _, expected = change_org(_org_with_space_ids(QUICK), 200)
+    actions = [e.action for e in expected]
+    assert len(expected) == len({(e.address, e.action) for e in expected}) == 200
+    for action, share in MIX.items():
+        if action != "create":
+            assert actions.count(action) == int(200 * share)
+
+
+def test_the_organization_has_the_shape_asked_for() -> None:
+    org = build_org(QUICK)
+    assert len(org.members) == QUICK.members == 1000
+    assert len(org.teams) == QUICK.teams
+    assert len(org.spaces) == QUICK.spaces
+    assert len(org.site["sections"]) == QUICK.sections
+    site_spaces = sum(len(s["spaces"]) for s in org.site["sections"].values())
+    assert site_spaces == QUICK.site_spaces
+    depth = {name: _depth(org.collections, name) for name in org.collections}
+    assert max(depth.values()) <= 4
+
+
+def _org_with_space_ids(shape: Shape):
+    org = build_org(shape)
+    for i, space in enumerate(org.spaces.values()):
+        space["id"] = f"sp{i}"
+    return org
+
+
+def _depth(collections: dict, name: str) -> int:
+    parent = collections[name].get("parent")
+    return 1 if parent is None else 1 + _depth(collections, parent)
