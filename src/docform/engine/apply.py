@@ -256,10 +256,11 @@ def _chain_ranks(
 
 
 def _answer_lost(exc: Exception) -> bool:
-    """No answer came back (dropped connection, timeout): the call may or may not have run."""
+    """The call may or may not have run: no answer came back (dropped connection, timeout), or
+    the service failed (5xx) possibly after it had written."""
     from docform.api import ApiTransportError
 
-    return isinstance(exc, ApiTransportError)
+    return isinstance(exc, ApiTransportError) or (getattr(exc, "status", None) or 0) >= 500
 
 
 def _is_no_op_move(exc: Exception) -> bool:
