@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from canary import canary_session, report_leaks
 from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.seed import apply_seed, load_seed_file
 
@@ -19,6 +22,42 @@ ORG = "org_acme"
 ADMIN_TOKEN = "tok_alice_0123456789"
 EDITOR_TOKEN = "tok_erin_0123456789"
 OTHER_ORG_TOKEN = "tok_carol_0123456789"
+SANDBOX_ADMIN_TOKEN = "tok_sandbox_admin_0123456789"
+"""Not a seeded user's: the in-process sandbox trusts it as an admin of every organization."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        help="Run the long, nightly-style checks too (or set DOCFORM_SLOW=1).",
+    )
+
+
+def slow_mode(config: pytest.Config) -> bool:
+    """Whether the long checks run: ``pytest --slow`` or ``DOCFORM_SLOW=1``."""
+    return bool(config.getoption("--slow")) or os.environ.get("DOCFORM_SLOW", "") not in ("", "0")
+
+
+# -- the canary token (tests/canary.py) --------------------------------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def canary_token(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """DOCFORM_API_TOKEN for the whole session: a canary that must never be shown or saved."""
+    yield from canary_session(tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def docform_debug_logs(caplog: pytest.LogCaptureFixture) -> None:
+    """docform's debug lines are captured too, so the canary watch reads them."""
+    caplog.set_level(logging.DEBUG, logger="docform")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report_leaks(outcome.get_result())  # type: ignore[attr-defined]
 
 
 @pytest.fixture

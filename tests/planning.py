@@ -18,6 +18,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
+from canary import CANARY_TOKEN
 from docform.api import ApiClient
 from docform.cli import cli
 from docform.sandbox import Store
@@ -48,8 +49,13 @@ def write_manifests(directory: Path, yaml_text: str, name: str = "main.yaml") ->
 
 
 def run(cli_args: list[str], sandbox: Path) -> Result:
-    """``docform *cli_args`` with ``DOCFORM_API_URL=sandbox:<sandbox>``; never raises."""
-    env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": None, "NO_COLOR": "1"}
+    """``docform *cli_args`` with ``DOCFORM_API_URL=sandbox:<sandbox>`` and the canary token
+    (tests/canary.py), which docform must never show; never raises."""
+    env = {
+        "DOCFORM_API_URL": f"sandbox:{sandbox}",
+        "DOCFORM_API_TOKEN": CANARY_TOKEN,
+        "NO_COLOR": "1",
+    }
     return CliRunner().invoke(cli, [str(arg) for arg in cli_args], env=env)
 
 
