@@ -218,13 +218,41 @@ async def test_a_429_pauses_the_calls_that_follow(sandbox: SandboxTransport) -> 
     limited = error(429, "API rate limit exceeded", {"Retry-After": "2"})
     api, transport, waits = scripted_client(sandbox, [limited])
     async with api:
-        with pytest.raises(ApiStatusError):
-            await api.post(f"/orgs/{ORG}/collections", {"title": "Guides"})
-        assert waits == []
         await api.get(f"/orgs/{ORG}")
-    assert len(waits) == 1
-    assert 1.9 <= waits[0] <= 2 + BASE
-    assert transport.seen == [f"POST /v1/orgs/{ORG}/collections", f"GET /v1/orgs/{ORG}"]
+        await api.get(f"/orgs/{ORG}/teams")
+    assert len(waits) == 2
+    assert all(1.9 <= wait <= 2 + BASE for wait in waits)
+    assert transport.seen == [f"GET /v1/orgs/{ORG}"] * 2 + [f"GET /v1/orgs/{ORG}/teams"]
+
+
+async def test_a_rate_limited_post_is_sent_again_and_creates_once(
+    sandbox: SandboxTransport,
+) -> None:
+    limited = error(429, "API rate limit exceeded", {"Retry-After": "1"})
+    api, transport, _ = scripted_client(sandbox, [limited])
+    async with api:
+        created = await api.post(f"/orgs/{ORG}/collections", {"title": "Guides"})
+        listed = await api.list_all(f"/orgs/{ORG}/collections")
+    assert transport.seen[:2] == [f"POST /v1/orgs/{ORG}/collections"] * 2
+    assert [c["id"] for c in listed] == [created["id"]]
+    assert api.stats.retries_by_reason == {"429": 1}
+
+
+async def test_a_post_answered_500_is_not_sent_again(sandbox: SandboxTransport) -> None:
+    api, transport, _ = scripted_client(sandbox, [error(500, "internal error")])
+    async with api:
+        with pytest.raises(ApiStatusError) as caught:
+            await api.post(f"/orgs/{ORG}/collections", {"title": "Guides"})
+    assert caught.value.status == 500
+    assert transport.seen == [f"POST /v1/orgs/{ORG}/collections"]
+
+
+async def test_get_is_retried_after_500(sandbox: SandboxTransport) -> None:
+    api, _, _ = scripted_client(sandbox, [error(500, "internal error")])
+    async with api:
+        org = await api.get(f"/orgs/{ORG}")
+    assert org["id"] == ORG
+    assert api.stats.retries_by_reason == {"500": 1}
 
 
 async def test_429_without_retry_after_waits_until_the_reset_time(

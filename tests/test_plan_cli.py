@@ -60,8 +60,8 @@ CHECKSUM_LINE = re.compile(r"^Checksum: ([0-9a-f]{64})$", re.MULTILINE)
 ANSI = "\x1b["
 TEAMS_READ_FAILED = (
     "Error: reading the live teams failed, so no plan was made: GET /orgs/org_acme/teams "
-    "failed: 500 Internal server error (fault injected by the sandbox). The service failed; "
-    "try again later.\n"
+    "failed after 6 attempts: 500 Internal server error (fault injected by the sandbox). "
+    "The service failed; try again later.\n"
 )
 
 

@@ -205,7 +205,7 @@ async def test_put_faults_replaces_them_at_run_time(tmp_path: Path) -> None:
         after = await client.get(f"orgs/{ORG}")
         settings = (await client.get(f"{ROOT}/_sandbox/faults")).json()
     assert (before.status_code, put.status_code, after.status_code) == (200, 200, 503)
-    assert settings == {"spec": "503:1#1", "seed": 4, "slowSeconds": 35.0}
+    assert settings == {"spec": "503:1#1", "seed": 4, "slowSeconds": 35.0, "retryAfter": 1}
 
 
 async def test_put_faults_restarts_the_counts(tmp_path: Path) -> None:
@@ -362,7 +362,7 @@ async def test_a_served_sandbox_drops_and_loses_answers_and_counts_them(tmp_path
     assert [c["title"] for c in listed] == ["Kept"]
     assert client.stats.retries_by_reason == {"RemoteProtocolError": 1}
     assert stats["faults"] == {"lost": 1, "drop": 1}
-    assert settings == {"spec": spec, "seed": 3, "slowSeconds": 35.0}
+    assert settings == {"spec": spec, "seed": 3, "slowSeconds": 35.0, "retryAfter": 1}
     assert "Traceback" not in output[0]
 
 

@@ -1,28 +1,35 @@
 """When a failed call is tried again, and how long docform waits before it does.
 
-Retried: answers 429, 502, 503 and 504, and failures to get any answer (`httpx.TransportError`:
-refused or dropped connections, timeouts), for GET, PUT, PATCH and DELETE. Never retried: POST,
-and the one PUT that creates (``PUT /orgs/{id}/teams``), because the service may have done the
-work before the answer was lost; the applier decides what to do then (re-read, then maybe
-repeat), so no object is created twice.
+Retried: answers 500, 502, 503 and 504, and failures to get any answer (`httpx.TransportError`:
+refused or dropped connections, timeouts), for GET, PUT, PATCH and DELETE. Not retried after
+those: POST, and the one PUT that creates (``PUT /orgs/{id}/teams``), because the service may
+have done the work before the answer was lost; the applier decides what to do then (re-read,
+then maybe repeat), so no object is created twice. A 429 is retried for every method, POST
+included: a rate-limited request is turned away before the service does anything with it.
 
 Waits: the service's ``Retry-After`` (seconds or an HTTP date) when it sends one; else, on 429,
 until ``X-RateLimit-Reset`` (UTC epoch seconds, gaps.md); else exponential backoff with jitter
 (half of ``base * 2**n`` capped at ``cap``, plus a random part up to the other half). Failures and
 rate-limit answers are counted separately, because being asked to slow down is not a fault:
 ``max_retries`` bounds the first, ``max_rate_limit_retries`` the second.
+
+Rate limit: `RateBudget` keeps every call within the limit the service announces in its
+``X-RateLimit-*`` headers, so that after the first 429s docform stays under the limit rather
+than hitting it again at the start of every window.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 
-RETRY_STATUSES = frozenset({429, 502, 503, 504})
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 RETRIED_METHODS = frozenset({"GET", "PUT", "PATCH", "DELETE"})
 CREATES_BY_PUT = (re.compile(r"^/orgs/[^/]+/teams/?$"),)
 # Epoch seconds are above this; a smaller X-RateLimit-Reset can only be a number of seconds.
@@ -96,3 +103,81 @@ def reset_seconds(value: str | None, now: float | None = None) -> float | None:
     if reset < EPOCH_FLOOR:
         return max(0.0, reset)
     return max(0.0, reset - (time.time() if now is None else now))
+
+
+# -- keeping to the service's rate limit -------------------------------------------------------
+
+# Seconds before a window ends in which no call starts: one sent then could arrive in the next
+# window, on top of the full budget docform assumes there.
+WINDOW_MARGIN = 0.05
+# How long to wait when the budget is spent and the end of the window is not known yet.
+UNKNOWN_WINDOW_WAIT = 0.1
+
+
+@dataclass
+class RateBudget:
+    """The calls the service still allows in its current rate-limit window.
+
+    Learnt from the ``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset`` headers of every answer
+    (gaps.md), and spent by each call as it is sent, so that concurrent calls keep to the limit
+    instead of finding it with 429s and all coming back together when the window ends (a retry
+    storm). An answer without these headers means the service does not limit: the budget is
+    forgotten.
+    """
+
+    limit: int | None = None
+    remaining: int = 0
+    reset_at: float | None = None  # epoch seconds; None: a new window whose end is not known
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def observe(self, headers: Mapping[str, str], now: float | None = None) -> None:
+        """Learn from one answer's headers."""
+        now = time.time() if now is None else now
+        limit = _header_int(headers, "x-ratelimit-limit")
+        remaining = _header_int(headers, "x-ratelimit-remaining")
+        wait = reset_seconds(headers.get("x-ratelimit-reset"), now)
+        with self.lock:
+            if limit is None or remaining is None or wait is None:
+                self.limit, self.reset_at = None, None
+                return
+            reset_at = now + wait
+            self.limit = limit
+            if self.reset_at is None or reset_at > self.reset_at + WINDOW_MARGIN:
+                self.remaining, self.reset_at = remaining, reset_at
+            elif reset_at >= self.reset_at - WINDOW_MARGIN:
+                # Calls sent since this one was answered are already taken off.
+                self.remaining = min(self.remaining, remaining)
+
+    def claim(self, now: float | None = None) -> float:
+        """Takes one call from the budget and returns 0, or returns how long to wait first."""
+        now = time.time() if now is None else now
+        with self.lock:
+            if self.limit is None:
+                return 0.0
+            if self.reset_at is not None and now >= self.reset_at:
+                self.remaining, self.reset_at = self.limit, None
+            if self.reset_at is not None and self.reset_at - now < WINDOW_MARGIN:
+                return self.reset_at - now
+            if self.remaining <= 0:
+                return UNKNOWN_WINDOW_WAIT if self.reset_at is None else self.reset_at - now
+            self.remaining -= 1
+            return 0.0
+
+
+_BUDGETS: dict[str, RateBudget] = {}
+_BUDGETS_LOCK = threading.Lock()
+
+
+def shared_budget(base_url: str, token: str) -> RateBudget:
+    """The one budget of every client of this process calling ``base_url`` with ``token``: a
+    plan's client and the apply's that follows share the service's limit."""
+    key = f"{base_url} {hashlib.sha256(token.encode()).hexdigest()}"
+    with _BUDGETS_LOCK:
+        return _BUDGETS.setdefault(key, RateBudget())
+
+
+def _header_int(headers: Mapping[str, str], name: str) -> int | None:
+    try:
+        return int(headers.get(name, "").strip())
+    except ValueError:
+        return None

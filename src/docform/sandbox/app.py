@@ -1,12 +1,17 @@
 """The sandbox as an ASGI application: the same app serves HTTP and in-process clients.
 
 Besides the API, ``/_sandbox/*`` controls the sandbox (never counted, limited or faulted):
-``GET /_sandbox/stats`` (requests by method, route and status; once a fault was injected,
-``faults``: their counts by kind; a request that got no answer, ``drop``, ``lost`` or a ``slow``
-one the in-process client gave up on, counts in no status), ``POST
-/_sandbox/stats/reset``, ``GET|POST /_sandbox/clock``, and ``GET|PUT /_sandbox/faults`` with
-``{"spec": "500:0.1,...", "seed": 7, "slowSeconds": 2}`` (see `docform.sandbox.faults`; a PUT
-replaces the faults, restarting their counts and random sequence).
+
+- ``GET /_sandbox/stats``: requests by method, route and status (a request that got no answer,
+  ``drop``, ``lost`` or a ``slow`` one the in-process client gave up on, counts in no status);
+  once a fault was injected, ``faults``: their counts by kind; with a rate limit,
+  ``rateLimit``: the requests that reached the limiter and those it turned away, per
+  one-second window. ``POST /_sandbox/stats/reset`` starts the counts again.
+- ``GET|POST /_sandbox/clock``: the sandbox's clock.
+- ``GET /_sandbox/openapi.json``: the OpenAPI 3.1 description of the sandbox's ``/v1`` API.
+- ``GET|PUT /_sandbox/faults`` with ``{"spec": "500:0.1,...", "seed": 7, "slowSeconds": 2,
+  "retryAfter": 1}`` (see `docform.sandbox.faults`; a PUT replaces the faults, restarting their
+  counts and random sequence).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from starlette.routing import Route
 
 from docform.sandbox.faults import (
     DEFAULT_SLOW_SECONDS,
+    RETRY_AFTER_SECONDS,
     FaultInjector,
     FaultSettings,
     FaultSpecError,
@@ -103,13 +109,18 @@ class Stats:
 
 
 class RateLimiter:
-    """A fixed one-second window shared by all callers, with the service's headers."""
+    """A fixed one-second window shared by all callers, with the service's headers.
+
+    It counts, per window, the requests that reached it and those it turned away, so tests can
+    see whether clients keep to the limit once told (``GET /_sandbox/stats``, ``rateLimit``).
+    """
 
     def __init__(self, per_second: float | None) -> None:
         self.limit = int(per_second) if per_second else None
         self.window = 0
         self.used = 0
         self.lock = threading.Lock()
+        self.seen: dict[int, Counter[str]] = {}
 
     def admit(self) -> tuple[bool, dict[str, str]]:
         if self.limit is None:
@@ -123,6 +134,7 @@ class RateLimiter:
             if allowed:
                 self.used += 1
             remaining = max(self.limit - self.used, 0)
+            self._count(window, allowed)
         headers = {
             "X-RateLimit-Limit": str(self.limit),
             "X-RateLimit-Remaining": str(remaining),
@@ -132,8 +144,28 @@ class RateLimiter:
             headers["Retry-After"] = str(max(1, math.ceil(window + 1 - now)))
         return allowed, headers
 
+    def _count(self, window: int, allowed: bool) -> None:
+        counts = self.seen.setdefault(window, Counter())
+        counts["requests"] += 1
+        counts["limited"] += not allowed
+        while len(self.seen) > WINDOWS_KEPT:
+            del self.seen[min(self.seen)]
+
+    def as_json(self) -> dict[str, Any] | None:
+        """``{"limit": N, "bySecond": {epoch second: {"requests", "limited"}}}``, when limiting."""
+        if self.limit is None:
+            return None
+        with self.lock:
+            seconds = {str(w): dict(c) for w, c in sorted(self.seen.items())}
+        return {"limit": self.limit, "bySecond": seconds}
+
+    def reset(self) -> None:
+        with self.lock:
+            self.seen.clear()
+
 
 RATE_LIMITED = "API rate limit exceeded. Please try again in 60 seconds"
+WINDOWS_KEPT = 3600
 
 
 class Sandbox:
@@ -164,7 +196,7 @@ class Sandbox:
         fault = self.faults.decide(ep.method, request.url.path.removeprefix("/v1"))
         if fault is not None:
             self.stats.record_fault(fault)
-            instead = answer_instead(fault)
+            instead = answer_instead(fault, self.faults.settings.retry_after)
             if instead is not None:
                 return instead
         response = await self._process(ep, request)
@@ -200,12 +232,14 @@ class Sandbox:
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiError(401, "missing bearer token in the Authorization header")
         token = token.strip()
+        # A user's token acts as that user even where every token is trusted as an admin
+        # (in-process), so rails about the caller's own membership can be exercised.
+        record = self.store.get("token", token)
+        if record is not None:
+            return Caller(user_id=record["user"])
         if token in self.config.admin_tokens:
             return Caller(user_id=None, superuser=True)
-        record = self.store.get("token", token)
-        if record is None:
-            raise ApiError(401, "the bearer token is not valid")
-        return Caller(user_id=record["user"])
+        raise ApiError(401, "the bearer token is not valid")
 
 
 def create_app(store: Store, config: SandboxConfig | None = None) -> Starlette:
@@ -233,7 +267,11 @@ def _control_routes(sandbox: Sandbox) -> list[Route]:
     """``/_sandbox/*``: outside the emulated API, never counted, limited or faulted."""
 
     async def stats(request: Request) -> Response:
-        return JSONResponse(sandbox.stats.as_json())
+        counts = sandbox.stats.as_json()
+        limited = sandbox.limiter.as_json()
+        if limited is not None:
+            counts["rateLimit"] = limited
+        return JSONResponse(counts)
 
     async def faults(request: Request) -> Response:
         if request.method == "PUT":
@@ -247,6 +285,7 @@ def _control_routes(sandbox: Sandbox) -> list[Route]:
 
     async def reset_stats(request: Request) -> Response:
         sandbox.stats.reset()
+        sandbox.limiter.reset()
         return Response(status_code=204)
 
     async def clock(request: Request) -> Response:
@@ -271,7 +310,15 @@ def _control_routes(sandbox: Sandbox) -> list[Route]:
         Route("/_sandbox/stats/reset", reset_stats, methods=["POST"]),
         Route("/_sandbox/clock", clock, methods=["GET", "POST"]),
         Route("/_sandbox/faults", faults, methods=["GET", "PUT"]),
+        Route("/_sandbox/openapi.json", _openapi_json, methods=["GET"]),
     ]
+
+
+async def _openapi_json(request: Request) -> Response:
+    """The sandbox's own OpenAPI description (`docform.sandbox.openapi_description`)."""
+    from docform.sandbox.openapi_description import openapi_description
+
+    return JSONResponse(openapi_description())
 
 
 def _fault_settings(body: Any) -> FaultSettings:
@@ -284,7 +331,10 @@ def _fault_settings(body: Any) -> FaultSettings:
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise ApiError(400, "body: seed must be an integer")
     slow = float(body.get("slowSeconds", DEFAULT_SLOW_SECONDS))
+    retry_after = body.get("retryAfter", RETRY_AFTER_SECONDS)
+    if not isinstance(retry_after, int) or isinstance(retry_after, bool):
+        raise ApiError(400, "body: retryAfter must be a whole number of seconds")
     try:
-        return FaultSettings(spec, seed, slow)
+        return FaultSettings(spec, seed, slow, retry_after)
     except FaultSpecError as exc:
         raise ApiError(400, f"body: spec: {exc}") from None

@@ -7,7 +7,8 @@ KIND, and what the sandbox does instead of its normal answer:
 
 - ``500``, ``502``, ``503``, ``504``: answers that status with the API's error body, before the
   request is processed (nothing is written);
-- ``429``: answers 429 with ``Retry-After: 1``, before the request is processed;
+- ``429``: answers 429 with ``Retry-After: 1`` (``retry_after`` seconds), before the request
+  is processed;
 - ``drop``: closes the connection before the request is processed (nothing is written);
 - ``lost``: processes the request (a write is committed), then closes the connection without
   an answer;
@@ -68,6 +69,7 @@ RETRY_AFTER_SECONDS = 1
 ENV_FAULTS = "DOCFORM_SANDBOX_FAULTS"
 ENV_SEED = "DOCFORM_SANDBOX_FAULT_SEED"
 ENV_SLOW = "DOCFORM_SANDBOX_SLOW_SECONDS"
+ENV_RETRY_AFTER = "DOCFORM_SANDBOX_RETRY_AFTER"
 
 MESSAGES = {
     "500": "Internal server error (fault injected by the sandbox)",
@@ -112,20 +114,29 @@ class FaultRule:
 
 @dataclass(frozen=True)
 class FaultSettings:
-    """What to inject: the spec as written, its rules, the seed and the delay of ``slow``."""
+    """What to inject: the spec as written, its rules, the seed, the delay of ``slow`` and the
+    ``Retry-After`` of ``429`` (whole seconds, as the header takes; 0 for fast tests)."""
 
     spec: str = ""
     seed: int | None = None
     slow_seconds: float = DEFAULT_SLOW_SECONDS
+    retry_after: int = RETRY_AFTER_SECONDS
     rules: tuple[FaultRule, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.slow_seconds < 0:
             raise FaultSpecError(f"slow seconds must be 0 or more, not {self.slow_seconds}")
+        if self.retry_after < 0:
+            raise FaultSpecError(f"retry after must be 0 or more seconds, not {self.retry_after}")
         object.__setattr__(self, "rules", parse_fault_spec(self.spec))
 
     def as_json(self) -> dict[str, Any]:
-        return {"spec": self.spec, "seed": self.seed, "slowSeconds": self.slow_seconds}
+        return {
+            "spec": self.spec,
+            "seed": self.seed,
+            "slowSeconds": self.slow_seconds,
+            "retryAfter": self.retry_after,
+        }
 
 
 def parse_fault_spec(spec: str) -> tuple[FaultRule, ...]:
@@ -234,11 +245,11 @@ class FaultInjector:
             return chosen
 
 
-def answer_instead(kind: str) -> Response | None:
+def answer_instead(kind: str, retry_after: int = RETRY_AFTER_SECONDS) -> Response | None:
     """What a fault answers before the request is processed; None when it is processed."""
     if kind in STATUS_KINDS:
         status = int(kind)
-        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 429 else None
+        headers = {"Retry-After": str(retry_after)} if status == 429 else None
         return ApiError(status, MESSAGES[kind], headers).response()
     if kind == "drop":
         return Hangup()
@@ -276,13 +287,20 @@ class HangupLogFilter(logging.Filter):
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> FaultSettings:
     """Fault settings of the in-process sandbox: ``DOCFORM_SANDBOX_FAULTS`` (a spec),
-    ``DOCFORM_SANDBOX_FAULT_SEED`` (an integer) and ``DOCFORM_SANDBOX_SLOW_SECONDS``."""
+    ``DOCFORM_SANDBOX_FAULT_SEED`` (an integer), ``DOCFORM_SANDBOX_SLOW_SECONDS`` and
+    ``DOCFORM_SANDBOX_RETRY_AFTER`` (whole seconds)."""
     env = os.environ if environ is None else environ
     spec = env.get(ENV_FAULTS, "")
     seed = _env_number(env, ENV_SEED, int)
     slow = _env_number(env, ENV_SLOW, float)
+    retry_after = _env_number(env, ENV_RETRY_AFTER, int)
     try:
-        return FaultSettings(spec, seed, DEFAULT_SLOW_SECONDS if slow is None else slow)
+        return FaultSettings(
+            spec,
+            seed,
+            DEFAULT_SLOW_SECONDS if slow is None else slow,
+            RETRY_AFTER_SECONDS if retry_after is None else retry_after,
+        )
     except FaultSpecError as exc:
         raise FaultSpecError(f"{ENV_FAULTS}: {exc}") from None
 
