@@ -1,0 +1,87 @@
+"""The sandbox as served: every /v1 endpoint needs a valid token, and one organization's token
+can neither read nor change another organization (sandbox/app.py, sandbox/access.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from conftest import ADMIN_TOKEN, ORG, OTHER_ORG_TOKEN, SANDBOX_ADMIN_TOKEN, SyncApi
+from docform.sandbox import SandboxConfig, create_app
+from docform.sandbox.routes import ENDPOINTS
+
+PARAM = re.compile(r"{(\w+)}")
+
+
+@pytest.fixture
+def served(store) -> Iterator:
+    """Clients of the app `docform sandbox serve --token ...` runs, one per token."""
+    app = create_app(store, SandboxConfig(admin_tokens=(SANDBOX_ADMIN_TOKEN,)))
+    clients: list[SyncApi] = []
+
+    def as_token(token: str) -> SyncApi:
+        clients.append(SyncApi(app, token))
+        return clients[-1]
+
+    yield as_token
+    for client in clients:
+        client.close()
+
+
+def path_of(template: str, ids: dict[str, str]) -> str:
+    return PARAM.sub(lambda m: ids.get(m.group(1), "x0unknown"), template).removeprefix("/")
+
+
+def acme_ids(alice: SyncApi) -> dict[str, str]:
+    """Real ids of org_acme objects, made by its admin, for every path parameter."""
+    org = f"orgs/{ORG}"
+    collection = alice.post(f"{org}/collections", json={"title": "Secret"}).json()["id"]
+    space = alice.post(f"{org}/spaces", json={"title": "Plans", "parent": collection}).json()
+    team = alice.put(f"{org}/teams", json={"title": "Inner", "members": []}).json()["id"]
+    spec = {"slug": "internal", "source": {"url": "https://example.test/internal.yaml"}}
+    alice.post(f"{org}/openapi", json=spec)
+    saml = alice.post(f"{org}/saml", json={"label": "Okta"}).json()["id"]
+    site = f"{org}/sites/site_docs"
+    section = alice.post(f"{site}/sections", json={"spaceId": space["id"]}).json()
+    group = alice.post(f"{site}/section-groups", json={"title": "Group"}).json()["id"]
+    return {
+        "organizationId": ORG,
+        "userId": "u_erin",
+        "teamId": team,
+        "collectionId": collection,
+        "spaceId": space["id"],
+        "siteId": "site_docs",
+        "siteSectionId": section["id"],
+        "siteSectionGroupId": group,
+        "siteSpaceId": section["siteSpaces"][0]["id"],
+        "specSlug": "internal",
+        "samlProviderId": saml,
+    }
+
+
+@pytest.mark.parametrize("token", [None, "not-a-token-0123456789"])
+def test_every_endpoint_refuses_a_request_without_a_valid_token(served, token) -> None:
+    client = served(token or "")
+    if token is None:
+        del client._client.headers["Authorization"]
+    for ep in ENDPOINTS:
+        answer = client.request(ep.method, path_of(ep.path, {}), json={})
+        assert answer.status_code == 401, f"{ep.method} {ep.path}"
+        assert answer.json()["error"]["code"] == 401
+
+
+def test_another_organizations_token_cannot_read_or_change_it(served) -> None:
+    alice, carol = served(ADMIN_TOKEN), served(OTHER_ORG_TOKEN)
+    ids = acme_ids(alice)
+    before = alice.get(f"orgs/{ORG}/spaces").json()["items"]
+    for ep in ENDPOINTS:
+        answer = carol.request(ep.method, path_of(ep.path, ids), json={"title": "Taken over"})
+        if ep.path == "/orgs":
+            assert [o["id"] for o in answer.json()["items"]] == ["org_other"]
+            continue
+        assert answer.status_code in (403, 404), f"{ep.method} {ep.path}: {answer.status_code}"
+        assert set(answer.json()) == {"error"}
+    assert alice.get(f"orgs/{ORG}/spaces").json()["items"] == before
+    assert alice.get(f"collections/{ids['collectionId']}").json()["title"] == "Secret"
