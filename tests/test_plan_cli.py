@@ -373,7 +373,7 @@ def test_apply_failing_in_the_middle_reports_what_was_done_and_what_was_not(
     sandbox: Path, basic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A create answered 5xx may have been made: it is looked for, then sent once more.
-    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "500:1@POST:/orgs/*/spaces#2")
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "500:1@POST:/orgs/*/spaces#1-")
     result = run(["apply", basic, "--yes", "--parallelism", "1"], sandbox)
     assert result.exit_code == 1
     report = result.stderr
@@ -390,8 +390,8 @@ def test_apply_failing_in_the_middle_reports_what_was_done_and_what_was_not(
 def test_apply_again_after_a_failure_finishes_without_duplicates(
     sandbox: Path, basic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Two creates, each sent twice, may all fail.
-    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "500:1@POST:/orgs/*/spaces#4")
+    # Every space creation fails, resent or not.
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "500:1@POST:/orgs/*/spaces#1-")
     assert run(["apply", basic, "--yes"], sandbox).exit_code == 1
     monkeypatch.delenv("DOCFORM_SANDBOX_FAULTS")
     apply(basic, sandbox)
