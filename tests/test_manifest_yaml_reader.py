@@ -5,7 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from docform.manifest.yaml_reader import MAX_FILE_BYTES, parse_yaml, read_yaml_file
+from docform.manifest.yaml_reader import (
+    MAX_FILE_BYTES,
+    MAX_NODES,
+    MAX_PROBLEMS,
+    parse_yaml,
+    read_yaml_file,
+)
 
 
 def messages(text: str) -> list[str]:
@@ -63,6 +69,26 @@ def test_billion_laughs_is_refused_quickly() -> None:
     assert time.perf_counter() - started < 1
     assert [str(p) for p in result.problems] == ["m.yaml:5:28: aliases expand to over 50000 values"]
     assert result.documents == []
+
+
+def test_a_file_of_too_many_tiny_values_is_refused_at_the_budget() -> None:
+    text = "x: [" + "1," * (MAX_NODES + 10) + "]\n"
+    result = parse_yaml(text, "m.yaml")
+    # Nodes are the document, the mapping, its key, the list, then the items.
+    column = 5 + 2 * (MAX_NODES - 4)
+    assert [str(p) for p in result.problems] == [
+        f"m.yaml:1:{column}: over {MAX_NODES} keys and values in one file; "
+        "split it into several files"
+    ]
+    assert result.documents == []
+
+
+def test_reading_stops_after_enough_problems_to_act_on() -> None:
+    text = "".join(f"a: {i}\n" for i in range(MAX_PROBLEMS * 3))
+    problems = [str(p) for p in parse_yaml(text, "m.yaml").problems]
+    assert len(problems) == MAX_PROBLEMS + 2
+    last = f"m.yaml:{MAX_PROBLEMS + 2}:1: over {MAX_PROBLEMS} problems; fix these first"
+    assert problems[-1] == last
 
 
 def test_deep_nesting_is_refused_without_crashing() -> None:

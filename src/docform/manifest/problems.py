@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,15 +16,29 @@ from docform.kinds.base import Location
 Path = tuple[str | int, ...]
 
 
+# A key that is empty or starts or ends with a space would vanish from a dotted path: quoted.
+_INVISIBLE_KEY = re.compile(r"^(\s.*|.*\s|)$", re.DOTALL)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def render_path(path: Path) -> str:
-    """``('sites', 'docs', 'sections', 0)`` -> ``sites.docs.sections[0]``."""
+    """``('sites', 'docs', 'sections', 0)`` -> ``sites.docs.sections[0]``; an empty key or one
+    with spaces around it is quoted (``teams[" "]``), so that it is still seen."""
     text = ""
     for part in path:
         if isinstance(part, int):
             text += f"[{part}]"
+        elif _INVISIBLE_KEY.match(part):
+            text += f"[{json.dumps(part)}]"
         else:
             text += f".{part}" if text else part
     return text
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped (``\\n``), so that
+    every problem prints as exactly one line, whatever a manifest's keys and values hold."""
+    return _CONTROL.sub(lambda found: json.dumps(found.group())[1:-1], text)
 
 
 @dataclass(frozen=True, order=True)
@@ -42,7 +58,8 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+        text = f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+        return one_line(text)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -7,6 +7,9 @@ False. Timestamps stay strings. Anything else unusual is refused with a located 
 
 - files over `MAX_FILE_BYTES` (refused before parsing) and text that is not UTF-8;
 - aliases expanding to more than `MAX_ALIAS_NODES` values (the "billion laughs");
+- more than `MAX_NODES` keys, values and documents in one file: below the size limit, a file of
+  tiny values (``[1,1,1,...]``) would otherwise take seconds and hundreds of MB to build;
+- more than `MAX_PROBLEMS` problems in one file (a pasted list of duplicate keys);
 - nesting deeper than `MAX_DEPTH` (libyaml's own composer recurses without bound);
 - tags other than the core scalar, mapping and sequence tags.
 
@@ -30,6 +33,9 @@ from docform.manifest.problems import Path, Problem
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_ALIAS_NODES = 50_000
 MAX_DEPTH = 64
+# Real manifests spend 15 or more bytes per node: 10,000 members and 200 teams are ~80,000.
+MAX_NODES = 250_000
+MAX_PROBLEMS = 100
 
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TAG = "tag:yaml.org,2002:"
@@ -39,6 +45,7 @@ _MAP_TAGS = {None, "!", _TAG + "map"}
 _SEQ_TAGS = {None, "!", _TAG + "seq"}
 _SCALARS = SafeConstructor()
 _MERGE = object()
+_END_EVENTS = (yaml.DocumentEndEvent, yaml.MappingEndEvent, yaml.SequenceEndEvent)
 _BAD_KEY = object()
 
 
@@ -153,6 +160,7 @@ class _Builder:
         self.stack: list[_Frame] = []
         self.positions: dict[Path, tuple[int, int]] = {}
         self.root: Any = None
+        self.nodes = 0
 
     def run(self) -> None:
         handlers = {
@@ -169,7 +177,23 @@ class _Builder:
             event = self.loader.get_event()
             handler = handlers.get(type(event))
             if handler is not None:
+                if not isinstance(event, _END_EVENTS):
+                    self._count(event)
                 handler(event)
+
+    def _count(self, event: Any) -> None:
+        """Stop at the node budget, and once a file has shown enough problems to act on."""
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            mark = event.start_mark
+            raise _Refused(
+                mark.line + 1,
+                mark.column + 1,
+                f"over {MAX_NODES} keys and values in one file; split it into several files",
+            )
+        if len(self.result.problems) > MAX_PROBLEMS:
+            line, column = self.result.problems[-1].line, self.result.problems[-1].column
+            raise _Refused(line, column, f"over {MAX_PROBLEMS} problems; fix these first")
 
     def _document_start(self, event: Any) -> None:
         self.stack, self.positions, self.root, self.anchors = [], {}, None, {}
