@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import ADMIN_TOKEN, EDITOR_TOKEN, ORG, SEED_FILE
+from conftest import EDITOR_TOKEN, ORG, SANDBOX_ADMIN_TOKEN, SEED_FILE
 from docform.api import (
     ApiClient,
     ApiConfigError,
@@ -41,7 +41,7 @@ def sandbox_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def client(sandbox_file: Path) -> AsyncIterator[ApiClient]:
-    async with ApiClient(f"sandbox:{sandbox_file}", ADMIN_TOKEN, backoff_base=0.01) as api:
+    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, backoff_base=0.01) as api:
         yield api
 
 
@@ -161,7 +161,7 @@ async def test_list_all_on_an_object_is_a_malformed_answer(client: ApiClient) ->
 async def test_read_only_client_refuses_changes_before_sending(
     sandbox_file: Path, method: str
 ) -> None:
-    async with ApiClient(f"sandbox:{sandbox_file}", ADMIN_TOKEN, read_only=True) as api:
+    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
         with pytest.raises(ReadOnlyError) as caught:
             await api.request(method, f"/orgs/{ORG}", json={"title": "Changed"})
         stats = await sandbox_stats(api)
@@ -175,7 +175,7 @@ async def test_read_only_client_refuses_changes_before_sending(
 async def test_read_only_transport_refuses_changes_that_bypass_the_client(
     sandbox_file: Path,
 ) -> None:
-    async with ApiClient(f"sandbox:{sandbox_file}", ADMIN_TOKEN, read_only=True) as api:
+    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
         with pytest.raises(ReadOnlyError) as caught:
             await api.http.patch(f"orgs/{ORG}", json={"title": "Changed"})
         stats = await sandbox_stats(api)
@@ -186,7 +186,7 @@ async def test_read_only_transport_refuses_changes_that_bypass_the_client(
 
 
 async def test_read_only_client_reads(sandbox_file: Path) -> None:
-    async with ApiClient(f"sandbox:{sandbox_file}", ADMIN_TOKEN, read_only=True) as api:
+    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
         orgs = await api.list_all("/orgs")
     assert sorted(org["id"] for org in orgs) == ["org_acme", "org_other"]
 
@@ -208,7 +208,7 @@ def add_members(sandbox_file: Path, count: int) -> set[str]:
 
 async def test_list_all_reads_2500_members_each_exactly_once(sandbox_file: Path) -> None:
     added = add_members(sandbox_file, 2500)
-    async with ApiClient(f"sandbox:{sandbox_file}", ADMIN_TOKEN) as api:
+    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN) as api:
         members = await api.list_all(f"/orgs/{ORG}/members")
     ids = [m["id"] for m in members]
     assert len(ids) == 2503
@@ -218,7 +218,7 @@ async def test_list_all_reads_2500_members_each_exactly_once(sandbox_file: Path)
 
 async def test_list_all_keeps_the_callers_filters_on_every_page(sandbox_file: Path) -> None:
     add_members(sandbox_file, 1200)
-    async with ApiClient(f"sandbox:{sandbox_file}", ADMIN_TOKEN) as api:
+    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN) as api:
         admins = await api.list_all(f"/orgs/{ORG}/members", {"role": "admin"})
         readers = await api.list_all(f"/orgs/{ORG}/members", {"role": "read"})
     assert [m["id"] for m in admins] == ["u_alice"]

@@ -1,10 +1,15 @@
-"""Reading what came back: the service's own error message, and what is wrong with a bad answer."""
+"""Reading what came back: the service's own error message, and what is wrong with a bad answer
+(an HTML page, JSON cut short, a list envelope or an object that does not fit the API)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import httpx
+
+from docform.api.shapes import Field, describe, misfit
 
 SNIPPET_CHARS = 120
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
@@ -57,3 +62,54 @@ def is_html(response: httpx.Response, text: str) -> bool:
 def _squeeze(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 3] + "..."
+
+
+def content_type_misfit(response: httpx.Response) -> str | None:
+    """Why a JSON body labelled as something else is refused (a proxy's or a website's answer),
+    or None for ``application/json``, ``...+json`` or no label at all."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not kind or "json" in kind:
+        return None
+    return f"is labelled {kind}, not application/json"
+
+
+def envelope_misfit(page: Any) -> str | None:
+    """What is wrong with one page of a list as an envelope ``{next?, count, items}``."""
+    if not isinstance(page, dict) or "items" not in page:
+        return "is not a list (no 'items' array)"
+    if not isinstance(page["items"], list):
+        return f"is not a list ('items' is {describe(page['items'])})"
+    following = page.get("next")
+    if following is not None and not _is_cursor(following):
+        return f"has a 'next' that is {describe(following)}, not {{page: CURSOR}}"
+    count = page.get("count")
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+        return f"has a 'count' that is {describe(count)}, not a number"
+    return None
+
+
+def items_misfit(items: list[Any], shape: Mapping[str, Field] | None) -> str | None:
+    """The first item of a page that does not fit ``shape``, and why; None when all fit."""
+    if shape is None:
+        return None
+    for index, item in enumerate(items):
+        problem = misfit(item, shape, f"items[{index}]")
+        if problem:
+            return problem
+    return None
+
+
+def count_misfit(page: Mapping[str, Any], read: int) -> str | None:
+    """The last page's ``count`` is the size of the whole list (gaps.md); fewer or more items
+    mean a list that was cut short or changed while it was read."""
+    count = page.get("count")
+    if count is None or count == read:
+        return None
+    return (
+        f"said the list holds {count} objects, but its pages held {read} (cut short, or "
+        "changed while it was read; run the command again)"
+    )
+
+
+def _is_cursor(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("page"), str) and bool(value["page"])

@@ -4,7 +4,8 @@ The API URL (``DOCFORM_API_URL``, or ``base_url`` in code) is the service's root
 ``https://api.example.com``; the client appends ``/v1`` (see `docform.api.urls`).
 ``sandbox:PATH.sqlite`` calls the built-in sandbox over that file in-process, with no socket; the
 sandbox then trusts the client's token as an admin of every organization (like
-``docform sandbox serve --token``), and a fixed local token is used when none is set. It injects
+``docform sandbox serve --token``) unless it is a user's token from the seed, which acts as that
+user; a fixed local token is used when none is set. It injects
 the faults of ``DOCFORM_SANDBOX_FAULTS`` (seeded by ``DOCFORM_SANDBOX_FAULT_SEED``; ``slow``
 waits ``DOCFORM_SANDBOX_SLOW_SECONDS``), as `docform.sandbox.faults` describes; each client
 opens its own sandbox, so fault counts and draws start afresh with each client.
@@ -12,8 +13,9 @@ opens its own sandbox, so fault counts and draws start afresh with each client.
 The token comes from ``DOCFORM_API_TOKEN`` (or ``token`` in code), never from a command-line
 argument, and never appears in a repr, a log line or an error (`docform.redact`).
 
-Every call: at most ``max_in_flight`` at a time, a timeout, retries as `docform.api.retry`
-describes, a pause of every call when the service answers 429, and accounting in ``stats``.
+Every call: at most ``max_in_flight`` at a time, a timeout (30 s, or ``DOCFORM_API_TIMEOUT``
+seconds), retries as `docform.api.retry` describes, a pause of every call when the service
+answers 429, and accounting in ``stats``.
 Answers 204 and 205 return None; a DELETE also succeeds on 200 (gaps.md).
 """
 
@@ -30,7 +32,14 @@ from typing import Any, Self
 import httpx
 
 from docform import __version__
-from docform.api.answers import error_message, malformed_description
+from docform.api.answers import (
+    content_type_misfit,
+    count_misfit,
+    envelope_misfit,
+    error_message,
+    items_misfit,
+    malformed_description,
+)
 from docform.api.errors import (
     ApiConfigError,
     ApiStatusError,
@@ -39,7 +48,16 @@ from docform.api.errors import (
     status_hint,
     transport_hint,
 )
-from docform.api.retry import RETRY_STATUSES, RetryPolicy, asked_wait, is_retryable_call
+from docform.api.retry import (
+    RETRY_STATUSES,
+    RateBudget,
+    RetryPolicy,
+    asked_wait,
+    is_retryable_call,
+    shared_budget,
+)
+from docform.api.shapes import item_shape, object_misfit
+from docform.api.slots import Slots
 from docform.api.stats import CallStats
 from docform.api.transport import (
     BearerAuth,
@@ -56,6 +74,7 @@ log = logging.getLogger("docform.api")
 
 LOCAL_SANDBOX_TOKEN = "docform-local-sandbox-token"
 LIST_PAGE_SIZE = 1000
+TIMEOUT_VARIABLE = "DOCFORM_API_TIMEOUT"
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -101,6 +120,9 @@ class ApiClient:
     ) -> None:
         self.base_url, sandbox_file = resolve_api_url(base_url)
         self.root_url = self.base_url.removesuffix(API_PREFIX)
+        # Clients docform opens itself share the service's rate limit; one given a transport
+        # (a test's) keeps its own.
+        budget_key = None if transport is not None else str(sandbox_file or self.base_url)
         if sandbox_file is not None:
             token = token or LOCAL_SANDBOX_TOKEN
             if transport is None:
@@ -118,8 +140,9 @@ class ApiClient:
         )
         self._token = token
         self._sleep = sleep
-        self._slots = asyncio.Semaphore(max_in_flight)
+        self._slots = Slots(max_in_flight)
         self._resume_at = 0.0
+        self._budget = shared_budget(budget_key, token) if budget_key else RateBudget()
         self.http = self._http_client(transport, token, timeout)
 
     def _http_client(
@@ -155,6 +178,8 @@ class ApiClient:
                 "(https://api.example.com) or to sandbox:FILE.sqlite for the built-in sandbox."
             )
         options.setdefault("token", env.get("DOCFORM_API_TOKEN") or None)
+        if "timeout" not in options and env.get(TIMEOUT_VARIABLE, "").strip():
+            options["timeout"] = _timeout_from_env(env[TIMEOUT_VARIABLE])
         return cls(url, read_only=read_only, **options)
 
     def __repr__(self) -> str:
@@ -181,11 +206,13 @@ class ApiClient:
         params: Mapping[str, Any] | None = None,
         json: Any = None,
         retry: bool | None = None,
+        priority: int = 0,
     ) -> Any:
         """The parsed JSON answer of ``METHOD /v1{path}``, or None for an empty answer.
 
         ``retry`` overrides whether the call may be repeated after a failure (see
-        `docform.api.retry`). Raises an `ApiError` subclass when the call fails.
+        `docform.api.retry`). Waiting for a free slot, a lower ``priority`` goes first.
+        Raises an `ApiError` subclass when the call fails.
         """
         method = method.upper()
         path = "/" + path.lstrip("/")
@@ -193,9 +220,15 @@ class ApiClient:
             raise read_only_refusal(method, path)
         retryable = is_retryable_call(method, path) if retry is None else retry
         call = _Call(method, path, _clean_params(params), json, retryable)
-        async with self._slots:
+        await self._slots.acquire(priority)
+        try:
             response = await self._send(call)
-        return self._decode(call, response)
+        finally:
+            self._slots.release()
+        answer = self._decode(call, response)
+        if method == "GET":
+            self._check_object(path, answer)
+        return answer
 
     async def get(self, path: str, *, params: Mapping[str, Any] | None = None) -> Any:
         return await self.request("GET", path, params=params)
@@ -215,26 +248,37 @@ class ApiClient:
     async def list_all(
         self, path: str, params: Mapping[str, Any] | None = None
     ) -> list[dict[str, Any]]:
-        """Every item of a list, reading pages of 1000 and following ``next.page`` cursors."""
+        """Every item of a list, reading pages of 1000 and following ``next.page`` cursors.
+
+        A next page goes before other waiting calls, the more pages remain the sooner: pages
+        can only be read one after another (see `docform.api.slots`).
+        """
         query = {**(params or {}), "limit": LIST_PAGE_SIZE}
         items: list[dict[str, Any]] = []
         seen: set[str] = set()
+        priority = 0
         while True:
-            page = await self.get(path, params=query)
-            items.extend(self._list_items(path, page))
+            page = await self.request("GET", path, params=query, priority=priority)
+            items.extend(self._list_items(path, page, len(seen) + 1))
             cursor = _next_cursor(page)
             if cursor is None:
+                # A list cut short would make live objects look absent, and a plan create them.
+                problem = count_misfit(page, len(items))
+                if problem:
+                    raise self._unfit(path, problem, len(seen) + 1)
                 return items
             if cursor in seen:
                 raise self._malformed_list(path, "gave the same next page cursor twice")
             seen.add(cursor)
             query["page"] = cursor
+            priority = -_pages_left(page, len(items))
 
     # -- sending and retrying ------------------------------------------------------------------
 
     async def _send(self, call: _Call) -> httpx.Response:
         while True:
             await self._wait_for_pause()
+            await self._wait_for_budget()
             call.attempts += 1
             self.stats.record_sent(call.method, call.path)
             started = time.monotonic()
@@ -249,6 +293,7 @@ class ApiClient:
                 reason = type(exc).__name__
             else:
                 self._log_answer(call, response, started)
+                self._budget.observe(response.headers)
                 if response.status_code not in RETRY_STATUSES:
                     return response
                 wait = self._status_wait(call, response)
@@ -265,6 +310,11 @@ class ApiClient:
             )
             if wait:
                 await self._sleep(wait)
+
+    async def _wait_for_budget(self) -> None:
+        """Keeps to the rate limit the service announced (`docform.api.retry.RateBudget`)."""
+        while (wait := self._budget.claim()) > 0:
+            await self._sleep(wait + self.retry.jitter())
 
     async def _wait_for_pause(self) -> None:
         """After a 429 every call waits until the service said to come back."""
@@ -291,7 +341,9 @@ class ApiClient:
         else:
             asked = self.retry.server_wait(response.headers, status, call.failures)
             limit, count = self.retry.max_retries, call.failures
-        if not call.retryable or count >= limit:
+        # A 429 was turned away before any work, so even a call that is never repeated after a
+        # failure (a POST) is sent again.
+        if (not call.retryable and status != 429) or count >= limit:
             return None
         if asked > self.retry.max_wait:
             call.note = (
@@ -322,9 +374,13 @@ class ApiClient:
                 return None
             raise self._malformed(call, response, "is empty")
         try:
-            return response.json()
+            answer = response.json()
         except ValueError as exc:
             raise self._malformed(call, response, malformed_description(response, exc)) from None
+        wrong_label = content_type_misfit(response)
+        if wrong_label:
+            raise self._malformed(call, response, wrong_label)
+        return answer
 
     def _status_error(self, call: _Call, response: httpx.Response) -> ApiStatusError:
         status = response.status_code
@@ -364,18 +420,51 @@ class ApiClient:
             self._redact(message), method=call.method, path=call.path, status=response.status_code
         )
 
-    def _list_items(self, path: str, page: Any) -> list[dict[str, Any]]:
-        items = page.get("items") if isinstance(page, dict) else None
-        if not isinstance(items, list):
-            raise self._malformed_list(path, "is not a list (no 'items' array)")
-        return items
+    def _list_items(self, path: str, page: Any, number: int) -> list[dict[str, Any]]:
+        """The items of page ``number`` of a list, once the page and its items fit the API."""
+        problem = envelope_misfit(page)
+        if problem:
+            raise self._malformed_list(path, f"{problem}; is {path} a list endpoint?")
+        problem = items_misfit(page["items"], item_shape("/" + path.lstrip("/")))
+        if problem:
+            raise self._unfit(path, f"does not fit the API: {problem}", number)
+        return page["items"]
+
+    def _check_object(self, path: str, answer: Any) -> None:
+        problem = object_misfit(path, answer)
+        if problem:
+            raise self._unfit(path, f"does not fit the API: {problem}")
 
     def _malformed_list(self, path: str, what: str) -> MalformedAnswerError:
-        message = f"GET {path} failed: the answer {what}; is {path} a list endpoint?"
+        message = f"GET {path} failed: the answer {what}"
+        return MalformedAnswerError(self._redact(message), method="GET", path=path)
+
+    def _unfit(self, path: str, what: str, page: int = 1) -> MalformedAnswerError:
+        """A JSON answer of ``GET path`` that docform cannot trust (see `docform.api.shapes`)."""
+        path = "/" + path.lstrip("/")
+        answer = "the answer" if page == 1 else f"the answer of page {page}"
+        message = (
+            f"GET {path} failed: {answer} {what}. docform plans nothing from an answer it "
+            f"cannot trust; check that DOCFORM_API_URL is the service's API root (docform adds "
+            f"{API_PREFIX}) and try again."
+        )
         return MalformedAnswerError(self._redact(message), method="GET", path=path)
 
     def _redact(self, text: str) -> str:
         return redact_text(text, (self._token,))
+
+
+def _timeout_from_env(value: str) -> float:
+    """``DOCFORM_API_TIMEOUT``: seconds to wait for each answer, a positive number."""
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise ApiConfigError(
+            f"{TIMEOUT_VARIABLE} must be a positive number of seconds (like 30), not {value!r}"
+        )
+    return seconds
 
 
 def _clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -387,6 +476,14 @@ def _clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:
         for k, v in params.items()
         if v is not None
     }
+
+
+def _pages_left(page: dict[str, Any], read: int) -> int:
+    """Pages still to read after ``read`` items, from the list's ``count`` (1 when absent)."""
+    count = page.get("count")
+    if not isinstance(count, int) or count <= read:
+        return 1
+    return -(-(count - read) // LIST_PAGE_SIZE)
 
 
 def _next_cursor(page: dict[str, Any]) -> str | None:

@@ -1,0 +1,240 @@
+"""The shape of the answers docform reads, so that a malformed answer stops a plan, not skews it.
+
+Kinds read live objects as plain dicts (``raw["title"]``). An answer without a field docform
+relies on, or with a value of the wrong type, would otherwise end in a traceback or, worse, in a
+plan built on a guess (a missing ``parent`` read as "no parent" moves a collection). So the
+client checks each answer of a read route against its shape here, before anyone uses it, and
+names the call and the first bad value when it does not fit.
+
+A shape lists only what docform uses, as the API documents describe it (``spec/``): a field is
+either required (``need``), or may be left out, meaning "not set" (``may``). Fields not listed
+are never looked at, so the service may add fields freely. Routes are matched by their path
+template: ``*`` stands for one path segment (an id).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+NULL = type(None)
+_NAMES = {str: "a string", bool: "true or false", int: "a number", float: "a number",
+          list: "a list", dict: "an object", NULL: "null"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Field:
+    """What one field may hold: values of ``types``; a list's ``items`` or an object's ``shape``."""
+
+    types: tuple[type, ...]
+    required: bool = True
+    shape: Mapping[str, Field] | None = None
+    items: Field | None = None
+
+    def expected(self) -> str:
+        names = dict.fromkeys(_NAMES[t] for t in self.types)
+        return " or ".join(names)
+
+
+def need(
+    *types: type, shape: Mapping[str, Field] | None = None, items: Field | None = None
+) -> Field:
+    """A field every answer holds."""
+    return Field(types, True, shape, items)
+
+
+def may(
+    *types: type, shape: Mapping[str, Field] | None = None, items: Field | None = None
+) -> Field:
+    """A field an answer may leave out (the API omits a value that is not set)."""
+    return Field(types, False, shape, items)
+
+
+ID = need(str)
+ROLE = need(str, NULL)  # a role, or null for a guest
+OPTIONAL_TEXT = may(str, NULL)
+USER = {"email": need(str)}
+MEMBER = {"id": ID, "role": ROLE, "user": need(dict, shape=USER), "sso": need(bool)}
+MERGE_RULES = {"type": need(str), "rules": may(list, NULL, items=need(dict))}
+SPACE = {
+    "id": ID,
+    "title": need(str),
+    "emoji": may(str, NULL),
+    "parent": may(str, NULL),
+    "organization": may(str),
+    "deletedAt": may(str, NULL),
+    "language": OPTIONAL_TEXT,
+    "editMode": OPTIONAL_TEXT,
+    "defaultLevel": may(str, NULL),
+    "mergeRules": may(dict, NULL, shape=MERGE_RULES),
+}
+SECTION_REF = need(dict, shape={"id": ID})
+SITE_SPACE_REF = need(dict, shape={"space": need(dict, shape={"id": ID})})
+
+#: Routes (GET path templates) that answer one object, and its shape.
+OBJECT_SHAPES: dict[str, Mapping[str, Field]] = {
+    "/orgs/*": {
+        "id": ID,
+        "title": need(str),
+        "emailDomains": may(list, NULL, items=need(str)),
+        "hostname": OPTIONAL_TEXT,
+        "defaultRole": may(str, NULL),
+        "defaultContent": may(dict, NULL, shape={"type": need(str)}),
+        "sso": may(bool),
+        "ai": may(bool),
+        "inviteLinks": may(bool),
+        "mergeRules": may(dict, NULL, shape=MERGE_RULES),
+        "urls": may(dict, shape={"logo": may(str, NULL)}),
+    },
+    "/spaces/*": SPACE,
+}
+
+#: Routes (GET path templates) that answer a list, and the shape of each of its items.
+ITEM_SHAPES: dict[str, Mapping[str, Field]] = {
+    "/orgs/*/members": MEMBER,
+    "/orgs/*/teams": {"id": ID, "title": need(str)},
+    "/orgs/*/teams/*/members": {
+        "organization": need(dict, shape=MEMBER),
+        "team": need(dict, shape={"role": need(str)}),
+    },
+    "/orgs/*/collections": {
+        "id": ID,
+        "title": need(str),
+        "parent": may(str, NULL),
+        "description": OPTIONAL_TEXT,
+        "defaultLevel": may(str, NULL),
+    },
+    "/orgs/*/spaces": SPACE,
+    "/orgs/*/sites": {
+        "id": ID,
+        "title": need(str),
+        "type": OPTIONAL_TEXT,
+        "visibility": OPTIONAL_TEXT,
+        "basename": OPTIONAL_TEXT,
+        "defaultLevel": may(str, NULL),
+    },
+    "/orgs/*/sites/*/section-groups": {
+        "id": ID,
+        "title": need(str),
+        "icon": OPTIONAL_TEXT,
+        "sections": may(list, NULL, items=SECTION_REF),
+        "children": may(list, NULL, items=SECTION_REF),
+    },
+    "/orgs/*/sites/*/sections": {
+        "id": ID,
+        "path": need(str),
+        "title": need(str),
+        "description": OPTIONAL_TEXT,
+        "condition": OPTIONAL_TEXT,
+        "icon": OPTIONAL_TEXT,
+        "default": may(bool, NULL),
+        "sectionGroup": may(str, NULL),
+        "siteSpaces": may(list, NULL, items=SITE_SPACE_REF),
+    },
+    "/orgs/*/sites/*/site-spaces": {
+        "id": ID,
+        "path": need(str),
+        "title": may(str),
+        "section": may(str, NULL),
+        "space": need(dict, shape={"id": ID}),
+        "condition": OPTIONAL_TEXT,
+        "hidden": may(bool, NULL),
+        "default": may(bool, NULL),
+    },
+    "/orgs/*/openapi": {
+        "id": ID,
+        "slug": need(str),
+        "sourceURL": OPTIONAL_TEXT,
+        "visibility": OPTIONAL_TEXT,
+    },
+    "/orgs/*/saml": {
+        "id": ID,
+        "label": need(str),
+        "entityID": OPTIONAL_TEXT,
+        "ssoURL": OPTIONAL_TEXT,
+        "defaultTeam": may(dict, NULL, shape={"id": ID}),
+        "defaultRole": may(str, NULL),
+    },
+}
+
+
+def _patterns(shapes: Mapping[str, Mapping[str, Field]]) -> list[tuple[re.Pattern[str], Any]]:
+    return [
+        (re.compile("^" + re.escape(template).replace(r"\*", "[^/]+") + "$"), shape)
+        for template, shape in shapes.items()
+    ]
+
+
+_OBJECT_ROUTES = _patterns(OBJECT_SHAPES)
+_LIST_ROUTES = _patterns(ITEM_SHAPES)
+
+
+def object_shape(path: str) -> Mapping[str, Field] | None:
+    """The shape of the object ``GET path`` answers; None when docform reads no such route."""
+    return next((shape for pattern, shape in _OBJECT_ROUTES if pattern.match(path)), None)
+
+
+def object_misfit(path: str, answer: Any) -> str | None:
+    """What is wrong with the answer of ``GET path`` for an object route, or None: its shape,
+    then its ``id``, which must be the one asked for (a proxy's cached or rewritten answer)."""
+    shape = object_shape(path)
+    if shape is None:
+        return None
+    problem = misfit(answer, shape)
+    if problem is None and answer["id"] != path.rsplit("/", 1)[-1]:
+        problem = f"id is {describe(answer['id'])}, not the id asked for"
+    return problem
+
+
+def item_shape(path: str) -> Mapping[str, Field] | None:
+    """The shape of each item of the list ``GET path`` answers; None when not known."""
+    return next((shape for pattern, shape in _LIST_ROUTES if pattern.match(path)), None)
+
+
+def misfit(value: Any, shape: Mapping[str, Field], where: str = "") -> str | None:
+    """What is wrong with ``value`` for ``shape`` (``items[3].user.email is missing``), or None.
+
+    ``where`` names ``value`` in the message; it is empty for the answer itself.
+    """
+    if not isinstance(value, dict):
+        return f"{where or 'the answer'} is {describe(value)}, not an object"
+    for name, field in shape.items():
+        path = f"{where}.{name}" if where else name
+        if name not in value:
+            if field.required:
+                return f"{path} is missing ({field.expected()} expected)"
+            continue
+        problem = _field_misfit(value[name], field, path)
+        if problem:
+            return problem
+    return None
+
+
+def _field_misfit(value: Any, field: Field, path: str) -> str | None:
+    # bool is an int in Python; the API never sends a boolean where a number is meant.
+    fits = isinstance(value, field.types) and not (
+        isinstance(value, bool) and bool not in field.types
+    )
+    if not fits:
+        return f"{path} is {describe(value)}, not {field.expected()}"
+    if isinstance(value, dict) and field.shape is not None:
+        return misfit(value, field.shape, path)
+    if isinstance(value, list) and field.items is not None:
+        for index, item in enumerate(value):
+            problem = _field_misfit(item, field.items, f"{path}[{index}]")
+            if problem:
+                return problem
+    return None
+
+
+def describe(value: Any) -> str:
+    """``a number (5)``: the type of a value, and a short glimpse of it."""
+    kind = _NAMES.get(type(value), type(value).__name__)
+    if value is None:
+        return kind
+    glimpse = repr(value) if not isinstance(value, dict | list) else ""
+    if len(glimpse) > 40:
+        glimpse = glimpse[:37] + "..."
+    return f"{kind} ({glimpse})" if glimpse else kind
