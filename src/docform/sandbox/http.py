@@ -149,9 +149,17 @@ def as_route(ep: Endpoint, run: Callable[[Endpoint, Request], Any]) -> Route:
 
 
 async def read_json_body(request: Request) -> Any:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise bad_request(f"request body is larger than {MAX_BODY_BYTES} bytes")
+    """The JSON body, or 400; an oversized body is refused without holding more of it than
+    the limit (by its Content-Length, else while it streams in)."""
+    too_large = bad_request(f"request body is larger than {MAX_BODY_BYTES} bytes")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise too_large
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise too_large
     if not raw.strip():
         return None
     try:

@@ -1,0 +1,320 @@
+"""The sandbox's OpenAPI description (sandbox/openapi_description.py), and a property test of
+every operation it describes: any request, well-formed or not, gets a documented answer.
+
+For each operation, hypothesis sends requests built from the description: path ids that exist
+or do not, bodies that follow the request schema or are any JSON at all, broken JSON or too
+large, and query strings of the right or wrong type. Every answer must be one the description
+lists, never a 5xx; an error carries the sandbox's error body; and an answer to a read that
+docform's client checks (`docform.api.shapes`) fits what the client expects.
+
+Examples per operation: ``DOCFORM_FUZZ_EXAMPLES`` (default 8).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from conftest import ORG, SyncApi
+from docform.api.answers import envelope_misfit, items_misfit
+from docform.api.shapes import item_shape, object_misfit
+from docform.sandbox import SandboxConfig, Store, create_app
+from docform.sandbox.http import MAX_BODY_BYTES
+from docform.sandbox.openapi_description import ERROR_STATUSES, openapi_description
+from docform.sandbox.routes import ENDPOINTS
+from planning import FIXTURES, apply, seeded_sandbox
+
+DESCRIPTION = openapi_description()
+SCHEMAS = DESCRIPTION["components"]["schemas"]
+OPERATIONS = [
+    (method.upper(), path, operation)
+    for path, item in DESCRIPTION["paths"].items()
+    for method, operation in item.items()
+]
+FUZZ = settings(
+    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "8")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+# -- the description itself -----------------------------------------------------------------
+
+
+def test_every_endpoint_is_described_once() -> None:
+    described = sorted(f"{method} {path}" for method, path, _ in OPERATIONS)
+    assert described == sorted(f"{ep.method} {ep.path}" for ep in ENDPOINTS)
+
+
+def test_every_write_with_a_body_has_a_body_schema() -> None:
+    """Only the writes that take no body at all (a restore, a ping) lack one."""
+    bodyless = {
+        f"{method} {path}"
+        for method, path, operation in OPERATIONS
+        if method in ("POST", "PUT", "PATCH") and "requestBody" not in operation
+    }
+    assert bodyless == {
+        "POST /orgs/{organizationId}/members/{userId}/sso",
+        "POST /orgs/{organizationId}/ping",
+        "POST /spaces/{spaceId}/restore",
+    }
+
+
+def test_every_schema_reference_resolves() -> None:
+    references = re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', json.dumps(DESCRIPTION))
+    assert references
+    assert sorted(set(references) - set(SCHEMAS)) == []
+
+
+def test_the_description_is_served(api: SyncApi) -> None:
+    served = api.get("http://sandbox.test/_sandbox/openapi.json")
+    assert served.status_code == 200
+    assert served.json() == json.loads(json.dumps(DESCRIPTION))
+
+
+# -- malformed requests, one by one ----------------------------------------------------------
+
+
+def error_of(answer: Any) -> tuple[int, str]:
+    body = answer.json()
+    assert set(body) == {"error"} and body["error"]["code"] == answer.status_code
+    return answer.status_code, body["error"]["message"]
+
+
+def test_broken_json_is_a_400(api: SyncApi) -> None:
+    answer = api.put(f"orgs/{ORG}/teams", content=b'{"title": "A', headers=JSON)
+    assert error_of(answer) == (400, "request body is not valid JSON")
+
+
+def test_a_body_that_is_not_an_object_is_a_400(api: SyncApi) -> None:
+    status, message = error_of(api.put(f"orgs/{ORG}/teams", json=["title"]))
+    assert status == 400 and message.startswith("body: "), message
+
+
+def test_a_wrong_type_is_a_400_naming_the_field(api: SyncApi) -> None:
+    status, message = error_of(api.put(f"orgs/{ORG}/teams", json={"title": 5}))
+    assert status == 400 and message.startswith("title: "), message
+
+
+def test_an_oversized_body_is_a_400_before_it_is_read(api: SyncApi) -> None:
+    body = b'{"title": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    answer = api.put(f"orgs/{ORG}/teams", content=body, headers=JSON)
+    assert error_of(answer) == (400, f"request body is larger than {MAX_BODY_BYTES} bytes")
+
+
+def test_an_oversized_body_without_a_length_is_a_400_once_over_the_limit(api: SyncApi) -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b'{"title": "'
+        for _ in range(MAX_BODY_BYTES // 65536 + 2):
+            yield b"x" * 65536
+
+    answer = api.put(f"orgs/{ORG}/teams", content=chunks(), headers=JSON)
+    assert error_of(answer) == (400, f"request body is larger than {MAX_BODY_BYTES} bytes")
+
+
+def test_an_unknown_route_and_a_wrong_method_answer_the_error_body(api: SyncApi) -> None:
+    assert error_of(api.get("nothing/here")) == (404, "no endpoint GET /v1/nothing/here")
+    assert error_of(api.post(f"orgs/{ORG}")) == (405, f"POST is not allowed on /v1/orgs/{ORG}")
+
+
+def test_an_unknown_id_in_the_path_is_a_404(api: SyncApi) -> None:
+    assert error_of(api.patch(f"orgs/{ORG}/teams/nope", json={"title": "T"})) == (
+        404,
+        "team 'nope' not found",
+    )
+
+
+JSON = {"content-type": "application/json"}
+SUPERUSER_TOKEN = "tok_fuzz_superuser_0123456789"
+
+
+# -- every operation, any request ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A seeded sandbox with the basic fixture applied: objects of every kind to act on."""
+    sandbox = seeded_sandbox(tmp_path_factory.mktemp("openapi-description"))
+    apply(FIXTURES / "basic", sandbox)
+    return sandbox
+
+
+@pytest.fixture
+def live(applied: Path, tmp_path: Path) -> Iterator[tuple[SyncApi, dict[str, list[str]]]]:
+    """Raw HTTP to a copy of ``applied`` (each operation starts from it: requests delete
+    things), and its ids by path parameter name."""
+    copy = tmp_path / "sandbox.sqlite"
+    shutil.copyfile(applied, copy)
+    store = Store(copy)
+    # A token of every organization, not a seeded user's: requests may remove any member.
+    client = SyncApi(
+        create_app(store, SandboxConfig(admin_tokens=(SUPERUSER_TOKEN,))), SUPERUSER_TOKEN
+    )
+    try:
+        yield client, known_ids(client)
+    finally:
+        client.close()
+        store.close()
+
+
+def known_ids(client: SyncApi) -> dict[str, list[str]]:
+    def ids(path: str, key: str = "id") -> list[str]:
+        return [item[key] for item in client.get(path).json()["items"]]
+
+    site = f"orgs/{ORG}/sites/site_docs"
+    return {
+        "organizationId": [ORG] * 5 + ["org_other"],  # another organization: 403
+        "userId": ids(f"orgs/{ORG}/members"),
+        "teamId": ids(f"orgs/{ORG}/teams"),
+        "collectionId": ids(f"orgs/{ORG}/collections"),
+        "spaceId": ids(f"orgs/{ORG}/spaces"),
+        "siteId": ["site_docs"],
+        "siteSectionGroupId": ids(f"{site}/section-groups"),
+        "siteSectionId": ids(f"{site}/sections"),
+        "siteSpaceId": ids(f"{site}/site-spaces"),
+        "specSlug": ids(f"orgs/{ORG}/openapi", "slug"),
+        "samlProviderId": ids(f"orgs/{ORG}/saml"),
+        "versionId": ids(f"orgs/{ORG}/openapi/petstore/versions"),
+    }
+
+
+def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Values following a JSON Schema of the kind pydantic writes (the subset it uses)."""
+    if "$ref" in schema:
+        return st.deferred(lambda: from_schema(SCHEMAS[schema["$ref"].rsplit("/", 1)[-1]]))
+    if "anyOf" in schema:
+        return st.one_of([from_schema(option) for option in schema["anyOf"]])
+    if "const" in schema:
+        return st.just(schema["const"])
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    kind = schema.get("type")
+    if kind == "string":
+        return strings(schema)
+    if kind == "array":
+        items = from_schema(schema.get("items", {}))
+        return st.lists(items, min_size=schema.get("minItems", 0), max_size=4)
+    if kind == "object":
+        properties = {k: from_schema(v) for k, v in schema.get("properties", {}).items()}
+        required = set(schema.get("required", ()))
+        return st.fixed_dictionaries(
+            {k: v for k, v in properties.items() if k in required},
+            optional={k: v for k, v in properties.items() if k not in required},
+        )
+    simple = {"integer": st.integers(-5, 2000), "number": st.floats(-5, 2000),
+              "boolean": st.booleans(), "null": st.none()}  # fmt: skip
+    return simple.get(kind, ANY_JSON)
+
+
+def strings(schema: dict[str, Any]) -> st.SearchStrategy[str]:
+    low, high = schema.get("minLength", 0), min(schema.get("maxLength", 40), 300)
+    if "pattern" in schema:
+        pattern = st.from_regex(schema["pattern"], fullmatch=True)
+        return pattern.filter(lambda text: low <= len(text) <= high)
+    return st.text(min_size=low, max_size=high)
+
+
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+# JSON that Python reads but the API never sends, and bodies that are not JSON at all.
+ODD_BODIES = [b"", b"null", b"[]", b'"x"', b"NaN", b'{"title": NaN}', b'{"position": 1e999}',
+              b'{"title": "\\ud800"}', b"\xff\xfe{}", b'{"a": 1, "a": 2}']  # fmt: skip
+
+
+@st.composite
+def requests(
+    draw: st.DrawFn, operation: dict[str, Any], ids: dict[str, list[str]]
+) -> tuple[str, bytes | None, dict[str, str]]:
+    """A path with its ids filled in, a body (or None) and query parameters."""
+    path_values: dict[str, str] = {}
+    query: dict[str, str] = {}
+    for parameter in operation["parameters"]:
+        name = parameter["name"]
+        if parameter["in"] == "path":
+            # Mostly ids that exist, so that requests get past the lookups to the checks.
+            if ids.get(name) and draw(st.integers(0, 9)):
+                path_values[name] = draw(st.sampled_from(ids[name]))
+            else:
+                path_values[name] = draw(st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True))
+        elif draw(st.booleans()):
+            value = draw(from_schema(parameter["schema"]) | st.text(max_size=10))
+            query[name] = value if isinstance(value, str) else json.dumps(value).strip('"')
+    body = None
+    if "requestBody" in operation:
+        schema = operation["requestBody"]["content"]["application/json"]["schema"]
+        body = draw(
+            st.one_of(
+                from_schema(schema).map(lambda value: json.dumps(value).encode()),
+                ANY_JSON.map(lambda value: json.dumps(value).encode()),
+                st.binary(max_size=20),
+                st.sampled_from(ODD_BODIES),
+            )
+        )
+    return path_values, body, query
+
+
+@pytest.mark.parametrize(
+    ("method", "template", "operation"),
+    OPERATIONS,
+    ids=[f"{method} {path}" for method, path, _ in OPERATIONS],
+)
+def test_any_request_gets_a_documented_answer(
+    live: tuple[SyncApi, dict[str, list[str]]],
+    method: str,
+    template: str,
+    operation: dict[str, Any],
+) -> None:
+    client, ids = live
+
+    @FUZZ
+    @given(request=requests(operation, ids))
+    def check(request: tuple[dict[str, str], bytes | None, dict[str, str]]) -> None:
+        path_values, body, query = request
+        path = template.format(**path_values).lstrip("/")
+        headers = JSON if body is not None else {}
+        answer = client.request(method, path, content=body, params=query, headers=headers)
+        where = f"{method} /{path} {query} {body!r:.200}: {answer.status_code} {answer.text:.300}"
+        event(str(answer.status_code))
+        assert answer.status_code < 500, where
+        assert str(answer.status_code) in operation["responses"], where
+        if answer.status_code >= 400:
+            error_of(answer)
+        elif answer.status_code != 204:
+            assert answer.headers["content-type"].startswith("application/json"), where
+            assert_fits_the_client(method, "/" + path, answer.json(), where)
+
+    check()
+
+
+def assert_fits_the_client(method: str, path: str, answer: Any, where: str) -> None:
+    """A read docform's client checks is one it accepts (`docform.api.shapes`)."""
+    if method != "GET":
+        return
+    assert object_misfit(path, answer) is None, where
+    if item_shape(path) is not None:
+        assert envelope_misfit(answer) is None, where
+        assert items_misfit(answer["items"], item_shape(path)) is None, where
+
+
+def test_error_statuses_are_the_ones_the_sandbox_uses() -> None:
+    """Every status the route modules raise is documented for every operation."""
+    raised = set()
+    for module in Path(ENDPOINTS[0].handler.__code__.co_filename).parent.glob("*.py"):
+        raised |= set(re.findall(r"ApiError\(\s*(\d{3})", module.read_text(encoding="utf-8")))
+    assert raised - {"429"} <= set(ERROR_STATUSES), raised
