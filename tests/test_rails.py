@@ -147,6 +147,7 @@ def run_as(token: str, cli_args: list, sandbox: Path):
 
 
 ALICE_TOKEN = "tok_alice_0123456789"
+ORG_LINE = "organization: {id: org_acme}\n"
 OWN_RAIL = "[own-membership] member.{} would remove or demote the membership of the API token's"
 
 
@@ -167,7 +168,7 @@ def test_demoting_the_callers_own_admin_role_is_refused(tmp_path):
     sandbox = seeded_sandbox(tmp_path)
     manifests = write_manifests(
         tmp_path / "m",
-        "organization: {id: org_acme}\nmembers:\n  alice@acme.test: read\n  erin@acme.test: admin\n",
+        ORG_LINE + "members:\n  alice@acme.test: read\n  erin@acme.test: admin\n",
     )
     result = run_as(ALICE_TOKEN, ["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 1
@@ -179,7 +180,7 @@ def test_another_admin_may_remove_a_member_and_the_caller_may_demote_others(tmp_
     sandbox = seeded_sandbox(tmp_path)
     manifests = write_manifests(
         tmp_path / "m",
-        "organization: {id: org_acme}\nmembers:\n  alice@acme.test: admin\n  erin@acme.test: read\n",
+        ORG_LINE + "members:\n  alice@acme.test: admin\n  erin@acme.test: read\n",
     )
     result = run_as(ALICE_TOKEN, ["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 0, result.output
