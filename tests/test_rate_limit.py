@@ -42,7 +42,10 @@ def test_plan_and_apply_keep_under_the_rate_limit_after_the_first_429s(tmp_path:
     assert first_limited(windows) >= 0, windows
     after_first_429 = windows[first_limited(windows) + 1 :]
     assert len(after_first_429) >= 3, windows
-    assert [w for w in after_first_429 if w["requests"] > LIMIT] == [], windows
+    # The client's and the sandbox's one-second windows start at different instants, so one
+    # request may land a window early; a retry storm shows as many more, and as more 429s.
+    assert [w for w in after_first_429 if w["requests"] > LIMIT + 1] == [], windows
+    assert sum(w["limited"] for w in after_first_429) <= 2, windows
 
 
 def first_limited(windows: list[dict[str, int]]) -> int:
