@@ -74,6 +74,18 @@ def store(tmp_path: Path) -> Iterator[Store]:
     db.close()
 
 
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    """A sandbox database file seeded with ``fixtures/seed.yaml``, closed for docform to open."""
+    path = tmp_path / "sandbox.sqlite"
+    db = Store(path)
+    try:
+        apply_seed(db, load_seed_file(SEED_FILE))
+    finally:
+        db.close()
+    return path
+
+
 class SyncApi:
     """Synchronous raw HTTP to an ASGI app, for tests of the sandbox's own answers."""
 

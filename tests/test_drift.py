@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planning import apply, live_api, run, seeded_sandbox, write_manifests
+from planning import apply, live_api, run, write_manifests
 
 # The seeded org_acme exactly as it is live.
 IN_SYNC = """\
@@ -15,11 +15,6 @@ IN_SYNC = """\
     members: {alice@acme.test: admin, erin@acme.test: edit, bob@acme.test: guest}
     sites: {docs: {id: site_docs, title: Acme Docs}}
 """
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture

@@ -7,10 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from docform.render.mermaid import ENTITIES, escape_label
-from planning import apply, live_api, run, seeded_sandbox, write_manifests
+from planning import apply, live_api, run, write_manifests
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "acme" / "manifests"
 NODE = re.compile(r"^  (\S+?)(\{\{|\[/|\(\[|\[\[|\(|\[)\"(.*)\"(\}\}|\\\]|/\]|\]\)|\]\]|\)|\])$")
@@ -70,11 +68,6 @@ def parse(diagram: str) -> tuple[dict[str, str], list[tuple[str, str, str]], dic
 def unescape(label: str) -> str:
     back = {code: char for char, code in ENTITIES.items()}
     return re.sub(r"#\w+;", lambda m: back[m.group(0)], label)
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 def test_example_ids_are_valid_mermaid_and_every_node_hangs_from_the_organization(sandbox):

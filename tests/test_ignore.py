@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from planning import (
     actions,
     apply,
@@ -13,7 +11,6 @@ from planning import (
     change,
     plan_json,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -29,11 +26,6 @@ IN_SYNC = """\
 
 def manifests(tmp_path: Path, ignore: str, title: str = "Acme", erin: str = "edit") -> Path:
     return write_manifests(tmp_path / "m", IN_SYNC.format(ignore=ignore, title=title, erin=erin))
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 def test_an_ignored_field_is_not_compared_and_is_counted(tmp_path, sandbox):

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from docform.cli import cli
 from docform.manifest.discover import DiscoveryError, discover_manifest_sets
-from planning import live_api, run, seeded_sandbox, write_manifests
+from planning import live_api, run, write_manifests
 
 ACME = """\
     organization: {id: org_acme, title: Acme}
@@ -26,11 +26,6 @@ OTHER = """\
     members: {carol@other.test: admin}
 """
 NEW_TEAM = "teams: {core: {title: Core}}\n"
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture

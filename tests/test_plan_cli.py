@@ -28,7 +28,6 @@ from planning import (
     live_api,
     plan_json,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -63,11 +62,6 @@ TEAMS_READ_FAILED = (
     "failed after 6 attempts: 500 Internal server error (fault injected by the sandbox). "
     "The service failed; try again later.\n"
 )
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture

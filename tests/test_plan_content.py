@@ -29,7 +29,6 @@ from planning import (
     plan_json,
     plan_request_count,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -37,11 +36,6 @@ ORG_PATH = "/orgs/org_acme"
 ORG = "organization: {id: org_acme}\n"
 PRUNE_COLLECTIONS = "docform: {prune: {collections: true}}\n"
 PRUNE_SPACES = "docform: {prune: {spaces: true}}\n"
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture

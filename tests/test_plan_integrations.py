@@ -23,7 +23,6 @@ from planning import (
     live_api,
     plan_json,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -31,11 +30,6 @@ ORG_PATH = "/orgs/org_acme"
 SPEC_URL = "https://example.test/petstore.yaml"
 CERT = "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----"
 NEW_CERT = "-----BEGIN CERTIFICATE-----\nMIIBrotated\n-----END CERTIFICATE-----"
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture

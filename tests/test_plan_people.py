@@ -29,7 +29,6 @@ from planning import (
     open_store,
     plan_json,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -40,11 +39,6 @@ members:
   erin@acme.test: edit
   bob@acme.test: guest
 """
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ from planning import (
     live_api,
     plan_json,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -49,11 +48,6 @@ SECRET_REFS = {
     "openapi.private": {"$secret": "openapi.private.source.url"},
     "openapi.internal": {"$secret": "openapi.internal.source.url"},
 }
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture

@@ -24,17 +24,11 @@ from planning import (
     live_api,
     plan_json,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
 ORG_PATH = "/orgs/org_acme"
 DOCS = f"{ORG_PATH}/sites/site_docs"
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture
