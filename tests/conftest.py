@@ -77,13 +77,9 @@ def store(tmp_path: Path) -> Iterator[Store]:
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Path:
     """A sandbox database file seeded with ``fixtures/seed.yaml``, closed for docform to open."""
-    path = tmp_path / "sandbox.sqlite"
-    db = Store(path)
-    try:
-        apply_seed(db, load_seed_file(SEED_FILE))
-    finally:
-        db.close()
-    return path
+    from planning import seeded_sandbox  # imported late: planning imports this module
+
+    return seeded_sandbox(tmp_path)
 
 
 class SyncApi:
