@@ -98,10 +98,10 @@ class Kind:
     created_id: ClassVar[str] = "id"
     """Where a create call's answer holds the new object's id (``users.0`` for an invite)."""
     field_actions: ClassVar[Mapping[str, str]] = {}
+    """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""
-    """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
 
     def __init__(self, org_id: str) -> None:
         self.org_id = org_id

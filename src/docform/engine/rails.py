@@ -114,9 +114,9 @@ def scope_violations(plan: Plan) -> list[Violation]:
 
 async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> list[Violation]:
     """Changes that would remove or demote the membership of the token's own user."""
-    risky = [
-        c for k in kinds for c in k.risky_for_caller([c for c in plan.changes if c.kind == k.name])
-    ]
+    risky = []
+    for kind in kinds:
+        risky += kind.risky_for_caller([c for c in plan.changes if c.kind == kind.name])
     if not risky:
         return []
     caller = await identify_caller(client, plan.organization)
