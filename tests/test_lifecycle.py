@@ -31,6 +31,8 @@ def every_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         settings.pop("api", None)
         settings.pop("ignore", None)
         settings.get("limits", {}).pop("maxDeletionShare", None)
+        if "limits" in settings:
+            settings["limits"]["maxDeletions"] = 10  # the second apply prunes one of each kind
         path.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     return directory
 
@@ -57,6 +59,9 @@ def test_every_kind_is_created_then_changed_renamed_moved_and_pruned(
     tmp_path: Path, every_kind: Path
 ) -> None:
     sandbox = seeded_sandbox(tmp_path)
+    edit(every_kind, "people.yaml", lambda doc: doc["teams"].update(temp={"title": "Temp"}))
+    edit(every_kind, "content.yaml", lambda doc: doc["collections"].update(old={"title": "Old"}))
+    edit(every_kind, "sites/docs.yaml", add_group)
     apply(every_kind, sandbox)
     assert_converged(every_kind, sandbox)
     first = ids_by_title(sandbox)
@@ -67,6 +72,7 @@ def test_every_kind_is_created_then_changed_renamed_moved_and_pruned(
     edit(every_kind, "people.yaml", change_people)
     edit(every_kind, "integrations.yaml", change_integrations)
     edit(every_kind, "sites/docs.yaml", change_sites)
+    edit(every_kind, "organization.yaml", lambda doc: doc["organization"].update(title="Acme Inc"))
     plan = plan_json(every_kind, sandbox)
     actions = {(c["address"], c["action"]) for c in plan["changes"]}
     assert {
@@ -77,9 +83,8 @@ def test_every_kind_is_created_then_changed_renamed_moved_and_pruned(
         ("member.bob@acme.test", "update"),
         ("site.docs.sectionGroup.guides", "update"),
     } <= actions
-    assert [a for a, action in actions if action == "delete"] == [
-        f"openapi.~{first['openapi']['petstore']}"
-    ]
+    deleted = sorted(c["kind"] for c in plan["changes"] if c["action"] == "delete")
+    assert deleted == ["collection", "openapi", "section", "section_group", "site_space", "team"]
     apply(every_kind, sandbox)
     assert_converged(every_kind, sandbox)
 
@@ -87,11 +92,17 @@ def test_every_kind_is_created_then_changed_renamed_moved_and_pruned(
     assert after["collection"]["Engineering Org"] == first["collection"]["Engineering"]
     assert after["team"]["Platform Team"] == first["team"]["Platform"]
     assert "petstore" not in after["openapi"]
+    assert "Temp" not in after["team"] and "Old" not in after["collection"]
     handbook = live_api(sandbox, "GET", f"/spaces/{first['space']['Handbook']}")
     assert handbook["parent"] == first["collection"]["Runbooks"]
 
 
+def add_group(doc: dict[str, Any]) -> None:
+    doc["sites"]["docs"]["sectionGroups"]["extra"] = {"title": "Extra"}
+
+
 def rename_and_move_content(doc: dict[str, Any], handbook_id: str) -> None:
+    del doc["collections"]["old"]
     engineering = doc["collections"]["engineering"]
     engineering.update(title="Engineering Org", formerly=["Engineering"])
     doc["spaces"]["handbook"].update(id=handbook_id, collection="runbooks", emoji="📗")
@@ -99,6 +110,7 @@ def rename_and_move_content(doc: dict[str, Any], handbook_id: str) -> None:
 
 def change_people(doc: dict[str, Any]) -> None:
     doc["members"]["bob@acme.test"]["role"] = "review"
+    del doc["teams"]["temp"]
     platform = doc["teams"]["platform"]
     platform.update(title="Platform Team", formerly=["Platform"])
     platform["members"]["erin@acme.test"] = "member"
@@ -106,13 +118,19 @@ def change_people(doc: dict[str, Any]) -> None:
 
 def change_integrations(doc: dict[str, Any]) -> None:
     del doc["openapi"]["petstore"]
+    doc["saml"]["okta"]["label"] = "Okta SSO"
+    doc["saml"]["okta"]["formerly"] = ["Okta"]
     doc["saml"]["okta"]["ssoURL"] = "https://acme.okta.test/app/sso/saml2"
 
 
 def change_sites(doc: dict[str, Any]) -> None:
     docs = doc["sites"]["docs"]
     docs["sectionGroups"]["guides"].update(title="Handbooks", formerly=["Guides"])
-    docs["sections"]["operations"]["description"] = "When things break"
+    del docs["sectionGroups"]["extra"]
+    docs["sectionGroups"]["guides"]["sections"].remove("operations")
+    del docs["sections"]["operations"]
+    doc["sites"]["blog"].update(title="Acme Journal", formerly=["Acme Blog"])
+    docs["sections"]["start"]["description"] = "The very first steps"
     docs["sections"]["start"]["spaces"]["legacy"]["condition"] = "visitor.claims.v0"
 
 

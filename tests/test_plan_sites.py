@@ -877,3 +877,15 @@ def test_new_default_site_space_placed_first(sandbox: Path, manifests: Path) -> 
     apply_and_converge(manifests, sandbox)
     shown = live_items(sandbox, "site-spaces")
     assert [(s["path"], s["default"]) for s in shown] == [("oncall", True), ("handbook", False)]
+
+
+def test_unmanaged_section_in_a_managed_group_is_left_there(sandbox: Path, manifests: Path) -> None:
+    ids = arranged_group(sandbox)
+    ops = create_section(sandbox, ids["oncall"], "Operations")
+    live_api(
+        sandbox, "POST", f"{DOCS}/section-groups/{ids['learn']}/sections", {"sectionId": ops["id"]}
+    )
+    write(manifests, with_group(base_doc(), sections=["guides"]))
+    plan = plan_json(manifests, sandbox)
+    assert plan["changes"] == []
+    assert {"kind": "section", "id": ops["id"], "title": "Operations"} in plan["unmanaged"]

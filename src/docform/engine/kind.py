@@ -201,6 +201,12 @@ class AddressIndex:
         address = self._by_id.get((kind, live_id))
         return Ref(address) if address else Unresolved(kind, live_id)
 
+    def managed_ref(self, kind: str, live_id: str) -> Ref | None:
+        """The reference to ``live_id`` when a manifest entry manages it, else None (unmatched
+        objects are indexed as ``kind.~ID`` only so that they can be pruned)."""
+        address = self._by_id.get((kind, live_id))
+        return Ref(address) if address and "~" not in address else None
+
     def is_created(self, address: str) -> bool:
         return address in self._created
 

@@ -132,8 +132,6 @@ async def read_per_site(reader: LiveReader, kind: str, org_id: str, suffix: str)
 
 def site_ref(index: AddressIndex, raw: Mapping[str, Any]) -> Any:
     """The managed site a structure item belongs to, or None when no manifest manages it."""
-    site = index.ref("site", raw["_site"])
-    # An unmatched site is indexed as ``site.~ID`` so it can be pruned, but what lies inside it
-    # is not the manifests' business: deleting the site takes it along.
-    managed = isinstance(site, Ref) and "~" not in site.address
-    return site if managed else None
+    # What lies inside an unmanaged site is not the manifests' business: deleting the site
+    # takes it along.
+    return index.managed_ref("site", raw["_site"])

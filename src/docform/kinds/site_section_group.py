@@ -83,7 +83,10 @@ class SiteSectionGroupKind(Kind):
         fields = {
             "title": raw["title"],
             "icon": raw.get("icon"),
-            "sections": [index.ref("section", s["id"]) for s in sections],
+            # An unmanaged section stays where it is (or goes when sections are pruned).
+            "sections": [
+                ref for s in sections if (ref := index.managed_ref("section", s["id"])) is not None
+            ],
             "site": site,
         }
         return Observed(
