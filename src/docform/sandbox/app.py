@@ -32,14 +32,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from docform.sandbox.faults import (
-    DEFAULT_SLOW_SECONDS,
-    RETRY_AFTER_SECONDS,
     FaultInjector,
     FaultSettings,
-    FaultSpecError,
     Hangup,
     answer_after,
     answer_instead,
+    settings_from_json,
 )
 from docform.sandbox.http import (
     ApiError,
@@ -276,7 +274,7 @@ def _control_routes(sandbox: Sandbox) -> list[Route]:
     async def faults(request: Request) -> Response:
         if request.method == "PUT":
             try:
-                sandbox.faults = FaultInjector(_fault_settings(await read_json_body(request)))
+                sandbox.faults = FaultInjector(settings_from_json(await read_json_body(request)))
             except (ValueError, TypeError) as exc:
                 return ApiError(400, f"body: {exc}").response()
             except ApiError as exc:
@@ -319,22 +317,3 @@ async def _openapi_json(request: Request) -> Response:
     from docform.sandbox.openapi_description import openapi_description
 
     return JSONResponse(openapi_description())
-
-
-def _fault_settings(body: Any) -> FaultSettings:
-    """``{"spec": "...", "seed": N, "slowSeconds": S}`` (all optional) as fault settings."""
-    if not isinstance(body, dict):
-        raise ApiError(400, 'body: give {"spec": "KIND:PROBABILITY,...", "seed": N}')
-    spec, seed = body.get("spec") or "", body.get("seed")
-    if not isinstance(spec, str):
-        raise ApiError(400, "body: spec must be a string")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise ApiError(400, "body: seed must be an integer")
-    slow = float(body.get("slowSeconds", DEFAULT_SLOW_SECONDS))
-    retry_after = body.get("retryAfter", RETRY_AFTER_SECONDS)
-    if not isinstance(retry_after, int) or isinstance(retry_after, bool):
-        raise ApiError(400, "body: retryAfter must be a whole number of seconds")
-    try:
-        return FaultSettings(spec, seed, slow, retry_after)
-    except FaultSpecError as exc:
-        raise ApiError(400, f"body: spec: {exc}") from None

@@ -305,6 +305,27 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> FaultSettings
         raise FaultSpecError(f"{ENV_FAULTS}: {exc}") from None
 
 
+def settings_from_json(body: Any) -> FaultSettings:
+    """The body of ``PUT /_sandbox/faults``, ``{"spec": "...", "seed": N, "slowSeconds": S,
+    "retryAfter": R}`` (all optional), as fault settings; raises a 400 `ApiError`, or
+    ValueError or TypeError for a ``slowSeconds`` that is no number."""
+    if not isinstance(body, dict):
+        raise ApiError(400, 'body: give {"spec": "KIND:PROBABILITY,...", "seed": N}')
+    spec, seed = body.get("spec") or "", body.get("seed")
+    if not isinstance(spec, str):
+        raise ApiError(400, "body: spec must be a string")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise ApiError(400, "body: seed must be an integer")
+    slow = float(body.get("slowSeconds", DEFAULT_SLOW_SECONDS))
+    retry_after = body.get("retryAfter", RETRY_AFTER_SECONDS)
+    if not isinstance(retry_after, int) or isinstance(retry_after, bool):
+        raise ApiError(400, "body: retryAfter must be a whole number of seconds")
+    try:
+        return FaultSettings(spec, seed, slow, retry_after)
+    except FaultSpecError as exc:
+        raise ApiError(400, f"body: spec: {exc}") from None
+
+
 def _env_number(env: Mapping[str, str], name: str, kind: type[Any]) -> Any:
     value = env.get(name, "").strip()
     if not value:

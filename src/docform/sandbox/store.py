@@ -273,15 +273,25 @@ def _where_sql(where: Where) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def _encode_cursor(value: Any, seq: int, backwards: bool) -> str:
-    raw = json.dumps([value, seq, int(backwards)], separators=(",", ":")).encode()
+def pack_cursor(parts: list[Any]) -> str:
+    """An opaque page cursor holding ``parts`` (JSON values): unpadded URL-safe base64."""
+    raw = json.dumps(parts, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def unpack_cursor(cursor: str) -> Any:
+    """What `pack_cursor` packed; raises ValueError for a string it did not make."""
+    padded = cursor + "=" * (-len(cursor) % 4)
+    return json.loads(base64.urlsafe_b64decode(padded.encode()))
+
+
+def _encode_cursor(value: Any, seq: int, backwards: bool) -> str:
+    return pack_cursor([value, seq, int(backwards)])
 
 
 def _decode_cursor(cursor: str) -> tuple[Any, int, bool]:
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        value, seq, backwards = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        value, seq, backwards = unpack_cursor(cursor)
         if not isinstance(seq, int) or isinstance(seq, bool) or backwards not in (0, 1):
             raise ValueError(seq)
         # SQLite binds only scalars: a forged list or object would fail the query itself.

@@ -1,7 +1,8 @@
 """Site structure: section groups, sections and site spaces of one site
 (``/orgs/{organizationId}/sites/{siteId}/section-groups|sections|site-spaces``).
 
-The tree, renderings, placement and structure-ordered lists live in ``sites.py``.
+The tree, renderings and placement live in ``site_tree.py``, structure-ordered lists in
+``site_lists.py``.
 
 Choices where the API documents are silent:
 
@@ -46,6 +47,7 @@ from docform.sandbox.http import (
     new_id,
     not_found,
 )
+from docform.sandbox.routes.site_lists import page_of
 from docform.sandbox.routes.site_tree import (
     GROUP,
     LABELS,
@@ -57,7 +59,6 @@ from docform.sandbox.routes.site_tree import (
     insert_at_end,
     load_tree,
     move_to_end,
-    page_of,
     place,
     position_side,
     render_group,

@@ -1,14 +1,13 @@
 """A site's structure, shared by the site and site-structure endpoints: the in-memory tree of
-one site's section groups, sections and site spaces, their renderings, placement next to a
-sibling, and lists paged in structure order (see ``sites.py`` for the sandbox's choices)."""
+one site's section groups, sections and site spaces, their renderings and placement next to a
+sibling (see ``sites.py`` for the sandbox's choices, ``site_lists.py`` for lists in structure
+order)."""
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,8 +19,6 @@ from docform.sandbox.http import (
     ApiError,
     Ctx,
     bad_request,
-    envelope,
-    list_query,
     new_id,
     not_found,
 )
@@ -379,65 +376,6 @@ def _rank_beside(
         ctx.store.set_rank(kind, item_id, float(position))
         tree.ranks[(kind, item_id)] = float(position)
     return _rank_beside(ctx, tree, siblings, side, anchor)
-
-
-# -- lists in structure order ----------------------------------------------------------------------
-
-
-def page_of(
-    ctx: Ctx, items: list[dict[str, Any]], render_item: Callable[[dict[str, Any]], dict[str, Any]]
-) -> dict[str, Any]:
-    """A list answer over ``items`` (already in structure order), with cursors.
-
-    A cursor names the item on each side of the page boundary and the boundary's index, so a
-    page stays in place when items come and go: it resumes after the last item shown, else at
-    the first item not shown yet, else at the index.
-    """
-    q = list_query(ctx)
-    ids = [item["id"] for item in items]
-    start, end = 0, min(len(ids), q.limit)
-    if q.page:
-        shown_id, unshown_id, index, backwards = _decode_cursor(q.page)
-        if backwards:
-            end = _resume(ids, shown_id, unshown_id, index, backwards)
-            start = max(0, end - q.limit)
-        else:
-            start = _resume(ids, shown_id, unshown_id, index, backwards)
-            end = min(len(ids), start + q.limit)
-    shown = items[start:end]
-    next_page = previous = None
-    if shown and end < len(ids):
-        next_page = _encode_cursor([ids[end - 1], ids[end], end, 0])
-    if shown and start > 0:
-        previous = _encode_cursor([ids[start], ids[start - 1], start, 1])
-    return envelope([render_item(item) for item in shown], len(items), next_page, previous)
-
-
-def _resume(ids: list[str], shown_id: str, unshown_id: str, index: int, backwards: bool) -> int:
-    """Where the boundary a cursor names is now in ``ids``."""
-    if shown_id in ids:
-        return ids.index(shown_id) + (0 if backwards else 1)
-    if unshown_id in ids:
-        return ids.index(unshown_id) + (1 if backwards else 0)
-    return min(index, len(ids))
-
-
-def _encode_cursor(parts: list[Any]) -> str:
-    raw = json.dumps(parts, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[str, str, int, bool]:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        shown_id, unshown_id, index, backwards = json.loads(base64.urlsafe_b64decode(padded))
-        if not (isinstance(shown_id, str) and isinstance(unshown_id, str)):
-            raise ValueError(cursor)
-        if type(index) is not int or backwards not in (0, 1):
-            raise ValueError(cursor)
-        return shown_id, unshown_id, max(index, 0), bool(backwards)
-    except (ValueError, TypeError):
-        raise bad_request("page: not a cursor this list issued") from None
 
 
 def position_side(before: Any, after: Any) -> str:
