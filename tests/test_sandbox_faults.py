@@ -4,6 +4,7 @@ client sees it in-process and over HTTP, the control endpoint, and the environme
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import subprocess
@@ -308,6 +309,29 @@ def test_apply_finds_a_create_whose_answer_the_environment_lost(
     ]
     assert sorted(titles) == ["Engineering", "Runbooks"]
     assert_converged(manifests, sandbox_file)
+
+
+def test_retries_are_quiet_unless_plan_is_verbose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox_file = seeded_sandbox(tmp_path)
+    manifests = tmp_path / "m"
+    shutil.copytree(FIXTURES / "basic", manifests)
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", f"503:1@GET:/orgs/{ORG}#1")
+    retry = f"GET /orgs/{ORG}: 503; retrying (attempt 2)"
+    # A process of its own: in pytest, the log capture would hide what Python prints by default.
+    quiet = subprocess.run(
+        [sys.executable, "-m", "docform", "plan", str(manifests)],
+        env={**os.environ, "DOCFORM_API_URL": f"sandbox:{sandbox_file}", "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert quiet.returncode == 0, quiet.stderr
+    assert "retrying" not in quiet.stderr
+    verbose = run(["plan", manifests, "-v"], sandbox_file)
+    assert verbose.exit_code == 0, verbose.output
+    assert retry in verbose.stderr.splitlines()
 
 
 # -- served over HTTP --------------------------------------------------------------------------
