@@ -264,3 +264,16 @@ def test_credentials_removed_from_source_url_stay_hidden(sandbox: Path, manifest
     text = output_of(["plan", manifests, "--json"], sandbox)
     assert change(json.loads(text), "openapi.private", "update")["after"] == {"sourceURL": plain}
     assert_no_secret(text)
+
+
+@pytest.mark.parametrize("format_option", [[], ["--format", "markdown"], ["--format", "json"]])
+def test_drift_hides_credentials_removed_from_source_url(
+    sandbox: Path, manifests: Path, format_option: list[str]
+) -> None:
+    arrange_live(sandbox)
+    plain = "https://specs.example.test/x.yaml"
+    openapi = {**MANIFEST["openapi"], "private": {"slug": "private", "source": {"url": plain}}}
+    write(manifests, {**MANIFEST, "openapi": openapi})
+    text = output_of(["drift", manifests, *format_option], sandbox, exit_code=2)
+    assert_no_secret(text)
+    assert ("sourceURL: live (sensitive)" in text) or format_option == ["--format", "json"]

@@ -73,7 +73,7 @@ def _field_lines(change: Change) -> list[str]:
         return []
     out = []
     for field in change.fields:
-        live = SENSITIVE if field.sensitive else show_value(field.before)
+        live = SENSITIVE if field.hides_before else show_value(field.before)
         wanted = SENSITIVE if field.sensitive else show_value(field.after)
         out.append(f"{field.path}: live {live}, manifests {wanted}")
     return out
@@ -105,7 +105,7 @@ def render_drift_markdown(report: DriftReport) -> str:
     if totals["organizations"] == 1 and report.status == "drift":
         verdict = "Drift found"
     lines = [HEADING, "", f"**{verdict}.** {_counts(totals)}", ""]
-    lines += [f"Checked at {report.to_json()['checked_at']}. {WHEN_UNKNOWN}", ""]
+    lines += [f"Checked at {report.checked_at_text}. {WHEN_UNKNOWN}", ""]
     for org in report.orgs:
         lines += _org_markdown(org)
     return "\n".join(lines).rstrip("\n") + "\n"
