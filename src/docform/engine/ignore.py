@@ -26,6 +26,7 @@ from typing import Any
 
 from docform.engine.match import unmanaged_address
 from docform.engine.plan import Change, Plan
+from docform.engine.targets import dependents_of
 
 #: An item is ignored as a whole ``change``, one ``field`` of a matched object, or an
 #: ``unmanaged`` object.
@@ -106,21 +107,21 @@ class IgnoreRules:
         for kind, matching in matchings:
             for pair in (*matching.pairs, *matching.restores):
                 ignored += self._set_fields_aside(kind.name, pair, same)
-            kept = []
-            for obs in matching.unmatched:
-                address = unmanaged_address(kind.name, obs.id)
-                pattern = self.address_pattern(address) or self.address_pattern(
-                    f"{kind.name}.{obs.title}"
+            ignored += self._set_unmanaged_aside(kind.name, matching)
+        return ignored
+
+    def _set_unmanaged_aside(self, kind: str, matching: Any) -> list[Ignored]:
+        kept, ignored = [], []
+        for obs in matching.unmatched:
+            address = unmanaged_address(kind, obs.id)
+            pattern = self.address_pattern(address) or self.address_pattern(f"{kind}.{obs.title}")
+            if pattern is None:
+                kept.append(obs)
+            else:
+                ignored.append(
+                    Ignored("unmanaged", address, kind, pattern, id=obs.id, title=obs.title)
                 )
-                if pattern is None:
-                    kept.append(obs)
-                else:
-                    ignored.append(
-                        Ignored(
-                            "unmanaged", address, kind.name, pattern, id=obs.id, title=obs.title
-                        )
-                    )
-            matching.unmatched = kept
+        matching.unmatched = kept
         return ignored
 
     def _set_fields_aside(self, kind: str, pair: Any, same: Callable[..., bool]) -> list[Ignored]:
@@ -153,17 +154,11 @@ class IgnoreRules:
             pattern = self.address_pattern(change.address)
             if pattern is not None:
                 dropped[change.key] = _ignored_change(change, pattern)
-        grown = True
-        while grown:
-            grown = False
-            for change in plan.changes:
-                if change.key in dropped:
-                    continue
-                needed = next((k for k in change.depends_on if k in dropped), None)
-                if needed is not None:
-                    pattern = dropped[needed].pattern
-                    dropped[change.key] = _ignored_change(change, pattern, because=needed)
-                    grown = True
+        by_key = {c.key: c for c in plan.changes}
+        # In the order found, so the change each one needs is already recorded.
+        for key, needed in dependents_of(dropped, plan.changes).items():
+            pattern = dropped[needed].pattern
+            dropped[key] = _ignored_change(by_key[key], pattern, because=needed)
         plan.changes = [c for c in plan.changes if c.key not in dropped]
         plan.ignored += [dropped[k] for k in sorted(dropped)]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from docform.engine.plan import Change, Plan
@@ -25,7 +25,7 @@ def narrow_plan(plan: Plan, targets: Sequence[str], excludes: Sequence[str]) -> 
             [c for c in plan.changes if any(matches(c.address, t) for t in targets)], by_key
         )
     dropped = {c.key for c in plan.changes if any(matches(c.address, e) for e in excludes)}
-    dropped = _with_dependents(dropped, plan.changes)
+    dropped |= dependents_of(dropped, plan.changes).keys()
     # Everything else (rail violations, live counts, fingerprints) stays: the narrowed plan is
     # still checked against the whole organization as read.
     kept = [c for c in plan.changes if c.key in keep and c.key not in dropped]
@@ -44,13 +44,18 @@ def _with_dependencies(selected: list[Change], by_key: dict[str, Change]) -> set
     return keep
 
 
-def _with_dependents(dropped: set[str], changes: Sequence[Change]) -> set[str]:
-    grown = set(dropped)
-    changed = True
-    while changed:
-        changed = False
+def dependents_of(dropped: Collection[str], changes: Sequence[Change]) -> dict[str, str]:
+    """The changes that cannot run without the ``dropped`` ones (directly or through another
+    such change), each mapped to the first key in its ``depends_on`` that is gone."""
+    needs: dict[str, str] = {}
+    grown = True
+    while grown:
+        grown = False
         for change in changes:
-            if change.key not in grown and grown.intersection(change.depends_on):
-                grown.add(change.key)
-                changed = True
-    return grown
+            if change.key in dropped or change.key in needs:
+                continue
+            gone = next((k for k in change.depends_on if k in dropped or k in needs), None)
+            if gone is not None:
+                needs[change.key] = gone
+                grown = True
+    return needs
