@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from docform.cli.common import load_manifests, use_color
+from docform.cli.common import apply_with_progress, load_manifests, use_color
 from docform.cli.group import cli
 from docform.cli.multi import apply_several, manifest_sets, refuse_single_plan_option
 from docform.errors import DocformError
@@ -53,10 +53,7 @@ def apply(
     plan (from 'plan --out') is its own approval; it is refused when an object it changes was
     modified since it was planned. Safety rails are checked before the first call.
     """
-    import asyncio
-
-    from docform.engine.run import apply_changes, check_safety
-    from docform.render.apply import ApplyProgress, render_report
+    from docform.engine.run import check_safety
 
     sets = manifest_sets(source) if source.is_dir() else []
     if len(sets) > 1:
@@ -81,14 +78,7 @@ def apply(
         return 0
     for rail in check_safety(manifests, the_plan, max_deletions=max_deletions, force=force):
         click.echo(f"Warning: --force bypassed the safety rail {rail}", err=True)
-    workers = parallelism or manifests.settings.limits.parallelism
-    calls = sum(len(c.calls) for c in the_plan.changes)
-    with ApplyProgress(calls, as_json=as_json) as progress:
-        report = asyncio.run(
-            apply_changes(manifests, the_plan, parallelism=workers, on_event=progress)
-        )
-    click.echo(render_report(report), err=not report.ok)
-    return 0 if report.ok else 1
+    return 0 if apply_with_progress(manifests, the_plan, parallelism, as_json) else 1
 
 
 def _plan_to_apply(manifests: Any, checksum: str | None, yes: bool) -> Any:

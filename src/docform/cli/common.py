@@ -1,4 +1,5 @@
-"""What several commands share: loading manifests with problems printed, colour."""
+"""What several commands share: loading manifests with problems printed, applying a plan with
+progress, colour."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from docform.errors import DocformError
 
 def load_manifests(directory: Path) -> Any:
     """The manifest set, or every problem printed and exit 1."""
+    from docform.engine.sets import invalid_manifests
     from docform.manifest import ManifestError, load_manifest_set
 
     try:
@@ -21,11 +23,23 @@ def load_manifests(directory: Path) -> Any:
     except ManifestError as exc:
         for problem in exc.problems:
             click.echo(str(problem), err=True)
-        count = len(exc.problems)
-        raise DocformError(
-            f"{count} problem{'s' if count != 1 else ''} in the manifests; "
-            f"run 'docform validate {directory}' for details"
-        ) from None
+        raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
+
+
+def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_json: bool) -> bool:
+    """Make the calls of ``plan``, showing progress, then print the report; True when every
+    change was made."""
+    import asyncio
+
+    from docform.engine.run import apply_changes
+    from docform.render.apply import ApplyProgress, render_report
+
+    workers = parallelism or manifests.settings.limits.parallelism
+    calls = sum(len(c.calls) for c in plan.changes)
+    with ApplyProgress(calls, as_json=as_json) as progress:
+        report = asyncio.run(apply_changes(manifests, plan, parallelism=workers, on_event=progress))
+    click.echo(render_report(report), err=not report.ok)
+    return bool(report.ok)
 
 
 def use_color() -> bool:

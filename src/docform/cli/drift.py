@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from docform.cli.group import cli
+from docform.cli.multi import manifest_sets, planned_sets, report_failures
+
+if TYPE_CHECKING:
+    from docform.engine.drift import DriftReport
 
 FORMATS = ("markdown", "json")
 
@@ -31,19 +36,10 @@ def drift(directory: Path, report: Path | None, report_format: str | None) -> in
     in the settings leaves out is counted, not reported. Exits 0 when in sync, 2 when drift is
     found, 1 on error. A DIRECTORY with one subdirectory per organization checks them all.
     """
-    import asyncio
-
     from docform.engine.drift import DriftReport
-    from docform.engine.sets import load_sets, plan_sets
-    from docform.manifest.discover import discover_manifest_sets
 
-    outcomes = load_sets(discover_manifest_sets(directory))
-    asyncio.run(plan_sets(outcomes))
-    for outcome in outcomes:
-        for problem in outcome.problems:
-            click.echo(str(problem), err=True)
-        if outcome.failed:
-            click.echo(f"Error: {outcome.label()}: {outcome.error}", err=True)
+    outcomes = planned_sets(manifest_sets(directory))
+    report_failures(outcomes)
     result = DriftReport.of(outcomes)
     if report is not None:
         _write(report, _rendered(result, report_format or "markdown"))
@@ -52,14 +48,14 @@ def drift(directory: Path, report: Path | None, report_format: str | None) -> in
     return result.exit_code
 
 
-def _rendered(result: object, report_format: str | None) -> str:
+def _rendered(result: DriftReport, report_format: str | None) -> str:
     from docform.render.drift import render_drift_json, render_drift_markdown, render_drift_text
 
     if report_format == "json":
-        return render_drift_json(result) + "\n"  # type: ignore[arg-type]
+        return render_drift_json(result) + "\n"
     if report_format == "markdown":
-        return render_drift_markdown(result)  # type: ignore[arg-type]
-    return render_drift_text(result)  # type: ignore[arg-type]
+        return render_drift_markdown(result)
+    return render_drift_text(result)
 
 
 def _write(path: Path, text: str) -> None:

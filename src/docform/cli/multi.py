@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from docform.cli.common import use_color
+from docform.cli.common import apply_with_progress, use_color
 from docform.errors import DocformError
 
 SAVED_PLAN_REFUSED = (
@@ -81,14 +81,14 @@ def plan_several(
     from docform.engine.sets import worst_exit_code
     from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
 
-    outcomes = _planned(sets, narrow)
+    outcomes = planned_sets(sets, narrow)
     if output == "json":
         click.echo(render_sets_json(outcomes))
     elif output == "markdown":
         click.echo(render_sets_markdown(outcomes), nl=False)
     else:
         click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
-    _report_failures(outcomes)
+    report_failures(outcomes)
     if verbose:
         for outcome in outcomes:
             if outcome.stats is not None:
@@ -110,11 +110,11 @@ def apply_several(
     stopping at the first that fails."""
     from docform.render.sets import render_sets_text
 
-    outcomes = _planned(sets, None)
+    outcomes = planned_sets(sets)
     click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
     failed = [o for o in outcomes if o.failed]
     if failed:
-        _report_failures(outcomes)
+        report_failures(outcomes)
         raise DocformError(
             f"{len(failed)} of {len(outcomes)} manifest sets could not be planned, so nothing "
             "was applied; fix them and apply again"
@@ -137,7 +137,8 @@ def apply_several(
     return 0
 
 
-def _planned(sets: Sequence[Any], narrow: Callable[[Any], Any] | None) -> list[Any]:
+def planned_sets(sets: Sequence[Any], narrow: Callable[[Any], Any] | None = None) -> list[Any]:
+    """Every set loaded and planned (concurrently); each outcome holds its plan or its error."""
     import asyncio
 
     from docform.engine.sets import load_sets, plan_sets
@@ -147,7 +148,8 @@ def _planned(sets: Sequence[Any], narrow: Callable[[Any], Any] | None) -> list[A
     return outcomes
 
 
-def _report_failures(outcomes: Sequence[Any]) -> None:
+def report_failures(outcomes: Sequence[Any]) -> None:
+    """Each set's manifest problems and error, on stderr."""
     for outcome in outcomes:
         for problem in outcome.problems:
             click.echo(str(problem), err=True)
@@ -175,16 +177,5 @@ def _check_rails(outcome: Any, max_deletions: int | None, force: bool) -> None:
 
 
 def _apply_one(outcome: Any, parallelism: int | None, as_json: bool) -> bool:
-    import asyncio
-
-    from docform.engine.run import apply_changes
-    from docform.render.apply import ApplyProgress, render_report
-
-    manifests, plan = outcome.manifests, outcome.plan
     click.echo(f"== {outcome.label()} ==", err=as_json)
-    workers = parallelism or manifests.settings.limits.parallelism
-    calls = sum(len(c.calls) for c in plan.changes)
-    with ApplyProgress(calls, as_json=as_json) as progress:
-        report = asyncio.run(apply_changes(manifests, plan, parallelism=workers, on_event=progress))
-    click.echo(render_report(report), err=not report.ok)
-    return bool(report.ok)
+    return apply_with_progress(outcome.manifests, outcome.plan, parallelism, as_json)

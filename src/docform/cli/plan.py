@@ -78,7 +78,9 @@ def validate(directory: Path, as_json: bool) -> int:
     metavar="ADDRESS",
     help="Leave out this address and what depends on it (repeatable).",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Also print the number of API requests.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Also print the API requests' count and each retry."
+)
 def plan(
     directory: Path,
     as_json: bool,
@@ -98,6 +100,7 @@ def plan(
     """
     import asyncio
 
+    from docform.cli.verbose import api_retries_shown
     from docform.engine.run import plan_manifests
     from docform.engine.saved import save_plan
     from docform.engine.targets import narrow_plan
@@ -106,6 +109,8 @@ def plan(
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
+    if verbose:
+        click.get_current_context().with_resource(api_retries_shown())
     sets = manifest_sets(directory)
     if len(sets) > 1:
         if out is not None:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docform.engine.plan import Plan
-from docform.engine.sets import SetOutcome, total_summary, worst_exit_code
+from docform.engine.sets import SetOutcome, worst_exit_code
 
 FORMAT_VERSION = "1.0"
 
@@ -93,13 +93,15 @@ class DriftReport:
                 counts[name] = counts.get(name, 0) + count
         return counts
 
-    def plan_summary(self) -> dict[str, int]:
-        return total_summary([o.plan for o in self.orgs if o.plan is not None])
+    @property
+    def checked_at_text(self) -> str:
+        """``2026-11-22T11:04:32Z``: when the live organizations were read, in UTC."""
+        return self.checked_at.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format_version": FORMAT_VERSION,
-            "checked_at": self.checked_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "checked_at": self.checked_at_text,
             "status": self.status,
             "totals": self.totals(),
             "organizations": [o.to_json() for o in self.orgs],

@@ -69,14 +69,18 @@ def load_sets(sets: Sequence[ManifestDir]) -> list[SetOutcome]:
                 Problem(_within(source, p.file), p.line, p.column, p.path, p.message)
                 for p in exc.problems
             ]
-            count = len(exc.problems)
-            outcome.error = (
-                f"{count} problem{'s' if count != 1 else ''} in the manifests; run "
-                f"'docform validate {source.directory}' for details"
-            )
+            outcome.error = invalid_manifests(len(exc.problems), source.directory)
         outcomes.append(outcome)
     check_distinct_organizations([(o.source, o.organization) for o in outcomes if o.manifests])
     return outcomes
+
+
+def invalid_manifests(count: int, directory: Path) -> str:
+    """The error of a manifest set with ``count`` problems, pointing to ``docform validate``."""
+    return (
+        f"{count} problem{'s' if count != 1 else ''} in the manifests; run "
+        f"'docform validate {directory}' for details"
+    )
 
 
 async def plan_sets(
