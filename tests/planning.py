@@ -48,15 +48,25 @@ def write_manifests(directory: Path, yaml_text: str, name: str = "main.yaml") ->
     return directory
 
 
-def run(cli_args: list[str], sandbox: Path) -> Result:
-    """``docform *cli_args`` with ``DOCFORM_API_URL=sandbox:<sandbox>`` and the canary token
-    (tests/canary.py), which docform must never show; never raises."""
+def append_manifests(directory: Path, yaml_text: str, name: str = "main.yaml") -> Path:
+    """Add ``yaml_text`` (dedented) at the end of ``directory/name``; returns ``directory``."""
+    with (directory / name).open("a", encoding="utf-8") as file:
+        file.write(textwrap.dedent(yaml_text))
+    return directory
+
+
+def run(
+    cli_args: list[Any], sandbox: Path, token: str = CANARY_TOKEN, answer: str | None = None
+) -> Result:
+    """``docform *cli_args`` with ``DOCFORM_API_URL=sandbox:<sandbox>`` and ``token``: by
+    default the canary token (tests/canary.py), which docform must never show. ``answer`` is
+    typed at its prompts. Never raises."""
     env = {
         "DOCFORM_API_URL": f"sandbox:{sandbox}",
-        "DOCFORM_API_TOKEN": CANARY_TOKEN,
+        "DOCFORM_API_TOKEN": token,
         "NO_COLOR": "1",
     }
-    return CliRunner().invoke(cli, [str(arg) for arg in cli_args], env=env)
+    return CliRunner().invoke(cli, [str(arg) for arg in cli_args], env=env, input=answer)
 
 
 def plan_json(directory: Path, sandbox: Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planning import apply, live_api, run, write_manifests
+from planning import append_manifests, apply, live_api, run, write_manifests
 
 # The seeded org_acme exactly as it is live.
 IN_SYNC = """\
@@ -20,12 +20,6 @@ IN_SYNC = """\
 @pytest.fixture
 def in_sync(tmp_path: Path) -> Path:
     return write_manifests(tmp_path / "m", IN_SYNC)
-
-
-def add(directory: Path, yaml_text: str) -> Path:
-    with (directory / "main.yaml").open("a", encoding="utf-8") as file:
-        file.write(yaml_text)
-    return directory
 
 
 def test_in_sync_exits_0(in_sync, sandbox):
@@ -58,7 +52,7 @@ def test_unmanaged_objects_are_drift_with_kind_and_title(in_sync, sandbox):
 
 
 def test_drift_never_writes(in_sync, sandbox):
-    add(in_sync, "teams: {core: {title: Core}}\n")
+    append_manifests(in_sync, "teams: {core: {title: Core}}\n")
     for _ in range(2):
         result = run(["drift", in_sync], sandbox)
         assert result.exit_code == 2, result.output
@@ -69,13 +63,13 @@ def test_drift_never_writes(in_sync, sandbox):
 
 
 def test_after_apply_drift_is_gone(in_sync, sandbox):
-    add(in_sync, "teams: {core: {title: Core}}\n")
+    append_manifests(in_sync, "teams: {core: {title: Core}}\n")
     apply(in_sync, sandbox)
     assert run(["drift", in_sync], sandbox).exit_code == 0
 
 
 def test_ignored_differences_are_counted_not_drift(in_sync, sandbox):
-    add(in_sync, "docform: {ignore: [organization.title, 'team.*']}\n")
+    append_manifests(in_sync, "docform: {ignore: [organization.title, 'team.*']}\n")
     live_api(sandbox, "PATCH", "/orgs/org_acme", {"title": "Acme Inc"})
     live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Shadow IT"})
     result = run(["drift", in_sync], sandbox)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from planning import (
     actions,
+    append_manifests,
     apply,
     calls,
     change,
@@ -105,11 +106,11 @@ def test_an_ignored_unmanaged_object_is_not_pruned(tmp_path, sandbox):
 
 def test_an_ignored_address_drops_what_cannot_run_without_it(tmp_path, sandbox):
     directory = manifests(tmp_path, "[collection.engineering]")
-    with (directory / "main.yaml").open("a") as file:
-        file.write(
-            "collections: {engineering: {title: Engineering}, tools: {title: Tools}}\n"
-            "spaces: {handbook: {title: Handbook, collection: engineering}}\n"
-        )
+    append_manifests(
+        directory,
+        "collections: {engineering: {title: Engineering}, tools: {title: Tools}}\n"
+        "spaces: {handbook: {title: Handbook, collection: engineering}}\n",
+    )
     plan = plan_json(directory, sandbox)
     assert actions(plan) == [("collection.tools", "create")]
     assert [(i["address"], i["action"], i["because"]) for i in plan["ignored"]] == [
@@ -120,8 +121,7 @@ def test_an_ignored_address_drops_what_cannot_run_without_it(tmp_path, sandbox):
 
 def test_an_address_pattern_covers_everything_inside_it(tmp_path, sandbox):
     directory = manifests(tmp_path, "[site.docs]")
-    with (directory / "main.yaml").open("a") as file:
-        file.write("spaces: {handbook: {title: Handbook}}\n")
+    append_manifests(directory, "spaces: {handbook: {title: Handbook}}\n")
     text = (
         (directory / "main.yaml")
         .read_text()
@@ -138,8 +138,7 @@ def test_an_address_pattern_covers_everything_inside_it(tmp_path, sandbox):
 
 def test_a_field_pattern_does_not_change_what_a_create_writes(tmp_path, sandbox):
     directory = manifests(tmp_path, "['space.*.emoji']")
-    with (directory / "main.yaml").open("a") as file:
-        file.write("spaces: {handbook: {title: Handbook, emoji: '📘'}}\n")
+    append_manifests(directory, "spaces: {handbook: {title: Handbook, emoji: '📘'}}\n")
     plan = plan_json(directory, sandbox)
     assert change(plan, "space.handbook", "create")["after"]["emoji"] == "📘"
     assert plan["ignored"] == []

@@ -10,11 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from docform.cli import cli
 from docform.manifest.discover import DiscoveryError, discover_manifest_sets
-from planning import live_api, run, write_manifests
+from planning import append_manifests, live_api, run, write_manifests
 
 ACME = """\
     organization: {id: org_acme, title: Acme}
@@ -35,11 +33,6 @@ def repo(tmp_path: Path) -> Path:
     write_manifests(root / "acme", ACME)
     write_manifests(root / "other", OTHER)
     return root
-
-
-def add(directory: Path, yaml_text: str) -> None:
-    with (directory / "main.yaml").open("a", encoding="utf-8") as file:
-        file.write(yaml_text)
 
 
 def teams(sandbox: Path, org: str) -> list[str]:
@@ -116,7 +109,7 @@ def test_validate_reports_each_set(repo, sandbox):
 
 
 def test_validate_names_files_from_the_directory_given(repo, sandbox):
-    add(repo / "other", "teams: {core: {titel: Core}}\n")
+    append_manifests(repo / "other", "teams: {core: {titel: Core}}\n")
     result = run(["validate", repo, "--json"], sandbox)
     assert result.exit_code == 1
     problems = json.loads(result.stdout)
@@ -129,7 +122,7 @@ def test_validate_names_files_from_the_directory_given(repo, sandbox):
 
 
 def test_plan_groups_by_organization_with_one_total(repo, sandbox):
-    add(repo / "other", NEW_TEAM)
+    append_manifests(repo / "other", NEW_TEAM)
     result = run(["plan", repo, "--detailed-exitcode"], sandbox)
     assert result.exit_code == 2, result.output
     out = result.stdout
@@ -142,8 +135,8 @@ def test_plan_groups_by_organization_with_one_total(repo, sandbox):
 
 
 def test_plan_json_wraps_each_plan(repo, sandbox):
-    add(repo / "acme", NEW_TEAM)
-    add(repo / "other", NEW_TEAM)
+    append_manifests(repo / "acme", NEW_TEAM)
+    append_manifests(repo / "other", NEW_TEAM)
     result = run(["plan", repo, "--json"], sandbox)
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
@@ -160,7 +153,7 @@ def test_plan_json_wraps_each_plan(repo, sandbox):
 
 
 def test_plan_markdown_has_a_part_per_organization(repo, sandbox):
-    add(repo / "other", NEW_TEAM)
+    append_manifests(repo / "other", NEW_TEAM)
     result = run(["plan", repo, "--markdown"], sandbox)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("## docform plan: 2 organizations\n")
@@ -170,7 +163,7 @@ def test_plan_markdown_has_a_part_per_organization(repo, sandbox):
 
 def test_an_error_in_one_set_does_not_hide_the_others_and_exits_1(repo, sandbox):
     write_manifests(repo / "gone", "organization: {id: org_missing}\n")
-    add(repo / "other", NEW_TEAM)
+    append_manifests(repo / "other", NEW_TEAM)
     result = run(["plan", repo, "--detailed-exitcode"], sandbox)
     assert result.exit_code == 1
     assert "  + team.core  (create)\n" in result.stdout
@@ -181,8 +174,8 @@ def test_an_error_in_one_set_does_not_hide_the_others_and_exits_1(repo, sandbox)
 
 
 def test_targets_apply_to_every_set(repo, sandbox):
-    add(repo / "acme", NEW_TEAM + "collections: {eng: {title: Eng}}\n")
-    add(repo / "other", NEW_TEAM)
+    append_manifests(repo / "acme", NEW_TEAM + "collections: {eng: {title: Eng}}\n")
+    append_manifests(repo / "other", NEW_TEAM)
     result = run(["plan", repo, "--json", "--target", "team.core"], sandbox)
     doc = json.loads(result.stdout)
     addresses = [[c["address"] for c in o["plan"]["changes"]] for o in doc["organizations"]]
@@ -200,7 +193,7 @@ def test_plan_out_is_refused_for_several_sets(repo, sandbox, tmp_path):
 
 
 def test_a_single_set_plans_as_before(repo, sandbox):
-    add(repo / "acme", NEW_TEAM)
+    append_manifests(repo / "acme", NEW_TEAM)
     result = run(["plan", repo / "acme"], sandbox)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("docform will make these changes in organization org_acme")
@@ -210,15 +203,10 @@ def test_a_single_set_plans_as_before(repo, sandbox):
 # -- apply -------------------------------------------------------------------------------------
 
 
-def invoke(args: list[object], sandbox: Path, answer: str):
-    env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": None, "NO_COLOR": "1"}
-    return CliRunner().invoke(cli, [str(a) for a in args], env=env, input=answer)
-
-
 def test_apply_asks_once_then_applies_every_set(repo, sandbox):
-    add(repo / "acme", NEW_TEAM)
-    add(repo / "other", NEW_TEAM)
-    result = invoke(["apply", repo], sandbox, "y\n")
+    append_manifests(repo / "acme", NEW_TEAM)
+    append_manifests(repo / "other", NEW_TEAM)
+    result = run(["apply", repo], sandbox, answer="y\n")
     assert result.exit_code == 0, result.output
     assert result.output.count("Apply these changes to 2 organizations? [y/N]") == 1
     assert teams(sandbox, "org_acme") == ["Core"]
@@ -227,14 +215,14 @@ def test_apply_asks_once_then_applies_every_set(repo, sandbox):
 
 
 def test_apply_declined_changes_nothing(repo, sandbox):
-    add(repo / "acme", NEW_TEAM)
-    result = invoke(["apply", repo], sandbox, "n\n")
+    append_manifests(repo / "acme", NEW_TEAM)
+    result = run(["apply", repo], sandbox, answer="n\n")
     assert result.exit_code == 1
     assert teams(sandbox, "org_acme") == []
 
 
 def test_apply_changes_nothing_when_one_set_cannot_be_planned(repo, sandbox):
-    add(repo / "acme", NEW_TEAM)
+    append_manifests(repo / "acme", NEW_TEAM)
     write_manifests(repo / "gone", "organization: {id: org_missing}\n")
     result = run(["apply", repo, "--yes"], sandbox)
     assert result.exit_code == 1
@@ -246,8 +234,10 @@ def test_apply_changes_nothing_when_one_set_cannot_be_planned(repo, sandbox):
 
 
 def test_apply_checks_every_safety_rail_before_the_first_call(repo, sandbox):
-    add(repo / "acme", NEW_TEAM)
-    add(repo / "other", "docform: {prune: {members: true}, limits: {maxDeletions: 0}}\n")
+    append_manifests(repo / "acme", NEW_TEAM)
+    append_manifests(
+        repo / "other", "docform: {prune: {members: true}, limits: {maxDeletions: 0}}\n"
+    )
     live_api(sandbox, "POST", "/orgs/org_other/invites", {"emails": ["dan@other.test"]})
     result = run(["apply", repo, "--yes"], sandbox)
     assert result.exit_code == 1

@@ -188,6 +188,14 @@ def save(manifests: Path, sandbox: Path, out: Path) -> Result:
     return result
 
 
+@pytest.fixture
+def out(sandbox: Path, basic: Path, tmp_path: Path) -> Path:
+    """The plan of ``basic``, saved with ``plan --out``."""
+    path = tmp_path / "plan.json"
+    save(basic, sandbox, path)
+    return path
+
+
 def test_a_saved_plan_is_the_plan_json_plus_its_manifest_directory(
     sandbox: Path, basic: Path, tmp_path: Path
 ) -> None:
@@ -199,11 +207,7 @@ def test_a_saved_plan_is_the_plan_json_plus_its_manifest_directory(
     assert f"Saved the plan to {out}; apply it with 'docform apply {out}'." in result.stderr
 
 
-def test_applying_a_saved_plan_makes_its_changes(
-    sandbox: Path, basic: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "plan.json"
-    save(basic, sandbox, out)
+def test_applying_a_saved_plan_makes_its_changes(sandbox: Path, basic: Path, out: Path) -> None:
     result = run(["apply", out], sandbox)
     assert result.exit_code == 0, result.output
     assert "Apply complete: 14 changes made." in result.stdout
@@ -211,10 +215,8 @@ def test_applying_a_saved_plan_makes_its_changes(
 
 
 def test_a_saved_plan_is_refused_when_an_object_it_changes_changed_since(
-    sandbox: Path, basic: Path, tmp_path: Path
+    sandbox: Path, out: Path
 ) -> None:
-    out = tmp_path / "plan.json"
-    save(basic, sandbox, out)
     live_api(sandbox, "PATCH", f"/orgs/{ORG}", {"title": "Acme Inc"})
     result = run(["apply", out], sandbox)
     assert result.exit_code == 1
@@ -225,9 +227,7 @@ def test_a_saved_plan_is_refused_when_an_object_it_changes_changed_since(
     assert titles(sandbox, f"/orgs/{ORG}/collections") == []
 
 
-def test_a_saved_plan_edited_by_hand_is_refused(sandbox: Path, basic: Path, tmp_path: Path) -> None:
-    out = tmp_path / "plan.json"
-    save(basic, sandbox, out)
+def test_a_saved_plan_edited_by_hand_is_refused(sandbox: Path, out: Path) -> None:
     saved = json.loads(out.read_text(encoding="utf-8"))
     organization = next(c for c in saved["changes"] if c["address"] == "organization")
     organization["calls"][0]["body"]["title"] = "Evil Corp"
@@ -242,10 +242,8 @@ def test_a_saved_plan_edited_by_hand_is_refused(sandbox: Path, basic: Path, tmp_
 
 
 def test_a_saved_plan_is_refused_when_another_client_created_what_it_creates(
-    sandbox: Path, basic: Path, tmp_path: Path
+    sandbox: Path, out: Path
 ) -> None:
-    out = tmp_path / "plan.json"
-    save(basic, sandbox, out)
     live_api(sandbox, "PUT", f"/orgs/{ORG}/teams", {"title": "Platform"})
     result = run(["apply", out], sandbox)
     assert result.exit_code == 1

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import ADMIN_TOKEN
 from docform.engine.plan import Call, Change, Plan
 from docform.engine.rails import scope_violations
-from planning import apply, live_api, run, seeded_sandbox, write_manifests
+from planning import apply, live_api, run, write_manifests
 
 HEAD = """\
 organization: {id: org_acme}
@@ -21,15 +22,15 @@ def teams_yaml(count: int, prune: bool = False) -> str:
     return settings + HEAD + ("teams:\n" + teams if count else "")
 
 
-def sandbox_with_teams(tmp_path: Path, count: int) -> tuple[Path, Path]:
-    sandbox = seeded_sandbox(tmp_path)
+def with_teams(tmp_path: Path, sandbox: Path, count: int) -> Path:
+    """Manifests of ``count`` teams, applied to ``sandbox``."""
     manifests = write_manifests(tmp_path / "m", teams_yaml(count))
     apply(manifests, sandbox)
-    return sandbox, manifests
+    return manifests
 
 
-def test_more_deletions_than_the_limit_apply_nothing(tmp_path):
-    sandbox, manifests = sandbox_with_teams(tmp_path, 11)
+def test_more_deletions_than_the_limit_apply_nothing(tmp_path, sandbox):
+    manifests = with_teams(tmp_path, sandbox, 11)
     write_manifests(manifests, teams_yaml(0, prune=True))
     result = run(["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 1
@@ -37,16 +38,16 @@ def test_more_deletions_than_the_limit_apply_nothing(tmp_path):
     assert len(live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]) == 11
 
 
-def test_max_deletions_option_raises_the_limit(tmp_path):
-    sandbox, manifests = sandbox_with_teams(tmp_path, 11)
+def test_max_deletions_option_raises_the_limit(tmp_path, sandbox):
+    manifests = with_teams(tmp_path, sandbox, 11)
     write_manifests(manifests, teams_yaml(0, prune=True))
     result = run(["apply", manifests, "--yes", "--max-deletions", "20", "--force"], sandbox)
     assert result.exit_code == 0, result.output
     assert live_api(sandbox, "GET", "/orgs/org_acme/teams")["count"] == 0
 
 
-def test_deleting_over_a_quarter_of_a_kind_needs_force(tmp_path):
-    sandbox, manifests = sandbox_with_teams(tmp_path, 12)
+def test_deleting_over_a_quarter_of_a_kind_needs_force(tmp_path, sandbox):
+    manifests = with_teams(tmp_path, sandbox, 12)
     write_manifests(manifests, teams_yaml(8, prune=True))
     blocked = run(["apply", manifests, "--yes"], sandbox)
     assert blocked.exit_code == 1
@@ -57,16 +58,15 @@ def test_deleting_over_a_quarter_of_a_kind_needs_force(tmp_path):
     assert live_api(sandbox, "GET", "/orgs/org_acme/teams")["count"] == 8
 
 
-def test_a_few_deletions_pass_every_rail(tmp_path):
-    sandbox, manifests = sandbox_with_teams(tmp_path, 3)
+def test_a_few_deletions_pass_every_rail(tmp_path, sandbox):
+    manifests = with_teams(tmp_path, sandbox, 3)
     write_manifests(manifests, teams_yaml(2, prune=True))
     result = run(["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 0, result.output
     assert "Warning" not in result.stderr
 
 
-def test_demoting_the_last_admin_is_refused(tmp_path):
-    sandbox = seeded_sandbox(tmp_path)
+def test_demoting_the_last_admin_is_refused(tmp_path, sandbox):
     manifests = write_manifests(
         tmp_path / "m", "organization: {id: org_acme}\nmembers:\n  alice@acme.test: read\n"
     )
@@ -77,8 +77,7 @@ def test_demoting_the_last_admin_is_refused(tmp_path):
     assert member["role"] == "admin"
 
 
-def test_demoting_an_admin_while_another_is_made_passes(tmp_path):
-    sandbox = seeded_sandbox(tmp_path)
+def test_demoting_an_admin_while_another_is_made_passes(tmp_path, sandbox):
     members = "  alice@acme.test: read\n  erin@acme.test: admin\n"
     manifests = write_manifests(
         tmp_path / "m", "organization: {id: org_acme}\nmembers:\n" + members
@@ -87,8 +86,7 @@ def test_demoting_an_admin_while_another_is_made_passes(tmp_path):
     assert result.exit_code == 0, result.output
 
 
-def test_leaving_a_team_without_its_owner_is_refused(tmp_path):
-    sandbox = seeded_sandbox(tmp_path)
+def test_leaving_a_team_without_its_owner_is_refused(tmp_path, sandbox):
     team = "teams:\n  core:\n    title: Core\n"
     team += "    members: {alice@acme.test: owner, erin@acme.test: member}\n"
     owned = HEAD + "  erin@acme.test: edit\n" + team
@@ -100,8 +98,7 @@ def test_leaving_a_team_without_its_owner_is_refused(tmp_path):
     assert "[team-owner] team.core: the plan would leave the team without an owner" in result.stderr
 
 
-def test_deleting_a_collection_with_unmanaged_spaces_in_it_needs_force(tmp_path):
-    sandbox = seeded_sandbox(tmp_path)
+def test_deleting_a_collection_with_unmanaged_spaces_in_it_needs_force(tmp_path, sandbox):
     collection = live_api(sandbox, "POST", "/orgs/org_acme/collections", {"title": "Old"})
     live_api(
         sandbox, "POST", "/orgs/org_acme/spaces", {"title": "Notes", "parent": collection["id"]}
@@ -136,26 +133,14 @@ def test_calls_outside_the_organization_are_never_made():
     assert not found[0].forceable
 
 
-def run_as(token: str, cli_args: list, sandbox: Path):
-    """``docform`` with the API token of a seeded user instead of the sandbox's admin."""
-    from click.testing import CliRunner
-
-    from docform.cli import cli
-
-    env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": token, "NO_COLOR": "1"}
-    return CliRunner().invoke(cli, [str(a) for a in cli_args], env=env)
-
-
-ALICE_TOKEN = "tok_alice_0123456789"
 ORG_LINE = "organization: {id: org_acme}\n"
 OWN_RAIL = "[own-membership] member.{} would remove or demote the membership of the API token's"
 
 
-def test_removing_the_callers_own_membership_is_refused_even_with_force(tmp_path):
-    sandbox = seeded_sandbox(tmp_path)
+def test_removing_the_callers_own_membership_is_refused_even_with_force(tmp_path, sandbox):
     members = "docform: {prune: {members: true}}\norganization: {id: org_acme}\nmembers:\n"
     manifests = write_manifests(tmp_path / "m", members + "  erin@acme.test: admin\n")
-    result = run_as(ALICE_TOKEN, ["apply", manifests, "--yes", "--force"], sandbox)
+    result = run(["apply", manifests, "--yes", "--force"], sandbox, token=ADMIN_TOKEN)
     assert result.exit_code == 1
     assert OWN_RAIL.format("~u_alice#delete") in result.stderr
     emails = [
@@ -164,25 +149,23 @@ def test_removing_the_callers_own_membership_is_refused_even_with_force(tmp_path
     assert sorted(emails) == ["alice@acme.test", "bob@acme.test", "erin@acme.test"]
 
 
-def test_demoting_the_callers_own_admin_role_is_refused(tmp_path):
-    sandbox = seeded_sandbox(tmp_path)
+def test_demoting_the_callers_own_admin_role_is_refused(tmp_path, sandbox):
     manifests = write_manifests(
         tmp_path / "m",
         ORG_LINE + "members:\n  alice@acme.test: read\n  erin@acme.test: admin\n",
     )
-    result = run_as(ALICE_TOKEN, ["apply", manifests, "--yes"], sandbox)
+    result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
     assert result.exit_code == 1
     assert OWN_RAIL.format("alice@acme.test#update") in result.stderr
     assert live_api(sandbox, "GET", "/orgs/org_acme/members/u_alice")["role"] == "admin"
 
 
-def test_another_admin_may_remove_a_member_and_the_caller_may_demote_others(tmp_path):
-    sandbox = seeded_sandbox(tmp_path)
+def test_another_admin_may_remove_a_member_and_the_caller_may_demote_others(tmp_path, sandbox):
     manifests = write_manifests(
         tmp_path / "m",
         ORG_LINE + "members:\n  alice@acme.test: admin\n  erin@acme.test: read\n",
     )
-    result = run_as(ALICE_TOKEN, ["apply", manifests, "--yes"], sandbox)
+    result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
     assert result.exit_code == 0, result.output
     assert live_api(sandbox, "GET", "/orgs/org_acme/members/u_erin")["role"] == "read"
     write_manifests(manifests, "docform: {prune: {members: true}}\n" + HEAD)
