@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docform.export.model import EnvValue, Exported, FileValue, LiveRef
-from docform.export.names import NameKey
 
 #: Keys of nested entries, in the order an entry lists them (after its own fields).
 NESTED_ORDER = ("sectionGroups", "sections", "spaces")
@@ -36,27 +35,26 @@ class _Dangling(Exception):
         self.ref = ref
 
 
-def build_sections(entries: Sequence[Exported], names: Mapping[NameKey, str]) -> Built:
+def build_sections(entries: Sequence[Exported], names: Mapping[LiveRef, str]) -> Built:
     """Every entry resolved and nested; top-level entries sorted by name."""
     built = Built()
-    nodes: dict[NameKey, dict[str, Any]] = {}
+    nodes: dict[LiveRef, dict[str, Any]] = {}
     for entry in entries:
-        name = names.get((entry.kind, entry.id), "")
-        nodes[(entry.kind, entry.id)] = _resolve_fields(entry, name, names, built)
+        nodes[entry.ref] = _resolve_fields(entry, names.get(entry.ref, ""), names, built)
         built.notes += entry.notes
     top: dict[str, dict[str, Any]] = {}
     for entry in entries:
-        node = nodes[(entry.kind, entry.id)]
+        node = nodes[entry.ref]
         if entry.single:
             built.sections[entry.section] = node
         elif entry.within is None:
-            top.setdefault(entry.section, {})[names[(entry.kind, entry.id)]] = node
+            top.setdefault(entry.section, {})[names[entry.ref]] = node
         else:
-            parent = nodes.get((entry.within.kind, entry.within.id))
+            parent = nodes.get(entry.within)
             if parent is None:
                 built.notes.append(f"left out {entry.kind} {entry.id}: its parent is not exported")
                 continue
-            parent.setdefault(entry.nested_as, {})[names[(entry.kind, entry.id)]] = node
+            parent.setdefault(entry.nested_as, {})[names[entry.ref]] = node
     for node in nodes.values():
         _nested_last(node)
     for section, named in top.items():
@@ -65,7 +63,7 @@ def build_sections(entries: Sequence[Exported], names: Mapping[NameKey, str]) ->
 
 
 def _resolve_fields(
-    entry: Exported, name: str, names: Mapping[NameKey, str], built: Built
+    entry: Exported, name: str, names: Mapping[LiveRef, str], built: Built
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in entry.fields.items():
@@ -81,10 +79,10 @@ def _resolve_fields(
 
 
 def _resolve(
-    value: Any, entry: Exported, name: str, names: Mapping[NameKey, str], built: Built
+    value: Any, entry: Exported, name: str, names: Mapping[LiveRef, str], built: Built
 ) -> Any:
     if isinstance(value, LiveRef):
-        found = names.get((value.kind, value.id))
+        found = names.get(value)
         if found is None:
             raise _Dangling(value)
         return found

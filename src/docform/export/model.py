@@ -46,6 +46,8 @@ class Exported:
     names the entry it lives in (``within``) and the key it is listed under there
     (``nested_as``: ``sections``, ``spaces``...); its siblings keep the live order.
     ``single`` marks a section holding one entry and no names (``organization``).
+    ``created_at`` is the live ``createdAt`` (set by the exporter), which decides who keeps a
+    plain name when several would get the same one.
     """
 
     section: str
@@ -59,3 +61,8 @@ class Exported:
     single: bool = False
     created_at: str = ""
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def ref(self) -> LiveRef:
+        """How other entries refer to this one; names and nesting are looked up by it."""
+        return LiveRef(self.kind, self.id)

@@ -14,14 +14,11 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
 
-from docform.export.model import Exported
+from docform.export.model import Exported, LiveRef
 
 MAX_BASE = 60
 SUFFIX_LENGTHS = (6, 10, 20)
 _NOT_NAME = re.compile(r"[^a-z0-9]+")
-
-NameKey = tuple[str, str]
-"""(kind, live id) of an exported object."""
 
 
 def slugify(text: str, fallback: str) -> str:
@@ -32,35 +29,35 @@ def slugify(text: str, fallback: str) -> str:
     return slug or _NOT_NAME.sub("-", fallback.lower()).strip("-")
 
 
-def assign_names(entries: Iterable[Exported]) -> dict[NameKey, str]:
-    """The manifest name of every named entry, by (kind, live id)."""
+def assign_names(entries: Iterable[Exported]) -> dict[LiveRef, str]:
+    """The manifest name of every named entry, by its reference (kind and live id)."""
     scopes: dict[Hashable, list[Exported]] = defaultdict(list)
     for entry in entries:
         if not entry.single:
             scopes[(entry.section, entry.within, entry.nested_as)].append(entry)
-    names: dict[NameKey, str] = {}
+    names: dict[LiveRef, str] = {}
     for siblings in scopes.values():
         names |= _names_in_scope(siblings)
     return names
 
 
-def _names_in_scope(siblings: list[Exported]) -> dict[NameKey, str]:
-    oldest_first = sorted(siblings, key=lambda e: (e.created_at or "", e.id))
-    bases = {id(e): e.name or slugify(e.hint, e.kind) for e in oldest_first}
-    names: dict[NameKey, str] = {}
+def _names_in_scope(siblings: list[Exported]) -> dict[LiveRef, str]:
+    oldest_first = sorted(siblings, key=lambda e: (e.created_at, e.id))
+    names: dict[LiveRef, str] = {}
     taken: set[str] = set()
-    later: list[Exported] = []
+    later: list[tuple[Exported, str]] = []
     for entry in oldest_first:
-        base = bases[id(entry)]
+        base = entry.name or slugify(entry.hint, entry.kind)
         if base in taken:
-            later.append(entry)
+            later.append((entry, base))
         else:
             taken.add(base)
-            names[(entry.kind, entry.id)] = base
-    for entry in later:
-        name = _suffixed(bases[id(entry)], entry.id, taken)
+            names[entry.ref] = base
+    # Suffixes only once every plain slug is taken, so a suffixed name never takes one.
+    for entry, base in later:
+        name = _suffixed(base, entry.id, taken)
         taken.add(name)
-        names[(entry.kind, entry.id)] = name
+        names[entry.ref] = name
     return names
 
 

@@ -28,9 +28,10 @@ from docform.export.writer import (
 )
 from docform.kinds.base import ID_PATTERN
 from docform.kinds.registry import build_kinds
+from docform.manifest.settings import SANDBOX_PREFIX
+from docform.manifest.sources import manifest_files
 from docform.redact import holds_credentials
 
-SANDBOX = "sandbox:"
 #: Which manifest sections go into which file, in order.
 FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("organization.yaml", ("docform", "organization")),
@@ -72,10 +73,16 @@ async def export_organization(
     await _check_organization(client, org_id)
     entries = await read_entries(client, org_id, progress)
     built = build_sections(entries, assign_names(entries))
-    sections = dict(built.sections)
     settings = api_setting(api_url, directory, built.notes)
-    if settings:
-        sections["docform"] = settings
+    files = _manifest_texts({**built.sections, "docform": settings}, directory) | built.files
+    stale = [name for name, _ in FILES if name not in files]
+    write_files(directory, files, stale)
+    built.notes += _foreign_manifests(directory, files)
+    return ExportResult(directory, sorted(files), len(entries), built.notes)
+
+
+def _manifest_texts(sections: Mapping[str, Any], directory: Path) -> dict[str, str]:
+    """Each file of `FILES` that has a non-empty section, and the schema copy when needed."""
     files, schema = {}, schema_reference(directory)
     if schema is None:
         from docform.manifest import schema_text
@@ -86,22 +93,13 @@ async def export_organization(
         present = {key: sections[key] for key in keys if sections.get(key)}
         if present:
             files[name] = render_yaml(present, schema)
-    files |= built.files
-    stale = [name for name, _ in FILES if name not in files]
-    write_files(directory, files, stale)
-    built.notes += _foreign_manifests(directory, files)
-    return ExportResult(directory, sorted(files), len(entries), built.notes)
+    return files
 
 
 def _foreign_manifests(directory: Path, written: Mapping[str, str]) -> list[str]:
     """A note on manifest files export did not write (left there under --force)."""
-    others = sorted(
-        p.relative_to(directory).as_posix()
-        for pattern in ("*.yaml", "*.yml")
-        for p in directory.rglob(pattern)
-        if p.relative_to(directory).as_posix() not in written
-        and not any(part.startswith(".") for part in p.relative_to(directory).parts)
-    )
+    found = (path.relative_to(directory).as_posix() for path in manifest_files(directory))
+    others = [name for name in found if name not in written]
     if not others:
         return []
     return [
@@ -136,6 +134,7 @@ async def read_entries(
         for raw in live.of(kind.name):
             entry = kind.export_entry(raw)
             if entry is not None:
+                entry.created_at = raw.get("createdAt") or ""
                 entries.append(entry)
     return entries
 
@@ -147,9 +146,9 @@ def api_setting(url: str | None, directory: Path, notes: list[str]) -> Mapping[s
     if holds_credentials(url):
         notes.append("the API URL holds credentials, so it was not written: set DOCFORM_API_URL")
         return {}
-    if url.startswith(SANDBOX):
+    if url.startswith(SANDBOX_PREFIX):
         # A relative sandbox path in the settings is relative to the manifest directory.
-        path = Path(url[len(SANDBOX) :]).resolve()
+        path = Path(url[len(SANDBOX_PREFIX) :]).resolve()
         relative = os.path.relpath(path, directory.resolve())
-        return {"api": SANDBOX + Path(relative).as_posix()}
+        return {"api": SANDBOX_PREFIX + Path(relative).as_posix()}
     return {"api": url}

@@ -50,7 +50,7 @@ def _represent_block(dumper: yaml.SafeDumper, data: dict) -> Any:
 
 
 def _represent_list(dumper: yaml.SafeDumper, data: list) -> Any:
-    flow = all(_is_plain(v) for v in data)
+    flow = _is_plain_list(data)
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
 
 
@@ -63,12 +63,17 @@ def _is_plain(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
-def _styled(value: Any) -> Any:
-    """``value`` with short mappings of plain values marked for one-line writing."""
+def _is_plain_list(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_plain(v) for v in value)
+
+
+def _styled(value: Any, *, one_line: bool = True) -> Any:
+    """``value`` with short mappings of plain values marked for one-line writing; with
+    ``one_line`` false, ``value`` itself stays a block (its contents may still be marked)."""
     if isinstance(value, Mapping):
         inner = {k: _styled(v) for k, v in value.items()}
-        flat = all(_is_plain(v) or _is_short_list(v) for v in value.values())
-        if flat and len(str(value)) <= FLOW_WIDTH:
+        flat = all(_is_plain(v) or _is_plain_list(v) for v in value.values())
+        if one_line and flat and len(str(value)) <= FLOW_WIDTH:
             return _FlowMap(inner)
         return inner
     if isinstance(value, list):
@@ -76,30 +81,12 @@ def _styled(value: Any) -> Any:
     return value
 
 
-def _is_short_list(value: Any) -> bool:
-    return isinstance(value, list) and all(_is_plain(v) for v in value)
-
-
 def render_yaml(sections: Mapping[str, Any], schema: str) -> str:
     """One manifest file: the schema line, then ``sections`` in the order given."""
-    body = "".join(
-        yaml.dump(
-            {key: _styled_section(value)},
-            Dumper=_Dumper,
-            sort_keys=False,
-            allow_unicode=True,
-            width=100,
-        )
-        for key, value in sections.items()
-    )
-    return MODELINE.format(schema) + body
-
-
-def _styled_section(value: Any) -> Any:
     # A section is always a block, even when it would fit on one line.
-    if isinstance(value, Mapping):
-        return {k: _styled(v) for k, v in value.items()}
-    return _styled(value)
+    styled = {key: _styled(value, one_line=False) for key, value in sections.items()}
+    body = yaml.dump(styled, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return MODELINE.format(schema) + body
 
 
 def check_target(directory: Path, force: bool) -> None:

@@ -122,7 +122,7 @@ class OrganizationKind(Kind):
         content = raw.get("defaultContent")
         if isinstance(content, Mapping) and content.get("type") == "site":
             fields["defaultContent"] = {"site": LiveRef("site", content["site"])}
-        fields |= {k: raw[k] for k in ("sso", "ai", "inviteLinks") if raw.get(k) is not None}
+        fields |= set_fields(raw, ("sso", "ai", "inviteLinks"))
         rules = merge_rules_entry(raw.get("mergeRules"))
         if rules is not None:
             fields["mergeRules"] = rules

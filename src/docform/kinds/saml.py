@@ -109,5 +109,4 @@ class SamlKind(Kind):
             fields["defaultTeam"] = LiveRef("team", raw["defaultTeam"]["id"])
         if raw.get("defaultRole") is not None:
             fields["defaultRole"] = raw["defaultRole"]
-        created_at = raw.get("createdAt", "")
-        return Exported("saml", self.name, raw["id"], raw["label"], fields, created_at=created_at)
+        return Exported("saml", self.name, raw["id"], raw["label"], fields)

@@ -121,5 +121,4 @@ class SiteKind(Kind):
         fields = {"id": raw["id"], **set_fields(raw, ("title", "type", "visibility", "basename"))}
         if raw.get("defaultLevel") is not None:  # null is what a new site has
             fields["defaultLevel"] = role_entry(raw["defaultLevel"])
-        created_at = raw.get("createdAt", "")
-        return Exported("sites", self.name, raw["id"], raw["title"], fields, created_at=created_at)
+        return Exported("sites", self.name, raw["id"], raw["title"], fields)

@@ -175,8 +175,7 @@ class SiteSectionKind(Kind):
         return reorder_changes(self.name, "site-section", self.org_id, wanted, in_live, index)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
-        fields = {"id": raw["id"], **set_fields(raw, ("title", "path", "description"))}
-        fields |= set_fields(raw, ("condition", "icon"))
+        fields = {"id": raw["id"], **set_fields(raw, self.PATCHED)}
         if raw.get("default"):
             fields["default"] = True
         site = LiveRef("site", raw["_site"])

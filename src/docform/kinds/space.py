@@ -157,5 +157,4 @@ class SpaceKind(Kind):
         rules = merge_rules_entry(raw.get("mergeRules"))
         if rules is not None and rules != {"type": "inherit"}:
             fields["mergeRules"] = rules
-        created_at = raw.get("createdAt", "")
-        return Exported("spaces", self.name, raw["id"], raw["title"], fields, created_at=created_at)
+        return Exported("spaces", self.name, raw["id"], raw["title"], fields)

@@ -131,9 +131,7 @@ class TeamKind(Kind):
             item["organization"]["user"]["email"]: item["team"]["role"] for item in raw["members"]
         }
         fields = {"id": raw["id"], "title": raw["title"], "members": dict(sorted(members.items()))}
-        return Exported(
-            "teams", self.name, raw["id"], raw["title"], fields, created_at=raw.get("createdAt", "")
-        )
+        return Exported("teams", self.name, raw["id"], raw["title"], fields)
 
 
 def membership_call(path: str, have: Mapping[str, str], want: Mapping[str, str]) -> Call:
