@@ -57,11 +57,11 @@ _WHITESPACE = re.compile(r"\s+")
 MAX_LABEL = 60
 
 
-def render_mermaid(structure: Structure, *, links: bool = True, direction: str = "LR") -> str:
-    """The flowchart text (without a Markdown fence). ``links`` adds a dotted arrow from each
-    site space to the space it publishes."""
+def render_mermaid(structure: Structure, *, links: bool = True) -> str:
+    """The flowchart text, left to right (without a Markdown fence). ``links`` adds a dotted
+    arrow from each site space to the space it publishes."""
     ids = node_ids(structure)
-    lines = [f"flowchart {direction}"]
+    lines = ["flowchart LR"]
     lines += [f"  {ids[node.address]}{_shape(node)}" for node in structure.nodes.values()]
     for node in structure.nodes.values():
         if node.parent is not None:

@@ -68,9 +68,7 @@ class Structure:
 
 def structure_of(manifests: Any, plan: Plan | None = None) -> Structure:
     """The tree the manifests describe; with ``plan``, marked with what the plan changes."""
-    nodes: dict[str, Node] = {}
-    for node in _manifest_nodes(manifests):
-        nodes[node.address] = node
+    nodes = {node.address: node for node in _manifest_nodes(manifests)}
     if plan is not None:
         _mark(nodes, plan.changes)
     return Structure(nodes)
