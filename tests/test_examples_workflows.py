@@ -100,9 +100,12 @@ def github_commands(name: str, event: str, variables: dict[str, str] | None = No
     return found
 
 
+def gitlab_ci() -> dict[str, Any]:
+    return yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+
+
 def gitlab_commands(job: str, variables: dict[str, str] | None = None) -> list[Command]:
-    document = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
-    script = "\n".join(document[job]["script"])
+    script = "\n".join(gitlab_ci()[job]["script"])
     return [
         parse_line(f".gitlab-ci.yml: {job}", line, variables or {})
         for line in docform_lines(script)
@@ -213,8 +216,7 @@ def test_gitlab_merge_request_then_merge_then_schedule(repo, sandbox):
 def test_only_one_apply_runs_at_a_time():
     apply_workflow = workflow("docform-apply.yml")
     assert apply_workflow["concurrency"] == {"group": "docform-apply", "cancel-in-progress": False}
-    gitlab = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
-    assert gitlab["apply"]["resource_group"] == "docform-apply"
+    assert gitlab_ci()["apply"]["resource_group"] == "docform-apply"
 
 
 def test_the_token_comes_from_the_secret_store_and_is_never_printed():

@@ -19,7 +19,15 @@ from click.testing import CliRunner, Result
 
 from docform.cli import cli
 from docform.export.names import slugify
-from planning import FIXTURES, apply, live_api, run, seeded_sandbox
+from planning import (
+    FIXTURES,
+    apply,
+    assert_converged,
+    live_api,
+    plan_json,
+    run,
+    seeded_sandbox,
+)
 
 ORG = "/orgs/org_rich"
 EXPORTED_FILES = [
@@ -78,8 +86,7 @@ def test_export_then_validate_and_plan_shows_no_changes(rich: Path, tmp_path: Pa
     out = exported(rich, tmp_path / "repo")
 
     validated = run(["validate", out], rich)
-    plan = run(["plan", out, "--json"], rich)
-    detailed = run(["plan", out, "--detailed-exitcode"], rich)
+    plan = plan_json(out, rich)
 
     assert validated.exit_code == 0, validated.output
     assert validated.stdout == (
@@ -87,10 +94,9 @@ def test_export_then_validate_and_plan_shows_no_changes(rich: Path, tmp_path: Pa
         "2 section groups, 4 sections, 9 site spaces, 2 OpenAPI specs, 1 SAML provider "
         "in 7 files.\n"
     )
-    assert plan.exit_code == 0, plan.output
-    assert json.loads(plan.stdout)["changes"] == []
-    assert json.loads(plan.stdout)["unmanaged"] == []
-    assert detailed.exit_code == 0, detailed.output
+    assert plan["changes"] == []
+    assert plan["unmanaged"] == []
+    assert_converged(out, rich)
 
 
 def test_export_writes_one_file_per_part_and_says_what_it_did(rich: Path, tmp_path: Path) -> None:
@@ -256,7 +262,7 @@ def test_force_overwrites_the_files_export_writes(rich: Path, tmp_path: Path) ->
     assert result.exit_code == 0, result.output
     assert "old" not in section(out, "teams.yaml", "teams")
     assert (out / "notes.txt").read_text() == "mine"
-    assert run(["plan", out, "--detailed-exitcode"], rich).exit_code == 0
+    assert_converged(out, rich)
 
 
 def test_an_unknown_organization_writes_nothing(rich: Path, tmp_path: Path) -> None:
