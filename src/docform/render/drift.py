@@ -10,8 +10,8 @@ import json
 
 from docform.engine.drift import DriftReport, OrgDrift
 from docform.engine.plan import Change
-from docform.render.markdown import _code, _escape, _fence_safe, render_markdown
-from docform.render.values import ACTION_SYMBOLS, SENSITIVE, show_value
+from docform.render.markdown import code, escape, fence_safe, ignored_details, render_markdown
+from docform.render.values import ACTION_SYMBOLS, field_sides, show_value
 
 HEADING = "### docform drift"
 WHEN_UNKNOWN = (
@@ -73,8 +73,7 @@ def _field_lines(change: Change) -> list[str]:
         return []
     out = []
     for field in change.fields:
-        live = SENSITIVE if field.hides_before else show_value(field.before)
-        wanted = SENSITIVE if field.sensitive else show_value(field.after)
+        live, wanted = field_sides(field)
         out.append(f"{field.path}: live {live}, manifests {wanted}")
     return out
 
@@ -121,11 +120,11 @@ def _counts(totals: dict[str, int]) -> str:
 
 def _org_markdown(org: OrgDrift) -> list[str]:
     outcome, plan = org.outcome, org.plan
-    title = f"#### `{_code(outcome.organization or outcome.name)}`"
+    title = f"#### `{code(outcome.organization or outcome.name)}`"
     if outcome.name != ".":
-        title += f" (`{_code(outcome.name)}/`)"
+        title += f" (`{code(outcome.name)}/`)"
     if plan is None:
-        message = _fence_safe(outcome.error or "")
+        message = fence_safe(outcome.error or "")
         return [f"{title}: could not be checked", "", "```", message, "```", ""]
     lines = [f"{title}: {org.status.replace('_', ' ')}", ""]
     if plan.changes:
@@ -135,14 +134,10 @@ def _org_markdown(org: OrgDrift) -> list[str]:
     if plan.unmanaged:
         lines += [f"**Unmanaged** (live, no manifest entry): {len(plan.unmanaged)}", ""]
         lines += [
-            f"- {u.kind} `{_code(u.id)}` {_escape(show_value(u.title))}" for u in plan.unmanaged
+            f"- {u.kind} `{code(u.id)}` {escape(show_value(u.title))}" for u in plan.unmanaged
         ]
         lines.append("")
-    if plan.ignored:
-        lines.append(f"<details><summary>{len(plan.ignored)} ignored (settings)</summary>")
-        lines += (
-            [""] + [f"- {_escape(i.describe())}" for i in plan.ignored] + ["", "</details>", ""]
-        )
+    lines += ignored_details(plan)
     if org.status == "drift":
         lines += _fix_markdown(org)
     return lines
@@ -150,12 +145,12 @@ def _org_markdown(org: OrgDrift) -> list[str]:
 
 def _change_row(change: Change) -> str:
     symbol = ACTION_SYMBOLS[change.action]
-    parts = [_escape(line) for line in _field_lines(change)] or [_WHAT[change.action]]
-    return f"| `{symbol}` | `{_code(change.address)}` | {'<br>'.join(parts)} |"
+    parts = [escape(line) for line in _field_lines(change)] or [_WHAT[change.action]]
+    return f"| `{symbol}` | `{code(change.address)}` | {'<br>'.join(parts)} |"
 
 
 def _fix_markdown(org: OrgDrift) -> list[str]:
-    directory = _code(org.outcome.source.directory.as_posix())
+    directory = code(org.outcome.source.directory.as_posix())
     lines = [
         f"To make the live organization match the manifests again: `docform apply {directory}`."
         " To keep a live change instead, write it in the manifests (or list it under "

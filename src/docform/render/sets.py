@@ -12,7 +12,7 @@ from typing import Any
 
 from docform.engine.plan import FORMAT_VERSION
 from docform.engine.sets import SetOutcome, total_summary
-from docform.render.markdown import _code, _fence_safe, render_markdown
+from docform.render.markdown import code, fence_safe, render_markdown
 from docform.render.text import render_text
 from docform.render.values import summary_line
 
@@ -46,12 +46,12 @@ def render_sets_text(outcomes: Sequence[SetOutcome], *, color: bool = False) -> 
 def render_sets_markdown(outcomes: Sequence[SetOutcome]) -> str:
     lines = [f"## docform plan: {len(outcomes)} organizations", "", f"**{total_line(outcomes)}**"]
     for outcome in outcomes:
-        title = f"#### `{_code(outcome.organization or outcome.name)}` (`{_code(outcome.name)}/`)"
+        title = f"#### `{code(outcome.organization or outcome.name)}` (`{code(outcome.name)}/`)"
         lines += ["", title, ""]
         if outcome.plan is not None:
             lines.append(render_markdown(outcome.plan))
         else:
-            lines += ["Could not be planned:", "", "```", _fence_safe(outcome.error or ""), "```"]
+            lines += ["Could not be planned:", "", "```", fence_safe(outcome.error or ""), "```"]
     return "\n".join(lines) + "\n"
 
 

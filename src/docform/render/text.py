@@ -8,7 +8,13 @@ from rich.console import Console
 from rich.text import Text
 
 from docform.engine.plan import Change, Plan
-from docform.render.values import ACTION_SYMBOLS, SENSITIVE, show_body, show_value, summary_line
+from docform.render.values import (
+    ACTION_SYMBOLS,
+    field_sides,
+    show_body,
+    show_value,
+    summary_line,
+)
 
 STYLES = {
     "+": "green",
@@ -53,8 +59,7 @@ def _change(out: Text, change: Change, show_calls: bool) -> None:
         if title:
             out.append(f"      {show_value(title)} will be deleted\n", style)
     for field in change.fields:
-        before = SENSITIVE if field.hides_before else show_value(field.before)
-        after = SENSITIVE if field.sensitive else show_value(field.after)
+        before, after = field_sides(field)
         if change.action == "create":
             out.append(f"      + {field.path}: {after}\n", "green")
         else:

@@ -63,3 +63,10 @@ def summary_line(summary: dict[str, int]) -> str:
     if summary.get("restore"):
         parts.append(f"{summary['restore']} to restore")
     return "Plan: " + ", ".join(parts) + "."
+
+
+def field_sides(field: Any) -> tuple[str, str]:
+    """A field change's live and wanted values as shown, secrets as ``(sensitive)``."""
+    before = SENSITIVE if field.hides_before else show_value(field.before)
+    after = SENSITIVE if field.sensitive else show_value(field.after)
+    return before, after
