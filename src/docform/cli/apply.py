@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from docform.cli.common import apply_with_progress, load_manifests, use_color
+from docform.cli.common import apply_with_progress, load_manifests, plan_with_progress, use_color
 from docform.cli.group import cli
 from docform.cli.multi import apply_several, manifest_sets, refuse_single_plan_option
 from docform.errors import DocformError
@@ -82,14 +82,10 @@ def apply(
 
 
 def _plan_to_apply(manifests: Any, checksum: str | None, yes: bool) -> Any:
-    import asyncio
 
-    from docform.engine.run import plan_manifests
     from docform.render import render_text
-    from docform.render.progress import ReadProgress
 
-    with ReadProgress() as progress:
-        the_plan, _ = asyncio.run(plan_manifests(manifests, progress=progress))
+    the_plan, _ = plan_with_progress(manifests)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
         raise DocformError(

@@ -26,6 +26,17 @@ def load_manifests(directory: Path) -> Any:
         raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
 
 
+def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
+    """The plan of ``manifests`` and the API call counts, with read progress on a terminal."""
+    import asyncio
+
+    from docform.engine.run import plan_manifests
+    from docform.render.progress import ReadProgress
+
+    with ReadProgress() as progress:
+        return asyncio.run(plan_manifests(manifests, progress=progress))
+
+
 def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_json: bool) -> bool:
     """Make the calls of ``plan``, showing progress, then print the report; True when every
     change was made."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from docform.cli.common import load_manifests
+from docform.cli.common import load_manifests, plan_with_progress
 from docform.cli.group import cli
 
 
@@ -42,7 +42,7 @@ def graph(directory: Path, with_plan: bool, markdown: bool, links: bool) -> int:
     from docform.render.structure import structure_of
 
     manifests = load_manifests(directory)
-    the_plan = _plan(manifests) if with_plan else None
+    the_plan = plan_with_progress(manifests)[0] if with_plan else None
     diagram = render_mermaid(structure_of(manifests, the_plan), links=links)
     if markdown:
         click.echo(f"```mermaid\n{diagram}```")
@@ -51,14 +51,3 @@ def graph(directory: Path, with_plan: bool, markdown: bool, links: bool) -> int:
     else:
         click.echo(diagram, nl=False)
     return 0
-
-
-def _plan(manifests: object) -> object:
-    import asyncio
-
-    from docform.engine.run import plan_manifests
-    from docform.render.progress import ReadProgress
-
-    with ReadProgress() as progress:
-        the_plan, _ = asyncio.run(plan_manifests(manifests, progress=progress))
-    return the_plan

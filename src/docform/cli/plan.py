@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from docform.cli.common import load_manifests, use_color
+from docform.cli.common import load_manifests, plan_with_progress, use_color
 from docform.cli.group import cli
 from docform.cli.multi import (
     manifest_sets,
@@ -98,14 +98,11 @@ def plan(
     them. The API comes from DOCFORM_API_URL, else from `docform: api` in the manifests; the
     token from DOCFORM_API_TOKEN.
     """
-    import asyncio
 
     from docform.cli.verbose import api_retries_shown
-    from docform.engine.run import plan_manifests
     from docform.engine.saved import save_plan
     from docform.engine.targets import narrow_plan
     from docform.render import render_json, render_markdown, render_text
-    from docform.render.progress import ReadProgress
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
@@ -123,8 +120,7 @@ def plan(
             verbose=verbose,
         )
     manifests = load_manifests(directory)
-    with ReadProgress() as progress:
-        the_plan, stats = asyncio.run(plan_manifests(manifests, progress=progress))
+    the_plan, stats = plan_with_progress(manifests)
     the_plan = narrow_plan(the_plan, targets, excludes)
     if as_json:
         click.echo(render_json(the_plan))
