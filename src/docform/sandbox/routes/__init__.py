@@ -7,6 +7,7 @@ from docform.sandbox.routes import (
     openapi,
     orgs,
     saml,
+    site_spaces,
     site_structure,
     sites,
     spaces,
@@ -15,6 +16,17 @@ from docform.sandbox.routes import (
 
 ENDPOINTS: list[Endpoint] = [
     ep
-    for module in (orgs, members, teams, collections, spaces, sites, site_structure, openapi, saml)
+    for module in (
+        orgs,
+        members,
+        teams,
+        collections,
+        spaces,
+        sites,
+        site_structure,
+        site_spaces,
+        openapi,
+        saml,
+    )
     for ep in collect(vars(module))
 ]

@@ -2,7 +2,8 @@
 (``/orgs/{organizationId}/sites/{siteId}/section-groups|sections|site-spaces``).
 
 The tree, renderings and placement live in ``site_tree.py``, structure-ordered lists in
-``site_lists.py``.
+``site_lists.py``, the site-space endpoints in ``site_spaces.py`` and what they all share in
+``structure_edits.py``. The choices below hold for all of them.
 
 Choices where the API documents are silent:
 
@@ -33,7 +34,7 @@ Choices where the API documents are silent:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
@@ -41,101 +42,38 @@ from docform.sandbox.http import (
     ApiError,
     Body,
     Ctx,
-    Query,
     bad_request,
     endpoint,
     new_id,
-    not_found,
 )
 from docform.sandbox.routes.site_lists import page_of
 from docform.sandbox.routes.site_tree import (
     GROUP,
-    LABELS,
     SECTION,
     SITE_SPACE,
     SiteTree,
     add_site_space,
-    anchor_node,
     insert_at_end,
     load_tree,
     move_to_end,
-    place,
-    position_side,
     render_group,
     render_section,
-    render_site_space,
     set_container,
     site_of,
     slugify,
     space_for,
     unique_path,
 )
+from docform.sandbox.routes.structure_edits import (
+    GroupMoveBody,
+    MoveBody,
+    apply_patch,
+    found,
+    move_next_to,
+    reject_nulls,
+)
 
 BASE = "/orgs/{organizationId}/sites/{siteId}"
-
-
-def _found(tree: SiteTree, kind: str, item_id: str) -> dict[str, Any]:
-    """The structure object named by a path parameter, else 404."""
-    doc = tree.lookup(kind, item_id)
-    if doc is None:
-        raise not_found(LABELS[kind], item_id)
-    return doc
-
-
-def _reject_nulls(patch: Body, names: tuple[str, ...]) -> None:
-    for name in names:
-        if name in patch.model_fields_set and getattr(patch, name) is None:
-            raise bad_request(f"{name}: must not be null")
-
-
-def _apply(doc: dict[str, Any], patch: Body, names: tuple[str, ...]) -> None:
-    """Copy the given fields of ``patch`` onto ``doc``; a null removes the field."""
-    for name in names:
-        if name not in patch.model_fields_set:
-            continue
-        value = getattr(patch, name)
-        if value is None:
-            doc.pop(name, None)
-        else:
-            doc[name] = value
-
-
-# -- deprecated move bodies ----------------------------------------------------------------------
-
-
-class MoveAnchor(Body):
-    type: Literal["site-space", "site-section", "site-section-group"]
-    id: str | None = None
-    siteSpace: str | None = None
-    siteSection: str | None = None
-    siteSectionGroup: str | None = None
-
-
-class MovePosition(Body):
-    before: MoveAnchor | None = None
-    after: MoveAnchor | None = None
-
-
-class MoveBody(Body):
-    position: MovePosition
-
-
-class GroupMoveBody(Body):
-    position: MovePosition | None = None
-
-
-_ANCHOR_KEYS = {SITE_SPACE: "siteSpace", SECTION: "siteSection", GROUP: "siteSectionGroup"}
-
-
-def _move(ctx: Ctx, tree: SiteTree, kind: str, doc: dict[str, Any], position: MovePosition) -> None:
-    side = position_side(position.before, position.after)
-    anchor = getattr(position, side)
-    key = _ANCHOR_KEYS[anchor.type]
-    anchor_id = anchor.id or getattr(anchor, key)
-    where = f"position.{side}"
-    if anchor_id is None:
-        raise bad_request(f"{where}.{key}: required when type is '{anchor.type}'")
-    place(ctx, tree, (kind, doc), side, anchor_node(tree, anchor.type, anchor_id, where), where)
 
 
 # -- section groups ------------------------------------------------------------------------------
@@ -195,10 +133,10 @@ def patch_section_group(ctx: Ctx) -> dict[str, Any]:
     """Rename a group or change its icon (null removes the icon)."""
     site = site_of(ctx, write=True)
     tree = load_tree(ctx, site)
-    doc = _found(tree, GROUP, ctx.params["siteSectionGroupId"])
+    doc = found(tree, GROUP, ctx.params["siteSectionGroupId"])
     patch = ctx.body_as(GroupPatch)
-    _reject_nulls(patch, ("title",))
-    _apply(doc, patch, ("title", "icon"))
+    reject_nulls(patch, ("title",))
+    apply_patch(doc, patch, ("title", "icon"))
     ctx.store.update(GROUP, doc)
     return render_group(ctx, tree, doc)
 
@@ -232,7 +170,7 @@ def add_section_to_group(ctx: Ctx) -> dict[str, Any]:
     """Move a section into a group, last there."""
     site = site_of(ctx, write=True)
     tree = load_tree(ctx, site)
-    group = _found(tree, GROUP, ctx.params["siteSectionGroupId"])
+    group = found(tree, GROUP, ctx.params["siteSectionGroupId"])
     body = ctx.body_as(GroupSectionBody)
     section = tree.sections.get(body.sectionId)
     if section is None:
@@ -246,12 +184,12 @@ def move_section_group(ctx: Ctx) -> dict[str, Any]:
     """Put a group next to a section or group; without ``position``, last in its container."""
     site = site_of(ctx, write=True)
     tree = load_tree(ctx, site)
-    doc = _found(tree, GROUP, ctx.params["siteSectionGroupId"])
+    doc = found(tree, GROUP, ctx.params["siteSectionGroupId"])
     body = ctx.body_as(GroupMoveBody)
     if body.position is None:
         move_to_end(ctx, tree, GROUP, doc)
     else:
-        _move(ctx, tree, GROUP, doc, body.position)
+        move_next_to(ctx, tree, GROUP, doc, body.position)
     return render_group(ctx, load_tree(ctx, site), doc)
 
 
@@ -319,9 +257,9 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
     """Change a section's title, path, default site space, condition, icon or description."""
     site = site_of(ctx, write=True)
     tree = load_tree(ctx, site)
-    doc = _found(tree, SECTION, ctx.params["siteSectionId"])
+    doc = found(tree, SECTION, ctx.params["siteSectionId"])
     patch = ctx.body_as(SectionPatch)
-    _reject_nulls(patch, ("title", "path"))
+    reject_nulls(patch, ("title", "path"))
     if patch.path is not None:
         others = {s["path"]: s["id"] for s in tree.sections.values() if s["id"] != doc["id"]}
         if patch.path in others:
@@ -331,7 +269,9 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
         raise bad_request(
             f"defaultSiteSpace: no site space '{patch.defaultSiteSpace}' in this section"
         )
-    _apply(doc, patch, ("title", "path", "defaultSiteSpace", "condition", "icon", "description"))
+    apply_patch(
+        doc, patch, ("title", "path", "defaultSiteSpace", "condition", "icon", "description")
+    )
     ctx.store.update(SECTION, doc)
     return render_section(ctx, tree, doc)
 
@@ -360,91 +300,6 @@ def move_section(ctx: Ctx) -> dict[str, Any]:
     """Deprecated: put a section next to another section (the sort operation replaces it)."""
     site = site_of(ctx, write=True)
     tree = load_tree(ctx, site)
-    doc = _found(tree, SECTION, ctx.params["siteSectionId"])
-    _move(ctx, tree, SECTION, doc, ctx.body_as(MoveBody).position)
+    doc = found(tree, SECTION, ctx.params["siteSectionId"])
+    move_next_to(ctx, tree, SECTION, doc, ctx.body_as(MoveBody).position)
     return render_section(ctx, load_tree(ctx, site), doc)
-
-
-# -- site spaces ---------------------------------------------------------------------------------
-
-
-class SiteSpaceListQuery(Query):
-    default: bool | None = None
-
-
-@endpoint("GET", BASE + "/site-spaces")
-def list_site_spaces(ctx: Ctx) -> dict[str, Any]:
-    """Every site space of the site in structure order; ``default`` keeps (or drops) defaults."""
-    tree = load_tree(ctx, site_of(ctx))
-    wanted = ctx.query_as(SiteSpaceListQuery).default
-    items = tree.all_site_spaces()
-    if wanted is not None:
-        items = [
-            s for s in items if (tree.default_site_space(s.get("section")) == s["id"]) == wanted
-        ]
-    return page_of(ctx, items, lambda doc: render_site_space(ctx, tree, doc))
-
-
-class SiteSpaceCreate(Body):
-    spaceId: str
-    sectionId: str | None = None
-
-
-@endpoint("POST", BASE + "/site-spaces", status=201)
-def create_site_space(ctx: Ctx) -> dict[str, Any]:
-    """Show a space in the site: in ``sectionId``, else the default section, else the root."""
-    site = site_of(ctx, write=True)
-    spec = ctx.body_as(SiteSpaceCreate)
-    space = space_for(ctx, site["organization"], spec.spaceId, "spaceId")
-    tree = load_tree(ctx, site)
-    if spec.sectionId is not None and spec.sectionId not in tree.sections:
-        raise bad_request(f"sectionId: no section '{spec.sectionId}' in this site")
-    section_id = spec.sectionId or tree.default_section()
-    doc = add_site_space(ctx, tree, space, section_id)
-    return render_site_space(ctx, tree, doc)
-
-
-class SiteSpacePatch(Body):
-    path: str | None = Field(None, min_length=1, max_length=100)
-    condition: str | None = Field(None, max_length=1024)
-    spaceId: str | None = None
-    hidden: bool | None = None
-
-
-@endpoint("PATCH", BASE + "/site-spaces/{siteSpaceId}")
-def patch_site_space(ctx: Ctx) -> dict[str, Any]:
-    """Change a site space's path, condition, space or visibility in navigation."""
-    site = site_of(ctx, write=True)
-    tree = load_tree(ctx, site)
-    doc = _found(tree, SITE_SPACE, ctx.params["siteSpaceId"])
-    patch = ctx.body_as(SiteSpacePatch)
-    _reject_nulls(patch, ("path", "spaceId", "hidden"))
-    if patch.spaceId is not None:
-        doc["space"] = space_for(ctx, site["organization"], patch.spaceId, "spaceId")["id"]
-    if patch.path is not None:
-        siblings = tree.spaces_in(doc.get("section"))
-        if any(s["path"] == patch.path and s["id"] != doc["id"] for s in siblings):
-            raise ApiError(409, f"path: '{patch.path}' is already used in this section")
-    _apply(doc, patch, ("path", "condition", "hidden"))
-    ctx.store.update(SITE_SPACE, doc)
-    return render_site_space(ctx, tree, doc)
-
-
-@endpoint("DELETE", BASE + "/site-spaces/{siteSpaceId}", status=204)
-def delete_site_space(ctx: Ctx) -> None:
-    """Take a space off the site; an absent site space answers 204."""
-    site = site_of(ctx, write=True)
-    site_space_id = ctx.params["siteSpaceId"]
-    if ctx.store.locate(SITE_SPACE, site_space_id) == (site["organization"], site["id"]):
-        ctx.store.delete(SITE_SPACE, site_space_id)
-    return None
-
-
-@endpoint("POST", BASE + "/site-spaces/{siteSpaceId}/move")
-def move_site_space(ctx: Ctx) -> dict[str, Any]:
-    """Deprecated: put a site space next to another one (the sort operation replaces it)."""
-    site = site_of(ctx, write=True)
-    tree = load_tree(ctx, site)
-    doc = _found(tree, SITE_SPACE, ctx.params["siteSpaceId"])
-    _move(ctx, tree, SITE_SPACE, doc, ctx.body_as(MoveBody).position)
-    return render_site_space(ctx, load_tree(ctx, site), doc)

@@ -1,9 +1,8 @@
 """Sites: list, create, get, patch and delete ``/orgs/{organizationId}/sites``, the site's
 structure tree (``GET .../structure``) and its ordering (``PATCH .../structure/sort``).
 
-This module also holds what the site structure endpoints (``site_structure.py``) share: the
-in-memory tree of one site's section groups, sections and site spaces, their renderings,
-placement next to a sibling, and lists paged in structure order.
+The structure endpoints themselves are in ``site_structure.py`` and ``site_spaces.py``; the
+in-memory tree of one site, its renderings and placement are in ``site_tree.py``.
 
 Choices where the API documents are silent:
 
