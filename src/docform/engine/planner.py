@@ -10,7 +10,7 @@ from deepdiff import DeepDiff
 from docform.engine.graph import topological_order
 from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
-from docform.engine.match import MatchError, Matching, Pair, match_kind, unmanaged_address
+from docform.engine.match import Matching, Pair, unmanaged_address
 from docform.engine.plan import (
     PLACEHOLDER_IN_PATH,
     Change,
@@ -18,8 +18,8 @@ from docform.engine.plan import (
     Placeholder,
     Plan,
     Unmanaged,
-    fingerprint,
 )
+from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveState
 
@@ -36,17 +36,22 @@ def plan_changes(
     """The changes that make ``live`` match ``manifests``, in an order safe to apply.
 
     ``finishing``: see `match_kind`."""
-    index = AddressIndex()
-    problems: list[str] = []
-    matchings: list[tuple[Kind, Matching]] = []
-    for kind in kinds_in_reference_order(kinds):
-        desired = kind.desired(manifests)
-        matching = match_kind(
-            kind, desired, live.of(kind.name), index, problems, finishing=finishing
-        )
-        matchings.append((kind, matching))
-    if problems:
-        raise MatchError(problems)
+    matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing)
+    for kind in matcher.order:
+        matcher.kind_read(kind, live.of(kind.name))
+    return plan_from_matcher(matcher, manifests, live, organization, prune)
+
+
+def plan_from_matcher(
+    matcher: ProgressiveMatcher,
+    manifests: Any,
+    live: LiveState,
+    organization: str,
+    prune: Mapping[str, bool],
+) -> Plan:
+    """The plan, once ``matcher`` has matched every kind of ``live`` (see `plan_changes`)."""
+    matchings = matcher.matchings()
+    index = matcher.index
     ignore = IgnoreRules(manifests.settings.ignore)
     plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same))
     deletes: list[Change] = []
@@ -58,8 +63,8 @@ def plan_changes(
                 deletes.append(_delete_change(kind, obs))
             else:
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
-        plan.fingerprints.update(_fingerprints(kind, matching))
         plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
+    plan.fingerprints.update(matcher.fingerprints(matchings))
     plan.changes.extend(reversed(deletes))
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
@@ -131,13 +136,6 @@ def _deleted_container(
             return outer
         stack.extend(inside.get(outer, ()))
     return None
-
-
-def kinds_in_reference_order(kinds: Sequence[Kind]) -> list[Kind]:
-    """Kinds ordered so that every kind comes after the kinds it refers to."""
-    return topological_order(
-        list(kinds), lambda k: k.name, lambda k: [r for r in k.references if r != k.name]
-    )
 
 
 def _kind_changes(kind: Kind, matching: Matching, index: AddressIndex) -> list[Change]:
@@ -329,8 +327,3 @@ def _walk(value: Any) -> Iterable[Any]:
     elif isinstance(value, (list, tuple)):
         for v in value:
             yield from _walk(v)
-
-
-def _fingerprints(kind: Kind, matching: Matching) -> dict[str, str]:
-    observed = [p.observed for p in (*matching.pairs, *matching.restores)] + matching.unmatched
-    return {f"{kind.name}:{o.id}": fingerprint(dict(o.raw)) for o in observed}

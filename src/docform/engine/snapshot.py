@@ -19,6 +19,10 @@ from docform.errors import DocformError
 Progress = Callable[[str, int], None]
 """Called with a kind's name and how many of its objects have been read so far."""
 
+KindRead = Callable[[Kind, list[dict[str, Any]]], None]
+"""Called with a kind and all its live objects as soon as they are read, while other kinds
+may still be reading (the planner matches it then)."""
+
 
 class ReadError(DocformError):
     """Live state could not be read completely, so no plan can be trusted."""
@@ -79,7 +83,9 @@ async def read_live_state(
     kinds: Sequence[Kind],
     wanted_ids: Mapping[str, Sequence[str]],
     progress: Progress | None = None,
+    on_kind_read: KindRead | None = None,
 ) -> LiveState:
+    """Every kind's live objects; ``on_kind_read`` gets each kind's as soon as they are in."""
     state = LiveState()
     reader = LiveReader(client, org_id, state, progress)
     names = {kind.name for kind in kinds}
@@ -88,6 +94,8 @@ async def read_live_state(
     async def read_one(kind: Kind) -> None:
         await asyncio.gather(*(tasks[name] for name in kind.read_after if name in names))
         state.objects[kind.name] = await _read_kind(kind, reader, wanted_ids.get(kind.name, ()))
+        if on_kind_read is not None:
+            on_kind_read(kind, state.objects[kind.name])
 
     for kind in (kind for wave in read_waves(kinds) for kind in wave):
         tasks[kind.name] = asyncio.ensure_future(read_one(kind))

@@ -1,0 +1,129 @@
+"""Matching while reading: each kind is matched as soon as its live objects are in and the
+kinds it refers to are matched, so that this CPU work overlaps the reads still in flight.
+
+A kind's matching reads the `AddressIndex` only for itself and the kinds in its
+``references``, and writes it only for itself; so any order in which every kind follows the
+kinds it refers to gives the same matchings as matching them one by one in reference order.
+Problems are kept per kind and reported in reference order, as if matched in that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from docform.engine.graph import topological_order
+from docform.engine.kind import AddressIndex, Desired, Kind
+from docform.engine.match import MatchError, Matching, match_kind
+from docform.engine.plan import fingerprint
+
+
+def kinds_in_reference_order(kinds: Sequence[Kind]) -> list[Kind]:
+    """Kinds ordered so that every kind comes after the kinds it refers to."""
+    return topological_order(
+        list(kinds), lambda k: k.name, lambda k: [r for r in k.references if r != k.name]
+    )
+
+
+class ProgressiveMatcher:
+    """Takes each kind's live objects as they are read (`kind_read`) and matches every kind
+    whose turn has come; `matchings` returns them all, in reference order."""
+
+    def __init__(self, kinds: Sequence[Kind], manifests: Any, *, finishing: bool = False) -> None:
+        self.order = kinds_in_reference_order(kinds)
+        self.index = AddressIndex()
+        self._manifests = manifests
+        self._finishing = finishing
+        self._names = {kind.name for kind in kinds}
+        self._read: dict[str, Sequence[Mapping[str, Any]]] = {}
+        self._matched: dict[str, Matching] = {}
+        self._problems: dict[str, list[str]] = {}
+        self._fingerprints: dict[str, str] = {}
+        self._desired: dict[str, list[Desired]] = {}
+
+    def desired(self, kind: Kind) -> list[Desired]:
+        """``kind``'s entries of the manifests, made once (for reading and for matching)."""
+        if kind.name not in self._desired:
+            self._desired[kind.name] = kind.desired(self._manifests)
+        return self._desired[kind.name]
+
+    def pinned_ids(self, kind: Kind) -> Sequence[str]:
+        """The ids pinned by ``kind``'s entries, made only if the kind's read looks at them:
+        making every kind's entries before the first request would delay all the reads."""
+        return PinnedIds(lambda: [d.pinned_id for d in self.desired(kind) if d.pinned_id])
+
+    def kind_read(self, kind: Kind, raws: Sequence[Mapping[str, Any]]) -> None:
+        """``kind``'s live objects are all in: match it, and every kind that waited on it."""
+        self._read[kind.name] = raws
+        progress = True
+        while progress:
+            progress = False
+            for ready in self.order:
+                if self._is_ready(ready):
+                    self._match(ready)
+                    progress = True
+
+    def matchings(self) -> list[tuple[Kind, Matching]]:
+        """Every kind's matching in reference order; raises `MatchError` with every problem."""
+        missing = [kind.name for kind in self.order if kind.name not in self._matched]
+        if missing:
+            raise RuntimeError(f"kinds never read or never matched: {', '.join(missing)}")
+        problems = [p for kind in self.order for p in self._problems[kind.name]]
+        if problems:
+            raise MatchError(problems)
+        return [(kind, self._matched[kind.name]) for kind in self.order]
+
+    def fingerprints(self, matchings: Sequence[tuple[Kind, Matching]]) -> dict[str, str]:
+        """Fingerprints of the live objects the final ``matchings`` hold (those the ignore rules
+        set aside are gone), computed when each kind was matched."""
+        out: dict[str, str] = {}
+        for kind, matching in matchings:
+            observed = [p.observed for p in (*matching.pairs, *matching.restores)]
+            for obs in (*observed, *matching.unmatched):
+                key = f"{kind.name}:{obs.id}"
+                out[key] = self._fingerprints.get(key) or fingerprint(dict(obs.raw))
+        return out
+
+    def _is_ready(self, kind: Kind) -> bool:
+        if kind.name in self._matched or kind.name not in self._read:
+            return False
+        needed = (r for r in kind.references if r != kind.name and r in self._names)
+        return all(name in self._matched for name in needed)
+
+    def _match(self, kind: Kind) -> None:
+        problems: list[str] = []
+        matching = match_kind(
+            kind,
+            self.desired(kind),
+            self._read[kind.name],
+            self.index,
+            problems,
+            finishing=self._finishing,
+        )
+        self._matched[kind.name] = matching
+        self._problems[kind.name] = problems
+        observed = [p.observed for p in (*matching.pairs, *matching.restores)]
+        for obs in (*observed, *matching.unmatched):
+            self._fingerprints[f"{kind.name}:{obs.id}"] = fingerprint(dict(obs.raw))
+
+
+class PinnedIds(Sequence[str]):
+    """A list of ids made on first use."""
+
+    def __init__(self, make: Callable[[], list[str]]) -> None:
+        self._make = make
+        self._ids: list[str] | None = None
+
+    def _list(self) -> list[str]:
+        if self._ids is None:
+            self._ids = self._make()
+        return self._ids
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._list()[index]
+
+    def __len__(self) -> int:
+        return len(self._list())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._list())

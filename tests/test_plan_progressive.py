@@ -1,0 +1,219 @@
+"""Matching while reading (engine/progressive.py): whatever order the kinds' reads finish in,
+the plan is the one matching every kind in reference order gives, change for change and
+checksum for checksum, and so are the problems of a plan that cannot be made.
+
+The organization is the rich one of test_export.py: seeded, then changed through the API so
+that its plan holds creates, updates, moves, deletes and unmanaged objects of many kinds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import itertools
+import random
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docform.api import ApiClient
+from docform.engine.match import MatchError
+from docform.engine.planner import plan_changes, plan_from_matcher
+from docform.engine.progressive import ProgressiveMatcher
+from docform.engine.run import make_plan
+from docform.engine.snapshot import LiveState, ReadError, read_live_state
+from docform.kinds.registry import build_kinds
+from docform.manifest import load_manifest_set
+from planning import FIXTURES, append_manifests, apply, live_api, seeded_sandbox, write_manifests
+
+ORG = "/orgs/org_rich"
+
+
+@pytest.fixture(scope="module")
+def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The rich organization, then a few live changes the manifests do not know of."""
+    sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
+    apply(FIXTURES / "rich-org", sandbox)
+    live_api(sandbox, "POST", f"{ORG}/collections", {"title": "Stray"})
+    live_api(sandbox, "POST", f"{ORG}/spaces", {"title": "Stray space"})
+    return sandbox
+
+
+def _space_id(sandbox: Path, title: str) -> str:
+    spaces = live_api(sandbox, "GET", f"{ORG}/spaces")["items"]
+    return next(s["id"] for s in spaces if s["title"] == title)
+
+
+@pytest.fixture
+def changed(rich: Path, tmp_path: Path) -> Path:
+    """The rich manifests with changes to several kinds, and pruning on."""
+    text = (FIXTURES / "rich-org" / "main.yaml").read_text("utf-8")
+    billing, faq = _space_id(rich, "Billing service"), _space_id(rich, "FAQ")
+    text = text.replace("title: Platform", "title: Platform team")
+    text = text.replace("{title: Backend, parent: engineering", "{title: Backend, parent: product")
+    text = text.replace("faq: {title: FAQ}", f"faq: {{id: {faq}, title: Questions}}")
+    text = text.replace(
+        "billing: {title: Billing service, collection: services",
+        f"billing: {{id: {billing}, title: Billing service, collection: product",
+    )
+    directory = write_manifests(tmp_path / "changed", text)
+    for certs in (FIXTURES / "rich-org").glob("certs/*"):
+        (directory / "certs").mkdir(exist_ok=True)
+        (directory / "certs" / certs.name).write_bytes(certs.read_bytes())
+    return append_manifests(
+        directory,
+        """
+        docform: {prune: {collections: true, spaces: true}}
+        """,
+    )
+
+
+async def _read(sandbox: Path, manifests: Any) -> LiveState:
+    kinds = build_kinds(manifests.organization.id)
+    async with ApiClient(f"sandbox:{sandbox}", read_only=True) as client:
+        return await read_live_state(client, manifests.organization.id, kinds, {})
+
+
+def _in_reference_order(manifests: Any, live: LiveState) -> dict[str, Any]:
+    kinds = build_kinds(manifests.organization.id)
+    prune = manifests.settings.prune.model_dump()
+    return plan_changes(kinds, manifests, live, manifests.organization.id, prune).to_json()
+
+
+def _fed_in(order: list[str], manifests: Any, live: LiveState) -> dict[str, Any]:
+    kinds = {k.name: k for k in build_kinds(manifests.organization.id)}
+    matcher = ProgressiveMatcher(list(kinds.values()), manifests)
+    for name in order:
+        matcher.kind_read(kinds[name], live.of(name))
+    prune = manifests.settings.prune.model_dump()
+    plan = plan_from_matcher(matcher, manifests, live, manifests.organization.id, prune)
+    return plan.to_json()
+
+
+def test_kinds_read_in_any_order_give_the_plan_of_the_reference_order(
+    rich: Path, changed: Path
+) -> None:
+    manifests = load_manifest_set(changed)
+    live = asyncio.run(_read(rich, manifests))
+    expected = _in_reference_order(manifests, live)
+    assert {c["action"] for c in expected["changes"]} >= {"create", "update", "move", "delete"}
+    names = [k.name for k in build_kinds(manifests.organization.id)]
+    orders = [list(reversed(names)), names]
+    shuffle = random.Random(7)
+    orders += [shuffle.sample(names, len(names)) for _ in range(6)]
+    for order in orders:
+        assert _fed_in(order, manifests, live) == expected, order
+
+
+def test_a_kind_waits_for_the_kinds_it_refers_to(rich: Path) -> None:
+    manifests = load_manifest_set(FIXTURES / "rich-org")
+    live = asyncio.run(_read(rich, manifests))
+    kinds = {k.name: k for k in build_kinds(manifests.organization.id)}
+    matcher = ProgressiveMatcher(list(kinds.values()), manifests)
+    matcher.kind_read(kinds["team"], live.of("team"))
+    with pytest.raises(RuntimeError, match="never read or never matched: member, team, "):
+        matcher.matchings()
+    matcher.kind_read(kinds["member"], live.of("member"))
+    for name in kinds.keys() - {"team", "member"}:
+        matcher.kind_read(kinds[name], live.of(name))
+    assert [k.name for k, _ in matcher.matchings()] == [k.name for k in matcher.order]
+
+
+class SlowKinds:
+    """A client whose list reads take longer the earlier their path's kind comes in
+    ``slowest_first``, so the kinds finish in an order the planner does not choose."""
+
+    def __init__(self, client: ApiClient, slowest_first: list[str]) -> None:
+        self._client = client
+        self._delays = {
+            word: 0.002 * (len(slowest_first) - i) for i, word in enumerate(slowest_first)
+        }
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def list_all(self, path: str, params: Mapping[str, Any] | None = None) -> list:
+        last = path.rstrip("/").split("/")[-1]
+        await asyncio.sleep(self._delays.get(last, 0.0))
+        return await self._client.list_all(path, params)
+
+
+def test_a_plan_made_while_reading_equals_the_plan_made_after(rich: Path, changed: Path) -> None:
+    manifests = load_manifest_set(changed)
+    live = asyncio.run(_read(rich, manifests))
+    expected = _in_reference_order(manifests, live)
+
+    async def plan_while_reading(slowest_first: list[str]) -> dict[str, Any]:
+        async with ApiClient(f"sandbox:{rich}", read_only=True) as client:
+            return (await make_plan(manifests, SlowKinds(client, slowest_first))).to_json()
+
+    for slowest_first in (["members", "collections"], ["spaces", "teams", "site-spaces"]):
+        assert asyncio.run(plan_while_reading(slowest_first)) == expected
+
+
+def test_problems_are_reported_in_reference_order_whatever_the_read_order(
+    rich: Path, tmp_path: Path
+) -> None:
+    text = (FIXTURES / "rich-org" / "main.yaml").read_text("utf-8")
+    text = text.replace("  docs:\n    id: site_docs", "  docs:\n    id: site_nowhere")
+    text = text.replace("faq: {title: FAQ}", "faq: {id: space_nowhere, title: FAQ}")
+    directory = write_manifests(tmp_path / "wrong", text)
+    for certs in (FIXTURES / "rich-org").glob("certs/*"):
+        (directory / "certs").mkdir(exist_ok=True)
+        (directory / "certs" / certs.name).write_bytes(certs.read_bytes())
+    manifests = load_manifest_set(directory)
+    live = asyncio.run(_read(rich, manifests))
+    with pytest.raises(MatchError) as in_order:
+        _in_reference_order(manifests, live)
+    assert len(in_order.value.problems) >= 2
+    names = [k.name for k in build_kinds(manifests.organization.id)]
+    for order in itertools.islice(itertools.permutations(reversed(names)), 0, 50, 7):
+        with pytest.raises(MatchError) as fed:
+            _fed_in(list(order), manifests, live)
+        assert fed.value.problems == in_order.value.problems
+
+
+def test_pinned_ids_are_made_only_when_a_read_looks_at_them(rich: Path, changed: Path) -> None:
+    manifests = load_manifest_set(changed)
+    kinds = {k.name: k for k in build_kinds(manifests.organization.id)}
+    matcher = ProgressiveMatcher(list(kinds.values()), manifests)
+    pinned = matcher.pinned_ids(kinds["space"])
+    assert matcher._desired == {}
+    assert sorted(pinned) == sorted([_space_id(rich, "Billing service"), _space_id(rich, "FAQ")])
+    assert list(matcher._desired) == ["space"]
+    assert matcher.desired(kinds["space"]) is matcher.desired(kinds["space"])
+
+
+class FailingReads:
+    """A client whose every list fails as an unreachable service would."""
+
+    def __init__(self, client: ApiClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def list_all(self, path: str, params: Mapping[str, Any] | None = None) -> list:
+        from docform.api import ApiError
+
+        raise ApiError(f"GET {path} failed: the service is down", method="GET", path=path)
+
+
+def test_planning_gives_back_the_garbage_collector_settings_it_changed(
+    rich: Path, changed: Path
+) -> None:
+    manifests = load_manifest_set(changed)
+    before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
+
+    async def plan(failing: bool) -> None:
+        async with ApiClient(f"sandbox:{rich}", read_only=True) as client:
+            reader = FailingReads(client) if failing else client
+            await asyncio.gather(make_plan(manifests, reader), make_plan(manifests, client))
+
+    asyncio.run(plan(failing=False))
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+    with pytest.raises(ReadError, match="no plan was made"):
+        asyncio.run(plan(failing=True))
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
