@@ -72,6 +72,7 @@ def summarize(
         _row(f"2. plan of {len(expected)} changes, {latency:g} ms", changed, read, latency),
         _row(f"2. apply of {len(expected)} changes, {latency:g} ms", applied, write, latency),
         _row(f"per-object pattern, {latency:g} ms", per_object, None, latency),
+        _row(f"HTTP floor: bare httpx replay, {latency:g} ms", results["replay"], read, latency),
         _row("3. no-change plan, 0 ms", cpu_plan, read, 0, cpu_plan["process"]),
         _row(f"3. plan of {len(expected)} changes, 0 ms", cpu_apply["plan"], read, 0),
         _row(f"3. apply of {len(expected)} changes, 0 ms", cpu_apply["apply"], write, 0,

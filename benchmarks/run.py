@@ -7,7 +7,8 @@ Scenarios (each on a fresh copy of the generated sandbox, served by ``docform sa
 2. plan + apply of the mixed changes at ``--latency-ms``: wall time and requests;
 3. both again at latency 0: docform's CPU time and peak memory (its own process).
 Plus the per-object pattern of a Terraform provider on the same organization, with docform's
-own client, and docform's speed-up over it.
+own client, and docform's speed-up over it; and the HTTP floor of the machine: the no-change
+plan's requests sent again with bare httpx, nothing done with the answers.
 
 ``--quick`` uses a 10x smaller organization (under a minute). ``--check`` exits 1 when a
 request count is off its ideal or a request was sent twice; never because of a time.
@@ -53,6 +54,9 @@ def measure(out: Path, latency_ms: float) -> dict[str, Any]:
     with served_sandbox(out, "s1", latency_ms) as server:
         results["plan"] = worker(server, "plan", str(out / "match"))
         results["plan"]["served"] = server.take_stats()
+        print("HTTP floor (the plan's requests again, bare httpx)", file=sys.stderr)
+        results["replay"] = worker(server, "replay", str(out / "match"))
+        server.take_stats()
         print("per-object pattern (list ids, GET each, 10 at a time)", file=sys.stderr)
         results["per_object"] = worker(server, "per-object", ORG_ID)
     print(f"scenario 2: plan + apply of the changes at {latency_ms:g} ms", file=sys.stderr)

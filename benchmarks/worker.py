@@ -3,6 +3,7 @@
     python benchmarks/worker.py plan DIR URL        # plan (read, match, diff, render the text)
     python benchmarks/worker.py apply DIR URL       # plan, check the safety rails, apply
     python benchmarks/worker.py per-object ORG URL  # a Terraform provider's per-object pattern
+    python benchmarks/worker.py replay DIR URL      # the plan's GETs again, bare httpx (floor)
 
 The API token is read from DOCFORM_API_TOKEN. It prints one JSON object on stdout. docform runs
 through its own entry points (`make_plan`, `check_safety`, `apply_plan`, `render_text`), with
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -173,6 +175,33 @@ async def run_per_object(url: str, org_id: str) -> dict[str, Any]:
     }
 
 
+async def run_replay(directory: str, url: str) -> dict[str, Any]:
+    """The HTTP floor of this machine: the GETs a plan of ``directory`` sends, sent again with
+    bare httpx at docform's read parallelism, in no particular order and with nothing done
+    with the answers but decoding them. Only the second part is timed."""
+    seen: Counter[str] = Counter()
+    async with open_client(url, seen, read_only=True) as client:
+        await make_plan(load_manifest_set(directory), client)
+    parallelism = inspect.signature(ApiClient).parameters["max_in_flight"].default
+    paths = [call.split(" ")[1] for call in seen]
+    slots = asyncio.Semaphore(parallelism)
+    headers = {"authorization": f"Bearer {os.environ['DOCFORM_API_TOKEN']}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers) as http:
+
+        async def fetch(path: str) -> None:
+            async with slots:
+                (await http.get(path)).raise_for_status().json()
+
+        started, cpu = time.monotonic(), time.process_time()
+        await asyncio.gather(*(fetch(path) for path in paths))
+    return {
+        "wall_s": time.monotonic() - started,
+        "cpu_s": time.process_time() - cpu,
+        "requests": len(paths),
+        "parallelism": parallelism,
+    }
+
+
 def main(argv: list[str]) -> int:
     mode, *args = argv
     if mode == "plan":
@@ -181,8 +210,10 @@ def main(argv: list[str]) -> int:
         result = asyncio.run(run_apply(args[0], args[1]))
     elif mode == "per-object":
         result = asyncio.run(run_per_object(url=args[1], org_id=args[0]))
+    elif mode == "replay":
+        result = asyncio.run(run_replay(args[0], args[1]))
     else:
-        raise SystemExit(f"unknown mode {mode!r}: plan, apply or per-object")
+        raise SystemExit(f"unknown mode {mode!r}: plan, apply, per-object or replay")
     json.dump(result, sys.stdout)
     return 0
 
