@@ -889,3 +889,13 @@ def test_unmanaged_section_in_a_managed_group_is_left_there(sandbox: Path, manif
     plan = plan_json(manifests, sandbox)
     assert plan["changes"] == []
     assert {"kind": "section", "id": ops["id"], "title": "Operations"} in plan["unmanaged"]
+
+
+def test_structure_of_an_unmanaged_site_is_not_read(sandbox: Path, manifests: Path) -> None:
+    arranged(sandbox)
+    write(manifests, {"organization": {"id": "org_acme"}})
+    result = run(["plan", manifests, "-v"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "8 API requests (GET 8)" in result.stderr
+    write(manifests, base_doc())
+    assert "11 API requests (GET 11)" in run(["plan", manifests, "-v"], sandbox).stderr

@@ -63,6 +63,14 @@ class ProgressiveMatcher:
                     self._match(ready)
                     progress = True
 
+    def manages(self, kind: str, live_id: str) -> bool:
+        """Whether an entry manages the live ``kind`` object ``live_id``; ``kind`` must be matched
+        already (a read per parent runs after its parent kind is read, hence matched, as long as
+        that kind refers to none that is read later)."""
+        if kind not in self._matched:
+            raise RuntimeError(f"{kind} is not matched yet, so its scope is not known")
+        return self.index.managed_ref(kind, live_id) is not None
+
     def matchings(self) -> list[tuple[Kind, Matching]]:
         """Every kind's matching in reference order; raises `MatchError` with every problem."""
         missing = [kind.name for kind in self.order if kind.name not in self._matched]

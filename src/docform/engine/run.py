@@ -34,7 +34,9 @@ async def make_plan(
     with _collecting_rarely():
         matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing)
         wanted = {kind.name: matcher.pinned_ids(kind) for kind in kinds}
-        live = await read_live_state(client, org_id, kinds, wanted, progress, matcher.kind_read)
+        live = await read_live_state(
+            client, org_id, kinds, wanted, progress, matcher.kind_read, matcher.manages
+        )
         prune = manifests.settings.prune.model_dump()
         plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
     plan.requests = client.stats.requests if hasattr(client, "stats") else 0

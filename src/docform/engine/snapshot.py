@@ -19,6 +19,9 @@ from docform.errors import DocformError
 Progress = Callable[[str, int], None]
 """Called with a kind's name and how many of its objects have been read so far."""
 
+Manages = Callable[[str, str], bool]
+"""Whether a manifest entry manages the live object of a kind (by name) with an id."""
+
 KindRead = Callable[[Kind, list[dict[str, Any]]], None]
 """Called with a kind and all its live objects as soon as they are read, while other kinds
 may still be reading (the planner matches it then)."""
@@ -42,12 +45,18 @@ class LiveReader:
     """What a kind's ``read`` may use: list and get calls, and the kinds read before it."""
 
     def __init__(
-        self, client: Any, org_id: str, state: LiveState, progress: Progress | None = None
+        self,
+        client: Any,
+        org_id: str,
+        state: LiveState,
+        progress: Progress | None = None,
+        manages: Manages | None = None,
     ) -> None:
         self.client = client
         self.org_id = org_id
         self._state = state
         self._progress = progress
+        self._manages = manages
         self._counts: dict[str, int] = {}
 
     async def list(self, kind: str, path: str, params: Mapping[str, Any] | None = None) -> list:
@@ -71,6 +80,13 @@ class LiveReader:
     def live(self, kind: str) -> list[dict[str, Any]]:
         return self._state.of(kind)
 
+    def managed(self, kind: str) -> list[dict[str, Any]]:
+        """The live objects of ``kind`` that manifest entries manage (all of them when reading
+        without manifests, as export does): what lies inside the others is out of scope."""
+        if self._manages is None:
+            return self.live(kind)
+        return [obj for obj in self.live(kind) if self._manages(kind, obj["id"])]
+
     def _count(self, kind: str, n: int) -> None:
         self._counts[kind] = self._counts.get(kind, 0) + n
         if self._progress:
@@ -84,10 +100,12 @@ async def read_live_state(
     wanted_ids: Mapping[str, Sequence[str]],
     progress: Progress | None = None,
     on_kind_read: KindRead | None = None,
+    manages: Manages | None = None,
 ) -> LiveState:
-    """Every kind's live objects; ``on_kind_read`` gets each kind's as soon as they are in."""
+    """Every kind's live objects; ``on_kind_read`` gets each kind's as soon as they are in, and
+    ``manages`` tells reads per parent which parents are in scope (`LiveReader.managed`)."""
     state = LiveState()
-    reader = LiveReader(client, org_id, state, progress)
+    reader = LiveReader(client, org_id, state, progress, manages)
     names = {kind.name for kind in kinds}
     tasks: dict[str, asyncio.Task[None]] = {}
 

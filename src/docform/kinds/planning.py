@@ -117,9 +117,9 @@ def id_in_path(value: Any) -> str:
 
 
 async def read_per_site(reader: LiveReader, kind: str, org_id: str, suffix: str) -> list[dict]:
-    """One list per live site (``section-groups``, ``sections``, ``site-spaces``), each item
+    """One list per managed site (``section-groups``, ``sections``, ``site-spaces``), each item
     tagged with its site's id as ``_site``."""
-    sites = reader.live("site")
+    sites = reader.managed("site")
     lists = await asyncio.gather(
         *(reader.list(kind, f"{site_prefix(org_id, site['id'])}/{suffix}") for site in sites)
     )
