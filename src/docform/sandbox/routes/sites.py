@@ -14,8 +14,8 @@ Choices where the API documents are silent:
   least one site space; ``siteSpaces`` counts them. ``appliedType`` is ``type`` (no plan change
   is ever pending), ``features`` is empty, ``draft`` is false on every structure object.
   ``urls.published`` is always given (``proxy`` when set, else the sandbox's base URL followed
-  by the basename); ``proxy`` in answers is ``{origin: the proxy URL, target: that base URL}``. ``title`` filters case-insensitively by substring, ``space`` keeps
-  sites that show that space.
+  by the basename); ``proxy`` in answers is ``{origin: the proxy URL, target: that base URL}``.
+  ``title`` filters case-insensitively by substring, ``space`` keeps sites that show that space.
 - ``proxy`` takes an absolute http(s) URL or null (removes it).
 - ``defaultSiteSpace`` (PATCH) makes a site space the default of its section (or of the site
   root for a site without sections); ``defaultSiteSection`` makes a section the site's default;
