@@ -80,7 +80,7 @@ SITE_SPACE_REF = need(dict, shape={"space": need(dict, shape={"id": ID})})
 OBJECT_SHAPES: dict[str, Mapping[str, Field]] = {
     "/orgs/*": {
         "id": ID,
-        "title": need(str),
+        "title": may(str),  # the API documents do not promise one
         "emailDomains": may(list, NULL, items=need(str)),
         "hostname": OPTIONAL_TEXT,
         "defaultRole": may(str, NULL),
