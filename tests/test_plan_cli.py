@@ -39,6 +39,7 @@ PLAN_KEYS = [
     "unmanaged",
     "summary",
     "ignored",
+    "notes",
     "fingerprints",
     "checksum",
 ]

@@ -54,6 +54,8 @@ class Desired:
     fields: dict[str, Any]
     location: str
     pinned_id: str | None = None
+    locked_id: str | None = None
+    """The id recorded for this address in the manifest set's identity file (docform.lock)."""
     formerly: list[tuple[Any, ...]] = field(default_factory=list)
     unfinished_keys: list[tuple[Any, ...]] = field(default_factory=list)
     """Keys of what this entry's create leaves when its follow-up calls never ran (a section

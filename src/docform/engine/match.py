@@ -40,6 +40,8 @@ class Matching:
     creates: list[Desired] = field(default_factory=list)
     restores: list[Pair] = field(default_factory=list)
     unmatched: list[Observed] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What a reader of the plan should know about how entries were matched."""
 
 
 def unmanaged_address(kind: str, live_id: str) -> str:
@@ -65,7 +67,7 @@ def match_kind(
     live = [r for r in raws if not kind.restorable(r)]
     deleted = {r["id"]: r for r in raws if kind.restorable(r)}
     claimed = _match_pinned(kind, desired, live, deleted, index, result, problems)
-    waiting = [d for d in desired if d.pinned_id is None]
+    waiting = [d for d in desired if d.pinned_id is None and d.locked_id is None]
     for level in _levels(kind, live):
         observed = [o for o in (kind.observe(raw, index) for raw in level) if o is not None]
         for obs in observed:
@@ -92,28 +94,61 @@ def _match_pinned(
     result: Matching,
     problems: list[str],
 ) -> dict[str, Pair]:
+    """Entries with an id: pinned inline, else recorded in the identity file. A recorded id
+    that is gone, or that another entry pins inline, is set aside with a note, and the entry
+    is matched like an entry without an id."""
     by_id = {r["id"]: r for r in live}
     claimed: dict[str, Pair] = {}
+    pinned_inline = {d.pinned_id: d for d in desired if d.pinned_id is not None}
+    known = {**by_id, **deleted}
     for d in desired:
-        if d.pinned_id is None:
+        live_id, reason = (d.pinned_id, "id") if d.pinned_id else (d.locked_id, "lock")
+        if live_id is None:
             continue
-        if d.pinned_id in by_id:
+        conflict = reason == "lock" and _lock_conflict(kind, d, pinned_inline, claimed, known)
+        if conflict:
+            d.locked_id = None
+            result.notes.append(
+                f"{d.address}: docform.lock records {kind.name} {live_id}, but {conflict}; "
+                "the entry is matched by its natural key or `formerly` instead"
+            )
+            continue
+        if live_id in by_id:
             # Observed for real once its level is reached; the index needs the address now.
-            pair = Pair(d, _placeholder_observed(by_id[d.pinned_id]), "id")
-            claimed[d.pinned_id] = pair
+            pair = Pair(d, _placeholder_observed(by_id[live_id]), reason)
+            claimed[live_id] = pair
             result.pairs.append(pair)
-            index.record(kind.name, d.pinned_id, d.address)
-        elif d.pinned_id in deleted:
-            obs = kind.observe(deleted[d.pinned_id], index)
-            result.restores.append(Pair(d, obs, "id"))
-            index.record(kind.name, d.pinned_id, d.address)
+            index.record(kind.name, live_id, d.address)
+        elif live_id in deleted:
+            obs = kind.observe(deleted[live_id], index)
+            result.restores.append(Pair(d, obs, reason))
+            index.record(kind.name, live_id, d.address)
         else:
             problems.append(
-                f"{d.location}: {d.address}: the pinned id '{d.pinned_id}' matches no live "
+                f"{d.location}: {d.address}: the pinned id '{live_id}' matches no live "
                 f"{kind.name}; remove `id:` to match by natural key or create it anew, "
                 f"or correct the id"
             )
     return claimed
+
+
+def _lock_conflict(
+    kind: Kind,
+    d: Desired,
+    pinned_inline: Mapping[str, Desired],
+    claimed: Mapping[str, Pair],
+    known: Mapping[str, Any],
+) -> str | None:
+    """Why the id the identity file records for ``d`` cannot be used, or None if it can."""
+    live_id = d.locked_id
+    owner = pinned_inline.get(live_id or "")
+    if owner is not None:
+        return f"{owner.address} pins it with `id:` ({owner.location}), and that pin wins"
+    if live_id in claimed:
+        return f"it is recorded for {claimed[live_id].desired.address} too"
+    if live_id not in known:
+        return f"no live {kind.name} has that id any more"
+    return None
 
 
 def _match_keys(

@@ -163,6 +163,11 @@ class Plan:
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
     ignored: list[Any] = field(default_factory=list)
     """What ``ignore:`` in the settings left out (`docform.engine.ignore.Ignored`)."""
+    notes: list[str] = field(default_factory=list)
+    """What a reviewer should know about how entries were matched (an identity file id no
+    longer live, an entry that may replace a live object)."""
+    identities: dict[str, str] = field(default_factory=dict, repr=False)
+    """Address -> live id of every entry matched to a live object (what docform.lock holds)."""
 
     @property
     def has_changes(self) -> bool:
@@ -190,6 +195,7 @@ class Plan:
         doc["unmanaged"] = [u.to_json() for u in self.unmanaged]
         doc["summary"] = self.summary()
         doc["ignored"] = [i.to_json() for i in self.ignored]
+        doc["notes"] = list(self.notes)
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

@@ -64,6 +64,10 @@ def plan_from_matcher(
             else:
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
         plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
+        plan.identities.update(
+            {p.desired.address: p.observed.id for p in (*matching.pairs, *matching.restores)}
+        )
+        plan.notes += matching.notes
     plan.fingerprints.update(matcher.fingerprints(matchings))
     plan.changes.extend(reversed(deletes))
     _link_dependencies(plan.changes, matchings)
@@ -172,7 +176,8 @@ def _restore_change(kind: Kind, pair: Pair) -> Change:
         address=pair.desired.address,
         kind=kind.name,
         action="restore",
-        action_reason=f"the pinned {kind.name} {obs.id} was deleted and can still be restored",
+        action_reason=f"the {kind.name} {obs.id} it is tied to was deleted and can still be "
+        "restored",
         before=None,
         after={k: obs.fields.get(k) for k in pair.desired.fields},
         calls=kind.restore_calls(obs),
@@ -226,6 +231,7 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
 def _reason(kind: Kind, pair: Pair, action: str) -> str:
     matched_by = {
         "id": "its pinned id",
+        "lock": "its id in docform.lock",
         "key": "its natural key",
         "formerly": "a key listed in formerly",
         "unfinished": "what an interrupted create of it left",

@@ -46,6 +46,8 @@ def render_markdown(plan: Plan, diagram: str | None = None) -> str:
         for item in plan.unmanaged:
             lines.append(f"- {item.kind} `{code(item.id)}` {escape(show_value(item.title))}")
         lines += ["", "</details>", ""]
+    if plan.notes:
+        lines += [f"> [!NOTE]\n> {escape(note)}\n" for note in plan.notes]
     lines += ignored_details(plan)
     if diagram:
         lines += [diagram, ""]

@@ -36,6 +36,11 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         for item in plan.unmanaged:
             out.append(f"  {item.kind} {item.id} {show_value(item.title)}\n", "dim")
         out.append("\n")
+    if plan.notes:
+        out.append("Notes:\n", "bold")
+        for note in plan.notes:
+            out.append(f"  {note}\n")
+        out.append("\n")
     if plan.ignored:
         out.append(f"Ignored ({len(plan.ignored)}, by `ignore:` in the settings):\n", "dim")
         for item in plan.ignored:
