@@ -24,6 +24,7 @@ from planning import (
 ROOT = Path(__file__).parent.parent
 ACME = ROOT / "examples" / "acme"
 DOCS = "/orgs/org_acme/sites/site_docs"
+TEAMS = "organization: {id: org_acme}\nteams:\n  ops: {title: Ops}\n"
 
 
 @pytest.fixture
@@ -166,9 +167,7 @@ def test_an_entry_keeps_its_object_through_the_lock_when_its_key_changes(
 def test_a_lock_id_no_longer_live_falls_back_to_the_natural_key_with_a_note(
     tmp_path: Path, sandbox: Path
 ) -> None:
-    directory = write_manifests(
-        tmp_path / "m", "organization: {id: org_acme}\nteams:\n  ops: {title: Ops}\n"
-    )
+    directory = write_manifests(tmp_path / "m", TEAMS)
     apply(directory, sandbox)
     gone = read_lock(directory)["ids"]["team.ops"]
     live_api(sandbox, "DELETE", f"/orgs/org_acme/teams/{gone}")
@@ -187,14 +186,12 @@ def test_a_lock_id_no_longer_live_falls_back_to_the_natural_key_with_a_note(
 
 
 def test_an_inline_pin_wins_over_the_same_id_in_the_lock(tmp_path: Path, sandbox: Path) -> None:
-    directory = write_manifests(
-        tmp_path / "m", "organization: {id: org_acme}\nteams:\n  ops: {title: Ops}\n"
-    )
+    directory = write_manifests(tmp_path / "m", TEAMS)
     apply(directory, sandbox)
     ops = read_lock(directory)["ids"]["team.ops"]
     write_manifests(
         directory,
-        f"organization: {{id: org_acme}}\nteams:\n  ops: {{title: Ops}}\n  run: {{id: {ops}, title: Run}}\n",
+        TEAMS + f"  run: {{id: {ops}, title: Run}}\n",
     )
 
     plan = plan_json(directory, sandbox)
@@ -224,9 +221,7 @@ def test_a_broken_lock_file_is_a_located_problem(tmp_path: Path, sandbox: Path) 
 
 
 def test_a_lock_of_another_organization_is_not_used(tmp_path: Path, sandbox: Path) -> None:
-    directory = write_manifests(
-        tmp_path / "m", "organization: {id: org_acme}\nteams:\n  ops: {title: Ops}\n"
-    )
+    directory = write_manifests(tmp_path / "m", TEAMS)
     (directory / "docform.lock").write_text(
         "format_version: 1\norganization: org_other\nids:\n  team.ops: t_elsewhere\n",
         encoding="utf-8",
