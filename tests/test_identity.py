@@ -251,3 +251,35 @@ def test_a_section_whose_path_patch_failed_is_finished_not_created_twice(
     sections = live_api(sandbox, "GET", f"{DOCS}/sections")["items"]
     assert [(s["id"], s["path"]) for s in sections] == [(orphan[0]["id"], "start")]
     assert_converged(directory, sandbox)
+
+
+# -- docform pin ---------------------------------------------------------------------------------
+
+
+def test_pin_records_live_objects_without_applying_so_a_later_rename_is_an_update(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    ops = live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Ops"})["id"]
+    directory = write_manifests(tmp_path / "m", TEAMS + "  new: {title: New}\n")
+
+    result = run(["pin", directory], sandbox)
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        f"pinned 2 entries in {directory / 'docform.lock'}\n"
+        "not live yet (apply creates and records them): team.new\n"
+    )
+    assert read_lock(directory)["ids"] == {"organization": "org_acme", "team.ops": ops}
+    assert "New" not in live_ids(sandbox, "/orgs/org_acme/teams")
+    write_manifests(directory, TEAMS.replace("title: Ops", "title: Operations"))
+    plan = plan_json(directory, sandbox)
+    assert actions(plan) == [("team.ops", "update")]
+
+
+def test_pin_of_invalid_manifests_writes_nothing_and_exits_1(tmp_path: Path, sandbox: Path) -> None:
+    directory = write_manifests(tmp_path / "m", "organization: {id: org_acme}\nteams: {ops: {}}\n")
+
+    result = run(["pin", directory], sandbox)
+
+    assert result.exit_code == 1
+    assert not (directory / "docform.lock").exists()
