@@ -283,3 +283,79 @@ def test_pin_of_invalid_manifests_writes_nothing_and_exits_1(tmp_path: Path, san
 
     assert result.exit_code == 1
     assert not (directory / "docform.lock").exists()
+
+
+# -- formerly: former names and former keys ------------------------------------------------------
+
+
+def test_a_former_key_names_only_the_key_fields_of_its_kind(tmp_path: Path, sandbox: Path) -> None:
+    directory = write_manifests(
+        tmp_path / "m",
+        """\
+        organization: {id: org_acme}
+        spaces:
+          handbook:
+            title: Handbook
+            formerly: [Old, {collection: null, path: x}]
+        """,
+    )
+
+    result = run(["validate", directory], sandbox)
+
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "main.yaml:5:5: spaces.handbook.formerly: [1]: unknown field path: a former key of a "
+        "space names some of collection, title (the others are taken as they are now)\n"
+    )
+
+
+def test_a_former_key_names_existing_containers(tmp_path: Path, sandbox: Path) -> None:
+    directory = write_manifests(
+        tmp_path / "m",
+        """\
+        organization: {id: org_acme}
+        collections:
+          eng: {title: Eng}
+        spaces:
+          handbook: {title: Handbook, formerly: [{collection: engg, title: Book}]}
+        """,
+    )
+
+    result = run(["validate", directory], sandbox)
+
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "main.yaml:5:43: spaces.handbook.formerly[0].collection: unknown collection 'engg' "
+        "(did you mean 'eng'?)\n"
+    )
+
+
+def test_a_former_key_matches_a_space_moved_and_renamed_without_any_id(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    manifests = """\
+    organization: {id: org_acme}
+    collections:
+      eng: {title: Eng}
+      ops: {title: Ops}
+      archive: {title: Archive}
+    spaces:
+      a: {title: Lasers, collection: eng}
+      b: {title: Lasers, collection: ops}
+    """
+    directory = write_manifests(tmp_path / "m", manifests)
+    apply(directory, sandbox)
+    ids = read_lock(directory)["ids"]
+    (directory / "docform.lock").unlink()
+    moved = manifests.replace(
+        "a: {title: Lasers, collection: eng}",
+        "a: {title: Beams, collection: archive, formerly: [{collection: eng, title: Lasers}]}",
+    )
+    write_manifests(directory, moved)
+
+    plan = plan_json(directory, sandbox)
+
+    assert actions(plan) == [("space.a", "update"), ("space.a", "move")]
+    assert {c["id"] for c in plan["changes"]} == {ids["space.a"]}
+    apply(directory, sandbox)
+    assert_converged(directory, sandbox)

@@ -101,6 +101,10 @@ class Kind:
     """Where a create call's answer holds the new object's id (``users.0`` for an invite)."""
     field_actions: ClassVar[Mapping[str, str]] = {}
     """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
+    container_key_parts: ClassVar[tuple[int, ...]] = ()
+    """Positions in the natural key that name the object's container (a space's collection, a
+    site space's section): an entry whose key differs from a live object's only there, when
+    exactly one of each fits, is that object moved (`docform.engine.match`)."""
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""
@@ -131,6 +135,11 @@ class Kind:
     def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
         """For kinds nested in themselves (collections): the live id of the parent."""
         return None
+
+    def may_move(self, desired: Desired, index: AddressIndex) -> bool:
+        """Whether move detection may pair ``desired`` with a live object in another container
+        (`container_key_parts`): a kind says no where the move could not be carried out."""
+        return True
 
     def restorable(self, raw: Mapping[str, Any]) -> bool:
         """Whether a pinned, deleted object can be brought back instead of recreated."""

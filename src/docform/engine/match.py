@@ -1,15 +1,18 @@
 """Matching manifest entries to live objects, without a state file and without guessing.
 
-An entry matches, in order: the live object with its pinned ``id``; the one live object with its
-natural key; the one live object with a key listed in ``formerly``. Two live objects for one key
-is an error that names their ids, so the user can pin one. Kinds nested in themselves
+An entry matches, in order: the live object with its pinned ``id``; the one with the id the
+identity file (docform.lock) records for its address, when that object is still live; the one
+live object with its natural key; the one live object with a key listed in ``formerly``; and
+last, the one live object whose key differs only in its container (a moved space), when it is
+the only candidate and the entry the only one that wants it. Two live objects for one key is
+an error that names their ids, so the user can pin one. Kinds nested in themselves
 (collections) are matched level by level, parents first, because a child's key holds its
 parent's address.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,13 +71,17 @@ def match_kind(
     deleted = {r["id"]: r for r in raws if kind.restorable(r)}
     claimed = _match_pinned(kind, desired, live, deleted, index, result, problems)
     waiting = [d for d in desired if d.pinned_id is None and d.locked_id is None]
-    for level in _levels(kind, live):
+    levels = _levels(kind, live)
+    for depth, level in enumerate(levels):
         observed = [o for o in (kind.observe(raw, index) for raw in level) if o is not None]
         for obs in observed:
             if obs.id in claimed:
                 claimed[obs.id].observed = obs
         free = [o for o in observed if o.id not in claimed]
         waiting = _match_keys(kind, waiting, free, claimed, index, result, problems, finishing)
+        if waiting and kind.container_key_parts:
+            deeper = _leaf_counts(kind, levels[depth + 1 :], index)
+            waiting = _match_moves(kind, waiting, free, deeper, claimed, index, result)
         for obs in free:
             if obs.id not in claimed:
                 index.record(kind.name, obs.id, unmanaged_address(kind.name, obs.id))
@@ -179,6 +186,57 @@ def _match_keys(
         result.pairs.append(pair)
         index.record(kind.name, pair.observed.id, d.address)
     return still
+
+
+def _match_moves(
+    kind: Kind,
+    waiting: list[Desired],
+    free: Sequence[Observed],
+    deeper: Mapping[tuple[Any, ...], int],
+    claimed: dict[str, Pair],
+    index: AddressIndex,
+    result: Matching,
+) -> list[Desired]:
+    """Pair an entry with the live object whose key differs only in its container, when that
+    object is the only one left with the entry's leaf key (deeper levels included) and the
+    entry is the only one that wants it; returns the entries still unmatched."""
+    wanted = Counter(_leaf(kind, d.key) for d in waiting)
+    fits: dict[tuple[Any, ...], list[Observed]] = defaultdict(list)
+    for obs in free:
+        if obs.id not in claimed:
+            fits[_leaf(kind, obs.key)].append(obs)
+    still: list[Desired] = []
+    for d in waiting:
+        leaf = _leaf(kind, d.key)
+        candidates = fits.get(leaf, [])
+        unique = wanted[leaf] == 1 and len(candidates) == 1 and not deeper.get(leaf)
+        if not unique or not kind.may_move(d, index):
+            still.append(d)
+            continue
+        pair = Pair(d, candidates[0], "moved")
+        claimed[pair.observed.id] = pair
+        result.pairs.append(pair)
+        index.record(kind.name, pair.observed.id, d.address)
+    return still
+
+
+def _leaf(kind: Kind, key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key without its container parts: what a move leaves unchanged."""
+    return tuple(part for i, part in enumerate(key) if i not in kind.container_key_parts)
+
+
+def _leaf_counts(
+    kind: Kind, levels: Sequence[Sequence[Mapping[str, Any]]], index: AddressIndex
+) -> Counter[tuple[Any, ...]]:
+    """Leaf keys of the live objects of deeper levels (their containers are not matched yet,
+    but a leaf key leaves the container out)."""
+    counts: Counter[tuple[Any, ...]] = Counter()
+    for level in levels:
+        for raw in level:
+            obs = kind.observe(raw, index)
+            if obs is not None:
+                counts[_leaf(kind, obs.key)] += 1
+    return counts
 
 
 def _claim(

@@ -234,6 +234,7 @@ def _reason(kind: Kind, pair: Pair, action: str) -> str:
         "lock": "its id in docform.lock",
         "key": "its natural key",
         "formerly": "a key listed in formerly",
+        "moved": "its key in another container (moved)",
         "unfinished": "what an interrupted create of it left",
     }[pair.reason]
     return f"live {kind.name} {pair.observed.id}, matched by {matched_by}, differs"

@@ -28,6 +28,7 @@ class MemberEntry(Entry):
     kind = "member"
     key_is_unique = True
     key_label = "email"
+    former_key_fields = ("email",)
 
     role: RoleOrGuest = Field(description="Organization role; guest is the API's null role.")
     sso: bool | None = Field(None, description="Sign-in through SSO only.")

@@ -33,6 +33,7 @@ class OpenApiEntry(Entry):
     kind = "openapi"
     key_is_unique = True
     key_label = "slug"
+    former_key_fields = ("slug",)
 
     slug: str = Field(min_length=1, max_length=100, pattern=SLUG_PATTERN)
     source: OpenApiSource
