@@ -359,3 +359,115 @@ def test_a_former_key_matches_a_space_moved_and_renamed_without_any_id(
     assert {c["id"] for c in plan["changes"]} == {ids["space.a"]}
     apply(directory, sandbox)
     assert_converged(directory, sandbox)
+
+
+# -- likely replacements -------------------------------------------------------------------------
+
+CONTENT = """\
+docform: {prune: {spaces: true}}
+organization: {id: org_acme}
+collections:
+  product: {title: Product}
+spaces:
+  help: {title: Help center, collection: product}
+"""
+
+
+def renamed_without_its_lock(tmp_path: Path, sandbox: Path, manifests: str = CONTENT) -> Path:
+    """``manifests`` applied, then the space renamed in a checkout that lost docform.lock."""
+    directory = write_manifests(tmp_path / "m", manifests)
+    apply(directory, sandbox)
+    (directory / "docform.lock").unlink()
+    write_manifests(directory, manifests.replace("Help center", "Help Center"))
+    return directory
+
+
+def test_a_create_next_to_the_delete_of_its_look_alike_is_marked_a_replacement(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    directory = renamed_without_its_lock(tmp_path, sandbox)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+
+    plan = plan_json(directory, sandbox)
+
+    hint = f'pin `id: {old}` in main.yaml:6:3 or add `formerly: ["Help center"]` to keep it'
+    mark = {"create": "space.help", "delete": f"space.~{old}", "id": old, "hint": hint}
+    assert change(plan, "space.help", "create")["replacement"] == mark
+    assert change(plan, f"space.~{old}", "delete")["replacement"] == mark
+    assert plan["notes"] == [
+        f'space.help is created while the plan deletes space {old} "Help center", which looks '
+        f"like its former self; if it is, {hint}"
+    ]
+    text = run(["plan", directory], sandbox).stdout
+    assert f"  -/+ space.help  (create)\n      replaces {old}: {hint}\n" in text
+    assert f"  -/+ space.~{old}  (delete {old})\n      replaced by space.help\n" in text
+    markdown = run(["plan", directory, "--markdown"], sandbox).stdout
+    assert f"| `-/+` | `space.help` | create, **replaces** `{old}` |" in markdown
+
+
+def test_deleting_a_space_to_replace_it_needs_force(tmp_path: Path, sandbox: Path) -> None:
+    directory = renamed_without_its_lock(tmp_path, sandbox)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+
+    refused = run(["apply", directory, "--yes"], sandbox)
+
+    assert refused.exit_code == 1
+    assert (
+        f'[replacement] the plan deletes space {old} "Help center" and creates space.help in '
+        "its place, and its content would be lost; pin "
+    ) in refused.stderr
+    assert "Help center" in live_ids(sandbox, "/orgs/org_acme/spaces")
+    forced = run(["apply", directory, "--yes", "--force"], sandbox)
+    assert forced.exit_code == 0, forced.output
+    assert sorted(live_ids(sandbox, "/orgs/org_acme/spaces")) == ["Help Center"]
+
+
+def test_a_look_alike_left_unmanaged_is_marked_but_not_refused(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    unpruned = CONTENT.replace("docform: {prune: {spaces: true}}\n", "")
+    directory = renamed_without_its_lock(tmp_path, sandbox, unpruned)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+
+    plan = plan_json(directory, sandbox)
+
+    assert change(plan, "space.help", "create")["replacement"]["delete"] is None
+    assert plan["notes"][0].startswith(
+        f'space.help is created while the plan leaves unmanaged space {old} "Help center"'
+    )
+    apply(directory, sandbox)
+
+
+def test_protect_refuses_deleting_the_look_alike_of_a_protected_entry_even_with_force(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    protected = CONTENT.replace("collection: product}", "collection: product, protect: true}")
+    directory = renamed_without_its_lock(tmp_path, sandbox, protected)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+
+    refused = run(["apply", directory, "--yes", "--force"], sandbox)
+
+    assert refused.exit_code == 1
+    assert (
+        f"[protect] main.yaml:6:3: space.help is protected, and the plan deletes space {old} "
+        f'"Help center", which looks like its live object; pin `id: {old}`'
+    ) in refused.stderr
+    assert "Help center" in live_ids(sandbox, "/orgs/org_acme/spaces")
+
+
+def test_a_protected_entry_keeps_its_object_through_the_lock_when_renamed_and_moved(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    protected = CONTENT.replace("collection: product}", "collection: product, protect: true}")
+    directory = write_manifests(tmp_path / "m", protected + "  other: {title: Other}\n")
+    apply(directory, sandbox)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+    moved = protected.replace("Help center, collection: product", "Help, collection: null")
+    write_manifests(
+        directory, moved.replace(", collection: null", "") + "  other: {title: Other}\n"
+    )
+
+    plan = plan_json(directory, sandbox)
+
+    assert actions(plan) == [("space.help", "update"), ("space.help", "move")]
+    assert {c["id"] for c in plan["changes"]} == {old}

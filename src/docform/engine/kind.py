@@ -61,6 +61,8 @@ class Desired:
     """Keys of what this entry's create leaves when its follow-up calls never ran (a section
     before the PATCH that sets its path); matched last, so a re-run finishes, not duplicates."""
     protect: bool = False
+    key_fields: tuple[str, ...] = ()
+    """Names of the last parts of ``key``, as a ``formerly`` mapping writes them."""
     sensitive: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
     entry: Any = None
@@ -105,6 +107,12 @@ class Kind:
     """Positions in the natural key that name the object's container (a space's collection, a
     site space's section): an entry whose key differs from a live object's only there, when
     exactly one of each fits, is that object moved (`docform.engine.match`)."""
+    renamable: ClassVar[bool] = True
+    """Whether an object of this kind can take another natural key (a member's email cannot):
+    if not, a create next to an unmatched object is no sign of a rename."""
+    guard_replacement: ClassVar[bool] = False
+    """Deleting an object of this kind while creating a look-alike needs --force (its content
+    would be lost: spaces, collections)."""
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""

@@ -70,7 +70,8 @@ def match_kind(
     live = [r for r in raws if not kind.restorable(r)]
     deleted = {r["id"]: r for r in raws if kind.restorable(r)}
     claimed = _match_pinned(kind, desired, live, deleted, index, result, problems)
-    waiting = [d for d in desired if d.pinned_id is None and d.locked_id is None]
+    by_id = {p.desired.address for p in (*result.pairs, *result.restores)}
+    waiting = [d for d in desired if d.pinned_id is None and d.address not in by_id]
     levels = _levels(kind, live)
     for depth, level in enumerate(levels):
         observed = [o for o in (kind.observe(raw, index) for raw in level) if o is not None]
@@ -114,7 +115,6 @@ def _match_pinned(
             continue
         conflict = reason == "lock" and _lock_conflict(kind, d, pinned_inline, claimed, known)
         if conflict:
-            d.locked_id = None
             result.notes.append(
                 f"{d.address}: docform.lock records {kind.name} {live_id}, but {conflict}; "
                 "the entry is matched by its natural key or `formerly` instead"

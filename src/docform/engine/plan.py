@@ -111,6 +111,10 @@ class Change:
     """Fields shown as ``(sensitive)`` on both sides."""
     sensitive_before: list[str] = field(default_factory=list)
     """Fields whose live value only is hidden."""
+    replacement: dict[str, Any] | None = None
+    """On both changes of a likely replacement (a create, and the delete of the live object
+    it resembles, if pruned): ``create``, ``delete`` (addresses; delete null when the object
+    is left unmanaged), ``id`` of the live object and the ``hint`` that keeps it."""
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
@@ -134,6 +138,7 @@ class Change:
             "fields": [f.to_json() for f in self.fields],
             "calls": [c.to_json() for c in self.calls],
             "depends_on": list(self.depends_on),
+            "replacement": self.replacement,
         }
 
 

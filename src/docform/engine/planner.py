@@ -21,6 +21,7 @@ from docform.engine.plan import (
 )
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import Violation
+from docform.engine.replacements import mark_replacements
 from docform.engine.snapshot import LiveState
 
 
@@ -78,6 +79,7 @@ def plan_from_matcher(
     for kind, matching in matchings:
         own = [c for c in plan.changes if c.kind == kind.name]
         plan.violations += kind.rail_violations(matching, own)
+    mark_replacements(plan, matchings)
     return plan
 
 

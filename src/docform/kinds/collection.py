@@ -44,6 +44,7 @@ class CollectionKind(Kind):
     name = "collection"
     prune_setting = "collections"
     container_key_parts = (0,)
+    guard_replacement = True
     references = ("collection",)
     field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
     PATCHED = ("title", "description", "defaultLevel")

@@ -55,6 +55,7 @@ class MemberKind(Kind):
     name = "member"
     prune_setting = "members"
     created_id = "users.0"
+    renamable = False
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/members")

@@ -57,6 +57,7 @@ def entry_desired(
         formerly=[former_key(e, natural, item, former, refs or {}) for item in e.formerly]
         + extra.pop("formerly", []),
         protect=e.protect,
+        key_fields=e.former_key_fields,
         entry=extra.pop("entry", e),
         **extra,
     )

@@ -68,6 +68,7 @@ class SpaceKind(Kind):
     name = "space"
     prune_setting = "spaces"
     container_key_parts = (0,)
+    guard_replacement = True
     references = ("collection", "member")
     field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
     CREATED_WITH = ("title", "emoji", "language", "editMode")
