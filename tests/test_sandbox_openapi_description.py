@@ -143,8 +143,11 @@ SUPERUSER_TOKEN = "tok_fuzz_superuser_0123456789"
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A seeded sandbox with the basic fixture applied: objects of every kind to act on."""
-    sandbox = seeded_sandbox(tmp_path_factory.mktemp("openapi-description"))
-    apply(FIXTURES / "basic", sandbox)
+    directory = tmp_path_factory.mktemp("openapi-description")
+    sandbox = seeded_sandbox(directory)
+    # A copy: apply writes docform.lock beside the manifests it applies.
+    shutil.copytree(FIXTURES / "basic", directory / "manifests")
+    apply(directory / "manifests", sandbox)
     return sandbox
 
 
