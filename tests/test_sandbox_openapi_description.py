@@ -162,7 +162,9 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
     what manifests cannot make: a member whose user has no email, a nested section group."""
     directory = tmp_path_factory.mktemp("openapi-description")
     sandbox = seeded_sandbox(directory)
-    apply(FIXTURES / "basic", sandbox)
+    # A copy: apply writes docform.lock beside the manifests it applies.
+    shutil.copytree(FIXTURES / "basic", directory / "manifests")
+    apply(directory / "manifests", sandbox)
     extra = directory / "extra-seed.yaml"
     extra.write_text(
         f"organizations: [{{id: {ORG}, title: Acme, members: "

@@ -21,8 +21,10 @@ from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.errors import DocformError
 
 SecretResolver = Callable[[Any], str]
-Recover = Callable[[Change], Awaitable[Any]]
 """Returns the value of a secret from its reference as written in the manifest."""
+Recover = Callable[[Change], Awaitable[Any]]
+Created = Callable[[Change, Any], None]
+"""Told of each object a create made, with the create call's answer, as soon as it answers."""
 
 NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
 
@@ -96,15 +98,19 @@ async def apply_plan(
     resolve_secret: SecretResolver | None = None,
     on_event: Callable[[CallEvent], None] | None = None,
     recover: Recover | None = None,
+    on_created: Created | None = None,
 ) -> ApplyReport:
     """Run every change's calls; returns what was done, what failed and what was not tried.
 
     ``recover`` looks for the object of a create whose answer was lost and returns it (as the
     API would have answered), or None when it really does not exist, so it is created again.
+    ``on_created`` hears of each create's answer before the change's next call is made, so
+    what a change creates can be recorded even if a later call of it fails.
     """
     secrets = _resolve_secrets(changes, resolve_secret)
     runner = _Runner(client, secrets, on_event)
     runner.recover = recover
+    runner.on_created = on_created or (lambda change, answer: None)
     return await runner.run(list(changes), max(1, parallelism))
 
 
@@ -142,6 +148,7 @@ class _Runner:
         self.outputs = Outputs()
         self.report = ApplyReport()
         self.recover: Recover | None = None
+        self.on_created: Created = lambda change, answer: None
 
     async def run(self, changes: list[Change], parallelism: int) -> ApplyReport:
         """Start each change once the changes it depends on are done, at most ``parallelism``
@@ -196,6 +203,8 @@ class _Runner:
             # placeholders name fields of the object the first call made.
             if i == 0 and change.action in ("create", "restore"):
                 self.outputs.record(change.address, answer)
+                if change.action == "create":
+                    self.on_created(change, answer)
             self._emit(change, doc, ok=True)
         self.report.done.append(change)
         return True

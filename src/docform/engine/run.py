@@ -32,7 +32,8 @@ async def make_plan(
     org_id = manifests.organization.id
     kinds = build_kinds(org_id)
     with _collecting_rarely():
-        matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing)
+        locked = manifests.lock.ids_for(org_id)
+        matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing, locked=locked)
         wanted = {kind.name: matcher.pinned_ids(kind) for kind in kinds}
         live = await read_live_state(
             client, org_id, kinds, wanted, progress, matcher.kind_read, matcher.manages
@@ -101,10 +102,12 @@ async def apply_changes(
     *,
     parallelism: int,
     on_event: Any = None,
+    on_created: Any = None,
 ) -> Any:
     """Run ``plan`` with a writing client of the manifests' API; returns the apply report.
 
-    Call `check_safety` first: this runs whatever it is given.
+    Call `check_safety` first: this runs whatever it is given. ``on_created``: see
+    `apply_plan`.
     """
     from docform.connect import open_client
     from docform.engine.apply import apply_plan
@@ -122,6 +125,7 @@ async def apply_changes(
             resolve_secret=secret_resolver(manifests),
             on_event=on_event,
             recover=recover,
+            on_created=on_created,
         )
 
 

@@ -30,6 +30,7 @@ class MemberEntry(Entry):
     kind = "member"
     key_is_unique = True
     key_label = "email"
+    former_key_fields = ("email",)
 
     role: RoleOrGuest = Field(description="Organization role; guest is the API's null role.")
     sso: bool | None = Field(None, description="Sign-in through SSO only.")
@@ -65,6 +66,7 @@ class MemberKind(Kind):
     name = "member"
     prune_setting = "members"
     created_id = "users.0"
+    renamable = False
 
     def __init__(self, org_id: str) -> None:
         super().__init__(org_id)

@@ -36,6 +36,7 @@ class SiteSectionEntry(Entry):
     nullable_fields = frozenset({"condition", "icon", "description"})
     key_is_unique = True
     key_label = "path"
+    former_key_fields = ("path",)
     child_fields = frozenset({"spaces"})
 
     title: str | None = Field(None, min_length=2, max_length=128)

@@ -34,6 +34,7 @@ class SiteSectionGroupEntry(Entry):
     kind = "sectionGroup"
     nullable_fields = frozenset({"icon"})
     key_label = "title"
+    former_key_fields = ("title",)
 
     title: str = Field(min_length=1, max_length=100)
     icon: str | None = Field(None, min_length=1, max_length=50)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path as FsPath
 
 from docform.manifest.entries import validate_entries
+from docform.manifest.lock import read_lock
 from docform.manifest.manifest_set import ManifestSet
 from docform.manifest.problems import ManifestError, Problem
 from docform.manifest.references import check_references
@@ -34,6 +35,8 @@ def load_manifest_set(
     # Cross-checks on a partly read directory would blame references to what was not read.
     if tree.complete:
         check_references(tree, entries)
+    lock, lock_problems = read_lock(root)
+    tree.problems += lock_problems
     if tree.problems or entries.organization is None:
         raise ManifestError(tree.problems)
     sections = entries.sections
@@ -42,5 +45,6 @@ def load_manifest_set(
         settings=entries.settings or Settings(),
         organization=entries.organization,
         files=tree.files,
+        lock=lock,
         **sections,  # type: ignore[arg-type]
     )
