@@ -165,9 +165,11 @@ class SiteSectionKind(Kind):
     ) -> list[Change]:
         group_of = getattr(self, "_group_of", {})
         wanted: dict[tuple[str, str | None], list[Desired]] = defaultdict(list)
-        for d in sorted(desired, key=lambda d: group_of.get(d.address, (None, 0))[1]):
+        for d in desired:
             group, _ = group_of.get(d.address, (None, 0))
             wanted[(d.fields["site"].address, group)].append(d)
+        for entries in wanted.values():
+            entries.sort(key=lambda d: group_of.get(d.address, (None, 0))[1])
         in_live: dict[tuple[str | None, str | None], list[str]] = defaultdict(list)
         for raw in live:
             address = index.address_of(self.name, raw["id"])
