@@ -50,10 +50,13 @@ class ApplyReport:
     done: list[Change] = field(default_factory=list)
     failed: list[tuple[Change, str]] = field(default_factory=list)
     not_attempted: list[Change] = field(default_factory=list)
+    verification: Any = None
+    """What reading back the changed kinds found (`docform.engine.verify.Verification`)."""
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.not_attempted
+        settled = self.verification is None or self.verification.settled
+        return not self.failed and not self.not_attempted and settled
 
 
 class Outputs:

@@ -23,6 +23,7 @@ from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import Violation
 from docform.engine.replacements import mark_replacements
 from docform.engine.snapshot import LiveState
+from docform.errors import DocformError
 
 
 def plan_changes(
@@ -71,6 +72,7 @@ def plan_from_matcher(
         plan.notes += matching.notes
     plan.fingerprints.update(matcher.fingerprints(matchings))
     plan.changes.extend(reversed(deletes))
+    refuse_changes_without_calls(plan.changes)
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
@@ -81,6 +83,20 @@ def plan_from_matcher(
         plan.violations += kind.rail_violations(matching, own)
     mark_replacements(plan, matchings)
     return plan
+
+
+class EmptyChangeError(DocformError):
+    """A kind planned a change with no call to make it: applying it would change nothing, and
+    every later plan would show it again."""
+
+
+def refuse_changes_without_calls(changes: Sequence[Change]) -> None:
+    empty = [f"{c.address} ({c.action})" for c in changes if not c.calls]
+    if empty:
+        raise EmptyChangeError(
+            "docform planned changes that no API call makes: " + ", ".join(empty) + "; this "
+            "is a bug in docform, please report it with the manifests of these objects"
+        )
 
 
 def _protect_violations(

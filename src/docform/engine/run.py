@@ -118,7 +118,7 @@ async def apply_changes(
     async with open_client(manifests, read_only=False) as client:
         kinds = build_kinds(manifests.organization.id)
         enforce(await caller_violations(plan, kinds, client), force=False)
-        return await apply_plan(
+        report = await apply_plan(
             plan.changes,
             client,
             parallelism=parallelism,
@@ -127,6 +127,20 @@ async def apply_changes(
             recover=recover,
             on_created=on_created,
         )
+    if report.ok:
+        report.verification = await verify_by_reading(manifests, report.done)
+    return report
+
+
+async def verify_by_reading(manifests: Any, applied: Any) -> Any:
+    """What a read after the apply finds still to change in the kinds ``applied`` changed
+    (`docform.engine.verify`), read with a read-only client of the manifests' API."""
+    from docform.connect import open_client
+    from docform.engine.verify import verify_applied
+
+    async with open_client(manifests, read_only=True) as client:
+        kinds = build_kinds(manifests.organization.id)
+        return await verify_applied(manifests, client, kinds, applied)
 
 
 def recover_by_planning(manifests: Any, reader: Any) -> Any:

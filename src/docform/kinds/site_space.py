@@ -16,7 +16,7 @@ from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
-from docform.kinds.ordering import reorder_changes
+from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kinds.planning import (
     body_of,
     created,
@@ -224,7 +224,15 @@ class SiteSpaceKind(Kind):
             )
             if address:
                 in_live[container].append(address)
-        return reorder_changes(self.name, "site-space", self.org_id, wanted, in_live, index)
+        containers = []
+        for (site, section), entries in wanted.items():
+            container = Container(entries, in_live.get((site, section), []))
+            # A new section's create makes its first site space, before any other can come.
+            made_first = section is not None and index.is_created(section)
+            arrivals = arriving(container)[1 if made_first else 0 :]
+            container.racing = racing_creates(arrivals, index)
+            containers.append(container)
+        return reorder_changes(self.name, "site-space", self.org_id, containers, index)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields: dict[str, Any] = {"id": raw["id"], "space": LiveRef("space", raw["space"]["id"])}

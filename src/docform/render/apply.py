@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from docform.engine.apply import ApplyReport, CallEvent
+from docform.render.values import ACTION_SYMBOLS, field_sides
 
 
 def render_event(event: CallEvent, *, as_json: bool) -> str:
@@ -28,9 +30,12 @@ def render_event(event: CallEvent, *, as_json: bool) -> str:
 
 
 def render_report(report: ApplyReport) -> str:
+    n = len(report.done)
+    made = f"{n} change{'s' if n != 1 else ''}"
     if report.ok:
-        n = len(report.done)
-        return f"Apply complete: {n} change{'s' if n != 1 else ''} made."
+        return f"Apply complete: {made} made."
+    if not report.failed and not report.not_attempted:
+        return _unsettled(report.verification, made)
     lines = [f"Apply stopped: {len(report.done)} done, {len(report.failed)} failed, "
              f"{len(report.not_attempted)} not attempted."]  # fmt: skip
     lines += [f"  failed: {change.key}: {message}" for change, message in report.failed]
@@ -78,3 +83,21 @@ class ApplyProgress:
                 self._bar.console.print(render_event(event, as_json=False), highlight=False)
             return
         print(render_event(event, as_json=self.as_json), flush=True)
+
+
+def _unsettled(verification: Any, made: str) -> str:
+    """The report of an apply whose calls all succeeded but whose read-back did not match."""
+    if verification.error is not None:
+        return (
+            f"Apply made all {made}, but reading them back failed, so whether the live "
+            f"organization now matches the manifests is not known: {verification.error}\n"
+            "Run 'docform plan' to check."
+        )
+    lines = [f"Apply made all {made}, but the live organization still differs from the manifests:"]
+    for change in verification.remaining:
+        lines.append(f"  {ACTION_SYMBOLS[change.action]} {change.address}  ({change.action})")
+        for field in change.fields:
+            before, after = field_sides(field)
+            lines.append(f"      {field.path}: {before} -> {after}")
+    lines.append("Run 'docform plan' to see what remains; apply again to make it.")
+    return "\n".join(lines)
