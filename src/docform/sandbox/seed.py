@@ -59,6 +59,7 @@ class SeedSite(_Strict):
         "premium"
     )
     basename: str | None = None
+    published: bool = False
 
 
 class SeedOrganization(_Strict):
@@ -187,5 +188,6 @@ def site_document(org_id: str, site: SeedSite, now: str) -> dict[str, Any]:
         "basename": site.basename or site.id.replace("_", "-").lower(),
         "visibility": site.visibility,
         "defaultLevel": None,
+        "published": site.published,
         "createdAt": now,
     }

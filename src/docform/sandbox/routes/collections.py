@@ -35,6 +35,7 @@ from docform.sandbox.http import (
     list_page,
     new_id,
 )
+from docform.sandbox.routes.grants import forget_target
 from docform.sandbox.routes.placement import MoveBody, move_item
 from docform.sandbox.routes.shared import check_level
 from docform.sandbox.routes.spaces import NOT_DELETED, check_parent_collection, soft_delete_space
@@ -144,6 +145,7 @@ def delete_collection(ctx: Ctx) -> None:
     for member_id in _subtree(ctx, collection):
         for space in ctx.store.all("space", [("parent = ?", [member_id]), NOT_DELETED]):
             soft_delete_space(ctx, space)
+        forget_target(ctx, "collection", member_id)
         ctx.store.delete("collection", member_id)
     return None
 

@@ -37,6 +37,7 @@ from docform.sandbox.http import (
     not_found,
     timestamp,
 )
+from docform.sandbox.routes.grants import USER, forget_principal
 from docform.sandbox.seed import member_document, user_document
 
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -174,13 +175,14 @@ def patch_member(ctx: Ctx) -> dict[str, Any]:
 
 @endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 204)
 def delete_member(ctx: Ctx) -> None:
-    """Remove a member and its team memberships; 204 also when the user was not a member."""
+    """Remove a member, its team memberships and content grants; 204 also when not a member."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
     user_id = ctx.params["userId"]
     ctx.store.delete("member", member_key(org["id"], user_id))
     ctx.store.delete_where(
         "team-member", [("org = ?", [org["id"]]), ("json_extract(data, '$.user') = ?", [user_id])]
     )
+    forget_principal(ctx, org["id"], USER, user_id)
 
 
 @endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso")

@@ -24,12 +24,13 @@ from docform.sandbox.http import (
 )
 
 GROUP, SECTION, SITE_SPACE = "site-section-group", "site-section", "site-space"
+REDIRECT = "site-redirect"
 LABELS = {GROUP: "section group", SECTION: "section", SITE_SPACE: "site space"}
 SiteType = Literal["basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium"]
 SiteVisibility = Literal["public", "unlisted", "share-link", "visitor-auth"]
 SITE_FIELDS = (
     "id", "organization", "type", "title", "hostname", "basename", "visibility", "defaultLevel",
-    "createdAt", "proxy",
+    "createdAt",
 )  # fmt: skip
 MAX_PATH = 100
 Node = tuple[str, dict[str, Any]]  # (kind, document)
@@ -49,12 +50,17 @@ def site_of(ctx: Ctx, *, write: bool = False) -> dict[str, Any]:
 
 
 def site_published_url(site: dict[str, Any]) -> str:
-    return site.get("proxy") or f"{PUBLISHED_BASE}/{site['basename']}"
+    proxy = site.get("proxy")
+    return f"https://{proxy}" if proxy else f"{PUBLISHED_BASE}/{site['basename']}"
 
 
 def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
-    """The API's Site: stored fields plus ``urls``."""
+    """The API's Site: stored fields plus ``published``, ``proxy`` when set and ``urls``."""
     body = {"object": "site", **{k: site[k] for k in SITE_FIELDS if k in site}}
+    body["published"] = site.get("published", False)
+    if site.get("proxy"):
+        target = f"{PUBLISHED_BASE}/{site['basename']}"
+        body["proxy"] = {"origin": site_published_url(site), "target": target}
     org_id, site_id = site["organization"], site["id"]
     body["urls"] = {
         "location": f"{API_BASE}/orgs/{org_id}/sites/{site_id}",
