@@ -128,7 +128,7 @@ def _query_parameters(ep: Endpoint) -> list[dict[str, Any]]:
 
 def _responses(ep: Endpoint) -> dict[str, Any]:
     success: dict[str, Any] = {"description": "Success."}
-    if ep.status != 204:
+    if ep.status not in (204, 205):
         success["content"] = {"application/json": {"schema": {"type": "object"}}}
     responses = {str(ep.status): success}
     if ep.method == "DELETE":
