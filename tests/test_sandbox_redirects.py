@@ -4,7 +4,9 @@ delete, with sources checked against their pattern and destinations against the 
 
 import pytest
 
-from conftest import EDITOR_TOKEN, ORG, OTHER_ORG_TOKEN
+from conftest import ADMIN_TOKEN, EDITOR_TOKEN, ORG, OTHER_ORG_TOKEN, SyncApi
+from docform.sandbox import SandboxConfig, create_app
+from docform.sandbox.faults import FaultSettings
 
 SITE = f"orgs/{ORG}/sites/site_docs"
 REDIRECTS = f"{SITE}/redirects"
@@ -270,3 +272,32 @@ def test_another_organizations_token_is_403(api):
 
 def test_an_unknown_site_is_404(api):
     assert error(api.get(f"orgs/{ORG}/sites/nope/redirects"), 404) == "site 'nope' not found"
+
+
+# -- faults and rate limits reach these routes like any other -----------------------------------
+
+
+def test_an_injected_fault_on_a_redirect_write_answers_the_error_and_writes_nothing(store):
+    faults = FaultSettings("503:1@POST:/orgs/*/sites/*/redirects")
+    client = SyncApi(create_app(store, SandboxConfig(faults=faults)), ADMIN_TOKEN)
+    try:
+        answer = client.post(REDIRECTS, json={"source": "/old", "destination": EXTERNAL})
+        assert answer.status_code == 503
+        assert answer.json()["error"]["code"] == 503
+        assert client.get(REDIRECTS).json() == {"count": 0, "items": []}
+    finally:
+        client.close()
+
+
+def test_redirect_lists_are_rate_limited_with_the_service_headers(store):
+    client = SyncApi(create_app(store, SandboxConfig(rate_limit=2)), ADMIN_TOKEN)
+    try:
+        answers = [client.get(REDIRECTS) for _ in range(10)]
+    finally:
+        client.close()
+    assert "X-RateLimit-Remaining" in answers[0].headers
+    limited = next(a for a in answers if a.status_code == 429)
+    assert limited.json()["error"]["message"] == (
+        "API rate limit exceeded. Please try again in 60 seconds"
+    )
+    assert limited.headers["Retry-After"] == "1"
