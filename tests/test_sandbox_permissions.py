@@ -1,6 +1,6 @@
 """Content permissions in the sandbox: grants of roles to teams and users on spaces, collections
 and sites, their lists, changes and removals, and who ends up with access
-(sandbox/routes/permissions.py, sandbox/routes/grants.py)."""
+(sandbox/routes/permissions.py, sandbox/grants.py)."""
 
 import pytest
 

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.sandbox.access import is_admin, require_in_org, require_org
+from docform.sandbox.grants import forget_target
 from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -35,7 +36,6 @@ from docform.sandbox.http import (
     list_page,
     new_id,
 )
-from docform.sandbox.routes.grants import forget_target
 from docform.sandbox.routes.placement import MoveBody, move_item
 from docform.sandbox.routes.shared import check_level
 from docform.sandbox.routes.spaces import NOT_DELETED, check_parent_collection, soft_delete_space

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.sandbox.access import caller_membership, member_key, require_org
+from docform.sandbox.grants import USER, forget_principal
 from docform.sandbox.http import (
     API_BASE,
     ROLES,
@@ -37,7 +38,6 @@ from docform.sandbox.http import (
     not_found,
     timestamp,
 )
-from docform.sandbox.routes.grants import USER, forget_principal
 from docform.sandbox.seed import member_document, user_document
 
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")

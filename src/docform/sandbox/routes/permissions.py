@@ -35,8 +35,7 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform.sandbox.access import member_key, require_in_org
-from docform.sandbox.http import ApiError, Body, Ctx, ListQuery, bad_request, endpoint, list_page
-from docform.sandbox.routes.grants import (
+from docform.sandbox.grants import (
     GRANT,
     TEAM,
     USER,
@@ -49,6 +48,7 @@ from docform.sandbox.routes.grants import (
     rank,
     set_grant,
 )
+from docform.sandbox.http import ApiError, Body, Ctx, ListQuery, bad_request, endpoint, list_page
 from docform.sandbox.routes.members import render_user
 from docform.sandbox.routes.shared import removed
 from docform.sandbox.routes.site_lists import page_of

@@ -42,10 +42,8 @@ from docform.sandbox.http import (
     timestamp,
 )
 from docform.sandbox.routes.site_tree import REDIRECT, load_tree, site_of
+from docform.sandbox.seed import MAX_REDIRECT_SOURCE, REDIRECT_SOURCE
 
-MAX_SOURCE = 512
-_SEGMENT = r"(?:[A-Za-z0-9._~+-]|%[0-9A-Fa-f]{2})+"
-SOURCE = re.compile(rf"/(?:{_SEGMENT}(?:/{_SEGMENT})*/?)?\*?")
 EXTERNAL_URL = re.compile(r"https?://[^\s/?#]+\S*")
 ORDER_BY = {
     "createdAt": ("json_extract(data, '$.createdAt')", "desc"),
@@ -111,9 +109,9 @@ class RedirectListQuery(Query):
 
 
 def check_source(source: str) -> None:
-    if len(source) > MAX_SOURCE:
-        raise bad_request(f"source: must be at most {MAX_SOURCE} characters")
-    if not SOURCE.fullmatch(source):
+    if len(source) > MAX_REDIRECT_SOURCE:
+        raise bad_request(f"source: must be at most {MAX_REDIRECT_SOURCE} characters")
+    if not REDIRECT_SOURCE.fullmatch(source):
         raise bad_request(
             f"source: {source!r} is not a redirect source: a path starting with '/' of the "
             "characters A-Z a-z 0-9 - . _ ~ + or %XX escapes between single slashes, "

@@ -48,6 +48,7 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform.sandbox.access import require_org
+from docform.sandbox.grants import forget_target
 from docform.sandbox.http import (
     ApiError,
     Body,
@@ -60,7 +61,6 @@ from docform.sandbox.http import (
     not_found,
     timestamp,
 )
-from docform.sandbox.routes.grants import forget_target
 from docform.sandbox.routes.shared import check_level, removed
 from docform.sandbox.routes.site_tree import (
     GROUP,

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from docform.sandbox.access import is_admin, member_key, require_org
+from docform.sandbox.grants import TEAM, forget_principal, team_space_count
 from docform.sandbox.http import (
     ApiError,
     Body,
@@ -33,7 +34,6 @@ from docform.sandbox.http import (
     not_found,
     timestamp,
 )
-from docform.sandbox.routes.grants import TEAM, forget_principal, team_space_count
 from docform.sandbox.routes.members import find_user_by_email, render_member
 
 TeamRole = Literal["owner", "member"]

@@ -4,7 +4,7 @@ A grant is one document of kind ``content-permission`` per (object, team or user
 the organization and under its object's key (``space:ID``), so that listing the grants of one
 object is one indexed query. The endpoints are in ``permissions.py``; this module also works
 out who ends up with access to an object (the ``aggregate`` lists) and forgets grants when a
-team, a member or an object goes away.
+team, a member or an object goes away. (It is outside ``routes/`` so that seeding can use it.)
 
 Who ends up with access (the sandbox's model; the API documents name the sources only):
 
@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from docform.sandbox.http import Ctx, timestamp
-from docform.sandbox.routes.spaces import ROLE_ORDER
 
 GRANT = "content-permission"
 TEAM, USER = "team", "user"
 Principal = Literal["team", "user"]
 TargetKind = Literal["space", "collection", "site"]
+MOST_CAPABLE_FIRST = ("admin", "create", "review", "edit", "comment", "read")
 _ACTIVE_SPACES = (
     "SELECT s.id FROM objects s WHERE s.kind = 'space' "
     "AND json_extract(s.data, '$.deletedAt') IS NULL"
@@ -75,16 +75,23 @@ def set_grant(
         current["role"] = role
         ctx.store.update(GRANT, current)
         return
-    doc = {
+    doc = grant_document(target, principal, principal_id, role, timestamp(ctx.now()))
+    ctx.store.insert(GRANT, doc, org=target.org, parent=target.key)
+
+
+def grant_document(
+    target: Target, principal: Principal, principal_id: str, role: str | None, now: str
+) -> dict[str, Any]:
+    """A grant as stored (file it under ``target.org`` and ``target.key``)."""
+    return {
         "id": grant_id(target, principal, principal_id),
         "kind": target.kind,
         "on": target.id,
         "principal": principal,
         principal: principal_id,
         "role": role,
-        "createdAt": timestamp(ctx.now()),
+        "createdAt": now,
     }
-    ctx.store.insert(GRANT, doc, org=target.org, parent=target.key)
 
 
 def forget_target(ctx: Ctx, kind: TargetKind, id: str) -> None:
@@ -122,7 +129,7 @@ def team_space_count(ctx: Ctx, org_id: str, team_id: str) -> int:
 
 def rank(role: str | None) -> int:
     """Where a role stands, most capable first; a guest (None) comes after every role."""
-    return ROLE_ORDER.index(role) if role in ROLE_ORDER else len(ROLE_ORDER)
+    return MOST_CAPABLE_FIRST.index(role) if role in MOST_CAPABLE_FIRST else len(MOST_CAPABLE_FIRST)
 
 
 def inherited_from(ctx: Ctx, target: Target) -> list[Target]:
