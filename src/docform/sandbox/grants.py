@@ -28,9 +28,12 @@ TEAM, USER = "team", "user"
 Principal = Literal["team", "user"]
 TargetKind = Literal["space", "collection", "site"]
 MOST_CAPABLE_FIRST = ("admin", "create", "review", "edit", "comment", "read")
-_ACTIVE_SPACES = (
-    "SELECT s.id FROM objects s WHERE s.kind = 'space' "
-    "AND json_extract(s.data, '$.deletedAt') IS NULL"
+# Spelled as the store's objects_by_team index is, so that counting uses it.
+_OF_TEAM = "json_extract(data, '$.team') = ?"
+_ON_ACTIVE_SPACE = (
+    "EXISTS (SELECT 1 FROM objects s WHERE s.kind = 'space' "
+    "AND s.id = json_extract(objects.data, '$.on') "
+    "AND json_extract(s.data, '$.deletedAt') IS NULL)"
 )
 
 
@@ -117,9 +120,9 @@ def team_space_count(ctx: Ctx, org_id: str, team_id: str) -> int:
         GRANT,
         [
             ("org = ?", [org_id]),
-            ("json_extract(data, '$.team') = ?", [team_id]),
+            (_OF_TEAM, [team_id]),
             ("json_extract(data, '$.kind') = 'space'", []),
-            (f"json_extract(data, '$.on') IN ({_ACTIVE_SPACES})", []),
+            (_ON_ACTIVE_SPACE, []),
         ],
     )
 

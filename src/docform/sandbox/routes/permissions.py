@@ -48,15 +48,24 @@ from docform.sandbox.grants import (
     rank,
     set_grant,
 )
-from docform.sandbox.http import ApiError, Body, Ctx, ListQuery, bad_request, endpoint, list_page
-from docform.sandbox.routes.members import render_user
+from docform.sandbox.http import (
+    ROLES,
+    ApiError,
+    Body,
+    Ctx,
+    ListQuery,
+    bad_request,
+    endpoint,
+    list_page,
+)
+from docform.sandbox.routes.members import GUEST, render_user
 from docform.sandbox.routes.shared import removed
 from docform.sandbox.routes.site_lists import page_of
 from docform.sandbox.routes.site_tree import site_of
 from docform.sandbox.routes.spaces import active_space
 from docform.sandbox.routes.teams import render_team
+from docform.sandbox.seed import Role
 
-Role = Literal["admin", "create", "review", "edit", "comment", "read"]
 SPACES, COLLECTIONS = "/spaces/{spaceId}/permissions", "/collections/{collectionId}/permissions"
 SITES = "/orgs/{organizationId}/sites/{siteId}/permissions"
 
@@ -179,27 +188,24 @@ def aggregate(ctx: Ctx, target: Target, q: AggregateQuery) -> dict[str, Any]:
     """The list of who ends up with access, filtered and sorted as ``q`` says."""
     roles = effective_roles(ctx, target)
     if q.role is not None:
-        wanted = None if q.role == "guest" else q.role
-        if wanted is not None and rank(wanted) == rank(None):
-            raise bad_request(f"role: must be a role or 'guest', not {q.role!r}")
-        roles = {u: r for u, r in roles.items() if r == wanted}
-    users = {u: ctx.store.get("user", u) or {"id": u} for u in roles}
-    rows = [{"id": u, "role": r, "user": users[u]} for u, r in roles.items()]
+        if q.role not in (*ROLES, GUEST):
+            raise bad_request(f"role: must be a role or '{GUEST}', not {q.role!r}")
+        wanted = None if q.role == GUEST else q.role
+        roles = {user: role for user, role in roles.items() if role == wanted}
+    rows = [
+        {"id": user_id, "role": role, "user": ctx.store.get("user", user_id) or {"id": user_id}}
+        for user_id, role in roles.items()
+    ]
+    rows.sort(key=lambda row: (str(row["user"].get("displayName", "")).lower(), row["id"]))
     if isinstance(q, SiteAggregateQuery):
         rows = _site_filters(ctx, target, q, rows)
-    rows.sort(key=lambda row: (_name(row), row["id"]))
-    if isinstance(q, SiteAggregateQuery):
         if q.sort == "role":
-            rows.sort(key=lambda row: rank(row["role"]))
+            rows.sort(key=lambda row: rank(row["role"]))  # stable: by name within a role
         if q.order == "desc":
             rows.reverse()
     return page_of(
         ctx, rows, lambda row: {"permission": row["role"], "user": render_user(row["user"])}
     )
-
-
-def _name(row: dict[str, Any]) -> str:
-    return str(row["user"].get("displayName", "")).lower()
 
 
 def _site_filters(
