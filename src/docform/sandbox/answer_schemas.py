@@ -320,6 +320,29 @@ SCHEMAS: dict[str, Schema] = {
         },
         {"ssoURL": URL, "entityID": STRING, "certificate": STRING, "defaultTeam": ref("Team")},
     ),
+    "TeamPermission": obj({"permission": ROLE_OR_GUEST, "team": ref("Team")}),
+    # A user's grant, and an entry of an `aggregate` list (who ends up with access).
+    "UserPermission": obj({"permission": ROLE_OR_GUEST, "user": ref("User")}),
+    "SiteRedirect": obj(
+        {
+            "object": const("site-redirect"),
+            "id": ID,
+            "source": {"type": "string", "pattern": "^/", "maxLength": 512},
+            "destination": {
+                "oneOf": [
+                    obj({"kind": const("site-section"), "siteSectionId": ID}),
+                    obj({"kind": const("site-space"), "siteSpaceId": ID}),
+                    obj({"kind": const("site-page"), "siteSpaceId": ID, "pageId": ID}),
+                    obj({"kind": const("external"), "url": URL}),
+                ]
+            },
+            "captureWildcard": BOOL,
+            "permanent": BOOL,
+            "draft": BOOL,
+            "createdAt": TIME,
+        },
+        {"updatedAt": TIME},
+    ),
     "SSOEntries": obj({"items": array(obj({"id": ID, "label": STRING, "startURL": URL}))}),
     "Invited": obj({"users": array(ID), "invited": INTEGER}, {"failedSSOEmails": array(STRING)}),
     "Ping": obj({"serviceVisitorClaims": STRING}),
@@ -330,8 +353,25 @@ SITE = ORG + "/sites/{siteId}"
 SPEC = ORG + "/openapi/{specSlug}"
 STRUCTURE_ITEM: Schema = {"anyOf": [ref("SiteSpace"), ref("SiteSection"), ref("SiteSectionGroup")]}
 
-#: The success answer of each route, by ``"METHOD /path"``; None: no body (204).
+
+def permission_answers(base: str) -> dict[str, Schema | None]:
+    """The content permission routes of a space, a collection or a site under ``base``:
+    grants and changes answer no body (204, or 205 for a removal)."""
+    return {
+        f"POST {base}": None,
+        f"GET {base}/teams": page("TeamPermission"),
+        f"PATCH {base}/teams/{{teamId}}": None,
+        f"DELETE {base}/teams/{{teamId}}": None,
+        f"GET {base}/users": page("UserPermission"),
+        f"PATCH {base}/users/{{userId}}": None,
+        f"DELETE {base}/users/{{userId}}": None,
+        f"GET {base}/aggregate": page("UserPermission"),
+    }
+
+
+#: The success answer of each route, by ``"METHOD /path"``; None: no body (204 or 205).
 ANSWERS: dict[str, Schema | None] = {
+    "GET /user": ref("User"),
     "GET /orgs": page("Organization"),
     f"GET {ORG}": ref("Organization"),
     f"PATCH {ORG}": ref("Organization"),
@@ -370,6 +410,8 @@ ANSWERS: dict[str, Schema | None] = {
     f"GET {SITE}": ref("Site"),
     f"PATCH {SITE}": ref("Site"),
     f"DELETE {SITE}": None,
+    f"POST {SITE}/publish": ref("Site"),
+    f"POST {SITE}/unpublish": ref("Site"),
     f"GET {SITE}/structure": ref("SiteStructure"),
     f"PATCH {SITE}/structure/sort": STRUCTURE_ITEM,
     f"GET {SITE}/section-groups": page("SiteSectionGroup"),
@@ -388,6 +430,13 @@ ANSWERS: dict[str, Schema | None] = {
     f"PATCH {SITE}/site-spaces/{{siteSpaceId}}": ref("SiteSpace"),
     f"DELETE {SITE}/site-spaces/{{siteSpaceId}}": None,
     f"POST {SITE}/site-spaces/{{siteSpaceId}}/move": ref("SiteSpace"),
+    f"GET {SITE}/redirects": page("SiteRedirect"),
+    f"POST {SITE}/redirects": ref("SiteRedirect"),
+    f"PATCH {SITE}/redirects/{{siteRedirectId}}": ref("SiteRedirect"),
+    f"DELETE {SITE}/redirects/{{siteRedirectId}}": None,
+    **permission_answers("/spaces/{spaceId}/permissions"),
+    **permission_answers("/collections/{collectionId}/permissions"),
+    **permission_answers(f"{SITE}/permissions"),
     f"GET {ORG}/openapi": page("OpenAPISpec"),
     f"POST {ORG}/openapi": ref("OpenAPISpec"),
     f"GET {SPEC}": ref("OpenAPISpec"),

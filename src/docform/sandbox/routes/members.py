@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.sandbox.access import caller_membership, member_key, require_org
+from docform.sandbox.grants import USER, forget_principal
 from docform.sandbox.http import (
     API_BASE,
     ROLES,
@@ -179,13 +180,14 @@ def patch_member(ctx: Ctx) -> dict[str, Any]:
 
 @endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 204)
 def delete_member(ctx: Ctx) -> None:
-    """Remove a member and its team memberships; 204 also when the user was not a member."""
+    """Remove a member, its team memberships and content grants; 204 also when not a member."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
     user_id = ctx.params["userId"]
     ctx.store.delete("member", member_key(org["id"], user_id))
     ctx.store.delete_where(
         "team-member", [("org = ?", [org["id"]]), ("json_extract(data, '$.user') = ?", [user_id])]
     )
+    forget_principal(ctx, org["id"], USER, user_id)
 
 
 @endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso")
