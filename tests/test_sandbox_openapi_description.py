@@ -30,9 +30,9 @@ from conftest import ADMIN_TOKEN, ORG, SyncApi
 from docform.api.answers import envelope_misfit, items_misfit
 from docform.api.shapes import item_shape, object_misfit
 from docform.sandbox import SandboxConfig, Store, create_app
-from docform.sandbox.answer_schemas import ANSWERS
 from docform.sandbox.http import MAX_BODY_BYTES
 from docform.sandbox.openapi_description import ERROR_STATUSES, openapi_description
+from docform.sandbox.route_answers import ANSWERS
 from docform.sandbox.routes import ENDPOINTS
 from docform.sandbox.seed import apply_seed, load_seed_file
 from planning import FIXTURES, apply, seeded_sandbox
