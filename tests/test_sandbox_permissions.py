@@ -342,6 +342,19 @@ def test_a_deleted_team_loses_its_grants_and_a_team_counts_its_spaces(api):
     assert listed(api, SITE_PERMISSIONS, "team") == {}
 
 
+def test_a_member_counts_the_spaces_and_sites_granted_to_them_not_to_their_teams(api):
+    team = new_team(api, members=["u_erin"])
+    spaces = [new_space(api, title=f"Space {i}") for i in range(3)]
+    for space in spaces[:2]:
+        grant(api, f"spaces/{space['id']}/permissions", role="read", users=["u_erin"])
+    grant(api, f"spaces/{spaces[2]['id']}/permissions", role="read", teams=[team["id"]])
+    grant(api, permissions_of(api, "collection"), role="read", users=["u_erin"])
+    grant(api, SITE_PERMISSIONS, role=None, users=["u_erin"])
+    assert api.delete(f"spaces/{spaces[0]['id']}").status_code == 204
+    member = api.get(f"orgs/{ORG}/members/u_erin").json()
+    assert (member["spaces"], member["sites"]) == (1, 1)
+
+
 def test_a_member_who_leaves_loses_their_grants(api):
     grant(api, SITE_PERMISSIONS, role="admin", users=["u_erin"])
     assert api.delete(f"orgs/{ORG}/members/u_erin").status_code == 204

@@ -28,8 +28,8 @@ TEAM, USER = "team", "user"
 Principal = Literal["team", "user"]
 TargetKind = Literal["space", "collection", "site"]
 MOST_CAPABLE_FIRST = ("admin", "create", "review", "edit", "comment", "read")
-# Spelled as the store's objects_by_team index is, so that counting uses it.
-_OF_TEAM = "json_extract(data, '$.team') = ?"
+# Spelled as the store's objects_by_team and objects_by_user indexes are, so counting uses them.
+_OF_PRINCIPAL = "json_extract(data, '$.{principal}') = ?"
 _ON_ACTIVE_SPACE = (
     "EXISTS (SELECT 1 FROM objects s WHERE s.kind = 'space' "
     "AND s.id = json_extract(objects.data, '$.on') "
@@ -114,17 +114,19 @@ def forget_principal(ctx: Ctx, org_id: str, principal: Principal, principal_id: 
     )
 
 
-def team_space_count(ctx: Ctx, org_id: str, team_id: str) -> int:
-    """How many spaces (not deleted) a team was granted a role on."""
-    return ctx.store.count(
-        GRANT,
-        [
-            ("org = ?", [org_id]),
-            (_OF_TEAM, [team_id]),
-            ("json_extract(data, '$.kind') = 'space'", []),
-            (_ON_ACTIVE_SPACE, []),
-        ],
-    )
+def granted_count(
+    ctx: Ctx, org_id: str, principal: Principal, principal_id: str, kind: TargetKind
+) -> int:
+    """How many objects of ``kind`` a team or user was granted a role on directly (spaces: not
+    deleted ones): a team's and a member's ``spaces``, a member's ``sites``."""
+    where = [
+        ("org = ?", [org_id]),
+        (_OF_PRINCIPAL.format(principal=principal), [principal_id]),
+        ("json_extract(data, '$.kind') = ?", [kind]),
+    ]
+    if kind == "space":
+        where.append((_ON_ACTIVE_SPACE, []))
+    return ctx.store.count(GRANT, where)
 
 
 # -- who ends up with access ---------------------------------------------------------------------

@@ -9,7 +9,8 @@ Choices where the spec is silent:
   email's local part as displayName. Inviting an existing member changes nothing and is not
   counted; ``failedSSOEmails`` is never reported because the sandbox cannot fail SSO.
 - An empty ``emails`` list is a 400. Emails match users case-insensitively.
-- ``spaces`` and ``sites`` on a Member are 0: the sandbox stores no per-member permissions.
+- ``spaces`` and ``sites`` on a Member count the spaces (not deleted) and sites the user was
+  granted a role on directly; a team's grants count on the team.
 - A seeded user may have no email (the service does not promise one): its User leaves
   ``email`` out, and it can be found by id only.
 - ``ping`` marks the caller's own membership as seen now (a token that is no member's, like a
@@ -25,7 +26,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.sandbox.access import caller_membership, member_key, require_org
-from docform.sandbox.grants import USER, forget_principal
+from docform.sandbox.grants import USER, forget_principal, granted_count
 from docform.sandbox.http import (
     API_BASE,
     ROLES,
@@ -95,7 +96,12 @@ def render_member(ctx: Ctx, member_doc: dict[str, Any]) -> dict[str, Any]:
     }
     if member_doc.get("lastSeenAt"):
         body["lastSeenAt"] = member_doc["lastSeenAt"]
-    body.update(sso=member_doc.get("sso", False), spaces=0, teams=teams, sites=0)
+    body.update(
+        sso=member_doc.get("sso", False),
+        spaces=granted_count(ctx, org_id, USER, user_id, "space"),
+        teams=teams,
+        sites=granted_count(ctx, org_id, USER, user_id, "site"),
+    )
     return body
 
 

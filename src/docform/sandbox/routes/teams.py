@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from docform.sandbox.access import is_admin, member_key, require_org
-from docform.sandbox.grants import TEAM, forget_principal, team_space_count
+from docform.sandbox.grants import TEAM, forget_principal, granted_count
 from docform.sandbox.http import (
     ApiError,
     Body,
@@ -61,7 +61,7 @@ def render_team(ctx: Ctx, team_doc: dict[str, Any]) -> dict[str, Any]:
         "id": team_id,
         "title": team_doc["title"],
         "members": ctx.store.count("team-member", [("parent = ?", [team_id])]),
-        "spaces": team_space_count(ctx, team_doc["organization"], team_id),
+        "spaces": granted_count(ctx, team_doc["organization"], TEAM, team_id, "space"),
         "createdAt": team_doc["createdAt"],
         "permissions": {"admin": can_admin, "view": True},
     }
