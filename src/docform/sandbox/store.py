@@ -35,6 +35,7 @@ CREATE INDEX IF NOT EXISTS objects_by_parent ON objects (kind, parent, rank, seq
 -- Fields the routes filter on. SQLite uses an index on an expression only where a query writes
 -- that expression exactly as here, so routes spell them this way.
 CREATE INDEX IF NOT EXISTS objects_by_user ON objects (kind, org, json_extract(data, '$.user'));
+CREATE INDEX IF NOT EXISTS objects_by_team ON objects (kind, org, json_extract(data, '$.team'));
 CREATE INDEX IF NOT EXISTS objects_by_email
     ON objects (kind, lower(json_extract(data, '$.email')));
 CREATE INDEX IF NOT EXISTS objects_by_slug ON objects (kind, org, json_extract(data, '$.slug'));
