@@ -172,3 +172,19 @@ def test_another_admin_may_remove_a_member_and_the_caller_may_demote_others(tmp_
     assert run(["apply", manifests, "--yes"], sandbox).exit_code == 0
     members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
     assert [m["id"] for m in members] == ["u_alice"]
+
+
+def test_the_own_membership_ping_is_retried_after_a_transient_failure(
+    tmp_path, sandbox, monkeypatch
+):
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@POST:/orgs/*/ping#1")
+    manifests = write_manifests(
+        tmp_path / "m",
+        "docform: {prune: {members: true}}\n"
+        + ORG_LINE
+        + "members:\n  alice@acme.test: admin\n  erin@acme.test: edit\n",
+    )
+    result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
+    assert result.exit_code == 0, result.output
+    members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
+    assert sorted(m["id"] for m in members) == ["u_alice", "u_erin"]

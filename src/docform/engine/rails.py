@@ -139,7 +139,9 @@ async def identify_caller(client: Any, org_id: str) -> str | None:
     member at the top of the last-seen order if the ping moved that top.
     """
     before = await _last_seen(client, org_id)
-    await client.post(f"/orgs/{org_id}/ping")
+    # A ping only marks the caller as seen: repeating it is harmless, so a transient failure
+    # is retried like any idempotent call instead of aborting the apply.
+    await client.post(f"/orgs/{org_id}/ping", retry=True)
     after = await _last_seen(client, org_id)
     return after[0] if after is not None and after != before else None
 
