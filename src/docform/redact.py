@@ -32,6 +32,7 @@ SECRET_QUERY_NAMES = frozenset(
     }
 )
 
+_USER_INFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#]*@")
 _URL_IN_TEXT = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
 # A credential after "Bearer"/"Basic": 8+ token characters, not all letters (prose is left alone).
 _BEARER = re.compile(
@@ -48,7 +49,8 @@ def redact_url(url: str) -> str:
     try:
         parts = urlsplit(url)
     except ValueError:
-        return url
+        # Malformed (``https://user:pw@[::1``), but its user-info may still be a credential.
+        return _USER_INFO.sub(rf"\1{MASK}@", url)
     if not parts.scheme or not parts.netloc:
         return url
     netloc = parts.netloc

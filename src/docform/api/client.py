@@ -70,8 +70,10 @@ class ApiClient:
         max_rate_limit_retries: int = 30,
         max_retry_wait: float = 120.0,
         sleep: Sleep = asyncio.sleep,
+        url_source: str = "DOCFORM_API_URL",
     ) -> None:
-        self.base_url, sandbox_file = resolve_api_url(base_url)
+        self.base_url, sandbox_file = resolve_api_url(base_url, url_source)
+        check_token(token)
         self.root_url = self.base_url.removesuffix(API_PREFIX)
         # Clients docform opens itself share the service's rate limit; one given a transport
         # (a test's) keeps its own.
@@ -224,6 +226,24 @@ class ApiClient:
             seen.add(cursor)
             query["page"] = cursor
             priority = -_pages_left(page, len(items))
+
+
+def check_token(token: str | None) -> None:
+    """Refuses a token no HTTP header can carry as it is, before any call: sent anyway, it
+    fails every attempt with no answer, which reads like a network problem."""
+    if token is None:
+        return
+    if token != token.strip():
+        raise ApiConfigError(
+            "DOCFORM_API_TOKEN starts or ends with whitespace or a line break (often a "
+            "newline copied with it, or from a file read with `$(cat ...)`): set it to the "
+            "token alone."
+        )
+    if not token.isascii() or any(not char.isprintable() or char.isspace() for char in token):
+        raise ApiConfigError(
+            "DOCFORM_API_TOKEN holds a space, a line break, a control or a non-ASCII "
+            "character, which no API token does: set it to the token alone."
+        )
 
 
 def _timeout_from_env(value: str) -> float:

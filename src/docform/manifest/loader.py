@@ -11,7 +11,7 @@ from docform.manifest.manifest_set import ManifestSet
 from docform.manifest.problems import ManifestError, Problem
 from docform.manifest.references import check_references
 from docform.manifest.settings import Settings
-from docform.manifest.sources import read_directory
+from docform.manifest.sources import MergedTree, read_directory
 from docform.manifest.values import resolve_values
 
 
@@ -42,5 +42,13 @@ def load_manifest_set(
         settings=entries.settings or Settings(),
         organization=entries.organization,
         files=tree.files,
+        api_location=_api_location(tree, entries.settings),
         **sections,  # type: ignore[arg-type]
     )
+
+
+def _api_location(tree: MergedTree, settings: Settings | None) -> str | None:
+    """Where the ``docform: api`` URL is written, when it is."""
+    if settings is None or settings.api is None:
+        return None
+    return str(tree.sources.locate(("docform", "api")))

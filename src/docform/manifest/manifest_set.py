@@ -42,6 +42,8 @@ class ManifestSet:
     openapi: dict[str, OpenApiEntry] = field(default_factory=dict)
     saml: dict[str, SamlEntry] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    api_location: str | None = None
+    """Where ``docform: api`` is written (``main.yaml:2:8``), for messages about that URL."""
 
     def section(self, name: str) -> dict[str, Entry]:
         """The entries of one top-level section (``"teams"``) by manifest name."""

@@ -19,6 +19,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from docform.errors import DocformError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (
     seq    INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -48,6 +50,10 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 Where = Sequence[tuple[str, Sequence[Any]]]
 
 
+class SandboxFileError(DocformError):
+    """The sandbox file is not a sandbox database (another file, or a damaged one)."""
+
+
 class CursorError(ValueError):
     """A `page` cursor that this store did not issue."""
 
@@ -70,10 +76,17 @@ class Store:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.RLock()
         self._depth = 0
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
+        try:
+            with self._lock:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise SandboxFileError(
+                f"the sandbox file {self.path} is not a sandbox database ({exc}): give a file "
+                f"made by 'docform sandbox seed --data FILE SEED.yaml', or a new path"
+            ) from None
 
     def close(self) -> None:
         with self._lock:
