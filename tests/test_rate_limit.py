@@ -34,7 +34,8 @@ def test_plan_and_apply_keep_under_the_rate_limit_after_the_first_429s(tmp_path:
     with served(tmp_path / "served.sqlite", *options) as (root, _):
         planned = docform(["plan", manifests, "--detailed-exitcode"], root)
         applied = docform(["apply", manifests, "--yes"], root)
-        stats = httpx.get(f"{root}/_sandbox/stats").json()
+        admin = {"Authorization": f"Bearer {TOKEN}"}
+        stats = httpx.get(f"{root}/_sandbox/stats", headers=admin).json()
     assert planned.exit_code == 2, planned.output
     assert applied.exit_code == 0, applied.output
     assert "Apply complete" in applied.output

@@ -26,6 +26,7 @@ API_BASE = "https://api.sandbox.test/v1"
 APP_BASE = "https://app.sandbox.test"
 PUBLISHED_BASE = "https://docs.sandbox.test"
 MAX_BODY_BYTES = 1_000_000
+MAX_BODY_DEPTH = 32
 ROLES = ("admin", "create", "review", "edit", "comment", "read")
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -163,9 +164,32 @@ async def read_json_body(request: Request) -> Any:
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise bad_request("request body is not valid JSON") from None
+    except RecursionError:
+        body = too_deep = True
+    else:
+        too_deep = _depth_over(body, MAX_BODY_DEPTH)
+    if too_deep:
+        raise bad_request(f"request body is nested deeper than {MAX_BODY_DEPTH} levels")
+    return body
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and objects deeper than ``limit``, walked without
+    recursion (handlers and answers recurse into what they store)."""
+    level = [value]
+    for _ in range(limit + 1):
+        level = [
+            child
+            for item in level
+            if isinstance(item, dict | list)
+            for child in (item.values() if isinstance(item, dict) else item)
+        ]
+        if not level:
+            return False
+    return True
 
 
 def render(ep: Endpoint, result: Any) -> Response:

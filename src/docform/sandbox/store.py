@@ -295,7 +295,10 @@ def pack_cursor(parts: list[Any]) -> str:
 def unpack_cursor(cursor: str) -> Any:
     """What `pack_cursor` packed; raises ValueError for a string it did not make."""
     padded = cursor + "=" * (-len(cursor) % 4)
-    return json.loads(base64.urlsafe_b64decode(padded.encode()))
+    try:
+        return json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except RecursionError:
+        raise ValueError("a cursor nested too deeply") from None
 
 
 def _encode_cursor(value: Any, seq: int, backwards: bool) -> str:
@@ -305,11 +308,19 @@ def _encode_cursor(value: Any, seq: int, backwards: bool) -> str:
 def _decode_cursor(cursor: str) -> tuple[Any, int, bool]:
     try:
         value, seq, backwards = unpack_cursor(cursor)
-        if not isinstance(seq, int) or isinstance(seq, bool) or backwards not in (0, 1):
+        if not _is_sqlite_integer(seq) or backwards not in (0, 1):
             raise ValueError(seq)
         # SQLite binds only scalars: a forged list or object would fail the query itself.
         if value is not None and not isinstance(value, str | int | float):
             raise ValueError(value)
+        if isinstance(value, int) and not _is_sqlite_integer(value):
+            raise ValueError(value)
         return value, seq, bool(backwards)
     except (ValueError, TypeError) as exc:
         raise CursorError(cursor) from exc
+
+
+def _is_sqlite_integer(value: Any) -> bool:
+    """Whether SQLite can bind ``value`` as an INTEGER (64 bits, signed); a forged cursor may
+    hold any number."""
+    return type(value) is int and -(2**63) <= value < 2**63
