@@ -30,7 +30,11 @@ from docform.api.retry import asked_wait
 from docform.api.sender import Call
 from docform.api.shapes import item_shape, object_misfit
 from docform.api.urls import API_PREFIX
+from docform.json_depth import deeper_than
 from docform.redact import redact_text
+
+MAX_ANSWER_DEPTH = 64
+"""No answer of the API nests a tenth as deep; deeper ones would overflow what walks them."""
 
 
 class AnswerReader:
@@ -55,6 +59,13 @@ class AnswerReader:
             answer = response.json()
         except ValueError as exc:
             raise self.malformed(call, response, malformed_description(response, exc)) from None
+        except RecursionError:
+            answer = None
+            too_deep = True
+        else:
+            too_deep = deeper_than(answer, MAX_ANSWER_DEPTH)
+        if too_deep:
+            raise self.malformed(call, response, f"nests deeper than {MAX_ANSWER_DEPTH} levels")
         wrong_label = content_type_misfit(response)
         if wrong_label:
             raise self.malformed(call, response, wrong_label)
@@ -87,6 +98,12 @@ class AnswerReader:
             f"{call.lead}: no answer from {self.root_url} ({type(exc).__name__}: {detail}). "
             f"{transport_hint(call.method)}"
         )
+        return ApiTransportError(self.redact(message), method=call.method, path=call.path)
+
+    def limit_error(self, call: Call, what: str) -> ApiTransportError:
+        """An answer refused for its size or its slowness (`docform.api.limits`); the call may
+        have been done, so it is reported as an answer that did not come back."""
+        message = f"{call.lead}: the answer {what}. {transport_hint(call.method)}"
         return ApiTransportError(self.redact(message), method=call.method, path=call.path)
 
     def malformed(self, call: Call, response: httpx.Response, what: str) -> MalformedAnswerError:

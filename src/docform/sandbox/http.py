@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from docform.json_depth import deeper_than
 from docform.sandbox.store import CursorError, Store, Where
 
 API_BASE = "https://api.sandbox.test/v1"
@@ -170,26 +171,10 @@ async def read_json_body(request: Request) -> Any:
     except RecursionError:
         body = too_deep = True
     else:
-        too_deep = _depth_over(body, MAX_BODY_DEPTH)
+        too_deep = deeper_than(body, MAX_BODY_DEPTH)
     if too_deep:
         raise bad_request(f"request body is nested deeper than {MAX_BODY_DEPTH} levels")
     return body
-
-
-def _depth_over(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests lists and objects deeper than ``limit``, walked without
-    recursion (handlers and answers recurse into what they store)."""
-    level = [value]
-    for _ in range(limit + 1):
-        level = [
-            child
-            for item in level
-            if isinstance(item, dict | list)
-            for child in (item.values() if isinstance(item, dict) else item)
-        ]
-        if not level:
-            return False
-    return True
 
 
 def render(ep: Endpoint, result: Any) -> Response:
