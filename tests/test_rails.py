@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import ADMIN_TOKEN
 from docform.engine.plan import Call, Change, Plan
 from docform.engine.rails import scope_violations
@@ -131,6 +133,25 @@ def test_calls_outside_the_organization_are_never_made():
         "org_acme"
     ]
     assert not found[0].forceable
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/orgs/org_acme/teams/../../org_beta/teams/t1",
+        "/orgs/org_acme/../org_beta",
+        "/orgs/org_acme_evil/teams/t1",
+        "/spaces/s1/../../orgs/org_beta",
+        "/orgs//org_acme",
+    ],
+)
+def test_the_scope_rail_compares_path_segments_not_string_prefixes(path):
+    plan = Plan(organization="org_acme", fingerprints={"space:s1": "x"})
+    change = Change("team.b", "team", "delete", "", None, None, calls=[Call("DELETE", path)])
+    plan.changes = [change]
+    assert [str(v) for v in scope_violations(plan)] == [
+        f"[organization] team.b#delete: DELETE {path} is outside organization org_acme"
+    ]
 
 
 ORG_LINE = "organization: {id: org_acme}\n"

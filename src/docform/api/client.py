@@ -33,6 +33,7 @@ from docform import __version__
 from docform.api.answers import count_misfit
 from docform.api.errors import ApiConfigError
 from docform.api.limits import AnswerLimitExceeded, AnswerLimits
+from docform.api.paths import api_path
 from docform.api.reader import AnswerReader
 from docform.api.retry import RateBudget, RetryPolicy, is_retryable_call, shared_budget
 from docform.api.sender import Call, Sender, Sleep
@@ -174,7 +175,7 @@ class ApiClient:
         Raises an `ApiError` subclass when the call fails.
         """
         method = method.upper()
-        path = "/" + path.lstrip("/")
+        path = api_path(path)
         if self.read_only and method != "GET":
             raise read_only_refusal(method, path)
         retryable = is_retryable_call(method, path) if retry is None else retry

@@ -26,6 +26,7 @@ from docform.api.errors import (
     status_hint,
     transport_hint,
 )
+from docform.api.paths import answer_ids_misfit
 from docform.api.retry import asked_wait
 from docform.api.sender import Call
 from docform.api.shapes import item_shape, object_misfit
@@ -71,6 +72,9 @@ class AnswerReader:
             raise self.malformed(call, response, wrong_label)
         if call.method == "GET":
             self.check_object(call.path, answer)
+        problem = answer_ids_misfit(answer)
+        if problem:
+            raise self.unsafe_id(call, problem)
         return answer
 
     def status_error(self, call: Call, response: httpx.Response) -> ApiStatusError:
@@ -106,6 +110,17 @@ class AnswerReader:
         message = f"{call.lead}: the answer {what}. {transport_hint(call.method)}"
         return ApiTransportError(self.redact(message), method=call.method, path=call.path)
 
+    def unsafe_id(self, call: Call, problem: str) -> MalformedAnswerError:
+        """An answer whose id could not be put into a path without leaving its route."""
+        message = (
+            f"{call.lead}: the answer holds an id docform cannot use: {problem}. docform puts "
+            "ids into the paths of later calls, so it uses nothing from this answer; the "
+            "service or something between it and docform sent a bad answer."
+        )
+        return MalformedAnswerError(
+            self.redact(message), method=call.method, path=call.path, status=None
+        )
+
     def malformed(self, call: Call, response: httpx.Response, what: str) -> MalformedAnswerError:
         kind = response.headers.get("content-type", "no content type").split(";")[0]
         message = (
@@ -126,6 +141,10 @@ class AnswerReader:
         if problem:
             raise self.unfit(path, f"does not fit the API: {problem}", number)
         items: list[dict[str, Any]] = page["items"]
+        for index, item in enumerate(items):
+            problem = answer_ids_misfit(item, f"items[{index}]")
+            if problem:
+                raise self.unfit(path, f"holds an id docform cannot use: {problem}", number)
         return items
 
     def check_object(self, path: str, answer: Any) -> None:

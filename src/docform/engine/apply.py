@@ -215,7 +215,17 @@ class _Runner:
             return await self.client.request(doc["method"], doc["path"], json=body, retry=False)
 
     def _fill_path(self, path: str) -> str:
-        return PLACEHOLDER_IN_PATH.sub(lambda m: str(self.outputs.lookup(m.group(1))), path)
+        return PLACEHOLDER_IN_PATH.sub(lambda m: self._path_id(m.group(1)), path)
+
+    def _path_id(self, ref: str) -> str:
+        """A created object's id, for a path: one safe segment, or the call is not made."""
+        from docform.api.paths import id_misfit
+
+        value = str(self.outputs.lookup(ref))
+        problem = id_misfit(value)
+        if problem:
+            raise ApplyError(f"the value {ref} from the service's answer {problem}; not sent")
+        return value
 
     def _fill(self, value: Any) -> Any:
         if isinstance(value, dict):
