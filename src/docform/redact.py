@@ -19,6 +19,8 @@ SECRET_QUERY_NAMES = frozenset(
     {
         "token",
         "access_token",
+        "private_token",
+        "client_secret",
         "auth",
         "key",
         "api_key",
@@ -81,3 +83,35 @@ def redact_text(text: str, secrets: Iterable[str | None] = ()) -> str:
         text = text.replace(secret, MASK)
     text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
     return _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
+
+
+# Parts of a secret shorter than this are not masked on their own: they would mask ordinary
+# words (a URL's "json" parameter, a certificate's "-----END").
+FRAGMENT_MIN_CHARS = 8
+
+
+def secret_fragments(values: Iterable[str | None]) -> list[str]:
+    """Each secret value and the parts of it a service may echo on their own: every line of a
+    multi-line secret (a certificate), the user-info and query values of a URL."""
+    fragments: set[str] = set()
+    for value in values:
+        if not value:
+            continue
+        fragments.add(value)
+        fragments.update(line.strip() for line in value.splitlines())
+        fragments.update(_url_credentials(value.strip()))
+    return sorted(f for f in fragments if len(f) >= FRAGMENT_MIN_CHARS)
+
+
+def _url_credentials(value: str) -> list[str]:
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return []
+    if not parts.scheme or not parts.netloc:
+        return []
+    found = [v for _, v in parse_qsl(parts.query, keep_blank_values=True)]
+    if "@" in parts.netloc:
+        user_info = parts.netloc.rsplit("@", 1)[0]
+        found += [user_info, *user_info.split(":", 1)]
+    return found

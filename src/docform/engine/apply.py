@@ -19,6 +19,7 @@ from typing import Any
 
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.errors import DocformError
+from docform.redact import redact_text, secret_fragments
 
 SecretResolver = Callable[[Any], str]
 Recover = Callable[[Change], Awaitable[Any]]
@@ -138,6 +139,9 @@ class _Runner:
     ) -> None:
         self.client = client
         self.secrets = secrets
+        # The service may echo a secret it was sent (an invalid certificate, a source URL
+        # with its token) in an error: no message of this apply may show one.
+        self._fragments = secret_fragments(secrets.values())
         self.on_event = on_event or (lambda event: None)
         self.outputs = Outputs()
         self.report = ApplyReport()
@@ -190,7 +194,7 @@ class _Runner:
                     answer = None
                 else:
                     self._emit(change, doc, ok=False, exc=exc)
-                    self.report.failed.append((change, str(exc)))
+                    self.report.failed.append((change, self._redacted(exc)))
                     return False
             # Later calls of a create (a PATCH of the parent, a sort) answer with other objects;
             # placeholders name fields of the object the first call made.
@@ -248,9 +252,12 @@ class _Runner:
                 path=doc["path"],
                 ok=ok,
                 status=getattr(exc, "status", None),
-                message=str(exc) if exc else "",
+                message=self._redacted(exc) if exc else "",
             )
         )
+
+    def _redacted(self, exc: Exception) -> str:
+        return redact_text(str(exc), self._fragments)
 
 
 def _chain_ranks(
