@@ -23,6 +23,8 @@ from docform.redact import redact_text, secret_fragments
 
 SecretResolver = Callable[[Any], str]
 Recover = Callable[[Change], Awaitable[Any]]
+BeforeCreate = Callable[[Change], Awaitable[str | None]]
+"""Just before a create: why it must not be sent (its object appeared meanwhile), or None."""
 """Returns the value of a secret from its reference as written in the manifest."""
 
 NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
@@ -97,6 +99,7 @@ async def apply_plan(
     resolve_secret: SecretResolver | None = None,
     on_event: Callable[[CallEvent], None] | None = None,
     recover: Recover | None = None,
+    before_create: BeforeCreate | None = None,
 ) -> ApplyReport:
     """Run every change's calls; returns what was done, what failed and what was not tried.
 
@@ -106,6 +109,7 @@ async def apply_plan(
     secrets = _resolve_secrets(changes, resolve_secret)
     runner = _Runner(client, secrets, on_event)
     runner.recover = recover
+    runner.before_create = before_create
     return await runner.run(list(changes), max(1, parallelism))
 
 
@@ -146,6 +150,7 @@ class _Runner:
         self.outputs = Outputs()
         self.report = ApplyReport()
         self.recover: Recover | None = None
+        self.before_create: BeforeCreate | None = None
 
     async def run(self, changes: list[Change], parallelism: int) -> ApplyReport:
         """Start each change once the changes it depends on are done, at most ``parallelism``
@@ -183,6 +188,8 @@ class _Runner:
         return self.report
 
     async def _run_change(self, change: Change) -> bool:
+        if not await self._may_create(change):
+            return False
         for i, call in enumerate(change.calls):
             doc = call.to_json()
             try:
@@ -203,6 +210,21 @@ class _Runner:
             self._emit(change, doc, ok=True)
         self.report.done.append(change)
         return True
+
+    async def _may_create(self, change: Change) -> bool:
+        """False, with the change reported failed, when a create's object appeared since the
+        plan (another apply raced this one)."""
+        if change.action != "create" or self.before_create is None or not change.calls:
+            return True
+        try:
+            reason = await self.before_create(change)
+        except DocformError as exc:
+            reason = f"{change.key}: not created: reading what exists now failed: {exc}"
+        if reason is None:
+            return True
+        self._emit(change, change.calls[0].to_json(), ok=False, exc=ApplyError(reason))
+        self.report.failed.append((change, self._redacted(ApplyError(reason))))
+        return False
 
     async def _send(self, change: Change, i: int, doc: dict[str, Any], body: Any) -> Any:
         """One call; a create whose answer was lost is looked for before it is sent again."""

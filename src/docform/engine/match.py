@@ -2,8 +2,8 @@
 
 An entry matches, in order: the live object with its pinned ``id``; the one live object with its
 natural key; the one live object with a key listed in ``formerly``. Two live objects for one key
-is an error that names their ids, so the user can pin one. Kinds nested in themselves
-(collections) are matched level by level, parents first, because a child's key holds its
+is an error that names their ids and which one to keep, so the user can pin it. Kinds nested in
+themselves (collections) are matched level by level, parents first, because a child's key holds its
 parent's address.
 """
 
@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.engine.duplicates import ambiguous_match
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
 from docform.errors import DocformError
 
@@ -158,11 +159,8 @@ def _claim(
     for key in keys:
         candidates = [o for o in by_key.get(key, ()) if o.id not in claimed]
         if len(candidates) > 1:
-            ids = ", ".join(sorted(o.id for o in candidates))
-            problems.append(
-                f"{d.location}: {d.address}: {len(candidates)} live {kind.name}s match "
-                f"{_describe_key(key)} (ids {ids}); pin one with `id:` to say which"
-            )
+            where = f"{d.location}: {d.address}"
+            problems.append(ambiguous_match(where, kind.name, _describe_key(key), candidates))
             claimed.update({o.id: Pair(d, o, "ambiguous") for o in candidates})
             return None
         if candidates:
