@@ -69,9 +69,7 @@ def raced_message(change: Change, observed: Observed) -> str:
     )
 
 
-def ambiguous_match(
-    where: str, kind: str, key: str, candidates: Sequence[Observed]
-) -> str:
+def ambiguous_match(where: str, kind: str, key: str, candidates: Sequence[Observed]) -> str:
     """The problem of an entry that ``candidates`` (two or more live objects) all match: the
     oldest is the one to keep (others are usually duplicates of a raced apply)."""
     ordered = sorted(candidates, key=_age_order)

@@ -28,7 +28,8 @@ def load_manifest_set(
         raise ManifestError([Problem(str(root), 0, 0, "", "not a directory")])
     tree = read_directory(root)
     if not tree.files:
-        raise ManifestError([Problem(str(root), 0, 0, "", "no manifest files (*.yaml, *.yml)")])
+        none = Problem(str(root), 0, 0, "", "no manifest files (*.yaml, *.yml)")
+        raise ManifestError(tree.problems or [none])
     resolve_values(tree, root, os.environ if env is None else env)
     entries = validate_entries(tree)
     # Cross-checks on a partly read directory would blame references to what was not read.
