@@ -51,4 +51,8 @@ def test_paths_with_empty_or_dot_segments_are_never_sent(path):
 
 
 def test_characters_that_end_a_path_are_escaped_within_their_segment():
-    assert api_path("/orgs/a?b#c d%") == "/orgs/a%3Fb%23c%20d%25"
+    assert api_path("/orgs/a#c d%/teams") == "/orgs/a%23c%20d%25/teams"
+
+
+def test_a_query_written_after_the_path_is_kept():
+    assert api_path("/orgs/org_acme/spaces?limit=1000") == "/orgs/org_acme/spaces?limit=1000"

@@ -69,5 +69,8 @@ def path_segments(path: str) -> list[str]:
 
 
 def api_path(path: str) -> str:
-    """``path`` as sent: each segment percent-escaped (``%``, ``?``, ``#``, spaces...)."""
-    return "/" + "/".join(quote(segment, safe=_UNRESERVED) for segment in path_segments(path))
+    """``path`` as sent: each segment percent-escaped (``%``, ``#``, spaces...); a query a
+    caller wrote after ``?`` is kept as written (ids never hold ``?``: `id_misfit`)."""
+    route, mark, query = path.partition("?")
+    segments = path_segments(route)
+    return "/" + "/".join(quote(segment, safe=_UNRESERVED) for segment in segments) + mark + query

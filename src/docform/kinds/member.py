@@ -18,7 +18,7 @@ from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kinds.base import Entry
 from docform.kinds.exporting import role_entry
-from docform.kinds.fields import RoleOrGuest, role_value
+from docform.kinds.fields import RoleOrGuest, escape_invisible, role_value
 from docform.kinds.planning import entry_desired
 
 
@@ -73,7 +73,7 @@ class MemberKind(Kind):
             id=raw["id"],
             key=(email.lower(),),
             fields={"role": raw["role"], "sso": raw["sso"]},
-            title=email,
+            title=escape_invisible(email),
             raw=raw,
         )
 
