@@ -84,7 +84,11 @@ class Sender:
                 request = self.http.build_request(
                     call.method, call.path.lstrip("/"), params=call.params, json=call.json
                 )
-                response = await self.limits.receive(self.http, request)
+                try:
+                    response = await self.limits.receive(self.http, request)
+                except BaseException:
+                    self.budget.abandon()
+                    raise
             except httpx.TransportError as exc:
                 wait = self._failure_wait(call)
                 if wait is None:
