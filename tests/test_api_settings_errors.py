@@ -65,8 +65,13 @@ def test_sandbox_serve_refuses_a_file_that_is_not_a_database(tmp_path):
     assert "is not a sandbox database (file is not a database)" in result.stderr
 
 
-@pytest.mark.parametrize("token", [f"{CANARY_TOKEN}\n", f"  {CANARY_TOKEN}", f"{CANARY_TOKEN}\t"])
-def test_a_token_with_surrounding_whitespace_is_refused_before_any_call(sandbox, tmp_path, token):
+@pytest.mark.parametrize(
+    ("around", "after"), [("", "\n"), ("  ", ""), ("", "\t")], ids=["newline", "spaces", "tab"]
+)
+def test_a_token_with_surrounding_whitespace_is_refused_before_any_call(
+    sandbox, tmp_path, around, after
+):
+    token = f"{around}{CANARY_TOKEN}{after}"
     result = plan(write_manifests(tmp_path / "m", MANIFEST), f"sandbox:{sandbox}", token)
     assert result.exit_code == 1
     assert result.stderr == (
