@@ -19,9 +19,12 @@ from typing import Any
 
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.errors import DocformError
+from docform.redact import redact_text, secret_fragments
 
 SecretResolver = Callable[[Any], str]
 """Returns the value of a secret from its reference as written in the manifest."""
+BeforeCreate = Callable[[Change], Awaitable[str | None]]
+"""Just before a create: why it must not be sent (its object appeared meanwhile), or None."""
 Recover = Callable[[Change], Awaitable[Any]]
 Created = Callable[[Change, Any], None]
 """Told of each object a create made, with the create call's answer, as soon as it answers."""
@@ -102,6 +105,7 @@ async def apply_plan(
     on_event: Callable[[CallEvent], None] | None = None,
     recover: Recover | None = None,
     on_created: Created | None = None,
+    before_create: BeforeCreate | None = None,
 ) -> ApplyReport:
     """Run every change's calls; returns what was done, what failed and what was not tried.
 
@@ -114,6 +118,7 @@ async def apply_plan(
     runner = _Runner(client, secrets, on_event)
     runner.recover = recover
     runner.on_created = on_created or (lambda change, answer: None)
+    runner.before_create = before_create
     return await runner.run(list(changes), max(1, parallelism))
 
 
@@ -147,11 +152,15 @@ class _Runner:
     ) -> None:
         self.client = client
         self.secrets = secrets
+        # The service may echo a secret it was sent (an invalid certificate, a source URL
+        # with its token) in an error: no message of this apply may show one.
+        self._fragments = secret_fragments(secrets.values())
         self.on_event = on_event or (lambda event: None)
         self.outputs = Outputs()
         self.report = ApplyReport()
         self.recover: Recover | None = None
         self.on_created: Created = lambda change, answer: None
+        self.before_create: BeforeCreate | None = None
 
     async def run(self, changes: list[Change], parallelism: int) -> ApplyReport:
         """Start each change once the changes it depends on are done, at most ``parallelism``
@@ -189,6 +198,8 @@ class _Runner:
         return self.report
 
     async def _run_change(self, change: Change) -> bool:
+        if not await self._may_create(change):
+            return False
         for i, call in enumerate(change.calls):
             doc = call.to_json()
             try:
@@ -200,7 +211,7 @@ class _Runner:
                     answer = None
                 else:
                     self._emit(change, doc, ok=False, exc=exc)
-                    self.report.failed.append((change, str(exc)))
+                    self.report.failed.append((change, self._redacted(exc)))
                     return False
             # Later calls of a create (a PATCH of the parent, a sort) answer with other objects;
             # placeholders name fields of the object the first call made.
@@ -211,6 +222,21 @@ class _Runner:
             self._emit(change, doc, ok=True)
         self.report.done.append(change)
         return True
+
+    async def _may_create(self, change: Change) -> bool:
+        """False, with the change reported failed, when a create's object appeared since the
+        plan (another apply raced this one)."""
+        if change.action != "create" or self.before_create is None or not change.calls:
+            return True
+        try:
+            reason = await self.before_create(change)
+        except DocformError as exc:
+            reason = f"{change.key}: not created: reading what exists now failed: {exc}"
+        if reason is None:
+            return True
+        self._emit(change, change.calls[0].to_json(), ok=False, exc=ApplyError(reason))
+        self.report.failed.append((change, self._redacted(ApplyError(reason))))
+        return False
 
     async def _send(self, change: Change, i: int, doc: dict[str, Any], body: Any) -> Any:
         """One call; a create whose answer was lost is looked for before it is sent again."""
@@ -227,7 +253,17 @@ class _Runner:
             return await self.client.request(doc["method"], doc["path"], json=body, retry=False)
 
     def _fill_path(self, path: str) -> str:
-        return PLACEHOLDER_IN_PATH.sub(lambda m: str(self.outputs.lookup(m.group(1))), path)
+        return PLACEHOLDER_IN_PATH.sub(lambda m: self._path_id(m.group(1)), path)
+
+    def _path_id(self, ref: str) -> str:
+        """A created object's id, for a path: one safe segment, or the call is not made."""
+        from docform.api.paths import id_misfit
+
+        value = str(self.outputs.lookup(ref))
+        problem = id_misfit(value)
+        if problem:
+            raise ApplyError(f"the value {ref} from the service's answer {problem}; not sent")
+        return value
 
     def _fill(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -250,9 +286,12 @@ class _Runner:
                 path=doc["path"],
                 ok=ok,
                 status=getattr(exc, "status", None),
-                message=str(exc) if exc else "",
+                message=self._redacted(exc) if exc else "",
             )
         )
+
+    def _redacted(self, exc: Exception) -> str:
+        return redact_text(str(exc), self._fragments)
 
 
 def _chain_ranks(

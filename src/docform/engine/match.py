@@ -5,9 +5,9 @@ identity file (docform.lock) records for its address, when that object is still 
 live object with its natural key; the one live object with a key listed in ``formerly``; and
 last, the one live object whose key differs only in its container (a moved space), when it is
 the only candidate and the entry the only one that wants it. Two live objects for one key is
-an error that names their ids, so the user can pin one. Kinds nested in themselves
-(collections) are matched level by level, parents first, because a child's key holds its
-parent's address.
+an error that names their ids and which one to keep, so the user can pin it. Kinds nested in
+themselves (collections) are matched level by level, parents first, because a child's key holds
+its parent's address.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.engine.duplicates import ambiguous_match
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
 from docform.errors import DocformError
 
@@ -251,11 +252,8 @@ def _claim(
     for key in keys:
         candidates = [o for o in by_key.get(key, ()) if o.id not in claimed]
         if len(candidates) > 1:
-            ids = ", ".join(sorted(o.id for o in candidates))
-            problems.append(
-                f"{d.location}: {d.address}: {len(candidates)} live {kind.name}s match "
-                f"{_describe_key(key)} (ids {ids}); pin one with `id:` to say which"
-            )
+            where = f"{d.location}: {d.address}"
+            problems.append(ambiguous_match(where, kind.name, _describe_key(key), candidates))
             claimed.update({o.id: Pair(d, o, "ambiguous") for o in candidates})
             return None
         if candidates:

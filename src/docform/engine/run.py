@@ -109,26 +109,31 @@ async def apply_changes(
     Call `check_safety` first: this runs whatever it is given. ``on_created``: see
     `apply_plan`.
     """
-    from docform.connect import open_client
+    from docform.connect import api_url, open_client
     from docform.engine.apply import apply_plan
+    from docform.engine.apply_lock import apply_lock
+    from docform.engine.duplicates import CreateGuard
     from docform.engine.rails import caller_violations, enforce
     from docform.engine.saved import secret_resolver
 
     recover = recover_by_planning(manifests, lambda: open_client(manifests, read_only=True))
-    async with open_client(manifests, read_only=False) as client:
-        kinds = build_kinds(manifests.organization.id)
-        enforce(await caller_violations(plan, kinds, client), force=False)
-        report = await apply_plan(
-            plan.changes,
-            client,
-            parallelism=parallelism,
-            resolve_secret=secret_resolver(manifests),
-            on_event=on_event,
-            recover=recover,
-            on_created=on_created,
-        )
-    if report.ok:
-        report.verification = await verify_by_reading(manifests, report.done)
+    with apply_lock(api_url(manifests), manifests.organization.id):
+        async with open_client(manifests, read_only=False) as client:
+            kinds = build_kinds(manifests.organization.id)
+            enforce(await caller_violations(plan, kinds, client), force=False)
+            guard = CreateGuard(plan, kinds, manifests, client)
+            report = await apply_plan(
+                plan.changes,
+                client,
+                parallelism=parallelism,
+                resolve_secret=secret_resolver(manifests),
+                on_event=on_event,
+                recover=recover,
+                on_created=on_created,
+                before_create=guard.raced,
+            )
+        if report.ok:
+            report.verification = await verify_by_reading(manifests, report.done)
     return report
 
 

@@ -12,7 +12,7 @@ from docform.manifest.manifest_set import ManifestSet
 from docform.manifest.problems import ManifestError, Problem
 from docform.manifest.references import check_references
 from docform.manifest.settings import Settings
-from docform.manifest.sources import read_directory
+from docform.manifest.sources import MergedTree, read_directory
 from docform.manifest.values import resolve_values
 
 
@@ -29,7 +29,8 @@ def load_manifest_set(
         raise ManifestError([Problem(str(root), 0, 0, "", "not a directory")])
     tree = read_directory(root)
     if not tree.files:
-        raise ManifestError([Problem(str(root), 0, 0, "", "no manifest files (*.yaml, *.yml)")])
+        none = Problem(str(root), 0, 0, "", "no manifest files (*.yaml, *.yml)")
+        raise ManifestError(tree.problems or [none])
     resolve_values(tree, root, os.environ if env is None else env)
     entries = validate_entries(tree)
     # Cross-checks on a partly read directory would blame references to what was not read.
@@ -46,5 +47,13 @@ def load_manifest_set(
         organization=entries.organization,
         files=tree.files,
         lock=lock,
+        api_location=_api_location(tree, entries.settings),
         **sections,  # type: ignore[arg-type]
     )
+
+
+def _api_location(tree: MergedTree, settings: Settings | None) -> str | None:
+    """Where the ``docform: api`` URL is written, when it is."""
+    if settings is None or settings.api is None:
+        return None
+    return str(tree.sources.locate(("docform", "api")))

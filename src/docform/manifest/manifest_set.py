@@ -45,6 +45,8 @@ class ManifestSet:
     files: list[str] = field(default_factory=list)
     lock: Lock = field(default_factory=Lock)
     """The ids of ``docform.lock`` beside the manifests (`docform.manifest.lock`)."""
+    api_location: str | None = None
+    """Where ``docform: api`` is written (``main.yaml:2:8``), for messages about that URL."""
 
     def section(self, name: str) -> dict[str, Entry]:
         """The entries of one top-level section (``"teams"``) by manifest name."""
