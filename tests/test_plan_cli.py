@@ -39,6 +39,7 @@ PLAN_KEYS = [
     "unmanaged",
     "summary",
     "ignored",
+    "rails",
     "fingerprints",
     "checksum",
 ]
@@ -202,9 +203,31 @@ def test_a_saved_plan_is_the_plan_json_plus_its_manifest_directory(
     out = tmp_path / "plan.json"
     result = save(basic, sandbox, out)
     saved = json.loads(out.read_text(encoding="utf-8"))
-    assert saved.pop("manifest_directory") == str(basic.resolve())
+    assert saved.pop("manifest_directory") == "manifests"
     assert saved == plan_json(basic, sandbox)
     assert f"Saved the plan to {out}; apply it with 'docform apply {out}'." in result.stderr
+
+
+def test_a_saved_plan_names_its_manifests_relative_to_itself(
+    sandbox: Path, basic: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "plans" / "today" / "docform.plan"
+    save(basic, sandbox, out)
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["manifest_directory"] == "../../manifests"
+
+
+def test_a_saved_plan_applies_after_its_directory_moved(
+    sandbox: Path, basic: Path, tmp_path: Path
+) -> None:
+    save(basic, sandbox, tmp_path / "docform.plan")
+    moved = tmp_path.parent / f"{tmp_path.name}-moved"
+    shutil.copytree(tmp_path, moved)
+    shutil.rmtree(basic)
+    result = run(["apply", moved / "docform.plan"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "Apply complete: 14 changes made." in result.stdout
+    assert_converged(moved / "manifests", sandbox)
 
 
 def test_applying_a_saved_plan_makes_its_changes(sandbox: Path, basic: Path, out: Path) -> None:

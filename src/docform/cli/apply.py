@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,21 @@ from docform.errors import DocformError
     help="Bypass the deletion limits and the last-admin and team-owner rails (never protect).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line per finished call.")
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    metavar="ADDRESS",
+    help="With a directory: apply only this address and what it needs (repeatable), as "
+    "'plan --target'.",
+)
+@click.option(
+    "--exclude",
+    "excludes",
+    multiple=True,
+    metavar="ADDRESS",
+    help="With a directory: leave out this address and what depends on it (repeatable).",
+)
 def apply(
     source: Path,
     yes: bool,
@@ -45,20 +61,25 @@ def apply(
     max_deletions: int | None,
     force: bool,
     as_json: bool,
+    targets: tuple[str, ...],
+    excludes: tuple[str, ...],
 ) -> int:
     """Make the live organization match SOURCE: a manifest directory or a saved plan file.
 
     With a directory, docform plans, shows the plan and asks before it changes anything
     (--yes skips the question; --checksum applies only the plan a reviewer approved). A saved
-    plan (from 'plan --out') is its own approval; it is refused when an object it changes was
-    modified since it was planned. Safety rails are checked before the first call.
+    plan (from 'plan --out') is shown, and is its own approval; it is refused when an object it
+    changes was modified since it was planned. Safety rails are checked before the first call.
     """
-    from docform.engine.run import check_safety
+    from docform.engine.run import assess_rails, check_safety
+    from docform.render import render_text
 
     sets = manifest_sets(source) if source.is_dir() else []
     if len(sets) > 1:
         if checksum:
             refuse_single_plan_option("apply", "--checksum", source, sets)
+        if targets or excludes:
+            refuse_single_plan_option("apply", "--target", source, sets)
         return apply_several(
             sets,
             yes=yes,
@@ -69,43 +90,47 @@ def apply(
         )
     if source.is_dir():
         manifests = load_manifests(source)
-        the_plan = _plan_to_apply(manifests, checksum, yes)
+        the_plan = _plan_to_apply(manifests, targets, excludes)
     else:
-        if checksum:
-            raise click.UsageError("--checksum goes with a directory; a saved plan checks itself")
+        for option, given in (("--checksum", checksum), ("--target", targets or excludes)):
+            if given:
+                raise click.UsageError(
+                    f"{option} goes with a directory; a saved plan applies as it was reviewed"
+                )
         manifests, the_plan = _saved_plan_to_apply(source)
-    if not the_plan.has_changes:
-        return 0
-    for rail in check_safety(manifests, the_plan, max_deletions=max_deletions, force=force):
-        click.echo(f"Warning: --force bypassed the safety rail {rail}", err=True)
-    return 0 if apply_with_progress(manifests, the_plan, parallelism, as_json) else 1
-
-
-def _plan_to_apply(manifests: Any, checksum: str | None, yes: bool) -> Any:
-
-    from docform.render import render_text
-
-    the_plan, _ = plan_with_progress(manifests)
+    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
         raise DocformError(
             f"the plan's checksum is {the_plan.checksum()}, not the approved {checksum}: the "
             "manifests or the live organization changed since; review the new plan"
         )
-    confirmed = yes or checksum or not the_plan.has_changes
+    if not the_plan.has_changes:
+        return 0
+    bypassed = check_safety(manifests, the_plan, max_deletions=max_deletions, force=force)
+    confirmed = yes or checksum or not source.is_dir()
     if not confirmed and not click.confirm("Apply these changes?", default=False):
         raise click.Abort()
-    return the_plan
+    for rail in bypassed:
+        click.echo(f"Warning: --force bypassed the safety rail {rail}", err=True)
+    return 0 if apply_with_progress(manifests, the_plan, parallelism, as_json) else 1
+
+
+def _plan_to_apply(manifests: Any, targets: Sequence[str], excludes: Sequence[str]) -> Any:
+    from docform.engine.targets import narrow_plan
+
+    the_plan, _ = plan_with_progress(manifests)
+    return narrow_plan(the_plan, targets, excludes)
 
 
 def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:
     import asyncio
 
     from docform.engine.run import plan_manifests
-    from docform.engine.saved import load_plan, stale_objects
+    from docform.engine.saved import load_plan, saved_manifest_directory, stale_objects
 
     the_plan, saved = load_plan(source)
-    manifests = load_manifests(Path(saved["manifest_directory"]))
+    manifests = load_manifests(saved_manifest_directory(source, saved))
     fresh, _ = asyncio.run(plan_manifests(manifests))
     stale = stale_objects(the_plan, fresh)
     if stale:

@@ -55,3 +55,26 @@ def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_j
 
 def use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def refuse_if_rails_broken(plan: Any, label: str = "") -> None:
+    """After the plan is shown: exit 1 when a safety rail would make apply refuse it."""
+    if plan.refused:
+        raise DocformError(rails_broken(plan, label))
+
+
+def rails_broken(plan: Any, label: str = "") -> str:
+    """Why a shown plan fails: the rails it breaks, and what to do."""
+    blocking = plan.rails.blocking
+    count = len(blocking)
+    where = f"{label}: " if label else ""
+    hint = (
+        "fix the manifests, or plan and apply with --force to bypass "
+        + ", ".join(sorted({v.rail for v in blocking if v.forceable}))
+        if any(v.forceable for v in blocking)
+        else "fix the manifests: --force does not bypass these"
+    )
+    return (
+        f"{where}the plan breaks {count} safety rail{'s' if count != 1 else ''} "
+        f"({', '.join(v.rail for v in blocking)}), so apply would refuse it; {hint}"
+    )

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from docform.cli.common import apply_with_progress, use_color
+from docform.cli.common import apply_with_progress, rails_broken, use_color
 from docform.errors import DocformError
 
 SAVED_PLAN_REFUSED = (
@@ -76,12 +76,14 @@ def plan_several(
     detailed_exitcode: bool,
     narrow: Callable[[Any], Any],
     verbose: bool,
+    rails: dict[str, Any],
 ) -> int:
-    """Plan every set concurrently; ``output`` is ``text``, ``json`` or ``markdown``."""
+    """Plan every set concurrently; ``output`` is ``text``, ``json`` or ``markdown``;
+    ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``)."""
     from docform.engine.sets import worst_exit_code
     from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
 
-    outcomes = planned_sets(sets, narrow)
+    outcomes = planned_sets(sets, narrow, rails)
     if output == "json":
         click.echo(render_sets_json(outcomes))
     elif output == "markdown":
@@ -93,6 +95,9 @@ def plan_several(
         for outcome in outcomes:
             if outcome.stats is not None:
                 click.echo(f"{outcome.label()}: {outcome.stats.summary()}", err=True)
+    for outcome in outcomes:
+        if outcome.plan is not None and outcome.plan.refused:
+            click.echo(f"Error: {rails_broken(outcome.plan, outcome.label())}", err=True)
     codes = [_plan_code(o, detailed_exitcode) for o in outcomes]
     return worst_exit_code(codes)
 
@@ -110,7 +115,7 @@ def apply_several(
     stopping at the first that fails."""
     from docform.render.sets import render_sets_text
 
-    outcomes = planned_sets(sets)
+    outcomes = planned_sets(sets, rails={"max_deletions": max_deletions, "force": force})
     click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
     failed = [o for o in outcomes if o.failed]
     if failed:
@@ -137,14 +142,23 @@ def apply_several(
     return 0
 
 
-def planned_sets(sets: Sequence[Any], narrow: Callable[[Any], Any] | None = None) -> list[Any]:
-    """Every set loaded and planned (concurrently); each outcome holds its plan or its error."""
+def planned_sets(
+    sets: Sequence[Any],
+    narrow: Callable[[Any], Any] | None = None,
+    rails: dict[str, Any] | None = None,
+) -> list[Any]:
+    """Every set loaded and planned (concurrently); each outcome holds its plan or its error,
+    and each plan its safety rails as ``assess_rails(**rails)`` evaluates them."""
     import asyncio
 
+    from docform.engine.run import assess_rails
     from docform.engine.sets import load_sets, plan_sets
 
     outcomes = load_sets(sets)
     asyncio.run(plan_sets(outcomes, narrow))
+    for outcome in outcomes:
+        if outcome.plan is not None:
+            assess_rails(outcome.manifests, outcome.plan, **(rails or {}))
     return outcomes
 
 
@@ -158,7 +172,7 @@ def report_failures(outcomes: Sequence[Any]) -> None:
 
 
 def _plan_code(outcome: Any, detailed_exitcode: bool) -> int:
-    if outcome.failed:
+    if outcome.failed or outcome.plan.refused:
         return 1
     return 2 if detailed_exitcode and outcome.plan.has_changes else 0
 

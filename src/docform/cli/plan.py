@@ -7,7 +7,12 @@ from pathlib import Path
 
 import click
 
-from docform.cli.common import load_manifests, plan_with_progress, use_color
+from docform.cli.common import (
+    load_manifests,
+    plan_with_progress,
+    refuse_if_rails_broken,
+    use_color,
+)
 from docform.cli.group import cli
 from docform.cli.multi import (
     manifest_sets,
@@ -79,6 +84,17 @@ def validate(directory: Path, as_json: bool) -> int:
     help="Leave out this address and what depends on it (repeatable).",
 )
 @click.option(
+    "--max-deletions",
+    type=click.IntRange(0),
+    help="Most deletions the plan may make (default: limits.maxDeletions, else 10), as apply.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Plan as 'apply --force' would: bypass the deletion limits and the kinds' rails "
+    "(never protect), listing each bypassed rail.",
+)
+@click.option(
     "-v", "--verbose", is_flag=True, help="Also print the API requests' count and each retry."
 )
 def plan(
@@ -89,17 +105,22 @@ def plan(
     detailed_exitcode: bool,
     targets: tuple[str, ...],
     excludes: tuple[str, ...],
+    max_deletions: int | None,
+    force: bool,
     verbose: bool,
 ) -> int:
     """Show the API calls that would make the live organization match DIRECTORY.
 
     Reads the live organization (read-only: planning can never change it), matches every
     manifest entry to a live object, and prints the changes in the order apply would make
-    them. The API comes from DOCFORM_API_URL, else from `docform: api` in the manifests; the
-    token from DOCFORM_API_TOKEN.
+    them. Every safety rail is checked as apply checks it: a plan that breaks one is shown
+    with the rails it breaks and exits 1 (unless --force bypasses them). The API comes from
+    DOCFORM_API_URL, else from `docform: api` in the manifests; the token from
+    DOCFORM_API_TOKEN.
     """
 
     from docform.cli.verbose import api_retries_shown
+    from docform.engine.run import assess_rails
     from docform.engine.saved import save_plan
     from docform.engine.targets import narrow_plan
     from docform.render import render_json, render_markdown, render_text
@@ -118,10 +139,12 @@ def plan(
             detailed_exitcode=detailed_exitcode,
             narrow=lambda one: narrow_plan(one, targets, excludes),
             verbose=verbose,
+            rails={"max_deletions": max_deletions, "force": force},
         )
     manifests = load_manifests(directory)
     the_plan, stats = plan_with_progress(manifests)
     the_plan = narrow_plan(the_plan, targets, excludes)
+    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
     if as_json:
         click.echo(render_json(the_plan))
     elif markdown:
@@ -135,6 +158,7 @@ def plan(
         click.echo(f"Saved the plan to {out}; apply it with 'docform apply {out}'.", err=True)
     if verbose:
         click.echo(stats.summary(), err=True)
+    refuse_if_rails_broken(the_plan)
     return 2 if detailed_exitcode and the_plan.has_changes else 0
 
 

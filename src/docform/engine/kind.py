@@ -160,6 +160,11 @@ class Kind:
         """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
         return []
 
+    def rails_across_kinds(self, matchings: Mapping[str, Any], changes: Sequence[Any]) -> list[Any]:
+        """This kind's rails that need other kinds too: ``matchings`` by kind name, and every
+        change of the plan (the last SAML provider of an organization that enforces SSO)."""
+        return []
+
     def risky_for_caller(self, changes: Sequence[Any]) -> list[Any]:
         """Those of ``changes`` that would lock the API token's own user out if its ``live_id``
         were that user's (removing or demoting a membership); apply refuses them then."""

@@ -163,10 +163,18 @@ class Plan:
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
     ignored: list[Any] = field(default_factory=list)
     """What ``ignore:`` in the settings left out (`docform.engine.ignore.Ignored`)."""
+    rails: Any = None
+    """Every safety rail as evaluated for this plan (`docform.engine.rails.RailReport`), once
+    the commands have evaluated them; None before."""
 
     @property
     def has_changes(self) -> bool:
         return bool(self.changes)
+
+    @property
+    def refused(self) -> bool:
+        """A safety rail that is not bypassed would make apply refuse this plan."""
+        return self.rails is not None and bool(self.rails.blocking)
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(("create", "update", "delete", "move", "restore"), 0)
@@ -190,6 +198,7 @@ class Plan:
         doc["unmanaged"] = [u.to_json() for u in self.unmanaged]
         doc["summary"] = self.summary()
         doc["ignored"] = [i.to_json() for i in self.ignored]
+        doc["rails"] = self.rails.to_json() if self.rails is not None else None
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

@@ -71,9 +71,11 @@ def plan_from_matcher(
     ignore.drop_changes(plan)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
     plan.violations = _protect_violations(plan.changes, matchings)
+    by_name = {kind.name: matching for kind, matching in matchings}
     for kind, matching in matchings:
         own = [c for c in plan.changes if c.kind == kind.name]
         plan.violations += kind.rail_violations(matching, own)
+        plan.violations += kind.rails_across_kinds(by_name, plan.changes)
     return plan
 
 

@@ -3,11 +3,16 @@
 A saved plan holds no secret. It names the manifest directory so that apply can read secret
 values (``{"$secret": "saml.okta.certificate"}``) from the manifests again, and it records a
 fingerprint of every live object the plan read so that apply can refuse a stale plan.
+
+The manifest directory is stored relative to the plan file's own directory (``manifests``
+for ``plan manifests --out docform.plan``), so a plan made on one machine or CI runner applies
+from a checkout anywhere else, as long as the two keep their places in the repository.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +22,25 @@ from docform.errors import DocformError
 
 def save_plan(plan: Plan, manifests: Any, path: Path) -> None:
     doc = plan.to_json()
-    doc["manifest_directory"] = str(Path(manifests.directory).resolve())
+    doc["manifest_directory"] = _relative_to_plan(Path(manifests.directory), path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _relative_to_plan(directory: Path, plan_file: Path) -> str:
+    """``directory`` as a POSIX path relative to the directory of ``plan_file``; absolute only
+    when there is no relative way (another drive on Windows)."""
+    try:
+        relative = os.path.relpath(directory.resolve(), plan_file.resolve().parent)
+    except ValueError:
+        return directory.resolve().as_posix()
+    return Path(relative).as_posix()
+
+
+def saved_manifest_directory(plan_file: Path, doc: dict[str, Any]) -> Path:
+    """The manifest directory a saved plan names, found from where the plan file is now."""
+    directory = Path(doc.get("manifest_directory") or ".")
+    return directory if directory.is_absolute() else plan_file.parent / directory
 
 
 class SavedPlanError(DocformError):

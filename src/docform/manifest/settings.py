@@ -55,6 +55,11 @@ class LimitSettings(ManifestModel):
     maxDeletionShare: float = Field(
         0.25, ge=0, le=1, description="Most deletions as a share of the managed objects of a kind."
     )
+    deletionShareFloor: int = Field(
+        10,
+        ge=0,
+        description="maxDeletionShare applies only to kinds with at least this many live objects.",
+    )
     parallelism: int = Field(8, ge=1, le=64, description="Concurrent API calls during apply.")
 
 

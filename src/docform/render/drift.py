@@ -11,6 +11,7 @@ import json
 from docform.engine.drift import DriftReport, OrgDrift
 from docform.engine.plan import Change
 from docform.render.markdown import code, escape, fence_safe, ignored_details, render_markdown
+from docform.render.rails import rails_markdown, rails_text
 from docform.render.values import ACTION_SYMBOLS, field_sides, show_value
 
 HEADING = "### docform drift"
@@ -53,6 +54,9 @@ def _org_text(org: OrgDrift) -> list[str]:
         lines = [f"In sync: {name} matches its manifests.", ""]
     else:
         lines = [f"Drift in {name}:", ""]
+    if plan.rails is not None and (plan.rails.violations or plan.rails.at_apply):
+        lines.append("  The plan that would fix it:")
+        lines += [f"  {line}" if line else "" for line in rails_text(plan.rails)]
     for change in plan.changes:
         symbol = ACTION_SYMBOLS[change.action]
         lines.append(f"  {symbol} {change.address}  ({_WHAT[change.action]})")
@@ -127,6 +131,7 @@ def _org_markdown(org: OrgDrift) -> list[str]:
         message = fence_safe(outcome.error or "")
         return [f"{title}: could not be checked", "", "```", message, "```", ""]
     lines = [f"{title}: {org.status.replace('_', ' ')}", ""]
+    lines += rails_markdown(plan.rails, escape)
     if plan.changes:
         lines += ["| | address | what differs |", "|---|---|---|"]
         lines += [_change_row(c) for c in plan.changes]

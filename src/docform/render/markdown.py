@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 from docform.engine.plan import Change, Plan
+from docform.render.rails import rails_markdown
 from docform.render.values import (
     ACTION_SYMBOLS,
     field_sides,
@@ -25,6 +26,7 @@ def render_markdown(plan: Plan, diagram: str | None = None) -> str:
     lines = [HEADING, "", f"**{summary_line(plan.summary())}**", ""]
     lines.append(f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`")
     lines.append("")
+    lines += rails_markdown(plan.rails, escape)
     deletes = [c for c in plan.changes if c.action == "delete"]
     if deletes:
         lines += [f"> [!CAUTION]\n> **{len(deletes)} to delete**", ""]

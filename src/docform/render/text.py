@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from docform.engine.plan import Change, Plan
+from docform.render.rails import rails_text
 from docform.render.values import (
     ACTION_SYMBOLS,
     field_sides,
@@ -27,6 +28,8 @@ STYLES = {
 
 def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     out = Text()
+    for line in rails_text(plan.rails):
+        out.append(line + "\n", "bold red" if plan.refused else "yellow")
     if plan.changes:
         out.append(f"docform will make these changes in organization {plan.organization}:\n\n")
     for change in plan.changes:
@@ -42,6 +45,13 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
             out.append(f"  {item.describe()}\n", "dim")
         out.append("\n")
     out.append(summary_line(plan.summary()) + "\n", "bold")
+    if plan.refused:
+        count = len(plan.rails.blocking)
+        out.append(
+            f"Apply will refuse this plan: it breaks {count} safety "
+            f"rail{'s' if count != 1 else ''} (listed at the top).\n",
+            "bold red",
+        )
     out.append(f"Checksum: {plan.checksum()}\n", "dim")
     return out
 
