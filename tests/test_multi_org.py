@@ -128,7 +128,7 @@ def test_plan_groups_by_organization_with_one_total(repo, sandbox):
     out = result.stdout
     assert out.startswith("== org_acme (acme/) ==\n\nNo changes.")
     assert "== org_other (other/) ==\n\ndocform will make these changes in organization " in out
-    assert "  + team.core  (create)\n" in out
+    assert "  + team.core (Core)  (create)\n" in out
     assert out.endswith(
         "Total for 2 organizations: Plan: 1 to create, 0 to update, 0 to delete, 0 to move.\n"
     )
@@ -166,7 +166,7 @@ def test_an_error_in_one_set_does_not_hide_the_others_and_exits_1(repo, sandbox)
     append_manifests(repo / "other", NEW_TEAM)
     result = run(["plan", repo, "--detailed-exitcode"], sandbox)
     assert result.exit_code == 1
-    assert "  + team.core  (create)\n" in result.stdout
+    assert "  + team.core (Core)  (create)\n" in result.stdout
     assert "== gone/ ==" not in result.stdout
     assert "== org_missing (gone/) ==\n\nError: " in result.stdout
     assert "Error: org_missing (gone/): " in result.stderr

@@ -46,6 +46,7 @@ PLAN_KEYS = [
 CHANGE_KEYS = [
     "address",
     "previous_address",
+    "human_key",
     "kind",
     "action",
     "action_reason",
@@ -159,7 +160,7 @@ def test_text_plan_has_no_colour_codes_when_not_a_terminal(sandbox: Path, basic:
     env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": None, "NO_COLOR": None}
     result = CliRunner().invoke(cli, ["plan", str(basic)], env=env)
     assert result.exit_code == 0, result.output
-    assert "+ team.platform  (create)" in result.stdout
+    assert "+ team.platform (Platform)  (create)" in result.stdout
     assert ANSI not in result.output
 
 

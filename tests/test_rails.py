@@ -249,7 +249,7 @@ def test_plan_says_which_changes_only_apply_can_check_against_the_token(tmp_path
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(
         "Checked only at apply:\n"
-        "  [own-membership] member.~u_bob removes or demotes a membership: "
+        "  [own-membership] member.~u_bob (bob@acme.test) removes or demotes a membership: "
         "apply refuses it if that is the API token's own user (planning cannot tell whose "
         "token it is)\n"
     )

@@ -73,6 +73,7 @@ def plan_several(
     sets: Sequence[Any],
     *,
     output: str,
+    show_calls: bool,
     detailed_exitcode: bool,
     narrow: Callable[[Any], Any],
     verbose: bool,
@@ -87,9 +88,9 @@ def plan_several(
     if output == "json":
         click.echo(render_sets_json(outcomes))
     elif output == "markdown":
-        click.echo(render_sets_markdown(outcomes), nl=False)
+        click.echo(render_sets_markdown(outcomes, show_calls=show_calls), nl=False)
     else:
-        click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
+        click.echo(render_sets_text(outcomes, color=use_color(), show_calls=show_calls), nl=False)
     report_failures(outcomes)
     if verbose:
         for outcome in outcomes:

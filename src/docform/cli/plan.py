@@ -60,6 +60,11 @@ def validate(directory: Path, as_json: bool) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as versioned JSON.")
 @click.option("--markdown", is_flag=True, help="Print the plan as Markdown for a pull request.")
 @click.option(
+    "--compact",
+    is_flag=True,
+    help="Text and Markdown without the API calls: each change with its fields only.",
+)
+@click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also save the plan (JSON, no secrets) for 'docform apply FILE'.",
@@ -101,6 +106,7 @@ def plan(
     directory: Path,
     as_json: bool,
     markdown: bool,
+    compact: bool,
     out: Path | None,
     detailed_exitcode: bool,
     targets: tuple[str, ...],
@@ -136,6 +142,7 @@ def plan(
         return plan_several(
             sets,
             output="json" if as_json else "markdown" if markdown else "text",
+            show_calls=not compact,
             detailed_exitcode=detailed_exitcode,
             narrow=lambda one: narrow_plan(one, targets, excludes),
             verbose=verbose,
@@ -150,9 +157,10 @@ def plan(
     elif markdown:
         from docform.render.mermaid import plan_diagram
 
-        click.echo(render_markdown(the_plan, diagram=plan_diagram(manifests, the_plan)))
+        diagram = plan_diagram(manifests, the_plan)
+        click.echo(render_markdown(the_plan, diagram=diagram, show_calls=not compact))
     else:
-        click.echo(render_text(the_plan, color=use_color()), nl=False)
+        click.echo(render_text(the_plan, color=use_color(), show_calls=not compact), nl=False)
     if out is not None:
         save_plan(the_plan, manifests, out)
         click.echo(f"Saved the plan to {out}; apply it with 'docform apply {out}'.", err=True)

@@ -100,13 +100,13 @@ class IgnoreRules:
     ) -> list[Ignored]:
         """Before changes are made: take the live value of each ignored field of a matched
         object (so it never differs), and drop ignored unmanaged objects. Returns what was
-        ignored; ``same(want, have)`` is the planner's comparison."""
+        ignored; ``same(kind, field, want, have)`` is the planner's comparison."""
         if not self.patterns:
             return []
         ignored: list[Ignored] = []
         for kind, matching in matchings:
             for pair in (*matching.pairs, *matching.restores):
-                ignored += self._set_fields_aside(kind.name, pair, same)
+                ignored += self._set_fields_aside(kind, pair, same)
             ignored += self._set_unmanaged_aside(kind.name, matching)
         return ignored
 
@@ -124,7 +124,7 @@ class IgnoreRules:
         matching.unmatched = kept
         return ignored
 
-    def _set_fields_aside(self, kind: str, pair: Any, same: Callable[..., bool]) -> list[Ignored]:
+    def _set_fields_aside(self, kind: Any, pair: Any, same: Callable[..., bool]) -> list[Ignored]:
         desired, observed = pair.desired, pair.observed
         if self.address_pattern(desired.address) is not None:
             return []  # its changes are dropped whole, by drop_changes
@@ -136,9 +136,11 @@ class IgnoreRules:
                 continue
             have = observed.fields.get(name)
             fields[name] = have
-            if not same(want, have):
+            if not same(kind, name, want, have):
                 ignored.append(
-                    Ignored("field", desired.address, kind, pattern, field=name, id=observed.id)
+                    Ignored(
+                        "field", desired.address, kind.name, pattern, field=name, id=observed.id
+                    )
                 )
         # A copy: the entry's own values still order its siblings (site structure).
         pair.desired = replace(desired, fields=fields)

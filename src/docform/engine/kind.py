@@ -99,6 +99,10 @@ class Kind:
     """Where a create call's answer holds the new object's id (``users.0`` for an invite)."""
     field_actions: ClassVar[Mapping[str, str]] = {}
     """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
+    unordered_fields: ClassVar[frozenset[str]] = frozenset()
+    """List fields whose order means nothing (``emailDomains``): compared as sets."""
+    null_means: ClassVar[Mapping[str, str]] = {}
+    """Fields whose API null stands for a named value (a ``role`` of null is ``guest``)."""
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""

@@ -81,17 +81,22 @@ class FieldChange:
     """The manifest treats this field as a secret: neither side is shown."""
     sensitive_before: bool = False
     """Only the live value is a secret (a URL whose credentials the manifest drops)."""
+    null_means: str | None = None
+    """What the API's null stands for in this field (``guest`` for a role), for people."""
 
     @property
     def hides_before(self) -> bool:
         return self.sensitive or self.sensitive_before
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "path": self.path,
             "before": "(sensitive)" if self.hides_before else _jsonable(self.before),
             "after": "(sensitive)" if self.sensitive else _jsonable(self.after),
         }
+        if self.null_means is not None:
+            doc["null_means"] = self.null_means
+        return doc
 
 
 @dataclass
@@ -111,6 +116,8 @@ class Change:
     """Fields shown as ``(sensitive)`` on both sides."""
     sensitive_before: list[str] = field(default_factory=list)
     """Fields whose live value only is hidden."""
+    human_key: str | None = None
+    """What a person knows the object by (an email, a title, a path, a slug, a label)."""
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
@@ -121,10 +128,18 @@ class Change:
         """Unique within a plan: one object may have, say, an update and a move."""
         return f"{self.address}#{self.action}"
 
+    @property
+    def address_with_key(self) -> str:
+        """``member.~u_bob (bob@acme.test)``: the address, and the human key unless the
+        address already ends with it."""
+        key = self.human_key
+        return f"{self.address} ({key})" if key and not self.address.endswith(key) else self.address
+
     def to_json(self) -> dict[str, Any]:
         return {
             "address": self.address,
             "previous_address": self.previous_address,
+            "human_key": self.human_key,
             "kind": self.kind,
             "action": self.action,
             "action_reason": self.action_reason,
@@ -144,6 +159,12 @@ class Unmanaged:
     kind: str
     id: str
     title: str
+
+    @property
+    def address_with_key(self) -> str:
+        """``member.~u_bob (bob@acme.test)``: its address and what a person knows it by."""
+        address = f"{self.kind}.~{self.id}"
+        return f"{address} ({self.title})" if self.title else address
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "title": self.title}

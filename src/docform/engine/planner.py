@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from docform.engine.graph import topological_order
 from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
@@ -22,6 +20,7 @@ from docform.engine.plan import (
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveState
+from docform.engine.values import differing_parts, same_value
 
 
 def plan_changes(
@@ -53,7 +52,7 @@ def plan_from_matcher(
     matchings = matcher.matchings()
     index = matcher.index
     ignore = IgnoreRules(manifests.settings.ignore)
-    plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same))
+    plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same_field))
     deletes: list[Change] = []
     for kind, matching in matchings:
         plan.changes.extend(_kind_changes(kind, matching, index))
@@ -69,6 +68,7 @@ def plan_from_matcher(
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
+    _name_changes(plan.changes, matchings)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
     plan.violations = _protect_violations(plan.changes, matchings)
     by_name = {kind.name: matching for kind, matching in matchings}
@@ -161,7 +161,9 @@ def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
         before=None,
         after=dict(d.fields),
         fields=[
-            FieldChange(k, None, v, k in d.sensitive) for k, v in d.fields.items() if v is not None
+            FieldChange(k, None, v, k in d.sensitive, null_means=kind.null_means.get(k))
+            for k, v in d.fields.items()
+            if v is not None or k in kind.null_means
         ],
         calls=kind.create_calls(d, index.resolve),
         sensitive=sorted(d.sensitive),
@@ -201,8 +203,7 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
     d, obs = pair.desired, pair.observed
     by_action: dict[str, dict[str, Any]] = {}
     for name, want in d.fields.items():
-        have = obs.fields.get(name)
-        if _same(want, have):
+        if _same_field(kind, name, want, obs.fields.get(name)):
             continue
         by_action.setdefault(kind.field_actions.get(name, "update"), {})[name] = want
     changes = []
@@ -215,7 +216,7 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
                 action_reason=_reason(kind, pair, action),
                 before={k: obs.fields.get(k) for k in changed},
                 after=dict(changed),
-                fields=_field_changes(changed, obs.fields, d.sensitive, obs.sensitive),
+                fields=_field_changes(kind, changed, obs.fields, d.sensitive, obs.sensitive),
                 calls=kind.change_calls(action, obs, d, changed, index.resolve),
                 live_id=obs.id,
                 sensitive=sorted(set(changed) & d.sensitive),
@@ -235,31 +236,48 @@ def _reason(kind: Kind, pair: Pair, action: str) -> str:
     return f"live {kind.name} {pair.observed.id}, matched by {matched_by}, differs"
 
 
-def _same(want: Any, have: Any) -> bool:
-    if want == have:
-        return True
-    if isinstance(want, (dict, list)) and isinstance(have, (dict, list)):
-        return not DeepDiff(have, want, ignore_order=False)
-    return False
+def _same_field(kind: Kind, name: str, want: Any, have: Any) -> bool:
+    return same_value(want, have, unordered=name in kind.unordered_fields)
 
 
 def _field_changes(
+    kind: Kind,
     changed: Mapping[str, Any],
     before: Mapping[str, Any],
     sensitive: frozenset[str],
     sensitive_before: frozenset[str],
 ) -> list[FieldChange]:
+    """Each changed field, or each part of it that changes when it is nested (secrets whole)."""
     out: list[FieldChange] = []
     for name, after in changed.items():
         prior = before.get(name)
-        secret = name in sensitive or name in sensitive_before
-        if isinstance(after, dict) and isinstance(prior, dict) and not secret:
-            for sub in sorted(set(after) | set(prior), key=str):
-                if after.get(sub) != prior.get(sub):
-                    out.append(FieldChange(f"{name}.{sub}", prior.get(sub), after.get(sub)))
-        else:
+        if name in sensitive or name in sensitive_before:
             out.append(FieldChange(name, prior, after, name in sensitive, name in sensitive_before))
+            continue
+        null_means = kind.null_means.get(name)
+        out += [
+            FieldChange(path, old, new, null_means=null_means)
+            for path, old, new in differing_parts(name, prior, after)
+        ]
     return out
+
+
+def _name_changes(changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:
+    """Give each change the human key of its object: the last part of its natural key (an
+    email, a title, a path, a slug, a label), as the manifests write it when they do."""
+    keys: dict[str, Any] = {}
+    for kind, matching in matchings:
+        for obs in matching.unmatched:
+            keys[unmanaged_address(kind.name, obs.id)] = obs.key
+        for pair in (*matching.pairs, *matching.restores):
+            keys[pair.desired.address] = pair.desired.key
+        for desired in matching.creates:
+            keys[desired.address] = desired.key
+    for change in changes:
+        key = keys.get(change.address)
+        # A key that is the live id (the organization's) tells a person nothing more.
+        if key and isinstance(key[-1], str) and key[-1] and key[-1] != change.live_id:
+            change.human_key = key[-1]
 
 
 def _link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:

@@ -180,18 +180,12 @@ def checked_at_apply(plan: Plan, kinds: Sequence[Any]) -> list[Violation]:
     return [
         Violation(
             "own-membership",
-            f"{c.address}{named(c)} removes or demotes a membership: apply refuses it if "
+            f"{c.address_with_key} removes or demotes a membership: apply refuses it if "
             "that is the API token's own user (planning cannot tell whose token it is)",
             forceable=False,
         )
         for c in risky_for_caller(plan, kinds)
     ]
-
-
-def named(change: Any) -> str:
-    """`` (ada@acme.test)``: the change's human key, when its address does not end with it."""
-    key = getattr(change, "human_key", None)
-    return f" ({key})" if key and not change.address.endswith(key) else ""
 
 
 async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> list[Violation]:

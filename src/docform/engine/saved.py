@@ -19,6 +19,8 @@ from typing import Any
 from docform.engine.plan import Call, Change, FieldChange, Plan
 from docform.errors import DocformError
 
+SENSITIVE = "(sensitive)"
+
 
 def save_plan(plan: Plan, manifests: Any, path: Path) -> None:
     doc = plan.to_json()
@@ -73,15 +75,30 @@ def _change(doc: dict[str, Any]) -> Change:
     return Change(
         address=doc["address"],
         previous_address=doc.get("previous_address"),
+        human_key=doc.get("human_key"),
         kind=doc["kind"],
         action=doc["action"],
         action_reason=doc["action_reason"],
         live_id=doc.get("id"),
         before=doc.get("before"),
         after=doc.get("after"),
-        fields=[FieldChange(f["path"], f["before"], f["after"]) for f in doc.get("fields", [])],
+        fields=[_field(f) for f in doc.get("fields", [])],
         calls=[Call(c["method"], c["path"], c.get("body")) for c in doc["calls"]],
         depends_on=list(doc.get("depends_on", [])),
+    )
+
+
+def _field(doc: dict[str, Any]) -> FieldChange:
+    # A hidden side was saved as "(sensitive)": marked sensitive again, it renders as hidden
+    # rather than as that string, and its JSON (so the checksum) stays the same.
+    hidden_after = doc["after"] == SENSITIVE
+    return FieldChange(
+        doc["path"],
+        doc["before"],
+        doc["after"],
+        sensitive=hidden_after,
+        sensitive_before=doc["before"] == SENSITIVE and not hidden_after,
+        null_means=doc.get("null_means"),
     )
 
 

@@ -42,6 +42,7 @@ class CollectionKind(Kind):
 
     name = "collection"
     prune_setting = "collections"
+    null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection",)
     field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
     PATCHED = ("title", "description", "defaultLevel")

@@ -6,7 +6,7 @@ The role ``guest`` is the API's ``null`` role. A member listed here is invited w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
@@ -53,6 +53,7 @@ class MemberKind(Kind):
 
     name = "member"
     prune_setting = "members"
+    null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     created_id = "users.0"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:

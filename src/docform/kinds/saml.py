@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
@@ -45,6 +45,7 @@ class SamlKind(Kind):
 
     name = "saml"
     prune_setting = "saml"
+    null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
     references = ("team",)
     FIELDS = ("label", "entityID", "ssoURL", "certificate", "defaultTeam", "defaultRole")
 

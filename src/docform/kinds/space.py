@@ -66,6 +66,7 @@ class SpaceKind(Kind):
 
     name = "space"
     prune_setting = "spaces"
+    null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection", "member")
     field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
     CREATED_WITH = ("title", "emoji", "language", "editMode")

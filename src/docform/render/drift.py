@@ -12,7 +12,7 @@ from docform.engine.drift import DriftReport, OrgDrift
 from docform.engine.plan import Change
 from docform.render.markdown import code, escape, fence_safe, ignored_details, render_markdown
 from docform.render.rails import rails_markdown, rails_text
-from docform.render.values import ACTION_SYMBOLS, field_sides, show_value
+from docform.render.values import ACTION_SYMBOLS, field_sides
 
 HEADING = "### docform drift"
 WHEN_UNKNOWN = (
@@ -59,11 +59,11 @@ def _org_text(org: OrgDrift) -> list[str]:
         lines += [f"  {line}" if line else "" for line in rails_text(plan.rails)]
     for change in plan.changes:
         symbol = ACTION_SYMBOLS[change.action]
-        lines.append(f"  {symbol} {change.address}  ({_WHAT[change.action]})")
+        lines.append(f"  {symbol} {change.address_with_key}  ({_WHAT[change.action]})")
         lines += [f"      {line}" for line in _field_lines(change)]
     if plan.unmanaged:
         lines.append("  Unmanaged (live, no manifest entry):")
-        lines += [f"    {u.kind} {u.id} {show_value(u.title)}" for u in plan.unmanaged]
+        lines += [f"    {u.address_with_key}" for u in plan.unmanaged]
     if plan.ignored:
         lines.append(f"  Ignored ({len(plan.ignored)}, by `ignore:` in the settings):")
         lines += [f"    {item.describe()}" for item in plan.ignored]
@@ -138,9 +138,7 @@ def _org_markdown(org: OrgDrift) -> list[str]:
         lines.append("")
     if plan.unmanaged:
         lines += [f"**Unmanaged** (live, no manifest entry): {len(plan.unmanaged)}", ""]
-        lines += [
-            f"- {u.kind} `{code(u.id)}` {escape(show_value(u.title))}" for u in plan.unmanaged
-        ]
+        lines += [f"- `{code(u.kind)}.~{code(u.id)}` ({escape(u.title)})" for u in plan.unmanaged]
         lines.append("")
     lines += ignored_details(plan)
     if org.status == "drift":
@@ -151,7 +149,8 @@ def _org_markdown(org: OrgDrift) -> list[str]:
 def _change_row(change: Change) -> str:
     symbol = ACTION_SYMBOLS[change.action]
     parts = [escape(line) for line in _field_lines(change)] or [_WHAT[change.action]]
-    return f"| `{symbol}` | `{code(change.address)}` | {'<br>'.join(parts)} |"
+    key = escape(change.address_with_key.removeprefix(change.address))
+    return f"| `{symbol}` | `{code(change.address)}`{key} | {'<br>'.join(parts)} |"
 
 
 def _fix_markdown(org: OrgDrift) -> list[str]:

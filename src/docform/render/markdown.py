@@ -10,19 +10,14 @@ import html
 
 from docform.engine.plan import Change, Plan
 from docform.render.rails import rails_markdown
-from docform.render.values import (
-    ACTION_SYMBOLS,
-    field_sides,
-    show_body,
-    show_value,
-    summary_line,
-)
+from docform.render.values import ACTION_SYMBOLS, call_lines, field_lines, summary_line
 
 HEADING = "### docform plan"
 
 
-def render_markdown(plan: Plan, diagram: str | None = None) -> str:
-    """The comment; ``diagram`` (from `docform.render.mermaid.diagram_details`) is appended."""
+def render_markdown(plan: Plan, diagram: str | None = None, *, show_calls: bool = True) -> str:
+    """The comment; ``diagram`` (from `docform.render.mermaid.diagram_details`) is appended.
+    Without ``show_calls`` the details hold the fields only."""
     lines = [HEADING, "", f"**{summary_line(plan.summary())}**", ""]
     lines.append(f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`")
     lines.append("")
@@ -38,16 +33,12 @@ def render_markdown(plan: Plan, diagram: str | None = None) -> str:
         lines += [_table_row(c) for c in others]
         lines.append("")
     if plan.changes:
-        lines += ["<details><summary>Details: fields and API calls</summary>", "", "```diff"]
+        what = "fields and API calls" if show_calls else "fields"
+        lines += [f"<details><summary>Details: {what}</summary>", "", "```diff"]
         for change in plan.changes:
-            lines += _details(change)
+            lines += _details(change, show_calls)
         lines += ["```", "", "</details>", ""]
-    if plan.unmanaged:
-        lines.append(f"<details><summary>{len(plan.unmanaged)} unmanaged</summary>")
-        lines.append("")
-        for item in plan.unmanaged:
-            lines.append(f"- {item.kind} `{code(item.id)}` {escape(show_value(item.title))}")
-        lines += ["", "</details>", ""]
+    lines += unmanaged_details(plan)
     lines += ignored_details(plan)
     if diagram:
         lines += [diagram, ""]
@@ -55,25 +46,38 @@ def render_markdown(plan: Plan, diagram: str | None = None) -> str:
 
 
 def _row(change: Change) -> str:
-    title = (change.before or {}).get("title") or (change.before or {}).get("email") or ""
-    named = f" ({escape(show_value(title))})" if title else ""
-    return f"- :wastebasket: **delete** `{code(change.address)}`{named}"
+    return f"- :wastebasket: **delete** {_address(change)}"
 
 
 def _table_row(change: Change) -> str:
     symbol = ACTION_SYMBOLS[change.action]
-    return f"| `{symbol}` | `{code(change.address)}` | {change.action} |"
+    return f"| `{symbol}` | {_address(change)} | {change.action} |"
 
 
-def _details(change: Change) -> list[str]:
+def _address(change: Change) -> str:
+    """`` `member.~u_bob` (bob@acme.test) ``: the address as code, the human key as text."""
+    key = change.address_with_key.removeprefix(change.address)
+    return f"`{code(change.address)}`{escape(key)}"
+
+
+def _details(change: Change, show_calls: bool) -> list[str]:
     symbol = "-" if change.action == "delete" else ("+" if change.action == "create" else "!")
-    lines = [fence_safe(f"{symbol} {change.address} ({change.action})")]
+    lines = [f"{symbol} {change.address_with_key} ({change.action})"]
     for field in change.fields:
-        before, after = field_sides(field)
-        lines.append(fence_safe(f"    {field.path}: {before} -> {after}"))
-    for call in change.calls:
-        lines.append(fence_safe(f"    {call.method} {call.path} {show_body(call.body)}".rstrip()))
-    return lines
+        lines += [f"    {line}" for line in field_lines(field, create=change.action == "create")]
+    if show_calls:
+        for call in change.calls:
+            lines += [f"    {line}" for line in call_lines(call)]
+    return [fence_safe(line) for line in lines]
+
+
+def unmanaged_details(plan: Plan) -> list[str]:
+    """The unmanaged objects, folded (no lines when there are none)."""
+    if not plan.unmanaged:
+        return []
+    items = [f"- `{code(u.kind)}.~{code(u.id)}` ({escape(u.title)})" for u in plan.unmanaged]
+    summary = f"<details><summary>{len(plan.unmanaged)} unmanaged</summary>"
+    return [summary, "", *items, "", "</details>", ""]
 
 
 def ignored_details(plan: Plan) -> list[str]:

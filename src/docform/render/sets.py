@@ -30,12 +30,14 @@ def total_line(outcomes: Sequence[SetOutcome]) -> str:
     return line
 
 
-def render_sets_text(outcomes: Sequence[SetOutcome], *, color: bool = False) -> str:
+def render_sets_text(
+    outcomes: Sequence[SetOutcome], *, color: bool = False, show_calls: bool = True
+) -> str:
     parts = []
     for outcome in outcomes:
         parts.append(f"== {outcome.label()} ==\n\n")
         if outcome.plan is not None:
-            parts.append(render_text(outcome.plan, color=color))
+            parts.append(render_text(outcome.plan, color=color, show_calls=show_calls))
         else:
             parts.append(f"Error: {outcome.error}\n")
         parts.append("\n")
@@ -43,13 +45,13 @@ def render_sets_text(outcomes: Sequence[SetOutcome], *, color: bool = False) -> 
     return "".join(parts)
 
 
-def render_sets_markdown(outcomes: Sequence[SetOutcome]) -> str:
+def render_sets_markdown(outcomes: Sequence[SetOutcome], *, show_calls: bool = True) -> str:
     lines = [f"## docform plan: {len(outcomes)} organizations", "", f"**{total_line(outcomes)}**"]
     for outcome in outcomes:
         title = f"#### `{code(outcome.organization or outcome.name)}` (`{code(outcome.name)}/`)"
         lines += ["", title, ""]
         if outcome.plan is not None:
-            lines.append(render_markdown(outcome.plan))
+            lines.append(render_markdown(outcome.plan, show_calls=show_calls))
         else:
             lines += ["Could not be planned:", "", "```", fence_safe(outcome.error or ""), "```"]
     return "\n".join(lines) + "\n"

@@ -9,13 +9,7 @@ from rich.text import Text
 
 from docform.engine.plan import Change, Plan
 from docform.render.rails import rails_text
-from docform.render.values import (
-    ACTION_SYMBOLS,
-    field_sides,
-    show_body,
-    show_value,
-    summary_line,
-)
+from docform.render.values import ACTION_SYMBOLS, call_lines, field_lines, summary_line
 
 STYLES = {
     "+": "green",
@@ -37,7 +31,7 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     if plan.unmanaged:
         out.append("Unmanaged (no manifest entry; left alone unless prune is on):\n", "dim")
         for item in plan.unmanaged:
-            out.append(f"  {item.kind} {item.id} {show_value(item.title)}\n", "dim")
+            out.append(f"  {item.address_with_key}\n", "dim")
         out.append("\n")
     if plan.ignored:
         out.append(f"Ignored ({len(plan.ignored)}, by `ignore:` in the settings):\n", "dim")
@@ -59,25 +53,20 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
 def _change(out: Text, change: Change, show_calls: bool) -> None:
     symbol = ACTION_SYMBOLS[change.action]
     style = STYLES[symbol]
-    out.append(f"  {symbol} {change.address}", style)
+    out.append(f"  {symbol} {change.address_with_key}", style)
     out.append(f"  ({change.action}", "dim")
     if change.live_id:
         out.append(f" {change.live_id}", "dim")
     out.append(")\n", "dim")
-    if change.action == "delete" and change.before:
-        title = change.before.get("title") or change.before.get("email") or ""
-        if title:
-            out.append(f"      {show_value(title)} will be deleted\n", style)
+    create = change.action == "create"
     for field in change.fields:
-        before, after = field_sides(field)
-        if change.action == "create":
-            out.append(f"      + {field.path}: {after}\n", "green")
-        else:
-            out.append(f"      ~ {field.path}: {before} -> {after}\n", "yellow")
+        mark, colour = ("+", "green") if create else ("~", "yellow")
+        for n, line in enumerate(field_lines(field, create=create)):
+            out.append(f"      {mark if n == 0 else ' '} {line}\n", colour)
     if show_calls:
         for call in change.calls:
-            body = show_body(call.body)
-            out.append(f"      {call.method} {call.path}{' ' + body if body else ''}\n", "dim")
+            for line in call_lines(call):
+                out.append(f"      {line}\n", "dim")
     out.append("\n")
 
 

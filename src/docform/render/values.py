@@ -19,23 +19,61 @@ ACTION_SYMBOLS = {
 }
 
 
-def show_value(value: Any, limit: int = 80) -> str:
-    """A short, unambiguous one-line form: strings quoted, references by address."""
+WIDTH = 100
+"""A value or call longer than this (after its indentation) is shown over several lines."""
+
+
+def show_value(value: Any, null_means: str | None = None) -> str:
+    """The whole value on one line, unambiguous: strings quoted, references by address;
+    ``null_means`` names what the API's null stands for (``guest``)."""
     if value is None:
-        return "(none)"
+        return null_means or "(none)"
     if isinstance(value, Placeholder):
         return f"(known after apply: {value.ref})"
     if hasattr(value, "plan_json"):
         shown = value.plan_json()
         return shown.get("$ref", SENSITIVE) if isinstance(shown, dict) else str(shown)
-    text = json.dumps(_plain(value), ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return json.dumps(_plain(value), ensure_ascii=False)
 
 
-def show_body(body: Any, limit: int = 100) -> str:
-    if body is None:
-        return ""
-    return show_value(body, limit)
+def show_body(body: Any) -> str:
+    return "" if body is None else show_value(body)
+
+
+def wrapped(head: str, value: Any, width: int = WIDTH) -> list[str]:
+    """``head`` and ``value`` on one line when it fits in ``width``, else ``head`` then the
+    value as indented JSON: every character shown, nothing cut."""
+    shown = show_value(value)
+    if len(head) + 1 + len(shown) <= width or not isinstance(value, dict | list):
+        return [f"{head} {shown}".rstrip()]
+    return [head, *_folded(_plain(value), "  ", width)]
+
+
+def _folded(value: Any, indent: str, width: int, prefix: str = "", suffix: str = "") -> list[str]:
+    """JSON over lines: a container that fits in ``width`` stays on one line, a larger one
+    puts each item on a line of its own, one level deeper."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if len(indent) + len(prefix) + len(flat) + len(suffix) <= width or not value:
+        return [f"{indent}{prefix}{flat}{suffix}"]
+    if isinstance(value, dict):
+        opening, closing = "{", "}"
+        items = [(json.dumps(str(k), ensure_ascii=False) + ": ", v) for k, v in value.items()]
+    elif isinstance(value, list):
+        opening, closing, items = "[", "]", [("", v) for v in value]
+    else:
+        return [f"{indent}{prefix}{flat}{suffix}"]
+    lines = [f"{indent}{prefix}{opening}"]
+    for n, (key, item) in enumerate(items):
+        comma = "," if n < len(items) - 1 else ""
+        lines += _folded(item, indent + "  ", width, key, comma)
+    return [*lines, f"{indent}{closing}{suffix}"]
+
+
+def call_lines(call: Any) -> list[str]:
+    """One call, ``METHOD PATH BODY``, wrapped (`wrapped`)."""
+    if call.body is None:
+        return [f"{call.method} {call.path}"]
+    return wrapped(f"{call.method} {call.path}", call.body)
 
 
 def _plain(value: Any) -> Any:
@@ -67,6 +105,24 @@ def summary_line(summary: dict[str, int]) -> str:
 
 def field_sides(field: Any) -> tuple[str, str]:
     """A field change's live and wanted values as shown, secrets as ``(sensitive)``."""
-    before = SENSITIVE if field.hides_before else show_value(field.before)
-    after = SENSITIVE if field.sensitive else show_value(field.after)
+    before = SENSITIVE if field.hides_before else show_value(field.before, field.null_means)
+    after = SENSITIVE if field.sensitive else show_value(field.after, field.null_means)
     return before, after
+
+
+def field_lines(field: Any, *, create: bool) -> list[str]:
+    """``path: before -> after`` (``path: after`` for a create), a long pair over three lines."""
+    before, after = field_sides(field)
+    one = f"{field.path}: {after}" if create else f"{field.path}: {before} -> {after}"
+    if len(one) <= WIDTH:
+        return [one]
+    if create:
+        return [f"{field.path}:", *_side("", field.after, after, field.sensitive)]
+    before_lines = _side("- ", field.before, before, field.hides_before)
+    return [f"{field.path}:", *before_lines, *_side("+ ", field.after, after, field.sensitive)]
+
+
+def _side(mark: str, value: Any, shown: str, hidden: bool) -> list[str]:
+    if hidden or not isinstance(value, dict | list):
+        return [f"  {mark}{shown}"]
+    return _folded(_plain(value), "  ", WIDTH, mark)
