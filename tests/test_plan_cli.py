@@ -40,6 +40,7 @@ PLAN_KEYS = [
     "summary",
     "ignored",
     "rails",
+    "targeting",
     "fingerprints",
     "checksum",
 ]

@@ -75,16 +75,23 @@ def plan_several(
     output: str,
     show_calls: bool,
     detailed_exitcode: bool,
-    narrow: Callable[[Any], Any],
+    targets: Sequence[str],
+    excludes: Sequence[str],
     verbose: bool,
     rails: dict[str, Any],
 ) -> int:
     """Plan every set concurrently; ``output`` is ``text``, ``json`` or ``markdown``;
-    ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``)."""
+    ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``). A target need
+    match in one set only: each set is narrowed by what matches in it."""
     from docform.engine.sets import worst_exit_code
+    from docform.engine.targets import check_patterns, narrow_plan
     from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
 
+    def narrow(plan: Any) -> Any:
+        return narrow_plan(plan, targets, excludes, check=False)
+
     outcomes = planned_sets(sets, narrow, rails)
+    check_patterns([o.plan for o in outcomes if o.plan is not None], targets, excludes)
     if output == "json":
         click.echo(render_sets_json(outcomes))
     elif output == "markdown":

@@ -144,7 +144,8 @@ def plan(
             output="json" if as_json else "markdown" if markdown else "text",
             show_calls=not compact,
             detailed_exitcode=detailed_exitcode,
-            narrow=lambda one: narrow_plan(one, targets, excludes),
+            targets=targets,
+            excludes=excludes,
             verbose=verbose,
             rails={"max_deletions": max_deletions, "force": force},
         )

@@ -184,6 +184,11 @@ class Plan:
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
     ignored: list[Any] = field(default_factory=list)
     """What ``ignore:`` in the settings left out (`docform.engine.ignore.Ignored`)."""
+    addresses: set[str] = field(default_factory=set, repr=False)
+    """Every address planning knew: the manifest entries and the live objects in scope."""
+    targeting: Any = None
+    """``--target`` / ``--exclude`` as applied to this plan (`docform.engine.targets.Targeting`),
+    or None when the plan is whole."""
     rails: Any = None
     """Every safety rail as evaluated for this plan (`docform.engine.rails.RailReport`), once
     the commands have evaluated them; None before."""
@@ -220,6 +225,7 @@ class Plan:
         doc["summary"] = self.summary()
         doc["ignored"] = [i.to_json() for i in self.ignored]
         doc["rails"] = self.rails.to_json() if self.rails is not None else None
+        doc["targeting"] = self.targeting.to_json() if self.targeting is not None else None
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

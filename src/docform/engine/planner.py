@@ -64,6 +64,7 @@ def plan_from_matcher(
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
         plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
     plan.fingerprints.update(matcher.fingerprints(matchings))
+    plan.addresses = _known_addresses(matchings)
     plan.changes.extend(reversed(deletes))
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
@@ -260,6 +261,16 @@ def _field_changes(
             for path, old, new in differing_parts(name, prior, after)
         ]
     return out
+
+
+def _known_addresses(matchings: Sequence[tuple[Kind, Matching]]) -> set[str]:
+    """Every entry's address and every live object's (``KIND.~ID`` when unmanaged)."""
+    known: set[str] = set()
+    for kind, matching in matchings:
+        known |= {unmanaged_address(kind.name, obs.id) for obs in matching.unmatched}
+        known |= {d.address for d in matching.creates}
+        known |= {p.desired.address for p in (*matching.pairs, *matching.restores)}
+    return known
 
 
 def _name_changes(changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:

@@ -10,7 +10,7 @@ import html
 
 from docform.engine.plan import Change, Plan
 from docform.render.rails import rails_markdown
-from docform.render.values import ACTION_SYMBOLS, call_lines, field_lines, summary_line
+from docform.render.values import ACTION_SYMBOLS, call_lines, field_lines, plan_summary_line
 
 HEADING = "### docform plan"
 
@@ -18,10 +18,12 @@ HEADING = "### docform plan"
 def render_markdown(plan: Plan, diagram: str | None = None, *, show_calls: bool = True) -> str:
     """The comment; ``diagram`` (from `docform.render.mermaid.diagram_details`) is appended.
     Without ``show_calls`` the details hold the fields only."""
-    lines = [HEADING, "", f"**{summary_line(plan.summary())}**", ""]
+    lines = [HEADING, "", f"**{plan_summary_line(plan)}**", ""]
     lines.append(f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`")
     lines.append("")
     lines += rails_markdown(plan.rails, escape)
+    if plan.targeting is not None:
+        lines += ["> [!WARNING]", f"> {escape(plan.targeting.describe())}", ""]
     deletes = [c for c in plan.changes if c.action == "delete"]
     if deletes:
         lines += [f"> [!CAUTION]\n> **{len(deletes)} to delete**", ""]

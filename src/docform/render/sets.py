@@ -21,7 +21,14 @@ def total_line(outcomes: Sequence[SetOutcome]) -> str:
     """``Total for 2 organizations: Plan: 1 to create, ...`` (and how many failed)."""
     plans = [o.plan for o in outcomes if o.plan is not None]
     failed = sum(1 for o in outcomes if o.failed)
-    line = f"Total for {len(outcomes)} organizations: {summary_line(total_summary(plans))}"
+    summary = total_summary(plans)
+    line = f"Total for {len(outcomes)} organizations:"
+    if any(summary.values()):
+        line += " " + summary_line(summary)
+    elif failed and plans:
+        line += f" No changes in the {len(plans)} planned."
+    elif not failed:
+        line += " No changes. The live organizations match the manifests."
     ignored = sum(len(p.ignored) for p in plans)
     if ignored:
         line += f" {ignored} ignored by the settings."

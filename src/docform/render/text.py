@@ -9,7 +9,7 @@ from rich.text import Text
 
 from docform.engine.plan import Change, Plan
 from docform.render.rails import rails_text
-from docform.render.values import ACTION_SYMBOLS, call_lines, field_lines, summary_line
+from docform.render.values import ACTION_SYMBOLS, call_lines, field_lines, plan_summary_line
 
 STYLES = {
     "+": "green",
@@ -24,6 +24,8 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     out = Text()
     for line in rails_text(plan.rails):
         out.append(line + "\n", "bold red" if plan.refused else "yellow")
+    if plan.targeting is not None:
+        out.append(plan.targeting.describe() + "\n\n", "bold yellow")
     if plan.changes:
         out.append(f"docform will make these changes in organization {plan.organization}:\n\n")
     for change in plan.changes:
@@ -38,7 +40,7 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         for item in plan.ignored:
             out.append(f"  {item.describe()}\n", "dim")
         out.append("\n")
-    out.append(summary_line(plan.summary()) + "\n", "bold")
+    out.append(plan_summary_line(plan) + "\n", "bold")
     if plan.refused:
         count = len(plan.rails.blocking)
         out.append(

@@ -103,6 +103,14 @@ def summary_line(summary: dict[str, int]) -> str:
     return "Plan: " + ", ".join(parts) + "."
 
 
+def plan_summary_line(plan: Any) -> str:
+    """The summary of one plan; a narrowed plan with no changes does not claim the whole
+    organization matches."""
+    if plan.targeting is not None and not plan.changes:
+        return "No changes among the targeted addresses."
+    return summary_line(plan.summary())
+
+
 def field_sides(field: Any) -> tuple[str, str]:
     """A field change's live and wanted values as shown, secrets as ``(sensitive)``."""
     before = SENSITIVE if field.hides_before else show_value(field.before, field.null_means)
