@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from docform.engine.plan import Call, Change, FieldChange, Plan
+from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged
 from docform.errors import DocformError
 
 SENSITIVE = "(sensitive)"
@@ -68,7 +68,24 @@ def load_plan(path: Path) -> tuple[Plan, dict[str, Any]]:
             f"{path}: the plan was edited after it was saved (its checksum does not match); "
             "make a new one with 'docform plan --out'"
         )
+    _read_context(plan, doc)
     return plan, doc
+
+
+def _read_context(plan: Plan, doc: dict[str, Any]) -> None:
+    """What the plan showed besides its changes (unmanaged and ignored objects, the rails and
+    the targeting as planned), so a saved plan reads as it was reviewed. Apply evaluates the
+    rails again."""
+    from docform.engine.ignore import Ignored
+    from docform.engine.rails import RailReport
+    from docform.engine.targets import Targeting
+
+    plan.unmanaged = [Unmanaged(u["kind"], u["id"], u["title"]) for u in doc.get("unmanaged", [])]
+    plan.ignored = [Ignored(**item) for item in doc.get("ignored", [])]
+    if doc.get("rails"):
+        plan.rails = RailReport.from_json(doc["rails"])
+    if doc.get("targeting"):
+        plan.targeting = Targeting.from_json(doc["targeting"])
 
 
 def _change(doc: dict[str, Any]) -> Change:

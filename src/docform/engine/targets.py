@@ -39,6 +39,10 @@ class Targeting:
             "left_out": self.left_out,
         }
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Targeting:
+        return cls(tuple(doc["targets"]), tuple(doc["excludes"]), int(doc["left_out"]))
+
     def describe(self) -> str:
         """``Targeting is in effect (--target team.core): 3 other changes are left out.``"""
         asked = " ".join(

@@ -19,6 +19,13 @@ ACTION_SYMBOLS = {
 }
 
 
+SAVED_MARKERS = {
+    "$ref": "{}",
+    "$placeholder": "(known after apply: {})",
+    "$secret": SENSITIVE,
+}
+"""How plan JSON writes a reference, a placeholder and a secret, and how each reads."""
+
 WIDTH = 100
 """A value or call longer than this (after its indentation) is shown over several lines."""
 
@@ -28,12 +35,8 @@ def show_value(value: Any, null_means: str | None = None) -> str:
     ``null_means`` names what the API's null stands for (``guest``)."""
     if value is None:
         return null_means or "(none)"
-    if isinstance(value, Placeholder):
-        return f"(known after apply: {value.ref})"
-    if hasattr(value, "plan_json"):
-        shown = value.plan_json()
-        return shown.get("$ref", SENSITIVE) if isinstance(shown, dict) else str(shown)
-    return json.dumps(_plain(value), ensure_ascii=False)
+    marked = _marked(value)
+    return marked if marked is not None else json.dumps(_plain(value), ensure_ascii=False)
 
 
 def show_body(body: Any) -> str:
@@ -76,12 +79,28 @@ def call_lines(call: Any) -> list[str]:
     return wrapped(f"{call.method} {call.path}", call.body)
 
 
-def _plain(value: Any) -> Any:
+def _marked(value: Any) -> str | None:
+    """How a reference, a placeholder or a secret reads (by address, "known after apply",
+    sensitive), whether planned now or read back from a saved plan (``{"$ref": ADDRESS}``);
+    None for any other value."""
     if isinstance(value, Placeholder):
         return f"(known after apply: {value.ref})"
     if hasattr(value, "plan_json"):
-        shown = value.plan_json()
-        return shown.get("$ref", SENSITIVE) if isinstance(shown, dict) else shown
+        value = value.plan_json()
+        if not isinstance(value, dict):
+            return str(value)
+    if isinstance(value, dict) and len(value) == 1:
+        ((marker, inner),) = value.items()
+        if marker in SAVED_MARKERS and isinstance(inner, str):
+            return SAVED_MARKERS[marker].format(inner)
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON a person reads, references and the like as `_marked` reads them."""
+    marked = _marked(value)
+    if marked is not None:
+        return marked
     if isinstance(value, dict):
         return {str(_plain(k)): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
