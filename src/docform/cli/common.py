@@ -78,3 +78,37 @@ def rails_broken(plan: Any, label: str = "") -> str:
         f"{where}the plan breaks {count} safety rail{'s' if count != 1 else ''} "
         f"({', '.join(v.rail for v in blocking)}), so apply would refuse it; {hint}"
     )
+
+
+def markdown_options(command: Any) -> Any:
+    """``--markdown-out FILE`` and ``--markdown-limit CHARS``, for commands printing Markdown
+    that a workflow posts as a comment or an issue."""
+    from docform.render.limit import DEFAULT_LIMIT
+
+    command = click.option(
+        "--markdown-limit",
+        type=click.IntRange(2_000),
+        default=DEFAULT_LIMIT,
+        show_default=True,
+        metavar="CHARS",
+        help="Longest Markdown to print; a longer one is summarised (every deletion and "
+        "safety rail kept) and points to --markdown-out.",
+    )(command)
+    return click.option(
+        "--markdown-out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        help="Also write the whole Markdown, never summarised, to FILE (for a workflow to "
+        "publish as an artifact or job summary).",
+    )(command)
+
+
+def write_output(path: Path, text: str, what: str) -> None:
+    """Write ``text`` to ``path``; an unwritable path is an error naming it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise DocformError(
+            f"cannot write {what} to {path}: {exc.strerror}; choose a writable path"
+        ) from None

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from docform.cli.common import apply_with_progress, rails_broken, use_color
+from docform.cli.common import apply_with_progress, rails_broken, use_color, write_output
 from docform.errors import DocformError
 
 SAVED_PLAN_REFUSED = (
@@ -77,14 +77,17 @@ def plan_several(
     detailed_exitcode: bool,
     targets: Sequence[str],
     excludes: Sequence[str],
+    markdown: tuple[Path | None, int],
     verbose: bool,
     rails: dict[str, Any],
 ) -> int:
     """Plan every set concurrently; ``output`` is ``text``, ``json`` or ``markdown``;
-    ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``). A target need
-    match in one set only: each set is narrowed by what matches in it."""
+    ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``); ``markdown``:
+    ``--markdown-out`` and ``--markdown-limit``. A target need match in one set only: each
+    set is narrowed by what matches in it."""
     from docform.engine.sets import worst_exit_code
     from docform.engine.targets import check_patterns, narrow_plan
+    from docform.render.limit import fit_sets_markdown
     from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
 
     def narrow(plan: Any) -> Any:
@@ -92,10 +95,20 @@ def plan_several(
 
     outcomes = planned_sets(sets, narrow, rails)
     check_patterns([o.plan for o in outcomes if o.plan is not None], targets, excludes)
-    if output == "json":
+    markdown_out, markdown_limit = markdown
+    if markdown_out is not None:
+        whole = render_sets_markdown(outcomes, show_calls=show_calls)
+        write_output(markdown_out, whole, "the Markdown plan")
+    if output == "markdown":
+        fitted = fit_sets_markdown(
+            outcomes,
+            show_calls=show_calls,
+            limit=markdown_limit,
+            full_file=str(markdown_out) if markdown_out else None,
+        )
+        click.echo(fitted, nl=False)
+    elif output == "json":
         click.echo(render_sets_json(outcomes))
-    elif output == "markdown":
-        click.echo(render_sets_markdown(outcomes, show_calls=show_calls), nl=False)
     else:
         click.echo(render_sets_text(outcomes, color=use_color(), show_calls=show_calls), nl=False)
     report_failures(outcomes)

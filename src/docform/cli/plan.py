@@ -9,9 +9,11 @@ import click
 
 from docform.cli.common import (
     load_manifests,
+    markdown_options,
     plan_with_progress,
     refuse_if_rails_broken,
     use_color,
+    write_output,
 )
 from docform.cli.group import cli
 from docform.cli.multi import (
@@ -99,6 +101,7 @@ def validate(directory: Path, as_json: bool) -> int:
     help="Plan as 'apply --force' would: bypass the deletion limits and the kinds' rails "
     "(never protect), listing each bypassed rail.",
 )
+@markdown_options
 @click.option(
     "-v", "--verbose", is_flag=True, help="Also print the API requests' count and each retry."
 )
@@ -113,6 +116,8 @@ def plan(
     excludes: tuple[str, ...],
     max_deletions: int | None,
     force: bool,
+    markdown_out: Path | None,
+    markdown_limit: int,
     verbose: bool,
 ) -> int:
     """Show the API calls that would make the live organization match DIRECTORY.
@@ -146,6 +151,7 @@ def plan(
             detailed_exitcode=detailed_exitcode,
             targets=targets,
             excludes=excludes,
+            markdown=(markdown_out, markdown_limit),
             verbose=verbose,
             rails={"max_deletions": max_deletions, "force": force},
         )
@@ -153,13 +159,25 @@ def plan(
     the_plan, stats = plan_with_progress(manifests)
     the_plan = narrow_plan(the_plan, targets, excludes)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
-    if as_json:
-        click.echo(render_json(the_plan))
-    elif markdown:
+    if markdown or markdown_out:
+        from docform.render.limit import fit_plan_markdown
         from docform.render.mermaid import plan_diagram
 
         diagram = plan_diagram(manifests, the_plan)
-        click.echo(render_markdown(the_plan, diagram=diagram, show_calls=not compact))
+        if markdown_out is not None:
+            whole = render_markdown(the_plan, diagram=diagram, show_calls=not compact)
+            write_output(markdown_out, whole + "\n", "the Markdown plan")
+    if as_json:
+        click.echo(render_json(the_plan))
+    elif markdown:
+        fitted = fit_plan_markdown(
+            the_plan,
+            diagram,
+            show_calls=not compact,
+            limit=markdown_limit,
+            full_file=str(markdown_out) if markdown_out else None,
+        )
+        click.echo(fitted)
     else:
         click.echo(render_text(the_plan, color=use_color(), show_calls=not compact), nl=False)
     if out is not None:

@@ -7,9 +7,11 @@ from what the manifests say. Renderers format; they compute nothing the report d
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from docform.engine.drift import DriftReport, OrgDrift
 from docform.engine.plan import Change
+from docform.render.limit import take_rows
 from docform.render.markdown import code, escape, fence_safe, ignored_details, render_markdown
 from docform.render.rails import rails_markdown, rails_text
 from docform.render.values import ACTION_SYMBOLS, field_sides
@@ -96,8 +98,9 @@ def _totals_line(report: DriftReport) -> str:
     return f"Drift{scope}: {counts}{failed}."
 
 
-def render_drift_markdown(report: DriftReport) -> str:
-    """A CI issue body: the verdict, what drifted, that when is unknown, the fixing plan."""
+def render_drift_markdown(report: DriftReport, *, short: Shortening | None = None) -> str:
+    """A CI issue body: the verdict, what drifted, that when is unknown, the fixing plan.
+    ``short``: the form that fits an issue (`docform.render.limit.fit_drift_markdown`)."""
     totals = report.totals()
     verdict = {
         "in_sync": "No drift: the live organizations match the manifests",
@@ -109,9 +112,20 @@ def render_drift_markdown(report: DriftReport) -> str:
         verdict = "Drift found"
     lines = [HEADING, "", f"**{verdict}.** {_counts(totals)}", ""]
     lines += [f"Checked at {report.checked_at_text}. {WHEN_UNKNOWN}", ""]
+    if short is not None:
+        lines += short.note
     for org in report.orgs:
-        lines += _org_markdown(org)
+        lines += _org_markdown(org, short)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+@dataclass(frozen=True)
+class Shortening:
+    """How a drift report too long for an issue is shortened: a note first, no fixing plans,
+    and at most ``rows`` characters of rows per organization (deletions always listed)."""
+
+    note: list[str]
+    rows: int | None = None
 
 
 def _counts(totals: dict[str, int]) -> str:
@@ -122,7 +136,7 @@ def _counts(totals: dict[str, int]) -> str:
     )
 
 
-def _org_markdown(org: OrgDrift) -> list[str]:
+def _org_markdown(org: OrgDrift, short: Shortening | None) -> list[str]:
     outcome, plan = org.outcome, org.plan
     title = f"#### `{code(outcome.organization or outcome.name)}`"
     if outcome.name != ".":
@@ -132,17 +146,26 @@ def _org_markdown(org: OrgDrift) -> list[str]:
         return [f"{title}: could not be checked", "", "```", message, "```", ""]
     lines = [f"{title}: {org.status.replace('_', ' ')}", ""]
     lines += rails_markdown(plan.rails, escape)
-    if plan.changes:
-        lines += ["| | address | what differs |", "|---|---|---|"]
-        lines += [_change_row(c) for c in plan.changes]
-        lines.append("")
-    if plan.unmanaged:
+    rows = [_change_row(c) for c in plan.changes if c.action == "delete"]
+    rows += [_change_row(c) for c in plan.changes if c.action != "delete"]
+    unmanaged = [f"- `{code(u.kind)}.~{code(u.id)}` ({escape(u.title)})" for u in plan.unmanaged]
+    left_out = 0
+    if short is not None and short.rows is not None:
+        deletions = sum(1 for c in plan.changes if c.action == "delete")
+        kept, rest = take_rows(rows[deletions:], short.rows - len("\n".join(rows[:deletions])))
+        rows = rows[:deletions] + kept
+        unmanaged, more = take_rows(unmanaged, short.rows - len("\n".join(rows)))
+        left_out = len(rest) + len(more)
+    if rows:
+        lines += ["| | address | what differs |", "|---|---|---|", *rows, ""]
+    if unmanaged:
         lines += [f"**Unmanaged** (live, no manifest entry): {len(plan.unmanaged)}", ""]
-        lines += [f"- `{code(u.kind)}.~{code(u.id)}` ({escape(u.title)})" for u in plan.unmanaged]
-        lines.append("")
+        lines += [*unmanaged, ""]
+    if left_out:
+        lines += [f"...and {left_out} more differences: see the whole report.", ""]
     lines += ignored_details(plan)
     if org.status == "drift":
-        lines += _fix_markdown(org)
+        lines += _fix_markdown(org, fix_plan=short is None)
     return lines
 
 
@@ -153,7 +176,7 @@ def _change_row(change: Change) -> str:
     return f"| `{symbol}` | `{code(change.address)}`{key} | {'<br>'.join(parts)} |"
 
 
-def _fix_markdown(org: OrgDrift) -> list[str]:
+def _fix_markdown(org: OrgDrift, *, fix_plan: bool) -> list[str]:
     directory = code(org.outcome.source.directory.as_posix())
     lines = [
         f"To make the live organization match the manifests again: `docform apply {directory}`."
@@ -161,7 +184,7 @@ def _fix_markdown(org: OrgDrift) -> list[str]:
         "`ignore:`); to adopt an unmanaged object, add an entry for it.",
         "",
     ]
-    if org.plan is not None and org.plan.changes:
+    if fix_plan and org.plan is not None and org.plan.changes:
         lines += ["<details><summary>The plan that would fix it</summary>", ""]
         lines += [render_markdown(org.plan), "</details>", ""]
     return lines

@@ -18,22 +18,10 @@ HEADING = "### docform plan"
 def render_markdown(plan: Plan, diagram: str | None = None, *, show_calls: bool = True) -> str:
     """The comment; ``diagram`` (from `docform.render.mermaid.diagram_details`) is appended.
     Without ``show_calls`` the details hold the fields only."""
-    lines = [HEADING, "", f"**{plan_summary_line(plan)}**", ""]
-    lines.append(f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`")
-    lines.append("")
-    lines += rails_markdown(plan.rails, escape)
-    if plan.targeting is not None:
-        lines += ["> [!WARNING]", f"> {escape(plan.targeting.describe())}", ""]
-    deletes = [c for c in plan.changes if c.action == "delete"]
-    if deletes:
-        lines += [f"> [!CAUTION]\n> **{len(deletes)} to delete**", ""]
-        lines += [_row(c) for c in deletes]
-        lines.append("")
+    lines = head_lines(plan) + deletion_lines(plan.changes)
     others = [c for c in plan.changes if c.action != "delete"]
     if others:
-        lines += ["| | address | action |", "|---|---|---|"]
-        lines += [_table_row(c) for c in others]
-        lines.append("")
+        lines += [*TABLE_HEAD, *(table_row(c) for c in others), ""]
     if plan.changes:
         what = "fields and API calls" if show_calls else "fields"
         lines += [f"<details><summary>Details: {what}</summary>", "", "```diff"]
@@ -47,11 +35,34 @@ def render_markdown(plan: Plan, diagram: str | None = None, *, show_calls: bool 
     return "\n".join(lines)
 
 
-def _row(change: Change) -> str:
+TABLE_HEAD = ["| | address | action |", "|---|---|---|"]
+
+
+def head_lines(plan: Plan, *, most_rails: int | None = None) -> list[str]:
+    """What the comment opens with, whatever its length: the summary, the organization and
+    checksum, the safety rails (at most ``most_rails`` of each kind) and the targeting."""
+    lines = [HEADING, "", f"**{plan_summary_line(plan)}**", ""]
+    lines.append(f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`")
+    lines.append("")
+    lines += rails_markdown(plan.rails, escape, most=most_rails)
+    if plan.targeting is not None:
+        lines += ["> [!WARNING]", f"> {escape(plan.targeting.describe())}", ""]
+    return lines
+
+
+def deletion_lines(changes: list[Change]) -> list[str]:
+    """Every deletion, marked (no lines when there is none)."""
+    deletes = [c for c in changes if c.action == "delete"]
+    if not deletes:
+        return []
+    return [f"> [!CAUTION]\n> **{len(deletes)} to delete**", "", *map(deletion_row, deletes), ""]
+
+
+def deletion_row(change: Change) -> str:
     return f"- :wastebasket: **delete** {_address(change)}"
 
 
-def _table_row(change: Change) -> str:
+def table_row(change: Change) -> str:
     symbol = ACTION_SYMBOLS[change.action]
     return f"| `{symbol}` | {_address(change)} | {change.action} |"
 

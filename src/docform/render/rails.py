@@ -29,8 +29,11 @@ def rails_text(report: Any) -> list[str]:
     return [*lines, ""] if lines else []
 
 
-def rails_markdown(report: Any, escape: Callable[[str], str]) -> list[str]:
-    """GitHub alert blocks; ``escape`` makes user text (addresses, titles) safe."""
+def rails_markdown(
+    report: Any, escape: Callable[[str], str], *, most: int | None = None
+) -> list[str]:
+    """GitHub alert blocks; ``escape`` makes user text (addresses, titles) safe. ``most``
+    (a plan too long for a comment): list at most that many items per block, count the rest."""
     if report is None:
         return []
     blocking, bypassed = report.blocking, report.bypassed
@@ -38,18 +41,24 @@ def rails_markdown(report: Any, escape: Callable[[str], str]) -> list[str]:
     if blocking:
         count = _rails(len(blocking))
         lines += _alert("CAUTION", f"Apply will refuse this plan: it breaks {count}.")
-        lines += [_item(v, escape, _never(v)) for v in blocking]
+        lines += _items(blocking, escape, most)
         if any(v.forceable for v in blocking):
             lines += [">", "> Fix the manifests, or plan and apply with `--force` to bypass them."]
         lines.append("")
     if bypassed:
         lines += _alert("WARNING", f"`--force` bypasses {_rails(len(bypassed))}:")
-        lines += [_item(v, escape) for v in bypassed]
-        lines.append("")
+        lines += [*_items(bypassed, escape, most), ""]
     if report.at_apply:
         lines += _alert("NOTE", "Checked only at apply:")
-        lines += [_item(v, escape) for v in report.at_apply]
-        lines.append("")
+        lines += [*_items(report.at_apply, escape, most), ""]
+    return lines
+
+
+def _items(violations: list[Any], escape: Callable[[str], str], most: int | None) -> list[str]:
+    shown = violations if most is None else violations[:most]
+    lines = [_item(v, escape, _never(v)) for v in shown]
+    if len(shown) < len(violations):
+        lines.append(f"> - ...and {len(violations) - len(shown)} more: see the whole plan")
     return lines
 
 
@@ -57,7 +66,7 @@ def _alert(kind: str, title: str) -> list[str]:
     return [f"> [!{kind}]", f"> **{title}**", ">"]
 
 
-def _item(violation: Any, escape: Callable[[str], str], suffix: str = "") -> str:
+def _item(violation: Any, escape: Callable[[str], str], suffix: str) -> str:
     return f"> - `{violation.rail}`{suffix}: {escape(violation.message)}"
 
 

@@ -7,10 +7,10 @@ their summaries. The JSON form wraps each set's plan JSON (README, "Several orga
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from docform.engine.plan import FORMAT_VERSION
+from docform.engine.plan import FORMAT_VERSION, Plan
 from docform.engine.sets import SetOutcome, total_summary
 from docform.render.markdown import code, fence_safe, render_markdown
 from docform.render.text import render_text
@@ -52,13 +52,22 @@ def render_sets_text(
     return "".join(parts)
 
 
-def render_sets_markdown(outcomes: Sequence[SetOutcome], *, show_calls: bool = True) -> str:
+def render_sets_markdown(
+    outcomes: Sequence[SetOutcome],
+    *,
+    show_calls: bool = True,
+    plan_markdown: Callable[[Plan], str] | None = None,
+) -> str:
+    """Each organization's part is ``plan_markdown(plan)`` (`render_markdown` by default)."""
     lines = [f"## docform plan: {len(outcomes)} organizations", "", f"**{total_line(outcomes)}**"]
     for outcome in outcomes:
         title = f"#### `{code(outcome.organization or outcome.name)}` (`{code(outcome.name)}/`)"
         lines += ["", title, ""]
         if outcome.plan is not None:
-            lines.append(render_markdown(outcome.plan, show_calls=show_calls))
+            if plan_markdown is not None:
+                lines.append(plan_markdown(outcome.plan))
+            else:
+                lines.append(render_markdown(outcome.plan, show_calls=show_calls))
         else:
             lines += ["Could not be planned:", "", "```", fence_safe(outcome.error or ""), "```"]
     return "\n".join(lines) + "\n"
