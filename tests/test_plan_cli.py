@@ -41,6 +41,7 @@ PLAN_KEYS = [
     "ignored",
     "rails",
     "targeting",
+    "warnings",
     "fingerprints",
     "checksum",
 ]

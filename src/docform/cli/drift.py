@@ -48,6 +48,9 @@ def drift(
 
     outcomes = planned_sets(manifest_sets(directory))
     report_failures(outcomes)
+    for outcome in outcomes:
+        for warning in outcome.plan.warnings if outcome.plan is not None else ():
+            click.echo(f"Warning: {warning}", err=True)
     result = DriftReport.of(outcomes)
     if markdown_out is not None:
         from docform.render.drift import render_drift_markdown

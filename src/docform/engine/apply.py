@@ -184,10 +184,12 @@ class _Runner:
             try:
                 doc["path"] = self._fill_path(doc["path"])
                 body = self._fill(doc["body"])
-                answer = await self._send(change, i, doc, body)
+                status, answer = await self._send(change, i, doc, body)
+                message = ""
             except DocformError as exc:
                 if change.action == "move" and _is_no_op_move(exc):
-                    answer = None
+                    status, answer = getattr(exc, "status", None), None
+                    message = "already in place"
                 else:
                     self._emit(change, doc, ok=False, exc=exc)
                     self.report.failed.append((change, str(exc)))
@@ -196,14 +198,17 @@ class _Runner:
             # placeholders name fields of the object the first call made.
             if i == 0 and change.action in ("create", "restore"):
                 self.outputs.record(change.address, answer)
-            self._emit(change, doc, ok=True)
+            self._emit(change, doc, ok=True, status=status, message=message)
         self.report.done.append(change)
         return True
 
-    async def _send(self, change: Change, i: int, doc: dict[str, Any], body: Any) -> Any:
-        """One call; a create whose answer was lost is looked for before it is sent again."""
+    async def _send(
+        self, change: Change, i: int, doc: dict[str, Any], body: Any
+    ) -> tuple[int | None, Any]:
+        """One call and its status; a create whose answer was lost is looked for before it is
+        sent again (found so, it has no status of its own: None)."""
         try:
-            return await self.client.request(doc["method"], doc["path"], json=body)
+            return await self.client.answered(doc["method"], doc["path"], json=body)
         except DocformError as exc:
             if not (change.action == "create" and i == 0 and _answer_lost(exc)):
                 raise
@@ -211,8 +216,8 @@ class _Runner:
                 raise
             found = await self.recover(change)
             if found is not None:
-                return found
-            return await self.client.request(doc["method"], doc["path"], json=body, retry=False)
+                return None, found
+            return await self.client.answered(doc["method"], doc["path"], json=body, retry=False)
 
     def _fill_path(self, path: str) -> str:
         return PLACEHOLDER_IN_PATH.sub(lambda m: str(self.outputs.lookup(m.group(1))), path)
@@ -229,7 +234,14 @@ class _Runner:
         return value
 
     def _emit(
-        self, change: Change, doc: dict[str, Any], *, ok: bool, exc: Exception | None = None
+        self,
+        change: Change,
+        doc: dict[str, Any],
+        *,
+        ok: bool,
+        exc: Exception | None = None,
+        status: int | None = None,
+        message: str = "",
     ) -> None:
         self.on_event(
             CallEvent(
@@ -237,8 +249,8 @@ class _Runner:
                 method=doc["method"],
                 path=doc["path"],
                 ok=ok,
-                status=getattr(exc, "status", None),
-                message=str(exc) if exc else "",
+                status=getattr(exc, "status", None) if exc else status,
+                message=str(exc) if exc else message,
             )
         )
 

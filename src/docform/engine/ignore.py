@@ -19,7 +19,7 @@ every rendering counts them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
@@ -75,10 +75,33 @@ class Ignored:
 
 
 class IgnoreRules:
-    """The ``ignore:`` patterns of one manifest set."""
+    """The ``ignore:`` patterns of one manifest set (``locations``: where each is written)."""
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], locations: Sequence[str] = ()) -> None:
         self.patterns = list(patterns)
+        self.locations = list(locations)
+
+    def unused(
+        self, addresses: Iterable[str], fields: Iterable[str], used: Collection[str] = ()
+    ) -> list[str]:
+        """A warning for each pattern that matches none of ``addresses`` (entries and live
+        objects, ``KIND.~ID`` and ``KIND.TITLE``) nor of ``fields`` (``ADDRESS.FIELD``), and
+        is not among the ``used`` ones: a typo there would silently ignore nothing."""
+        addresses, fields = list(addresses), list(fields)
+        warnings = []
+        for index, pattern in enumerate(self.patterns):
+            if pattern in used:
+                continue
+            if any(fnmatchcase(a, pattern) or fnmatchcase(a, pattern + ".*") for a in addresses):
+                continue
+            if any(fnmatchcase(f, pattern) for f in fields):
+                continue
+            where = self.locations[index] if index < len(self.locations) else "docform.ignore"
+            warnings.append(
+                f"{where}: ignore pattern '{pattern}' matches nothing in the manifests or the "
+                "live organization; correct it, or remove it from `ignore:`"
+            )
+        return warnings
 
     def address_pattern(self, address: str) -> str | None:
         """The first pattern covering ``address`` (or an object it is inside), else None."""

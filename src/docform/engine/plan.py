@@ -184,6 +184,9 @@ class Plan:
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
     ignored: list[Any] = field(default_factory=list)
     """What ``ignore:`` in the settings left out (`docform.engine.ignore.Ignored`)."""
+    warnings: list[str] = field(default_factory=list)
+    """What a person should look at that breaks nothing (an ``ignore:`` pattern matching
+    nothing)."""
     addresses: set[str] = field(default_factory=set, repr=False)
     """Every address planning knew: the manifest entries and the live objects in scope."""
     targeting: Any = None
@@ -226,6 +229,7 @@ class Plan:
         doc["ignored"] = [i.to_json() for i in self.ignored]
         doc["rails"] = self.rails.to_json() if self.rails is not None else None
         doc["targeting"] = self.targeting.to_json() if self.targeting is not None else None
+        doc["warnings"] = list(self.warnings)
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

@@ -51,7 +51,8 @@ def plan_from_matcher(
     """The plan, once ``matcher`` has matched every kind of ``live`` (see `plan_changes`)."""
     matchings = matcher.matchings()
     index = matcher.index
-    ignore = IgnoreRules(manifests.settings.ignore)
+    settings = manifests.settings
+    ignore = IgnoreRules(settings.ignore, settings.ignore_locations)
     plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same_field))
     deletes: list[Change] = []
     for kind, matching in matchings:
@@ -65,6 +66,7 @@ def plan_from_matcher(
         plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
     plan.fingerprints.update(matcher.fingerprints(matchings))
     plan.addresses = _known_addresses(matchings)
+    plan.warnings = _ignore_warnings(ignore, matchings, plan)
     plan.changes.extend(reversed(deletes))
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
@@ -271,6 +273,23 @@ def _known_addresses(matchings: Sequence[tuple[Kind, Matching]]) -> set[str]:
         known |= {d.address for d in matching.creates}
         known |= {p.desired.address for p in (*matching.pairs, *matching.restores)}
     return known
+
+
+def _ignore_warnings(
+    ignore: IgnoreRules, matchings: Sequence[tuple[Kind, Matching]], plan: Plan
+) -> list[str]:
+    """A warning for each ``ignore:`` pattern that matched nothing this plan could see."""
+    used = {item.pattern for item in plan.ignored}
+    addresses = set(plan.addresses)
+    fields = set()
+    for kind, matching in matchings:
+        addresses |= {f"{kind.name}.{obs.title}" for obs in matching.unmatched}
+        for desired in matching.creates:
+            fields |= {f"{desired.address}.{name}" for name in desired.fields}
+        for pair in (*matching.pairs, *matching.restores):
+            names = {*pair.desired.fields, *pair.observed.fields}
+            fields |= {f"{pair.desired.address}.{name}" for name in names}
+    return ignore.unused(addresses, fields, used=used)
 
 
 def _name_changes(changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:

@@ -82,6 +82,7 @@ def _read_context(plan: Plan, doc: dict[str, Any]) -> None:
 
     plan.unmanaged = [Unmanaged(u["kind"], u["id"], u["title"]) for u in doc.get("unmanaged", [])]
     plan.ignored = [Ignored(**item) for item in doc.get("ignored", [])]
+    plan.warnings = list(doc.get("warnings", []))
     if doc.get("rails"):
         plan.rails = RailReport.from_json(doc["rails"])
     if doc.get("targeting"):

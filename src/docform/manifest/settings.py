@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, Field, PrivateAttr, field_validator
 
 from docform.kinds.base import ManifestModel
 
@@ -78,6 +78,18 @@ class Settings(ManifestModel):
         description="Addresses (team.platform, space.*) or address.field patterns that plan "
         "and drift leave alone.",
     )
+
+    _ignore_locations: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def ignore_locations(self) -> list[str]:
+        """``FILE:LINE:COL`` of each ``ignore`` pattern, in order (empty when not loaded from
+        files)."""
+        return self._ignore_locations
+
+    @ignore_locations.setter
+    def ignore_locations(self, value: list[str]) -> None:
+        self._ignore_locations = value
 
     @field_validator("api")
     @classmethod

@@ -47,6 +47,8 @@ def head_lines(plan: Plan, *, most_rails: int | None = None) -> list[str]:
     lines += rails_markdown(plan.rails, escape, most=most_rails)
     if plan.targeting is not None:
         lines += ["> [!WARNING]", f"> {escape(plan.targeting.describe())}", ""]
+    if plan.warnings:
+        lines += ["> [!WARNING]", *(f"> - {escape(w)}" for w in plan.warnings), ""]
     return lines
 
 

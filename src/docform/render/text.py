@@ -26,6 +26,10 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         out.append(line + "\n", "bold red" if plan.refused else "yellow")
     if plan.targeting is not None:
         out.append(plan.targeting.describe() + "\n\n", "bold yellow")
+    for warning in plan.warnings:
+        out.append(f"Warning: {warning}\n", "yellow")
+    if plan.warnings:
+        out.append("\n")
     if plan.changes:
         out.append(f"docform will make these changes in organization {plan.organization}:\n\n")
     for change in plan.changes:
