@@ -88,16 +88,7 @@ def apply(
             force=force,
             as_json=as_json,
         )
-    if source.is_dir():
-        manifests = load_manifests(source)
-        the_plan = _plan_to_apply(manifests, targets, excludes)
-    else:
-        for option, given in (("--checksum", checksum), ("--target", targets or excludes)):
-            if given:
-                raise click.UsageError(
-                    f"{option} goes with a directory; a saved plan applies as it was reviewed"
-                )
-        manifests, the_plan = _saved_plan_to_apply(source)
+    manifests, the_plan = _plan_to_apply(source, checksum, targets, excludes)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
@@ -116,11 +107,23 @@ def apply(
     return 0 if apply_with_progress(manifests, the_plan, parallelism, as_json) else 1
 
 
-def _plan_to_apply(manifests: Any, targets: Sequence[str], excludes: Sequence[str]) -> Any:
+def _plan_to_apply(
+    source: Path, checksum: str | None, targets: Sequence[str], excludes: Sequence[str]
+) -> tuple[Any, Any]:
+    """The manifests and the plan to apply: planned now from a directory (narrowed by the
+    targets), or read from a saved plan file."""
     from docform.engine.targets import narrow_plan
 
-    the_plan, _ = plan_with_progress(manifests)
-    return narrow_plan(the_plan, targets, excludes)
+    if source.is_dir():
+        manifests = load_manifests(source)
+        the_plan, _ = plan_with_progress(manifests)
+        return manifests, narrow_plan(the_plan, targets, excludes)
+    for option, given in (("--checksum", checksum), ("--target", targets or excludes)):
+        if given:
+            raise click.UsageError(
+                f"{option} goes with a directory; a saved plan applies as it was reviewed"
+            )
+    return _saved_plan_to_apply(source)
 
 
 def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -134,19 +135,19 @@ def plan(
     from docform.engine.run import assess_rails
     from docform.engine.saved import save_plan
     from docform.engine.targets import narrow_plan
-    from docform.render import render_json, render_markdown, render_text
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
     if verbose:
         click.get_current_context().with_resource(api_retries_shown())
+    output = "json" if as_json else "markdown" if markdown else "text"
     sets = manifest_sets(directory)
     if len(sets) > 1:
         if out is not None:
             refuse_single_plan_option("plan", "--out", directory, sets)
         return plan_several(
             sets,
-            output="json" if as_json else "markdown" if markdown else "text",
+            output=output,
             show_calls=not compact,
             detailed_exitcode=detailed_exitcode,
             targets=targets,
@@ -159,27 +160,7 @@ def plan(
     the_plan, stats = plan_with_progress(manifests)
     the_plan = narrow_plan(the_plan, targets, excludes)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
-    if markdown or markdown_out:
-        from docform.render.limit import fit_plan_markdown
-        from docform.render.mermaid import plan_diagram
-
-        diagram = plan_diagram(manifests, the_plan)
-        if markdown_out is not None:
-            whole = render_markdown(the_plan, diagram=diagram, show_calls=not compact)
-            write_output(markdown_out, whole + "\n", "the Markdown plan")
-    if as_json:
-        click.echo(render_json(the_plan))
-    elif markdown:
-        fitted = fit_plan_markdown(
-            the_plan,
-            diagram,
-            show_calls=not compact,
-            limit=markdown_limit,
-            full_file=str(markdown_out) if markdown_out else None,
-        )
-        click.echo(fitted)
-    else:
-        click.echo(render_text(the_plan, color=use_color(), show_calls=not compact), nl=False)
+    _print_plan(the_plan, manifests, output, not compact, (markdown_out, markdown_limit))
     if out is not None:
         save_plan(the_plan, manifests, out)
         click.echo(f"Saved the plan to {out}; apply it with 'docform apply {out}'.", err=True)
@@ -187,6 +168,37 @@ def plan(
         click.echo(stats.summary(), err=True)
     refuse_if_rails_broken(the_plan)
     return 2 if detailed_exitcode and the_plan.has_changes else 0
+
+
+def _print_plan(
+    the_plan: Any, manifests: Any, output: str, show_calls: bool, markdown: tuple[Any, int]
+) -> None:
+    """Print the plan as ``output`` (text, json, markdown); ``markdown``: ``--markdown-out``
+    (written whole whatever the output) and ``--markdown-limit``."""
+    from docform.render import render_json, render_markdown, render_text
+
+    markdown_out, limit = markdown
+    diagram = None
+    if output == "markdown" or markdown_out is not None:
+        from docform.render.mermaid import plan_diagram
+
+        diagram = plan_diagram(manifests, the_plan)
+    if markdown_out is not None:
+        whole = render_markdown(the_plan, diagram=diagram, show_calls=show_calls)
+        write_output(markdown_out, whole + "\n", "the Markdown plan")
+    if output == "json":
+        click.echo(render_json(the_plan))
+    elif output == "markdown":
+        from docform.render.limit import fit_plan_markdown
+
+        full_file = str(markdown_out) if markdown_out else None
+        click.echo(
+            fit_plan_markdown(
+                the_plan, diagram, show_calls=show_calls, limit=limit, full_file=full_file
+            )
+        )
+    else:
+        click.echo(render_text(the_plan, color=use_color(), show_calls=show_calls), nl=False)
 
 
 @cli.command()
