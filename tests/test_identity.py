@@ -115,6 +115,27 @@ def test_apply_writes_the_live_id_of_every_entry_it_created_or_matched(
     assert_converged(directory, sandbox)
 
 
+def test_applying_a_saved_plan_keeps_the_lock_beside_the_manifests_it_names(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    directory = write_manifests(tmp_path / "work" / "manifests", SITE)
+    apply(directory, sandbox)
+    before = read_lock(directory)
+    write_manifests(directory, SITE.replace("title: Handbook", "title: Staff handbook"))
+    saved = tmp_path / "work" / "plans" / "docform.plan"
+    assert run(["plan", directory, "--out", saved], sandbox).exit_code == 0
+    # Another checkout: the plan finds its manifests (and their lock) relative to itself.
+    moved = tmp_path / "elsewhere"
+    shutil.move(tmp_path / "work", moved)
+
+    result = run(["apply", moved / "plans" / "docform.plan"], sandbox)
+
+    assert result.exit_code == 0, result.output
+    assert "  ~ space.handbook (Staff handbook)  (update " in result.stdout
+    assert read_lock(moved / "manifests") == before
+    assert_converged(moved / "manifests", sandbox)
+
+
 def test_the_lock_file_is_never_read_as_a_manifest(tmp_path: Path, sandbox: Path) -> None:
     directory = write_manifests(tmp_path / "m", SITE)
     apply(directory, sandbox)
@@ -508,6 +529,25 @@ def test_deleting_a_space_to_replace_it_needs_force(tmp_path: Path, sandbox: Pat
     ) in refused.stderr
     assert "Help center" in live_ids(sandbox, "/orgs/org_acme/spaces")
     forced = run(["apply", directory, "--yes", "--force"], sandbox)
+    assert forced.exit_code == 0, forced.output
+    assert sorted(live_ids(sandbox, "/orgs/org_acme/spaces")) == ["Help Center"]
+
+
+def test_a_saved_plan_keeps_its_replacement_marks_and_notes(tmp_path: Path, sandbox: Path) -> None:
+    directory = renamed_without_its_lock(tmp_path, sandbox)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+    saved = tmp_path / "docform.plan"
+    assert run(["plan", directory, "--out", saved, "--force"], sandbox).exit_code == 0
+
+    shown = run(["show", saved], sandbox)
+
+    assert shown.exit_code == 0, shown.output
+    assert f"  -/+ space.help (Help Center)  (create)\n      replaces {old}: pin " in shown.stdout
+    assert f"Notes:\n  space.help is created while the plan deletes space {old}" in shown.stdout
+    refused = run(["apply", saved], sandbox)
+    assert refused.exit_code == 1
+    assert f'[replacement] the plan deletes space {old} "Help center"' in refused.stderr
+    forced = run(["apply", saved, "--force"], sandbox)
     assert forced.exit_code == 0, forced.output
     assert sorted(live_ids(sandbox, "/orgs/org_acme/spaces")) == ["Help Center"]
 

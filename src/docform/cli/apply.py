@@ -165,4 +165,6 @@ def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:
             + "; make a new plan with 'docform plan --out'"
         )
     the_plan.violations, the_plan.live_counts = fresh.violations, fresh.live_counts
+    # A saved plan holds no ids of what it matched: docform.lock is kept from this planning.
+    the_plan.identities = fresh.identities
     return manifests, the_plan

@@ -73,9 +73,9 @@ def load_plan(path: Path) -> tuple[Plan, dict[str, Any]]:
 
 
 def _read_context(plan: Plan, doc: dict[str, Any]) -> None:
-    """What the plan showed besides its changes (unmanaged and ignored objects, the rails and
-    the targeting as planned), so a saved plan reads as it was reviewed. Apply evaluates the
-    rails again."""
+    """What the plan showed besides its changes (unmanaged and ignored objects, notes, the
+    rails and the targeting as planned), so a saved plan reads as it was reviewed. Apply
+    evaluates the rails again."""
     from docform.engine.ignore import Ignored
     from docform.engine.rails import RailReport
     from docform.engine.targets import Targeting
@@ -83,6 +83,7 @@ def _read_context(plan: Plan, doc: dict[str, Any]) -> None:
     plan.unmanaged = [Unmanaged(u["kind"], u["id"], u["title"]) for u in doc.get("unmanaged", [])]
     plan.ignored = [Ignored(**item) for item in doc.get("ignored", [])]
     plan.warnings = list(doc.get("warnings", []))
+    plan.notes = list(doc.get("notes", []))
     if doc.get("rails"):
         plan.rails = RailReport.from_json(doc["rails"])
     if doc.get("targeting"):
@@ -103,6 +104,7 @@ def _change(doc: dict[str, Any]) -> Change:
         fields=[_field(f) for f in doc.get("fields", [])],
         calls=[Call(c["method"], c["path"], c.get("body")) for c in doc["calls"]],
         depends_on=list(doc.get("depends_on", [])),
+        replacement=doc.get("replacement"),
     )
 
 
