@@ -142,19 +142,26 @@ async def apply_changes(
             on_created=on_created,
         )
     if report.ok:
-        report.verification = await verify_by_reading(manifests, report.done)
+        report.verification = await verify_by_reading(manifests, plan, report.done)
     return report
 
 
-async def verify_by_reading(manifests: Any, applied: Any) -> Any:
-    """What a read after the apply finds still to change in the kinds ``applied`` changed
-    (`docform.engine.verify`), read with a read-only client of the manifests' API."""
+async def verify_by_reading(manifests: Any, plan: Plan, applied: Any) -> Any:
+    """What a read after the apply of ``plan`` finds still to change in the kinds ``applied``
+    changed (`docform.engine.verify`), read with a read-only client of the manifests' API."""
     from docform.connect import open_client
     from docform.engine.verify import verify_applied
 
     async with open_client(manifests, read_only=True) as client:
         kinds = build_kinds(manifests.organization.id)
-        return await verify_applied(manifests, client, kinds, applied)
+        return await verify_applied(
+            manifests,
+            client,
+            kinds,
+            applied,
+            targeting=plan.targeting,
+            locked=plan.identities,
+        )
 
 
 def recover_by_planning(manifests: Any, reader: Any) -> Any:
