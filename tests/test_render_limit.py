@@ -115,3 +115,38 @@ def test_several_organizations_fit_the_limit_together(tmp_path, sandbox):
     assert_valid_markdown(result.stdout)
     assert "`member.~u_bob` (bob@acme.test)" in result.stdout
     assert "| `+` | `team.core` (Core) | create |" in result.stdout
+
+
+def test_a_summarised_plan_keeps_every_replacement_with_the_deletions(tmp_path, sandbox):
+    spaces = (
+        "collections:\n  product: {title: Product}\n"
+        "spaces:\n  help: {title: Help center, collection: product}\n"
+    )
+    manifests = write_manifests(
+        tmp_path / "m",
+        "docform: {prune: {spaces: true}}\norganization: {id: org_acme}\n" + spaces,
+    )
+    assert run(["apply", manifests, "--yes"], sandbox).exit_code == 0
+    (manifests / "docform.lock").unlink()
+    members = "".join(f"  person{n:04}@acme.test: read\n" for n in range(40))
+    write_manifests(
+        manifests,
+        "docform: {prune: {spaces: true}}\norganization: {id: org_acme}\n"
+        + spaces.replace("Help center", "Help Center")
+        + "members:\n  alice@acme.test: admin\n"
+        + members,
+    )
+
+    result = run(["plan", manifests, "--markdown", "--force", "--markdown-limit", "3000"], sandbox)
+
+    assert result.exit_code == 0, result.output
+    comment = result.stdout
+    assert len(comment) <= 3000
+    assert_valid_markdown(comment)
+    old = re.search(r"`space\.~(\w+)` \(Help center\), \*\*replaced\*\* by `space\.help`", comment)
+    assert old is not None, comment
+    assert f"| `-/+` | `space.help` (Help Center) | create, **replaces** `{old[1]}` |" in comment
+    assert f"> [!NOTE]\n> space.help is created while the plan deletes space {old[1]}" in comment
+    assert re.search(
+        r"\n\.\.\.and \d+ more changes \(\d+ member create\): see the whole plan", comment
+    )
