@@ -136,6 +136,21 @@ def test_applying_a_saved_plan_keeps_the_lock_beside_the_manifests_it_names(
     assert_converged(moved / "manifests", sandbox)
 
 
+def test_a_targeted_apply_records_what_it_created_and_every_entry_matched(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    directory = write_manifests(tmp_path / "m", SITE)
+
+    result = run(["apply", directory, "--yes", "--target", "space.handbook"], sandbox)
+
+    assert result.exit_code == 0, result.output
+    assert read_lock(directory)["ids"] == {
+        "organization": "org_acme",
+        "site.docs": "site_docs",
+        "space.handbook": live_ids(sandbox, "/orgs/org_acme/spaces")["Handbook"],
+    }
+
+
 def test_the_lock_file_is_never_read_as_a_manifest(tmp_path: Path, sandbox: Path) -> None:
     directory = write_manifests(tmp_path / "m", SITE)
     apply(directory, sandbox)
