@@ -567,6 +567,30 @@ def test_a_saved_plan_keeps_its_replacement_marks_and_notes(tmp_path: Path, sand
     assert sorted(live_ids(sandbox, "/orgs/org_acme/spaces")) == ["Help Center"]
 
 
+def test_drift_marks_a_likely_replacement_and_its_rail(tmp_path: Path, sandbox: Path) -> None:
+    directory = renamed_without_its_lock(tmp_path, sandbox)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+
+    text = run(["drift", directory], sandbox)
+
+    assert text.exit_code == 2
+    assert (
+        "  -/+ space.help (Help Center)  (in the manifests, missing from the live organization)\n"
+        f"      replaces {old}: pin "
+    ) in text.stdout
+    assert (
+        f"  -/+ space.~{old} (Help center)  (live, not in the manifests, and prune is on)\n"
+        "      replaced by space.help\n"
+    ) in text.stdout
+    assert f"    [replacement] the plan deletes space {old}" in text.stdout
+    assert f"  Notes:\n    space.help is created while the plan deletes space {old}" in text.stdout
+    markdown = run(["drift", directory, "--format", "markdown"], sandbox).stdout
+    assert (
+        f"| `-/+` | `space.~{old}` (Help center) | live, not in the manifests, and prune is on"
+        "<br>replaced by space.help |"
+    ) in markdown
+
+
 def test_a_look_alike_left_unmanaged_is_marked_but_not_refused(
     tmp_path: Path, sandbox: Path
 ) -> None:

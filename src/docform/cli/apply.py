@@ -41,7 +41,8 @@ from docform.errors import DocformError
 @click.option(
     "--force",
     is_flag=True,
-    help="Bypass the deletion limits and the last-admin and team-owner rails (never protect).",
+    help="Bypass the deletion limits and the kinds' rails (last admin, team owner, "
+    "replacement...; never protect), listing each bypassed rail.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line per finished call.")
 @click.option(

@@ -185,8 +185,8 @@ def _org_markdown(org: OrgDrift, short: Shortening | None) -> list[str]:
 
 def _change_row(change: Change) -> str:
     symbol = change_symbol(change)
-    lines = [*replacement_lines(change), *_field_lines(change)]
-    parts = [escape(line) for line in lines] or [_WHAT[change.action]]
+    lines = [*(_field_lines(change) or [_WHAT[change.action]]), *replacement_lines(change)]
+    parts = [escape(line) for line in lines]
     key = escape(change.address_with_key.removeprefix(change.address))
     return f"| `{symbol}` | `{code(change.address)}`{key} | {'<br>'.join(parts)} |"
 
