@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from pathlib import Path
 
@@ -98,3 +99,24 @@ def test_a_create_that_never_arrived_is_sent_again_once(tmp_path):
     titles = [c["title"] for c in live_api(sandbox, "GET", "/orgs/org_acme/collections")["items"]]
     assert sorted(titles) == ["Engineering", "Runbooks"]
     assert_converged(manifests_dir, sandbox)
+
+
+def test_apply_json_reports_the_status_of_each_successful_call(tmp_path):
+    from planning import run, write_manifests
+
+    sandbox = seeded_sandbox(tmp_path)
+    manifests = write_manifests(
+        tmp_path / "m",
+        "docform: {prune: {members: true}}\n"
+        "organization: {id: org_acme, title: Acme Inc}\n"
+        "members: {alice@acme.test: admin, erin@acme.test: edit}\n"
+        "teams: {core: {title: Core}}\n",
+    )
+    result = run(["apply", manifests, "--yes", "--json"], sandbox)
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert {(e["method"], e["change"], e["status"], e["ok"]) for e in events} == {
+        ("PATCH", "organization#update", 200, True),
+        ("PUT", "team.core#create", 201, True),
+        ("DELETE", "member.~u_bob#delete", 204, True),
+    }

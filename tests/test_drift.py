@@ -56,7 +56,7 @@ def test_drift_never_writes(in_sync, sandbox):
     for _ in range(2):
         result = run(["drift", in_sync], sandbox)
         assert result.exit_code == 2, result.output
-        assert "  + team.core  (in the manifests, missing from the live organization)" in (
+        assert "  + team.core (Core)  (in the manifests, missing from the live organization)" in (
             result.stdout
         )
     assert live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"] == []
@@ -137,6 +137,7 @@ def test_the_json_report_has_a_stable_shape(in_sync, sandbox, tmp_path):
     assert org["changes"] == [
         {
             "address": "organization",
+            "human_key": None,
             "kind": "organization",
             "action": "update",
             "id": "org_acme",

@@ -3,8 +3,10 @@ and `docform pin`, matching through it, and what a plan says when an entry would
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -111,6 +113,42 @@ def test_apply_writes_the_live_id_of_every_entry_it_created_or_matched(
         },
     }
     assert_converged(directory, sandbox)
+
+
+def test_applying_a_saved_plan_keeps_the_lock_beside_the_manifests_it_names(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    directory = write_manifests(tmp_path / "work" / "manifests", SITE)
+    apply(directory, sandbox)
+    before = read_lock(directory)
+    write_manifests(directory, SITE.replace("title: Handbook", "title: Staff handbook"))
+    saved = tmp_path / "work" / "plans" / "docform.plan"
+    assert run(["plan", directory, "--out", saved], sandbox).exit_code == 0
+    # Another checkout: the plan finds its manifests (and their lock) relative to itself.
+    moved = tmp_path / "elsewhere"
+    shutil.move(tmp_path / "work", moved)
+
+    result = run(["apply", moved / "plans" / "docform.plan"], sandbox)
+
+    assert result.exit_code == 0, result.output
+    assert "  ~ space.handbook (Staff handbook)  (update " in result.stdout
+    assert read_lock(moved / "manifests") == before
+    assert_converged(moved / "manifests", sandbox)
+
+
+def test_a_targeted_apply_records_what_it_created_and_every_entry_matched(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    directory = write_manifests(tmp_path / "m", SITE)
+
+    result = run(["apply", directory, "--yes", "--target", "space.handbook"], sandbox)
+
+    assert result.exit_code == 0, result.output
+    assert read_lock(directory)["ids"] == {
+        "organization": "org_acme",
+        "site.docs": "site_docs",
+        "space.handbook": live_ids(sandbox, "/orgs/org_acme/spaces")["Handbook"],
+    }
 
 
 def test_the_lock_file_is_never_read_as_a_manifest(tmp_path: Path, sandbox: Path) -> None:
@@ -382,13 +420,20 @@ def renamed_without_its_lock(tmp_path: Path, sandbox: Path, manifests: str = CON
     return directory
 
 
+def refused_plan(directory: Path, sandbox: Path, *flags: str) -> dict[str, Any]:
+    """``docform plan --json`` of a plan that breaks a safety rail: it exits 1."""
+    result = run(["plan", directory, "--json", *flags], sandbox)
+    assert result.exit_code == 1, result.output
+    return json.loads(result.stdout)
+
+
 def test_a_create_next_to_the_delete_of_its_look_alike_is_marked_a_replacement(
     tmp_path: Path, sandbox: Path
 ) -> None:
     directory = renamed_without_its_lock(tmp_path, sandbox)
     old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
 
-    plan = plan_json(directory, sandbox)
+    plan = refused_plan(directory, sandbox)
 
     hint = f'pin `id: {old}` in main.yaml:6:3 or add `formerly: ["Help center"]` to keep it'
     mark = {"create": "space.help", "delete": f"space.~{old}", "id": old, "hint": hint}
@@ -399,10 +444,91 @@ def test_a_create_next_to_the_delete_of_its_look_alike_is_marked_a_replacement(
         f"like its former self; if it is, {hint}"
     ]
     text = run(["plan", directory], sandbox).stdout
-    assert f"  -/+ space.help  (create)\n      replaces {old}: {hint}\n" in text
-    assert f"  -/+ space.~{old}  (delete {old})\n      replaced by space.help\n" in text
+    assert f"  -/+ space.help (Help Center)  (create)\n      replaces {old}: {hint}\n" in text
+    assert (
+        f"  -/+ space.~{old} (Help center)  (delete {old})\n      replaced by space.help\n"
+    ) in text
+    assert f"Notes:\n  {plan['notes'][0]}\n" in text
     markdown = run(["plan", directory, "--markdown"], sandbox).stdout
-    assert f"| `-/+` | `space.help` | create, **replaces** `{old}` |" in markdown
+    assert f"| `-/+` | `space.help` (Help Center) | create, **replaces** `{old}` |" in markdown
+    assert (
+        f"- :wastebasket: **delete** `space.~{old}` (Help center), **replaced** by `space.help`"
+        in markdown
+    )
+    assert f"+ space.help (Help Center) (create)\n    replaces {old}: pin " in markdown
+
+
+def test_plan_breaks_the_replacement_rail_when_a_space_is_renamed_without_its_lock(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    directory = renamed_without_its_lock(tmp_path, sandbox)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+    rail = (
+        f'the plan deletes space {old} "Help center" and creates space.help in its place, and '
+        f"its content would be lost; pin `id: {old}` in main.yaml:6:3 or add "
+        '`formerly: ["Help center"]` to keep it, or pass --force to replace it'
+    )
+
+    text = run(["plan", directory], sandbox)
+
+    assert text.exit_code == 1
+    assert text.stdout.startswith(
+        "Safety rails this plan breaks (1): apply refuses it.\n"
+        f"  [replacement] {rail}\n"
+        "  Fix the manifests, or plan and apply with --force to bypass these.\n\n"
+    )
+    assert text.stderr == (
+        "Error: the plan breaks 1 safety rail (replacement), so apply would refuse it; fix the "
+        "manifests, or plan and apply with --force to bypass replacement\n"
+    )
+    markdown = run(["plan", directory, "--markdown"], sandbox)
+    assert markdown.exit_code == 1
+    escaped = rail.replace('"', "&quot;").replace("`", "'")
+    assert (
+        "> [!CAUTION]\n> **Apply will refuse this plan: it breaks 1 safety rail.**\n>\n"
+        f"> - `replacement`: {escaped}\n"
+    ) in markdown.stdout
+    assert refused_plan(directory, sandbox)["rails"] == {
+        "violations": [{"rail": "replacement", "message": rail, "forceable": True}],
+        "forced": False,
+        "checked_at_apply": [],
+    }
+    forced = run(["plan", directory, "--force"], sandbox)
+    assert forced.exit_code == 0, forced.output
+    assert forced.stdout.startswith(
+        f"Safety rails bypassed with --force (1):\n  [replacement] {rail}\n\n"
+    )
+    assert "Help center" in live_ids(sandbox, "/orgs/org_acme/spaces")
+
+
+def test_plan_breaks_the_protect_rail_of_a_renamed_protected_space_even_with_force(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    protected = CONTENT.replace("collection: product}", "collection: product, protect: true}")
+    directory = renamed_without_its_lock(tmp_path, sandbox, protected)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+    rail = (
+        f"main.yaml:6:3: space.help is protected, and the plan deletes space {old} "
+        f'"Help center", which looks like its live object; pin `id: {old}` in main.yaml:6:3 '
+        'or add `formerly: ["Help center"]` to keep it'
+    )
+
+    text = run(["plan", directory, "--force"], sandbox)
+
+    assert text.exit_code == 1
+    assert text.stdout.startswith(
+        "Safety rails this plan breaks (1): apply refuses it.\n"
+        f"  [protect] {rail} (never bypassed, not even with --force)\n\n"
+    )
+    assert text.stderr == (
+        "Error: the plan breaks 1 safety rail (protect), so apply would refuse it; fix the "
+        "manifests: --force does not bypass these\n"
+    )
+    assert refused_plan(directory, sandbox, "--force")["rails"] == {
+        "violations": [{"rail": "protect", "message": rail, "forceable": False}],
+        "forced": True,
+        "checked_at_apply": [],
+    }
 
 
 def test_deleting_a_space_to_replace_it_needs_force(tmp_path: Path, sandbox: Path) -> None:
@@ -422,6 +548,49 @@ def test_deleting_a_space_to_replace_it_needs_force(tmp_path: Path, sandbox: Pat
     assert sorted(live_ids(sandbox, "/orgs/org_acme/spaces")) == ["Help Center"]
 
 
+def test_a_saved_plan_keeps_its_replacement_marks_and_notes(tmp_path: Path, sandbox: Path) -> None:
+    directory = renamed_without_its_lock(tmp_path, sandbox)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+    saved = tmp_path / "docform.plan"
+    assert run(["plan", directory, "--out", saved, "--force"], sandbox).exit_code == 0
+
+    shown = run(["show", saved], sandbox)
+
+    assert shown.exit_code == 0, shown.output
+    assert f"  -/+ space.help (Help Center)  (create)\n      replaces {old}: pin " in shown.stdout
+    assert f"Notes:\n  space.help is created while the plan deletes space {old}" in shown.stdout
+    refused = run(["apply", saved], sandbox)
+    assert refused.exit_code == 1
+    assert f'[replacement] the plan deletes space {old} "Help center"' in refused.stderr
+    forced = run(["apply", saved, "--force"], sandbox)
+    assert forced.exit_code == 0, forced.output
+    assert sorted(live_ids(sandbox, "/orgs/org_acme/spaces")) == ["Help Center"]
+
+
+def test_drift_marks_a_likely_replacement_and_its_rail(tmp_path: Path, sandbox: Path) -> None:
+    directory = renamed_without_its_lock(tmp_path, sandbox)
+    old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
+
+    text = run(["drift", directory], sandbox)
+
+    assert text.exit_code == 2
+    assert (
+        "  -/+ space.help (Help Center)  (in the manifests, missing from the live organization)\n"
+        f"      replaces {old}: pin "
+    ) in text.stdout
+    assert (
+        f"  -/+ space.~{old} (Help center)  (live, not in the manifests, and prune is on)\n"
+        "      replaced by space.help\n"
+    ) in text.stdout
+    assert f"    [replacement] the plan deletes space {old}" in text.stdout
+    assert f"  Notes:\n    space.help is created while the plan deletes space {old}" in text.stdout
+    markdown = run(["drift", directory, "--format", "markdown"], sandbox).stdout
+    assert (
+        f"| `-/+` | `space.~{old}` (Help center) | live, not in the manifests, and prune is on"
+        "<br>replaced by space.help |"
+    ) in markdown
+
+
 def test_a_look_alike_left_unmanaged_is_marked_but_not_refused(
     tmp_path: Path, sandbox: Path
 ) -> None:
@@ -429,7 +598,7 @@ def test_a_look_alike_left_unmanaged_is_marked_but_not_refused(
     directory = renamed_without_its_lock(tmp_path, sandbox, unpruned)
     old = live_ids(sandbox, "/orgs/org_acme/spaces")["Help center"]
 
-    plan = plan_json(directory, sandbox)
+    plan = plan_json(directory, sandbox)  # left unmanaged: no rail breaks, the plan exits 0
 
     assert change(plan, "space.help", "create")["replacement"]["delete"] is None
     assert plan["notes"][0].startswith(

@@ -174,3 +174,31 @@ def test_a_target_keeps_the_ignored_items(tmp_path, sandbox):
     result = run(["plan", directory, "--json", "--target", "organization"], sandbox)
     assert result.exit_code == 0, result.output
     assert '"pattern": "organization.title"' in result.stdout
+
+
+UNUSED = (
+    "main.yaml:2:{col}: ignore pattern '{pattern}' matches nothing in the manifests or the "
+    "live organization; correct it, or remove it from `ignore:`"
+)
+
+
+def test_a_pattern_that_matches_nothing_is_a_warning_with_its_place(tmp_path, sandbox):
+    directory = manifests(tmp_path, "[space.scrach, organization.title]")
+    text = run(["plan", directory], sandbox)
+    assert text.exit_code == 0, text.output
+    warning = UNUSED.format(col=12, pattern="space.scrach")
+    assert text.stdout.startswith(f"Warning: {warning}\n\n")
+    assert plan_json(directory, sandbox)["warnings"] == [warning]
+    markdown = run(["plan", directory, "--markdown"], sandbox).stdout
+    assert "> [!WARNING]\n> - main.yaml:2:12: ignore pattern &#x27;space.scrach&#x27; " in markdown
+    drift = run(["drift", directory], sandbox)
+    assert f"Warning: {warning}\n" in drift.stderr
+
+
+def test_patterns_that_match_an_entry_a_field_or_an_unmanaged_object_give_no_warning(
+    tmp_path, sandbox
+):
+    patterns = "[organization.title, team.*, member.bob@acme.test, site.docs, member.*.sso]"
+    directory = manifests(tmp_path, patterns)
+    append_manifests(directory, "teams: {core: {title: Core}}\n")
+    assert plan_json(directory, sandbox)["warnings"] == []

@@ -128,7 +128,7 @@ def test_plan_groups_by_organization_with_one_total(repo, sandbox):
     out = result.stdout
     assert out.startswith("== org_acme (acme/) ==\n\nNo changes.")
     assert "== org_other (other/) ==\n\ndocform will make these changes in organization " in out
-    assert "  + team.core  (create)\n" in out
+    assert "  + team.core (Core)  (create)\n" in out
     assert out.endswith(
         "Total for 2 organizations: Plan: 1 to create, 0 to update, 0 to delete, 0 to move.\n"
     )
@@ -166,7 +166,7 @@ def test_an_error_in_one_set_does_not_hide_the_others_and_exits_1(repo, sandbox)
     append_manifests(repo / "other", NEW_TEAM)
     result = run(["plan", repo, "--detailed-exitcode"], sandbox)
     assert result.exit_code == 1
-    assert "  + team.core  (create)\n" in result.stdout
+    assert "  + team.core (Core)  (create)\n" in result.stdout
     assert "== gone/ ==" not in result.stdout
     assert "== org_missing (gone/) ==\n\nError: " in result.stdout
     assert "Error: org_missing (gone/): " in result.stderr
@@ -286,3 +286,43 @@ def test_drift_exits_1_when_one_organization_cannot_be_checked(repo, sandbox):
     assert result.exit_code == 1
     assert "Error: org_missing (gone/): " in result.stderr
     assert result.stdout.endswith("; 1 could not be checked.\n")
+
+
+def test_a_target_may_match_in_one_set_only(repo, sandbox):
+    append_manifests(repo / "other", NEW_TEAM)
+    result = run(["plan", repo, "--json", "--target", "member.bob@acme.test"], sandbox)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert [o["plan"]["targeting"]["left_out"] for o in doc["organizations"]] == [0, 1]
+
+
+def test_a_target_that_matches_in_no_set_is_an_error(repo, sandbox):
+    result = run(["plan", repo, "--target", "member.bobb@acme.test"], sandbox)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "Error: --target member.bobb@acme.test matches no address in the manifests or the live "
+        "organization (closest: member.bob@acme.test"
+    )
+
+
+def test_the_total_of_sets_in_sync_says_they_all_match(repo, sandbox):
+    result = run(["plan", repo], sandbox)
+    assert result.stdout.endswith(
+        "Total for 2 organizations: No changes. The live organizations match the manifests.\n"
+    )
+
+
+def test_the_total_never_says_all_match_when_some_could_not_be_planned(repo, sandbox):
+    write_manifests(repo / "gone", "organization: {id: org_missing}\n")
+    result = run(["plan", repo], sandbox)
+    assert result.exit_code == 1
+    assert result.stdout.endswith(
+        "Total for 3 organizations: No changes in the 2 planned. 1 could not be planned.\n"
+    )
+
+
+def test_the_total_when_no_set_could_be_planned(tmp_path, sandbox):
+    write_manifests(tmp_path / "r" / "a", "organization: {id: org_missing}\n")
+    write_manifests(tmp_path / "r" / "b", "organization: {id: org_gone}\n")
+    result = run(["plan", tmp_path / "r"], sandbox)
+    assert result.stdout.endswith("Total for 2 organizations: 2 could not be planned.\n")

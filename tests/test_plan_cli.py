@@ -40,12 +40,16 @@ PLAN_KEYS = [
     "summary",
     "ignored",
     "notes",
+    "rails",
+    "targeting",
+    "warnings",
     "fingerprints",
     "checksum",
 ]
 CHANGE_KEYS = [
     "address",
     "previous_address",
+    "human_key",
     "kind",
     "action",
     "action_reason",
@@ -160,7 +164,7 @@ def test_text_plan_has_no_colour_codes_when_not_a_terminal(sandbox: Path, basic:
     env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": None, "NO_COLOR": None}
     result = CliRunner().invoke(cli, ["plan", str(basic)], env=env)
     assert result.exit_code == 0, result.output
-    assert "+ team.platform  (create)" in result.stdout
+    assert "+ team.platform (Platform)  (create)" in result.stdout
     assert ANSI not in result.output
 
 
@@ -204,9 +208,31 @@ def test_a_saved_plan_is_the_plan_json_plus_its_manifest_directory(
     out = tmp_path / "plan.json"
     result = save(basic, sandbox, out)
     saved = json.loads(out.read_text(encoding="utf-8"))
-    assert saved.pop("manifest_directory") == str(basic.resolve())
+    assert saved.pop("manifest_directory") == "manifests"
     assert saved == plan_json(basic, sandbox)
     assert f"Saved the plan to {out}; apply it with 'docform apply {out}'." in result.stderr
+
+
+def test_a_saved_plan_names_its_manifests_relative_to_itself(
+    sandbox: Path, basic: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "plans" / "today" / "docform.plan"
+    save(basic, sandbox, out)
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["manifest_directory"] == "../../manifests"
+
+
+def test_a_saved_plan_applies_after_its_directory_moved(
+    sandbox: Path, basic: Path, tmp_path: Path
+) -> None:
+    save(basic, sandbox, tmp_path / "docform.plan")
+    moved = tmp_path.parent / f"{tmp_path.name}-moved"
+    shutil.copytree(tmp_path, moved)
+    shutil.rmtree(basic)
+    result = run(["apply", moved / "docform.plan"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "Apply complete: 14 changes made." in result.stdout
+    assert_converged(moved / "manifests", sandbox)
 
 
 def test_applying_a_saved_plan_makes_its_changes(sandbox: Path, basic: Path, out: Path) -> None:

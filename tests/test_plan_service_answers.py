@@ -77,7 +77,7 @@ def test_a_member_without_email_is_listed_as_unmanaged_with_how_to_match_it(
     result = run(["plan", manifests], sandbox)
     assert result.exit_code == 0, result.output
     assert (
-        '  member u_dana "Dana (no email: only an entry with `id: u_dana` matches this member)"\n'
+        "  member.~u_dana (Dana (no email: only an entry with `id: u_dana` matches this member))\n"
         in result.stdout
     )
     plan = plan_json(manifests, sandbox)

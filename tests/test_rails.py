@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from conftest import ADMIN_TOKEN
 from docform.engine.plan import Call, Change, Plan
-from docform.engine.rails import scope_violations
+from docform.engine.rails import RailReport, Violation, scope_violations
+from docform.render import render_text
 from planning import apply, live_api, run, write_manifests
 
 HEAD = """\
@@ -209,3 +211,205 @@ def test_the_own_membership_ping_is_retried_after_a_transient_failure(
     assert result.exit_code == 0, result.output
     members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
     assert sorted(m["id"] for m in members) == ["u_alice", "u_erin"]
+
+
+# -- every rail at plan time -------------------------------------------------------------------
+
+PRUNE_MEMBERS = "docform: {prune: {members: true}}\norganization: {id: org_acme}\nmembers:\n"
+LAST_ADMIN = (
+    "[last-admin] the plan would leave the organization without an admin (it removes or "
+    "demotes alice@acme.test); keep one admin in members:"
+)
+LAST_ADMIN_ERROR = (
+    "Error: the plan breaks 1 safety rail (last-admin), so apply would refuse it; fix the "
+    "manifests, or plan and apply with --force to bypass last-admin\n"
+)
+
+
+def without_an_admin(tmp_path: Path) -> Path:
+    """Manifests that remove Alice, the only admin, and keep Erin as a reader."""
+    return write_manifests(tmp_path / "m", PRUNE_MEMBERS + "  erin@acme.test: read\n")
+
+
+def test_plan_lists_a_broken_rail_at_the_top_and_exits_1(tmp_path, sandbox):
+    result = run(["plan", without_an_admin(tmp_path)], sandbox)
+    assert result.exit_code == 1
+    assert result.stdout.startswith(
+        "Safety rails this plan breaks (1): apply refuses it.\n"
+        f"  {LAST_ADMIN}\n"
+        "  Fix the manifests, or plan and apply with --force to bypass these.\n"
+    )
+    assert "Apply will refuse this plan: it breaks 1 safety rail (listed at the top).\n" in (
+        result.stdout
+    )
+    assert result.stderr == LAST_ADMIN_ERROR
+
+
+def test_plan_markdown_shows_a_broken_rail_before_the_changes(tmp_path, sandbox):
+    result = run(["plan", without_an_admin(tmp_path), "--markdown"], sandbox)
+    assert result.exit_code == 1
+    block = (
+        "> [!CAUTION]\n> **Apply will refuse this plan: it breaks 1 safety rail.**\n>\n"
+        "> - `last-admin`: the plan would leave the organization without an admin (it removes "
+        "or demotes alice@acme.test); keep one admin in members:\n>\n"
+        "> Fix the manifests, or plan and apply with `--force` to bypass them.\n"
+    )
+    assert block in result.stdout
+    assert result.stdout.index(block) < result.stdout.index("**2 to delete**")
+
+
+def test_plan_json_lists_the_rails_under_a_key_of_its_own(tmp_path, sandbox):
+    result = run(["plan", without_an_admin(tmp_path), "--json"], sandbox)
+    assert result.exit_code == 1
+    rails = json.loads(result.stdout)["rails"]
+    assert rails["violations"] == [
+        {"rail": "last-admin", "message": LAST_ADMIN.removeprefix("[last-admin] "),
+         "forceable": True}
+    ]  # fmt: skip
+    assert rails["forced"] is False
+    assert [v["rail"] for v in rails["checked_at_apply"]] == ["own-membership"] * 2
+
+
+def test_plan_with_force_shows_each_bypassed_rail_and_passes(tmp_path, sandbox):
+    result = run(["plan", without_an_admin(tmp_path), "--force", "--detailed-exitcode"], sandbox)
+    assert result.exit_code == 2, result.output
+    assert result.stdout.startswith(f"Safety rails bypassed with --force (1):\n  {LAST_ADMIN}\n")
+    assert "Apply will refuse" not in result.stdout
+    assert result.stderr == ""
+
+
+def test_plan_says_which_changes_only_apply_can_check_against_the_token(tmp_path, sandbox):
+    manifests = write_manifests(
+        tmp_path / "m", PRUNE_MEMBERS + "  alice@acme.test: admin\n  erin@acme.test: edit\n"
+    )
+    result = run(["plan", manifests], sandbox)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(
+        "Checked only at apply:\n"
+        "  [own-membership] member.~u_bob (bob@acme.test) removes or demotes a membership: "
+        "apply refuses it if that is the API token's own user (planning cannot tell whose "
+        "token it is)\n"
+    )
+
+
+def test_plan_fails_on_more_deletions_than_the_limit(tmp_path, sandbox):
+    manifests = with_teams(tmp_path, sandbox, 3)
+    limit = "docform: {prune: {teams: true}, limits: {maxDeletions: 2}}\n"
+    write_manifests(manifests, limit + teams_yaml(0))
+    result = run(["plan", manifests], sandbox)
+    assert result.exit_code == 1
+    assert "  [max-deletions] the plan deletes 3 objects, more than the 2 allowed per apply" in (
+        result.stdout
+    )
+    assert run(["plan", manifests, "--max-deletions", "3"], sandbox).exit_code == 0
+
+
+def test_plan_fails_on_a_team_left_without_an_owner(tmp_path, sandbox):
+    team = "teams:\n  core:\n    title: Core\n    members: {alice@acme.test: owner}\n"
+    manifests = write_manifests(tmp_path / "m", HEAD + team)
+    apply(manifests, sandbox)
+    write_manifests(manifests, HEAD + team.replace("owner", "member"))
+    result = run(["plan", manifests, "--json"], sandbox)
+    assert result.exit_code == 1
+    assert [v["rail"] for v in json.loads(result.stdout)["rails"]["violations"]] == ["team-owner"]
+
+
+def test_plan_fails_on_a_cascade_delete(tmp_path, sandbox):
+    collection = live_api(sandbox, "POST", "/orgs/org_acme/collections", {"title": "Old"})
+    live_api(
+        sandbox, "POST", "/orgs/org_acme/spaces", {"title": "Notes", "parent": collection["id"]}
+    )
+    manifests = write_manifests(tmp_path / "m", "docform: {prune: {collections: true}}\n" + HEAD)
+    result = run(["plan", manifests], sandbox)
+    assert result.exit_code == 1
+    assert f"  [cascade] deleting collection.~{collection['id']} would also delete space.~" in (
+        result.stdout
+    )
+
+
+def test_a_rail_force_cannot_bypass_is_marked_and_still_fails_the_plan():
+    plan = Plan(organization="org_acme")
+    plan.rails = RailReport([Violation("protect", "space.notes is protected", False)], True)
+    text = render_text(plan)
+    assert text.startswith(
+        "Safety rails this plan breaks (1): apply refuses it.\n"
+        "  [protect] space.notes is protected (never bypassed, not even with --force)\n\n"
+    )
+    assert plan.refused
+
+
+def test_the_share_floor_is_set_in_limits(tmp_path, sandbox):
+    manifests = with_teams(tmp_path, sandbox, 3)
+    write_manifests(manifests, teams_yaml(1, prune=True))
+    assert run(["plan", manifests], sandbox).exit_code == 0
+    floor = "docform: {prune: {teams: true}, limits: {deletionShareFloor: 3}}\n"
+    write_manifests(manifests, floor + teams_yaml(1))
+    result = run(["plan", manifests], sandbox)
+    assert result.exit_code == 1
+    assert "  [max-deletion-share] the plan deletes 2 of 3 team objects (67%)" in result.stdout
+
+
+def test_drift_lists_the_rails_its_fixing_plan_breaks_and_still_exits_2(tmp_path, sandbox):
+    result = run(["drift", without_an_admin(tmp_path)], sandbox)
+    assert result.exit_code == 2, result.output
+    assert f"  {LAST_ADMIN}\n" in result.stdout
+
+
+def test_apply_refuses_a_plan_that_breaks_a_rail_before_asking(tmp_path, sandbox):
+    result = run(["apply", without_an_admin(tmp_path)], sandbox, answer="y\n")
+    assert result.exit_code == 1
+    assert "Apply these changes?" not in result.output
+    assert f"Error: nothing was applied, the plan breaks these safety rails:\n  {LAST_ADMIN}" in (
+        result.stderr
+    )
+
+
+def test_refusing_the_callers_own_removal_with_force_offers_no_force(tmp_path, sandbox):
+    manifests = write_manifests(tmp_path / "m", PRUNE_MEMBERS + "  erin@acme.test: admin\n")
+    result = run(["apply", manifests, "--yes", "--force"], sandbox, token=ADMIN_TOKEN)
+    assert result.exit_code == 1
+    assert "--force bypasses" not in result.stderr
+    assert result.stderr.rstrip().endswith("apply this change with another admin's token")
+
+
+# -- the last SAML provider of an organization that enforces SSO -------------------------------
+
+SAML = "saml:\n  okta: {label: Okta}\n"
+
+
+def with_saml(tmp_path: Path, sandbox: Path) -> Path:
+    """One SAML provider applied, and the organization enforcing SSO."""
+    manifests = write_manifests(tmp_path / "m", HEAD + SAML)
+    apply(manifests, sandbox)
+    live_api(sandbox, "PATCH", "/orgs/org_acme", {"sso": True})
+    return manifests
+
+
+def test_deleting_the_last_saml_provider_under_enforced_sso_fails_the_plan(tmp_path, sandbox):
+    manifests = with_saml(tmp_path, sandbox)
+    write_manifests(manifests, "docform: {prune: {saml: true}}\n" + HEAD)
+    result = run(["plan", manifests], sandbox)
+    assert result.exit_code == 1
+    provider = live_api(sandbox, "GET", "/orgs/org_acme/saml")["items"][0]["id"]
+    assert (
+        f"  [last-saml-provider] the plan deletes every SAML provider ({provider}) while the "
+        "organization enforces SSO; keep one under saml:, or set `sso: false` on the "
+        "organization first\n"
+    ) in result.stdout
+    assert run(["apply", manifests, "--yes"], sandbox).exit_code == 1
+    assert live_api(sandbox, "GET", "/orgs/org_acme/saml")["count"] == 1
+
+
+def test_deleting_the_last_saml_provider_passes_when_sso_is_turned_off(tmp_path, sandbox):
+    manifests = with_saml(tmp_path, sandbox)
+    no_sso = "docform: {prune: {saml: true}}\norganization: {id: org_acme, sso: false}\n"
+    write_manifests(manifests, no_sso + HEAD.split("\n", 1)[1])
+    assert run(["plan", manifests], sandbox).exit_code == 0
+
+
+def test_replacing_the_last_saml_provider_passes(tmp_path, sandbox):
+    manifests = with_saml(tmp_path, sandbox)
+    write_manifests(
+        manifests, "docform: {prune: {saml: true}}\n" + HEAD + "saml:\n  azure: {label: Azure}\n"
+    )
+    assert run(["plan", manifests], sandbox).exit_code == 0

@@ -1,6 +1,7 @@
 """Text, JSON and Markdown renderings of one plan (render/)."""
 
 import json
+import re
 
 from docform.engine.kind import Ref
 from docform.engine.plan import Call, Change, FieldChange, Placeholder, Plan, Unmanaged
@@ -47,6 +48,7 @@ def sample_plan() -> Plan:
             after=None,
             calls=[Call("DELETE", "/orgs/org_acme/teams/t9")],
             live_id="t9",
+            human_key="Old | <b>x</b>",
         ),
         Change(
             address="saml.okta",
@@ -74,7 +76,7 @@ def test_text_shows_symbols_fields_calls_and_the_closing_line():
     assert (
         'POST /spaces/s1/move {"parent": "(known after apply: collection.engineering.id)"}' in text
     )
-    assert "  - team.~t9  (delete t9)" in text
+    assert "  - team.~t9 (Old | <b>x</b>)  (delete t9)" in text
     assert "Plan: 1 to create, 1 to update, 1 to delete, 1 to move." in text
 
 
@@ -98,14 +100,14 @@ def test_json_has_the_documented_keys_and_placeholders():
     doc = json.loads(render_json(sample_plan()))
     assert set(doc) == {
         "format_version", "organization", "changes", "unmanaged", "summary", "ignored", "notes",
-        "fingerprints", "checksum",
+        "rails", "targeting", "warnings", "fingerprints", "checksum",
     }  # fmt: skip
     assert doc["format_version"] == "1.0"
     assert doc["summary"] == {"create": 1, "update": 1, "delete": 1, "move": 1, "restore": 0}
     move = doc["changes"][1]
     assert set(move) == {
-        "address", "previous_address", "kind", "action", "action_reason", "id", "before",
-        "after", "fields", "calls", "depends_on", "replacement",
+        "address", "previous_address", "human_key", "kind", "action", "action_reason", "id",
+        "before", "after", "fields", "calls", "depends_on", "replacement",
     }  # fmt: skip
     assert move["calls"][0]["body"] == {"parent": {"$placeholder": "collection.engineering.id"}}
     assert move["after"] == {"collection": {"$ref": "collection.engineering"}}
@@ -133,8 +135,9 @@ def test_markdown_puts_the_summary_and_deletions_first():
     assert "<details><summary>Details: fields and API calls</summary>" in md
 
 
-def test_markdown_escapes_user_text():
+def test_markdown_escapes_user_text_outside_code_fences():
     md = render_markdown(sample_plan())
-    assert "<b>" not in md
-    assert "&lt;b&gt;" in md
+    outside = re.sub(r"```diff\n.*?\n```", "", md, flags=re.DOTALL)
+    assert "<b>" not in outside
+    assert "- :wastebasket: **delete** `team.~t9` (Old \\| &lt;b&gt;x&lt;/b&gt;)" in md
     assert "SECRET" not in md

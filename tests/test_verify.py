@@ -87,3 +87,38 @@ def test_apply_reads_back_only_the_kinds_it_changed(
         ("GET", "/orgs/org_acme/teams"),
         ("GET", f"/orgs/org_acme/teams/{team['id']}/members"),
     ]
+
+
+def test_a_targeted_apply_reads_back_only_what_it_applied(sandbox: Path, tmp_path: Path) -> None:
+    manifests = write_manifests(
+        tmp_path / "manifests",
+        """
+        organization: {id: org_acme}
+        teams:
+          support: {title: Support}
+          sales: {title: Sales}
+        """,
+    )
+
+    result = run(["apply", manifests, "--yes", "--target", "team.support"], sandbox)
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith("Apply complete: 1 change made.\n")
+    teams = live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]
+    assert [team["title"] for team in teams] == ["Support"]
+
+
+def test_apply_reads_back_an_entry_through_the_id_it_was_matched_by(
+    sandbox: Path, tmp_path: Path
+) -> None:
+    doc = "organization: {{id: org_acme}}\nspaces:\n  notes: {{title: Notes, emoji: '{}'}}\n"
+    manifests = write_manifests(tmp_path / "manifests", doc.format("1f4dd"))
+    apply(manifests, sandbox)
+    # A second live space of the same title: only docform.lock tells which one is the entry's.
+    live_api(sandbox, "POST", "/orgs/org_acme/spaces", {"title": "Notes"})
+    write_manifests(manifests, doc.format("1f4da"))
+
+    result = apply(manifests, sandbox)
+
+    assert result.stdout.endswith("Apply complete: 1 change made.\n")
+    assert_converged(manifests, sandbox)

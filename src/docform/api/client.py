@@ -175,6 +175,22 @@ class ApiClient:
         `docform.api.retry`). Waiting for a free slot, a lower ``priority`` goes first.
         Raises an `ApiError` subclass when the call fails.
         """
+        _, answer = await self.answered(
+            method, path, params=params, json=json, retry=retry, priority=priority
+        )
+        return answer
+
+    async def answered(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        retry: bool | None = None,
+        priority: int = 0,
+    ) -> tuple[int, Any]:
+        """As `request`, with the HTTP status of the answer (apply reports it per call)."""
         method = method.upper()
         path = api_path(path)
         if self.read_only and method != "GET":
@@ -190,7 +206,7 @@ class ApiClient:
             raise self._reader.limit_error(call, exc.what) from None
         finally:
             self._slots.release()
-        return self._reader.decode(call, response)
+        return response.status_code, self._reader.decode(call, response)
 
     async def get(self, path: str, *, params: Mapping[str, Any] | None = None) -> Any:
         return await self.request("GET", path, params=params)

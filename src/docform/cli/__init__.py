@@ -6,7 +6,7 @@ Exit codes are the same for every command: 0 success (for ``--detailed-exitcode`
 
 from __future__ import annotations
 
-from docform.cli import apply, drift, export, graph, pin, plan, sandbox  # noqa: F401  (each registers its commands)
+from docform.cli import apply, drift, export, graph, pin, plan, sandbox, show  # noqa: F401  (each registers its commands)
 from docform.cli.group import cli
 
 __all__ = ["cli", "main"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +41,25 @@ from docform.errors import DocformError
 @click.option(
     "--force",
     is_flag=True,
-    help="Bypass the deletion limits and the last-admin and team-owner rails (never protect).",
+    help="Bypass the deletion limits and the kinds' rails (last admin, team owner, "
+    "replacement...; never protect), listing each bypassed rail.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line per finished call.")
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    metavar="ADDRESS",
+    help="With a directory: apply only this address and what it needs (repeatable), as "
+    "'plan --target'.",
+)
+@click.option(
+    "--exclude",
+    "excludes",
+    multiple=True,
+    metavar="ADDRESS",
+    help="With a directory: leave out this address and what depends on it (repeatable).",
+)
 @click.option(
     "--no-lock-file",
     "no_lock_file",
@@ -57,24 +74,29 @@ def apply(
     max_deletions: int | None,
     force: bool,
     as_json: bool,
+    targets: tuple[str, ...],
+    excludes: tuple[str, ...],
     no_lock_file: bool,
 ) -> int:
     """Make the live organization match SOURCE: a manifest directory or a saved plan file.
 
     With a directory, docform plans, shows the plan and asks before it changes anything
     (--yes skips the question; --checksum applies only the plan a reviewer approved). A saved
-    plan (from 'plan --out') is its own approval; it is refused when an object it changes was
-    modified since it was planned. Safety rails are checked before the first call.
+    plan (from 'plan --out') is shown, and is its own approval; it is refused when an object it
+    changes was modified since it was planned. Safety rails are checked before the first call.
 
     apply records in docform.lock, beside the manifests, the live object each entry manages
     (commit it): a later rename or move of an entry then keeps its object.
     """
-    from docform.engine.run import check_safety
+    from docform.engine.run import assess_rails, check_safety
+    from docform.render import render_text
 
     sets = manifest_sets(source) if source.is_dir() else []
     if len(sets) > 1:
         if checksum:
             refuse_single_plan_option("apply", "--checksum", source, sets)
+        if targets or excludes:
+            refuse_single_plan_option("apply", "--target", source, sets)
         return apply_several(
             sets,
             yes=yes,
@@ -84,18 +106,23 @@ def apply(
             as_json=as_json,
             lock_file=not no_lock_file,
         )
-    if source.is_dir():
-        manifests = load_manifests(source)
-        the_plan = _plan_to_apply(manifests, checksum, yes)
-    else:
-        if checksum:
-            raise click.UsageError("--checksum goes with a directory; a saved plan checks itself")
-        manifests, the_plan = _saved_plan_to_apply(source)
+    manifests, the_plan = _plan_to_apply(source, checksum, targets, excludes)
+    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
+    click.echo(render_text(the_plan, color=use_color()), nl=False)
+    if checksum and checksum != the_plan.checksum():
+        raise DocformError(
+            f"the plan's checksum is {the_plan.checksum()}, not the approved {checksum}: the "
+            "manifests or the live organization changed since; review the new plan"
+        )
     if not the_plan.has_changes:
         if not no_lock_file:
             start_lock(manifests, the_plan)
         return 0
-    for rail in check_safety(manifests, the_plan, max_deletions=max_deletions, force=force):
+    bypassed = check_safety(manifests, the_plan, max_deletions=max_deletions, force=force)
+    confirmed = yes or checksum or not source.is_dir()
+    if not confirmed and not click.confirm("Apply these changes?", default=False):
+        raise click.Abort()
+    for rail in bypassed:
         click.echo(f"Warning: --force bypassed the safety rail {rail}", err=True)
     applied = apply_with_progress(
         manifests, the_plan, parallelism, as_json, lock_file=not no_lock_file
@@ -103,31 +130,33 @@ def apply(
     return 0 if applied else 1
 
 
-def _plan_to_apply(manifests: Any, checksum: str | None, yes: bool) -> Any:
+def _plan_to_apply(
+    source: Path, checksum: str | None, targets: Sequence[str], excludes: Sequence[str]
+) -> tuple[Any, Any]:
+    """The manifests and the plan to apply: planned now from a directory (narrowed by the
+    targets), or read from a saved plan file."""
+    from docform.engine.targets import narrow_plan
 
-    from docform.render import render_text
-
-    the_plan, _ = plan_with_progress(manifests)
-    click.echo(render_text(the_plan, color=use_color()), nl=False)
-    if checksum and checksum != the_plan.checksum():
-        raise DocformError(
-            f"the plan's checksum is {the_plan.checksum()}, not the approved {checksum}: the "
-            "manifests or the live organization changed since; review the new plan"
-        )
-    confirmed = yes or checksum or not the_plan.has_changes
-    if not confirmed and not click.confirm("Apply these changes?", default=False):
-        raise click.Abort()
-    return the_plan
+    if source.is_dir():
+        manifests = load_manifests(source)
+        the_plan, _ = plan_with_progress(manifests)
+        return manifests, narrow_plan(the_plan, targets, excludes)
+    for option, given in (("--checksum", checksum), ("--target", targets or excludes)):
+        if given:
+            raise click.UsageError(
+                f"{option} goes with a directory; a saved plan applies as it was reviewed"
+            )
+    return _saved_plan_to_apply(source)
 
 
 def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:
     import asyncio
 
     from docform.engine.run import plan_manifests
-    from docform.engine.saved import load_plan, stale_objects
+    from docform.engine.saved import load_plan, saved_manifest_directory, stale_objects
 
     the_plan, saved = load_plan(source)
-    manifests = load_manifests(Path(saved["manifest_directory"]))
+    manifests = load_manifests(saved_manifest_directory(source, saved))
     fresh, _ = asyncio.run(plan_manifests(manifests))
     stale = stale_objects(the_plan, fresh)
     if stale:
@@ -137,4 +166,6 @@ def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:
             + "; make a new plan with 'docform plan --out'"
         )
     the_plan.violations, the_plan.live_counts = fresh.violations, fresh.live_counts
+    # A saved plan holds no ids of what it matched: docform.lock is kept from this planning.
+    the_plan.identities = fresh.identities
     return manifests, the_plan

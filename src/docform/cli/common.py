@@ -74,3 +74,60 @@ def start_lock(manifests: Any, plan: Any) -> Any:
 
 def use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def refuse_if_rails_broken(plan: Any, label: str = "") -> None:
+    """After the plan is shown: exit 1 when a safety rail would make apply refuse it."""
+    if plan.refused:
+        raise DocformError(rails_broken(plan, label))
+
+
+def rails_broken(plan: Any, label: str = "") -> str:
+    """Why a shown plan fails: the rails it breaks, and what to do."""
+    blocking = plan.rails.blocking
+    count = len(blocking)
+    where = f"{label}: " if label else ""
+    hint = (
+        "fix the manifests, or plan and apply with --force to bypass "
+        + ", ".join(sorted({v.rail for v in blocking if v.forceable}))
+        if any(v.forceable for v in blocking)
+        else "fix the manifests: --force does not bypass these"
+    )
+    return (
+        f"{where}the plan breaks {count} safety rail{'s' if count != 1 else ''} "
+        f"({', '.join(v.rail for v in blocking)}), so apply would refuse it; {hint}"
+    )
+
+
+def markdown_options(command: Any) -> Any:
+    """``--markdown-out FILE`` and ``--markdown-limit CHARS``, for commands printing Markdown
+    that a workflow posts as a comment or an issue."""
+    from docform.render.limit import DEFAULT_LIMIT
+
+    command = click.option(
+        "--markdown-limit",
+        type=click.IntRange(2_000),
+        default=DEFAULT_LIMIT,
+        show_default=True,
+        metavar="CHARS",
+        help="Longest Markdown to print; a longer one is summarised (every deletion and "
+        "safety rail kept) and points to --markdown-out.",
+    )(command)
+    return click.option(
+        "--markdown-out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        help="Also write the whole Markdown, never summarised, to FILE (for a workflow to "
+        "publish as an artifact or job summary).",
+    )(command)
+
+
+def write_output(path: Path, text: str, what: str) -> None:
+    """Write ``text`` to ``path``; an unwritable path is an error naming it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise DocformError(
+            f"cannot write {what} to {path}: {exc.strerror}; choose a writable path"
+        ) from None

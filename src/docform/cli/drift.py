@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from docform.cli.common import markdown_options, write_output
 from docform.cli.group import cli
 from docform.cli.multi import manifest_sets, planned_sets, report_failures
 
@@ -29,7 +30,14 @@ FORMATS = ("markdown", "json")
     type=click.Choice(FORMATS),
     help="Format of --report (default markdown); without --report, print this instead of text.",
 )
-def drift(directory: Path, report: Path | None, report_format: str | None) -> int:
+@markdown_options
+def drift(
+    directory: Path,
+    report: Path | None,
+    report_format: str | None,
+    markdown_out: Path | None,
+    markdown_limit: int,
+) -> int:
     """Compare the live organization(s) with the manifests in DIRECTORY, read-only.
 
     Drift is anything a plan would change, and live objects no entry manages; what `ignore:`
@@ -40,21 +48,31 @@ def drift(directory: Path, report: Path | None, report_format: str | None) -> in
 
     outcomes = planned_sets(manifest_sets(directory))
     report_failures(outcomes)
+    for outcome in outcomes:
+        for warning in outcome.plan.warnings if outcome.plan is not None else ():
+            click.echo(f"Warning: {warning}", err=True)
     result = DriftReport.of(outcomes)
+    if markdown_out is not None:
+        from docform.render.drift import render_drift_markdown
+
+        write_output(markdown_out, render_drift_markdown(result), "the Markdown drift report")
+    fit = {"limit": markdown_limit, "full_file": str(markdown_out) if markdown_out else None}
     if report is not None:
-        _write(report, _rendered(result, report_format or "markdown"))
+        _write(report, _rendered(result, report_format or "markdown", fit))
         click.echo(f"Wrote the drift report to {report}.", err=True)
-    click.echo(_rendered(result, report_format if report is None else None), nl=False)
+    click.echo(_rendered(result, report_format if report is None else None, fit), nl=False)
     return result.exit_code
 
 
-def _rendered(result: DriftReport, report_format: str | None) -> str:
-    from docform.render.drift import render_drift_json, render_drift_markdown, render_drift_text
+def _rendered(result: DriftReport, report_format: str | None, fit: dict[str, Any]) -> str:
+    """The report in ``report_format`` (text when None); Markdown fitted by ``fit``'s limit."""
+    from docform.render.drift import render_drift_json, render_drift_text
+    from docform.render.limit import fit_drift_markdown
 
     if report_format == "json":
         return render_drift_json(result) + "\n"
     if report_format == "markdown":
-        return render_drift_markdown(result)
+        return fit_drift_markdown(result, **fit)
     return render_drift_text(result)
 
 

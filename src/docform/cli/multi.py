@@ -14,7 +14,13 @@ from typing import Any
 
 import click
 
-from docform.cli.common import apply_with_progress, start_lock, use_color
+from docform.cli.common import (
+    apply_with_progress,
+    rails_broken,
+    start_lock,
+    use_color,
+    write_output,
+)
 from docform.errors import DocformError
 
 SAVED_PLAN_REFUSED = (
@@ -73,26 +79,52 @@ def plan_several(
     sets: Sequence[Any],
     *,
     output: str,
+    show_calls: bool,
     detailed_exitcode: bool,
-    narrow: Callable[[Any], Any],
+    targets: Sequence[str],
+    excludes: Sequence[str],
+    markdown: tuple[Path | None, int],
     verbose: bool,
+    rails: dict[str, Any],
 ) -> int:
-    """Plan every set concurrently; ``output`` is ``text``, ``json`` or ``markdown``."""
+    """Plan every set concurrently; ``output`` is ``text``, ``json`` or ``markdown``;
+    ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``); ``markdown``:
+    ``--markdown-out`` and ``--markdown-limit``. A target need match in one set only: each
+    set is narrowed by what matches in it."""
     from docform.engine.sets import worst_exit_code
+    from docform.engine.targets import check_patterns, narrow_plan
+    from docform.render.limit import fit_sets_markdown
     from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
 
-    outcomes = planned_sets(sets, narrow)
-    if output == "json":
+    def narrow(plan: Any) -> Any:
+        return narrow_plan(plan, targets, excludes, check=False)
+
+    outcomes = planned_sets(sets, narrow, rails)
+    check_patterns([o.plan for o in outcomes if o.plan is not None], targets, excludes)
+    markdown_out, markdown_limit = markdown
+    if markdown_out is not None:
+        whole = render_sets_markdown(outcomes, show_calls=show_calls)
+        write_output(markdown_out, whole, "the Markdown plan")
+    if output == "markdown":
+        fitted = fit_sets_markdown(
+            outcomes,
+            show_calls=show_calls,
+            limit=markdown_limit,
+            full_file=str(markdown_out) if markdown_out else None,
+        )
+        click.echo(fitted, nl=False)
+    elif output == "json":
         click.echo(render_sets_json(outcomes))
-    elif output == "markdown":
-        click.echo(render_sets_markdown(outcomes), nl=False)
     else:
-        click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
+        click.echo(render_sets_text(outcomes, color=use_color(), show_calls=show_calls), nl=False)
     report_failures(outcomes)
     if verbose:
         for outcome in outcomes:
             if outcome.stats is not None:
                 click.echo(f"{outcome.label()}: {outcome.stats.summary()}", err=True)
+    for outcome in outcomes:
+        if outcome.plan is not None and outcome.plan.refused:
+            click.echo(f"Error: {rails_broken(outcome.plan, outcome.label())}", err=True)
     codes = [_plan_code(o, detailed_exitcode) for o in outcomes]
     return worst_exit_code(codes)
 
@@ -111,7 +143,7 @@ def apply_several(
     stopping at the first that fails."""
     from docform.render.sets import render_sets_text
 
-    outcomes = planned_sets(sets)
+    outcomes = planned_sets(sets, rails={"max_deletions": max_deletions, "force": force})
     click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
     failed = [o for o in outcomes if o.failed]
     if failed:
@@ -142,14 +174,23 @@ def apply_several(
     return 0
 
 
-def planned_sets(sets: Sequence[Any], narrow: Callable[[Any], Any] | None = None) -> list[Any]:
-    """Every set loaded and planned (concurrently); each outcome holds its plan or its error."""
+def planned_sets(
+    sets: Sequence[Any],
+    narrow: Callable[[Any], Any] | None = None,
+    rails: dict[str, Any] | None = None,
+) -> list[Any]:
+    """Every set loaded and planned (concurrently); each outcome holds its plan or its error,
+    and each plan its safety rails as ``assess_rails(**rails)`` evaluates them."""
     import asyncio
 
+    from docform.engine.run import assess_rails
     from docform.engine.sets import load_sets, plan_sets
 
     outcomes = load_sets(sets)
     asyncio.run(plan_sets(outcomes, narrow))
+    for outcome in outcomes:
+        if outcome.plan is not None:
+            assess_rails(outcome.manifests, outcome.plan, **(rails or {}))
     return outcomes
 
 
@@ -163,7 +204,7 @@ def report_failures(outcomes: Sequence[Any]) -> None:
 
 
 def _plan_code(outcome: Any, detailed_exitcode: bool) -> int:
-    if outcome.failed:
+    if outcome.failed or outcome.plan.refused:
         return 1
     return 2 if detailed_exitcode and outcome.plan.has_changes else 0
 

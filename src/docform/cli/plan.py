@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
-from docform.cli.common import load_manifests, plan_with_progress, use_color
+from docform.cli.common import (
+    load_manifests,
+    markdown_options,
+    plan_with_progress,
+    refuse_if_rails_broken,
+    use_color,
+    write_output,
+)
 from docform.cli.group import cli
 from docform.cli.multi import (
     manifest_sets,
@@ -55,6 +63,11 @@ def validate(directory: Path, as_json: bool) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as versioned JSON.")
 @click.option("--markdown", is_flag=True, help="Print the plan as Markdown for a pull request.")
 @click.option(
+    "--compact",
+    is_flag=True,
+    help="Text and Markdown without the API calls: each change with its fields only.",
+)
+@click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also save the plan (JSON, no secrets) for 'docform apply FILE'.",
@@ -79,63 +92,113 @@ def validate(directory: Path, as_json: bool) -> int:
     help="Leave out this address and what depends on it (repeatable).",
 )
 @click.option(
+    "--max-deletions",
+    type=click.IntRange(0),
+    help="Most deletions the plan may make (default: limits.maxDeletions, else 10), as apply.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Plan as 'apply --force' would: bypass the deletion limits and the kinds' rails "
+    "(never protect), listing each bypassed rail.",
+)
+@markdown_options
+@click.option(
     "-v", "--verbose", is_flag=True, help="Also print the API requests' count and each retry."
 )
 def plan(
     directory: Path,
     as_json: bool,
     markdown: bool,
+    compact: bool,
     out: Path | None,
     detailed_exitcode: bool,
     targets: tuple[str, ...],
     excludes: tuple[str, ...],
+    max_deletions: int | None,
+    force: bool,
+    markdown_out: Path | None,
+    markdown_limit: int,
     verbose: bool,
 ) -> int:
     """Show the API calls that would make the live organization match DIRECTORY.
 
     Reads the live organization (read-only: planning can never change it), matches every
     manifest entry to a live object, and prints the changes in the order apply would make
-    them. The API comes from DOCFORM_API_URL, else from `docform: api` in the manifests; the
-    token from DOCFORM_API_TOKEN.
+    them. Every safety rail is checked as apply checks it: a plan that breaks one is shown
+    with the rails it breaks and exits 1 (unless --force bypasses them). The API comes from
+    DOCFORM_API_URL, else from `docform: api` in the manifests; the token from
+    DOCFORM_API_TOKEN.
     """
 
     from docform.cli.verbose import api_retries_shown
+    from docform.engine.run import assess_rails
     from docform.engine.saved import save_plan
     from docform.engine.targets import narrow_plan
-    from docform.render import render_json, render_markdown, render_text
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
     if verbose:
         click.get_current_context().with_resource(api_retries_shown())
+    output = "json" if as_json else "markdown" if markdown else "text"
     sets = manifest_sets(directory)
     if len(sets) > 1:
         if out is not None:
             refuse_single_plan_option("plan", "--out", directory, sets)
         return plan_several(
             sets,
-            output="json" if as_json else "markdown" if markdown else "text",
+            output=output,
+            show_calls=not compact,
             detailed_exitcode=detailed_exitcode,
-            narrow=lambda one: narrow_plan(one, targets, excludes),
+            targets=targets,
+            excludes=excludes,
+            markdown=(markdown_out, markdown_limit),
             verbose=verbose,
+            rails={"max_deletions": max_deletions, "force": force},
         )
     manifests = load_manifests(directory)
     the_plan, stats = plan_with_progress(manifests)
     the_plan = narrow_plan(the_plan, targets, excludes)
-    if as_json:
-        click.echo(render_json(the_plan))
-    elif markdown:
-        from docform.render.mermaid import plan_diagram
-
-        click.echo(render_markdown(the_plan, diagram=plan_diagram(manifests, the_plan)))
-    else:
-        click.echo(render_text(the_plan, color=use_color()), nl=False)
+    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
+    _print_plan(the_plan, manifests, output, not compact, (markdown_out, markdown_limit))
     if out is not None:
         save_plan(the_plan, manifests, out)
         click.echo(f"Saved the plan to {out}; apply it with 'docform apply {out}'.", err=True)
     if verbose:
         click.echo(stats.summary(), err=True)
+    refuse_if_rails_broken(the_plan)
     return 2 if detailed_exitcode and the_plan.has_changes else 0
+
+
+def _print_plan(
+    the_plan: Any, manifests: Any, output: str, show_calls: bool, markdown: tuple[Any, int]
+) -> None:
+    """Print the plan as ``output`` (text, json, markdown); ``markdown``: ``--markdown-out``
+    (written whole whatever the output) and ``--markdown-limit``."""
+    from docform.render import render_json, render_markdown, render_text
+
+    markdown_out, limit = markdown
+    diagram = None
+    if output == "markdown" or markdown_out is not None:
+        from docform.render.mermaid import plan_diagram
+
+        diagram = plan_diagram(manifests, the_plan)
+    if markdown_out is not None:
+        whole = render_markdown(the_plan, diagram=diagram, show_calls=show_calls)
+        write_output(markdown_out, whole + "\n", "the Markdown plan")
+    if output == "json":
+        click.echo(render_json(the_plan))
+    elif output == "markdown":
+        from docform.render.limit import fit_plan_markdown
+
+        full_file = str(markdown_out) if markdown_out else None
+        click.echo(
+            fit_plan_markdown(
+                the_plan, diagram, show_calls=show_calls, limit=limit, full_file=full_file
+            )
+        )
+    else:
+        click.echo(render_text(the_plan, color=use_color(), show_calls=show_calls), nl=False)
 
 
 @cli.command()

@@ -205,10 +205,12 @@ class _Runner:
             try:
                 doc["path"] = self._fill_path(doc["path"])
                 body = self._fill(doc["body"])
-                answer = await self._send(change, i, doc, body)
+                status, answer = await self._send(change, i, doc, body)
+                message = ""
             except DocformError as exc:
                 if change.action == "move" and _is_no_op_move(exc):
-                    answer = None
+                    status, answer = getattr(exc, "status", None), None
+                    message = "already in place"
                 else:
                     self._emit(change, doc, ok=False, exc=exc)
                     self.report.failed.append((change, self._redacted(exc)))
@@ -219,7 +221,7 @@ class _Runner:
                 self.outputs.record(change.address, answer)
                 if change.action == "create":
                     self.on_created(change, answer)
-            self._emit(change, doc, ok=True)
+            self._emit(change, doc, ok=True, status=status, message=message)
         self.report.done.append(change)
         return True
 
@@ -238,10 +240,13 @@ class _Runner:
         self.report.failed.append((change, self._redacted(ApplyError(reason))))
         return False
 
-    async def _send(self, change: Change, i: int, doc: dict[str, Any], body: Any) -> Any:
-        """One call; a create whose answer was lost is looked for before it is sent again."""
+    async def _send(
+        self, change: Change, i: int, doc: dict[str, Any], body: Any
+    ) -> tuple[int | None, Any]:
+        """One call and its status; a create whose answer was lost is looked for before it is
+        sent again (found so, it has no status of its own: None)."""
         try:
-            return await self.client.request(doc["method"], doc["path"], json=body)
+            return await self.client.answered(doc["method"], doc["path"], json=body)
         except DocformError as exc:
             if not (change.action == "create" and i == 0 and _answer_lost(exc)):
                 raise
@@ -249,8 +254,8 @@ class _Runner:
                 raise
             found = await self.recover(change)
             if found is not None:
-                return found
-            return await self.client.request(doc["method"], doc["path"], json=body, retry=False)
+                return None, found
+            return await self.client.answered(doc["method"], doc["path"], json=body, retry=False)
 
     def _fill_path(self, path: str) -> str:
         return PLACEHOLDER_IN_PATH.sub(lambda m: self._path_id(m.group(1)), path)
@@ -277,7 +282,14 @@ class _Runner:
         return value
 
     def _emit(
-        self, change: Change, doc: dict[str, Any], *, ok: bool, exc: Exception | None = None
+        self,
+        change: Change,
+        doc: dict[str, Any],
+        *,
+        ok: bool,
+        exc: Exception | None = None,
+        status: int | None = None,
+        message: str = "",
     ) -> None:
         self.on_event(
             CallEvent(
@@ -285,8 +297,8 @@ class _Runner:
                 method=doc["method"],
                 path=doc["path"],
                 ok=ok,
-                status=getattr(exc, "status", None),
-                message=self._redacted(exc) if exc else "",
+                status=getattr(exc, "status", None) if exc else status,
+                message=self._redacted(exc) if exc else message,
             )
         )
 

@@ -113,6 +113,7 @@ def _drifted(change: Any) -> dict[str, Any]:
     doc = change.to_json()
     return {
         "address": doc["address"],
+        "human_key": doc["human_key"],
         "kind": doc["kind"],
         "action": doc["action"],
         "id": doc["id"],

@@ -19,7 +19,7 @@ every rendering counts them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
@@ -75,10 +75,33 @@ class Ignored:
 
 
 class IgnoreRules:
-    """The ``ignore:`` patterns of one manifest set."""
+    """The ``ignore:`` patterns of one manifest set (``locations``: where each is written)."""
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], locations: Sequence[str] = ()) -> None:
         self.patterns = list(patterns)
+        self.locations = list(locations)
+
+    def unused(
+        self, addresses: Iterable[str], fields: Iterable[str], used: Collection[str] = ()
+    ) -> list[str]:
+        """A warning for each pattern that matches none of ``addresses`` (entries and live
+        objects, ``KIND.~ID`` and ``KIND.TITLE``) nor of ``fields`` (``ADDRESS.FIELD``), and
+        is not among the ``used`` ones: a typo there would silently ignore nothing."""
+        addresses, fields = list(addresses), list(fields)
+        warnings = []
+        for index, pattern in enumerate(self.patterns):
+            if pattern in used:
+                continue
+            if any(fnmatchcase(a, pattern) or fnmatchcase(a, pattern + ".*") for a in addresses):
+                continue
+            if any(fnmatchcase(f, pattern) for f in fields):
+                continue
+            where = self.locations[index] if index < len(self.locations) else "docform.ignore"
+            warnings.append(
+                f"{where}: ignore pattern '{pattern}' matches nothing in the manifests or the "
+                "live organization; correct it, or remove it from `ignore:`"
+            )
+        return warnings
 
     def address_pattern(self, address: str) -> str | None:
         """The first pattern covering ``address`` (or an object it is inside), else None."""
@@ -100,13 +123,13 @@ class IgnoreRules:
     ) -> list[Ignored]:
         """Before changes are made: take the live value of each ignored field of a matched
         object (so it never differs), and drop ignored unmanaged objects. Returns what was
-        ignored; ``same(want, have)`` is the planner's comparison."""
+        ignored; ``same(kind, field, want, have)`` is the planner's comparison."""
         if not self.patterns:
             return []
         ignored: list[Ignored] = []
         for kind, matching in matchings:
             for pair in (*matching.pairs, *matching.restores):
-                ignored += self._set_fields_aside(kind.name, pair, same)
+                ignored += self._set_fields_aside(kind, pair, same)
             ignored += self._set_unmanaged_aside(kind.name, matching)
         return ignored
 
@@ -124,7 +147,7 @@ class IgnoreRules:
         matching.unmatched = kept
         return ignored
 
-    def _set_fields_aside(self, kind: str, pair: Any, same: Callable[..., bool]) -> list[Ignored]:
+    def _set_fields_aside(self, kind: Any, pair: Any, same: Callable[..., bool]) -> list[Ignored]:
         desired, observed = pair.desired, pair.observed
         if self.address_pattern(desired.address) is not None:
             return []  # its changes are dropped whole, by drop_changes
@@ -136,9 +159,11 @@ class IgnoreRules:
                 continue
             have = observed.fields.get(name)
             fields[name] = have
-            if not same(want, have):
+            if not same(kind, name, want, have):
                 ignored.append(
-                    Ignored("field", desired.address, kind, pattern, field=name, id=observed.id)
+                    Ignored(
+                        "field", desired.address, kind.name, pattern, field=name, id=observed.id
+                    )
                 )
         # A copy: the entry's own values still order its siblings (site structure).
         pair.desired = replace(desired, fields=fields)

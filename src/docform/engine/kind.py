@@ -113,6 +113,10 @@ class Kind:
     guard_replacement: ClassVar[bool] = False
     """Deleting an object of this kind while creating a look-alike needs --force (its content
     would be lost: spaces, collections)."""
+    unordered_fields: ClassVar[frozenset[str]] = frozenset()
+    """List fields whose order means nothing (``emailDomains``): compared as sets."""
+    null_means: ClassVar[Mapping[str, str]] = {}
+    """Fields whose API null stands for a named value (a ``role`` of null is ``guest``)."""
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""
@@ -181,6 +185,11 @@ class Kind:
 
     def rail_violations(self, matching: Any, changes: Sequence[Any]) -> list[Any]:
         """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
+        return []
+
+    def rails_across_kinds(self, matchings: Mapping[str, Any], changes: Sequence[Any]) -> list[Any]:
+        """This kind's rails that need other kinds too: ``matchings`` by kind name, and every
+        change of the plan (the last SAML provider of an organization that enforces SSO)."""
         return []
 
     def risky_for_caller(self, changes: Sequence[Any]) -> list[Any]:

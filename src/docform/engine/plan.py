@@ -81,17 +81,22 @@ class FieldChange:
     """The manifest treats this field as a secret: neither side is shown."""
     sensitive_before: bool = False
     """Only the live value is a secret (a URL whose credentials the manifest drops)."""
+    null_means: str | None = None
+    """What the API's null stands for in this field (``guest`` for a role), for people."""
 
     @property
     def hides_before(self) -> bool:
         return self.sensitive or self.sensitive_before
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "path": self.path,
             "before": "(sensitive)" if self.hides_before else _jsonable(self.before),
             "after": "(sensitive)" if self.sensitive else _jsonable(self.after),
         }
+        if self.null_means is not None:
+            doc["null_means"] = self.null_means
+        return doc
 
 
 @dataclass
@@ -115,6 +120,8 @@ class Change:
     """On both changes of a likely replacement (a create, and the delete of the live object
     it resembles, if pruned): ``create``, ``delete`` (addresses; delete null when the object
     is left unmanaged), ``id`` of the live object and the ``hint`` that keeps it."""
+    human_key: str | None = None
+    """What a person knows the object by (an email, a title, a path, a slug, a label)."""
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
@@ -125,10 +132,18 @@ class Change:
         """Unique within a plan: one object may have, say, an update and a move."""
         return f"{self.address}#{self.action}"
 
+    @property
+    def address_with_key(self) -> str:
+        """``member.~u_bob (bob@acme.test)``: the address, and the human key unless the
+        address already ends with it."""
+        key = self.human_key
+        return f"{self.address} ({key})" if key and not self.address.endswith(key) else self.address
+
     def to_json(self) -> dict[str, Any]:
         return {
             "address": self.address,
             "previous_address": self.previous_address,
+            "human_key": self.human_key,
             "kind": self.kind,
             "action": self.action,
             "action_reason": self.action_reason,
@@ -149,6 +164,12 @@ class Unmanaged:
     kind: str
     id: str
     title: str
+
+    @property
+    def address_with_key(self) -> str:
+        """``member.~u_bob (bob@acme.test)``: its address and what a person knows it by."""
+        address = f"{self.kind}.~{self.id}"
+        return f"{address} ({self.title})" if self.title else address
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "title": self.title}
@@ -173,10 +194,26 @@ class Plan:
     longer live, an entry that may replace a live object)."""
     identities: dict[str, str] = field(default_factory=dict, repr=False)
     """Address -> live id of every entry matched to a live object (what docform.lock holds)."""
+    warnings: list[str] = field(default_factory=list)
+    """What a person should look at that breaks nothing (an ``ignore:`` pattern matching
+    nothing)."""
+    addresses: set[str] = field(default_factory=set, repr=False)
+    """Every address planning knew: the manifest entries and the live objects in scope."""
+    targeting: Any = None
+    """``--target`` / ``--exclude`` as applied to this plan (`docform.engine.targets.Targeting`),
+    or None when the plan is whole."""
+    rails: Any = None
+    """Every safety rail as evaluated for this plan (`docform.engine.rails.RailReport`), once
+    the commands have evaluated them; None before."""
 
     @property
     def has_changes(self) -> bool:
         return bool(self.changes)
+
+    @property
+    def refused(self) -> bool:
+        """A safety rail that is not bypassed would make apply refuse this plan."""
+        return self.rails is not None and bool(self.rails.blocking)
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(("create", "update", "delete", "move", "restore"), 0)
@@ -201,6 +238,9 @@ class Plan:
         doc["summary"] = self.summary()
         doc["ignored"] = [i.to_json() for i in self.ignored]
         doc["notes"] = list(self.notes)
+        doc["rails"] = self.rails.to_json() if self.rails is not None else None
+        doc["targeting"] = self.targeting.to_json() if self.targeting is not None else None
+        doc["warnings"] = list(self.warnings)
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from docform.engine.graph import topological_order
 from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
@@ -23,6 +21,7 @@ from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import Violation
 from docform.engine.replacements import mark_replacements
 from docform.engine.snapshot import LiveState
+from docform.engine.values import differing_parts, same_value
 from docform.errors import DocformError
 
 
@@ -54,8 +53,9 @@ def plan_from_matcher(
     """The plan, once ``matcher`` has matched every kind of ``live`` (see `plan_changes`)."""
     matchings = matcher.matchings()
     index = matcher.index
-    ignore = IgnoreRules(manifests.settings.ignore)
-    plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same))
+    settings = manifests.settings
+    ignore = IgnoreRules(settings.ignore, settings.ignore_locations)
+    plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same_field))
     deletes: list[Change] = []
     for kind, matching in matchings:
         plan.changes.extend(_kind_changes(kind, matching, index))
@@ -71,16 +71,21 @@ def plan_from_matcher(
         )
         plan.notes += matching.notes
     plan.fingerprints.update(matcher.fingerprints(matchings))
+    plan.addresses = _known_addresses(matchings)
+    plan.warnings = _ignore_warnings(ignore, matchings, plan)
     plan.changes.extend(reversed(deletes))
     refuse_changes_without_calls(plan.changes)
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
+    _name_changes(plan.changes, matchings)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
     plan.violations = _protect_violations(plan.changes, matchings)
+    by_name = {kind.name: matching for kind, matching in matchings}
     for kind, matching in matchings:
         own = [c for c in plan.changes if c.kind == kind.name]
         plan.violations += kind.rail_violations(matching, own)
+        plan.violations += kind.rails_across_kinds(by_name, plan.changes)
     mark_replacements(plan, matchings)
     return plan
 
@@ -181,7 +186,9 @@ def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
         before=None,
         after=dict(d.fields),
         fields=[
-            FieldChange(k, None, v, k in d.sensitive) for k, v in d.fields.items() if v is not None
+            FieldChange(k, None, v, k in d.sensitive, null_means=kind.null_means.get(k))
+            for k, v in d.fields.items()
+            if v is not None or k in kind.null_means
         ],
         calls=kind.create_calls(d, index.resolve),
         sensitive=sorted(d.sensitive),
@@ -222,8 +229,7 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
     d, obs = pair.desired, pair.observed
     by_action: dict[str, dict[str, Any]] = {}
     for name, want in d.fields.items():
-        have = obs.fields.get(name)
-        if _same(want, have):
+        if _same_field(kind, name, want, obs.fields.get(name)):
             continue
         by_action.setdefault(kind.field_actions.get(name, "update"), {})[name] = want
     changes = []
@@ -236,7 +242,7 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
                 action_reason=_reason(kind, pair, action),
                 before={k: obs.fields.get(k) for k in changed},
                 after=dict(changed),
-                fields=_field_changes(changed, obs.fields, d.sensitive, obs.sensitive),
+                fields=_field_changes(kind, changed, obs.fields, d.sensitive, obs.sensitive),
                 calls=kind.change_calls(action, obs, d, changed, index.resolve),
                 live_id=obs.id,
                 sensitive=sorted(set(changed) & d.sensitive),
@@ -258,31 +264,75 @@ def _reason(kind: Kind, pair: Pair, action: str) -> str:
     return f"live {kind.name} {pair.observed.id}, matched by {matched_by}, differs"
 
 
-def _same(want: Any, have: Any) -> bool:
-    if want == have:
-        return True
-    if isinstance(want, (dict, list)) and isinstance(have, (dict, list)):
-        return not DeepDiff(have, want, ignore_order=False)
-    return False
+def _same_field(kind: Kind, name: str, want: Any, have: Any) -> bool:
+    return same_value(want, have, unordered=name in kind.unordered_fields)
 
 
 def _field_changes(
+    kind: Kind,
     changed: Mapping[str, Any],
     before: Mapping[str, Any],
     sensitive: frozenset[str],
     sensitive_before: frozenset[str],
 ) -> list[FieldChange]:
+    """Each changed field, or each part of it that changes when it is nested (secrets whole)."""
     out: list[FieldChange] = []
     for name, after in changed.items():
         prior = before.get(name)
-        secret = name in sensitive or name in sensitive_before
-        if isinstance(after, dict) and isinstance(prior, dict) and not secret:
-            for sub in sorted(set(after) | set(prior), key=str):
-                if after.get(sub) != prior.get(sub):
-                    out.append(FieldChange(f"{name}.{sub}", prior.get(sub), after.get(sub)))
-        else:
+        if name in sensitive or name in sensitive_before:
             out.append(FieldChange(name, prior, after, name in sensitive, name in sensitive_before))
+            continue
+        null_means = kind.null_means.get(name)
+        out += [
+            FieldChange(path, old, new, null_means=null_means)
+            for path, old, new in differing_parts(name, prior, after)
+        ]
     return out
+
+
+def _known_addresses(matchings: Sequence[tuple[Kind, Matching]]) -> set[str]:
+    """Every entry's address and every live object's (``KIND.~ID`` when unmanaged)."""
+    known: set[str] = set()
+    for kind, matching in matchings:
+        known |= {unmanaged_address(kind.name, obs.id) for obs in matching.unmatched}
+        known |= {d.address for d in matching.creates}
+        known |= {p.desired.address for p in (*matching.pairs, *matching.restores)}
+    return known
+
+
+def _ignore_warnings(
+    ignore: IgnoreRules, matchings: Sequence[tuple[Kind, Matching]], plan: Plan
+) -> list[str]:
+    """A warning for each ``ignore:`` pattern that matched nothing this plan could see."""
+    used = {item.pattern for item in plan.ignored}
+    addresses = set(plan.addresses)
+    fields = set()
+    for kind, matching in matchings:
+        addresses |= {f"{kind.name}.{obs.title}" for obs in matching.unmatched}
+        for desired in matching.creates:
+            fields |= {f"{desired.address}.{name}" for name in desired.fields}
+        for pair in (*matching.pairs, *matching.restores):
+            names = {*pair.desired.fields, *pair.observed.fields}
+            fields |= {f"{pair.desired.address}.{name}" for name in names}
+    return ignore.unused(addresses, fields, used=used)
+
+
+def _name_changes(changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:
+    """Give each change the human key of its object: the last part of its natural key (an
+    email, a title, a path, a slug, a label), as the manifests write it when they do."""
+    keys: dict[str, Any] = {}
+    for kind, matching in matchings:
+        for obs in matching.unmatched:
+            keys[unmanaged_address(kind.name, obs.id)] = obs.key
+        for pair in (*matching.pairs, *matching.restores):
+            keys[pair.desired.address] = pair.desired.key
+        for desired in matching.creates:
+            keys[desired.address] = desired.key
+    for change in changes:
+        key = keys.get(change.address)
+        # A key that is the live id (the organization's) tells a person nothing more.
+        if key and isinstance(key[-1], str) and key[-1] and key[-1] != change.live_id:
+            change.human_key = key[-1]
 
 
 def _link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:

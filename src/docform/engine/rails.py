@@ -4,13 +4,17 @@ Each rail names what it protects and how to override it. ``--force`` bypasses th
 limits and the kinds' own rails (an organization left without an admin, a team without an
 owner), and apply prints each rail it bypassed; ``protect: true`` is never bypassed: remove it
 from the entry first.
+
+Every rail is evaluated when planning too (`RailReport`), so a plan that apply would refuse
+fails in the pull request, not after the merge. One rail needs a write to check (whose token
+apply uses: `caller_violations`); the plan lists the changes it will look at.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from docform.api.paths import UnsafePathError, path_segments
@@ -18,7 +22,8 @@ from docform.engine.plan import Plan
 from docform.errors import DocformError
 
 SHARE_FLOOR = 10
-"""The share limit applies only to kinds with at least this many live objects."""
+"""The share limit applies only to kinds with at least this many live objects (the default of
+``limits.deletionShareFloor``): deleting 2 of 3 teams is no accident worth a rail."""
 
 
 class RailError(DocformError):
@@ -34,9 +39,55 @@ class Violation:
     def __str__(self) -> str:
         return f"[{self.rail}] {self.message}"
 
+    def to_json(self) -> dict[str, Any]:
+        return {"rail": self.rail, "message": self.message, "forceable": self.forceable}
+
+
+@dataclass
+class RailReport:
+    """The safety rails of one plan as planning sees them (plan JSON key ``rails``)."""
+
+    violations: list[Violation] = field(default_factory=list)
+    forced: bool = False
+    """``--force`` was given: the forceable violations are bypassed, not blocking."""
+    at_apply: list[Violation] = field(default_factory=list)
+    """Rails only apply can check; each names a change it will look at."""
+
+    @property
+    def blocking(self) -> list[Violation]:
+        """The violations that make apply refuse the plan."""
+        return [v for v in self.violations if not self.forced or not v.forceable]
+
+    @property
+    def bypassed(self) -> list[Violation]:
+        return [v for v in self.violations if self.forced and v.forceable]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "violations": [v.to_json() for v in self.violations],
+            "forced": self.forced,
+            "checked_at_apply": [v.to_json() for v in self.at_apply],
+        }
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> RailReport:
+        def violation(item: Mapping[str, Any]) -> Violation:
+            return Violation(item["rail"], item["message"], bool(item.get("forceable", True)))
+
+        return cls(
+            violations=[violation(v) for v in doc.get("violations", [])],
+            forced=bool(doc.get("forced")),
+            at_apply=[violation(v) for v in doc.get("checked_at_apply", [])],
+        )
+
 
 def check_rails(
-    plan: Plan, *, max_deletions: int, max_share: float, live_counts: Mapping[str, int]
+    plan: Plan,
+    *,
+    max_deletions: int,
+    max_share: float,
+    live_counts: Mapping[str, int],
+    share_floor: int = SHARE_FLOOR,
 ) -> list[Violation]:
     """Every rail the plan breaks (deletion limits here; protect and kind rails come from
     planning, in ``plan.violations``)."""
@@ -50,17 +101,17 @@ def check_rails(
                 "allowed per apply (--max-deletions N or limits.maxDeletions raises it)",
             )
         )
-    found += _share_violations(deletes, max_share, live_counts)
+    found += _share_violations(deletes, max_share, live_counts, share_floor)
     return found
 
 
 def _share_violations(
-    deletes: Sequence, max_share: float, live_counts: Mapping[str, int]
+    deletes: Sequence, max_share: float, live_counts: Mapping[str, int], floor: int
 ) -> list[Violation]:
     found = []
     for kind, count in sorted(Counter(c.kind for c in deletes).items()):
         existing = live_counts.get(kind, 0)
-        if existing >= SHARE_FLOOR and count / existing > max_share:
+        if existing >= floor and count / existing > max_share:
             found.append(
                 Violation(
                     "max-deletion-share",
@@ -76,7 +127,10 @@ def enforce(violations: Sequence[Violation], *, force: bool) -> list[Violation]:
     """Raise unless every violation may be and is forced; returns the ones bypassed."""
     blocking = [v for v in violations if not force or not v.forceable]
     if blocking:
-        hint = "" if force else "; --force bypasses the limits (never protect: true)"
+        # Offered only when it would help: --force never bypasses protect or the caller's
+        # own membership.
+        forceable = not force and any(v.forceable for v in blocking)
+        hint = "; --force bypasses the limits (never protect: true)" if forceable else ""
         raise RailError(
             "nothing was applied, the plan breaks these safety rails:\n  "
             + "\n  ".join(str(v) for v in blocking)
@@ -124,11 +178,31 @@ def _in_scope(path: str, organization: str, known: set[str]) -> bool:
     return False
 
 
-async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> list[Violation]:
-    """Changes that would remove or demote the membership of the token's own user."""
+def risky_for_caller(plan: Plan, kinds: Sequence[Any]) -> list[Any]:
+    """The changes that would lock the token's own user out if they were that user's."""
     risky = []
     for kind in kinds:
         risky += kind.risky_for_caller([c for c in plan.changes if c.kind == kind.name])
+    return risky
+
+
+def checked_at_apply(plan: Plan, kinds: Sequence[Any]) -> list[Violation]:
+    """What the own-membership rail will look at when applying: planning cannot tell whose
+    token it reads with, since the API answers that only to a write (`identify_caller`)."""
+    return [
+        Violation(
+            "own-membership",
+            f"{c.address_with_key} removes or demotes a membership: apply refuses it if "
+            "that is the API token's own user (planning cannot tell whose token it is)",
+            forceable=False,
+        )
+        for c in risky_for_caller(plan, kinds)
+    ]
+
+
+async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> list[Violation]:
+    """Changes that would remove or demote the membership of the token's own user."""
+    risky = risky_for_caller(plan, kinds)
     if not risky:
         return []
     caller = await identify_caller(client, plan.organization)

@@ -79,12 +79,12 @@ async def plan_manifests(manifests: Any, *, progress: Progress | None = None) ->
     return plan, client.stats
 
 
-def check_safety(
+def assess_rails(
     manifests: Any, plan: Plan, *, max_deletions: int | None = None, force: bool = False
-) -> list[Any]:
-    """Every safety rail, before the first call: raises `RailError`, or returns the rails
-    ``force`` bypassed (for apply to print)."""
-    from docform.engine.rails import check_rails, enforce
+) -> Any:
+    """Evaluate every safety rail of ``plan`` as apply will, and record it in ``plan.rails``
+    (a `RailReport`) for the renderings; returns it."""
+    from docform.engine.rails import RailReport, check_rails, checked_at_apply
 
     limits = manifests.settings.limits
     violations = check_rails(
@@ -92,8 +92,22 @@ def check_safety(
         max_deletions=limits.maxDeletions if max_deletions is None else max_deletions,
         max_share=limits.maxDeletionShare,
         live_counts=plan.live_counts,
+        share_floor=limits.deletionShareFloor,
     )
-    return enforce(violations, force=force)
+    at_apply = checked_at_apply(plan, build_kinds(manifests.organization.id))
+    plan.rails = RailReport(violations, forced=force, at_apply=at_apply)
+    return plan.rails
+
+
+def check_safety(
+    manifests: Any, plan: Plan, *, max_deletions: int | None = None, force: bool = False
+) -> list[Any]:
+    """Every safety rail, before the first call: raises `RailError`, or returns the rails
+    ``force`` bypassed (for apply to print)."""
+    from docform.engine.rails import enforce
+
+    report = assess_rails(manifests, plan, max_deletions=max_deletions, force=force)
+    return enforce(report.violations, force=force)
 
 
 async def apply_changes(
@@ -133,19 +147,26 @@ async def apply_changes(
                 before_create=guard.raced,
             )
         if report.ok:
-            report.verification = await verify_by_reading(manifests, report.done)
+            report.verification = await verify_by_reading(manifests, plan, report.done)
     return report
 
 
-async def verify_by_reading(manifests: Any, applied: Any) -> Any:
-    """What a read after the apply finds still to change in the kinds ``applied`` changed
-    (`docform.engine.verify`), read with a read-only client of the manifests' API."""
+async def verify_by_reading(manifests: Any, plan: Plan, applied: Any) -> Any:
+    """What a read after the apply of ``plan`` finds still to change in the kinds ``applied``
+    changed (`docform.engine.verify`), read with a read-only client of the manifests' API."""
     from docform.connect import open_client
     from docform.engine.verify import verify_applied
 
     async with open_client(manifests, read_only=True) as client:
         kinds = build_kinds(manifests.organization.id)
-        return await verify_applied(manifests, client, kinds, applied)
+        return await verify_applied(
+            manifests,
+            client,
+            kinds,
+            applied,
+            targeting=plan.targeting,
+            locked=plan.identities,
+        )
 
 
 def recover_by_planning(manifests: Any, reader: Any) -> Any:

@@ -3,23 +3,46 @@
 A saved plan holds no secret. It names the manifest directory so that apply can read secret
 values (``{"$secret": "saml.okta.certificate"}``) from the manifests again, and it records a
 fingerprint of every live object the plan read so that apply can refuse a stale plan.
+
+The manifest directory is stored relative to the plan file's own directory (``manifests``
+for ``plan manifests --out docform.plan``), so a plan made on one machine or CI runner applies
+from a checkout anywhere else, as long as the two keep their places in the repository.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-from docform.engine.plan import Call, Change, FieldChange, Plan
+from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged
 from docform.errors import DocformError
+
+SENSITIVE = "(sensitive)"
 
 
 def save_plan(plan: Plan, manifests: Any, path: Path) -> None:
     doc = plan.to_json()
-    doc["manifest_directory"] = str(Path(manifests.directory).resolve())
+    doc["manifest_directory"] = _relative_to_plan(Path(manifests.directory), path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _relative_to_plan(directory: Path, plan_file: Path) -> str:
+    """``directory`` as a POSIX path relative to the directory of ``plan_file``; absolute only
+    when there is no relative way (another drive on Windows)."""
+    try:
+        relative = os.path.relpath(directory.resolve(), plan_file.resolve().parent)
+    except ValueError:
+        return directory.resolve().as_posix()
+    return Path(relative).as_posix()
+
+
+def saved_manifest_directory(plan_file: Path, doc: dict[str, Any]) -> Path:
+    """The manifest directory a saved plan names, found from where the plan file is now."""
+    directory = Path(doc.get("manifest_directory") or ".")
+    return directory if directory.is_absolute() else plan_file.parent / directory
 
 
 class SavedPlanError(DocformError):
@@ -45,22 +68,57 @@ def load_plan(path: Path) -> tuple[Plan, dict[str, Any]]:
             f"{path}: the plan was edited after it was saved (its checksum does not match); "
             "make a new one with 'docform plan --out'"
         )
+    _read_context(plan, doc)
     return plan, doc
+
+
+def _read_context(plan: Plan, doc: dict[str, Any]) -> None:
+    """What the plan showed besides its changes (unmanaged and ignored objects, notes, the
+    rails and the targeting as planned), so a saved plan reads as it was reviewed. Apply
+    evaluates the rails again."""
+    from docform.engine.ignore import Ignored
+    from docform.engine.rails import RailReport
+    from docform.engine.targets import Targeting
+
+    plan.unmanaged = [Unmanaged(u["kind"], u["id"], u["title"]) for u in doc.get("unmanaged", [])]
+    plan.ignored = [Ignored(**item) for item in doc.get("ignored", [])]
+    plan.warnings = list(doc.get("warnings", []))
+    plan.notes = list(doc.get("notes", []))
+    if doc.get("rails"):
+        plan.rails = RailReport.from_json(doc["rails"])
+    if doc.get("targeting"):
+        plan.targeting = Targeting.from_json(doc["targeting"])
 
 
 def _change(doc: dict[str, Any]) -> Change:
     return Change(
         address=doc["address"],
         previous_address=doc.get("previous_address"),
+        human_key=doc.get("human_key"),
         kind=doc["kind"],
         action=doc["action"],
         action_reason=doc["action_reason"],
         live_id=doc.get("id"),
         before=doc.get("before"),
         after=doc.get("after"),
-        fields=[FieldChange(f["path"], f["before"], f["after"]) for f in doc.get("fields", [])],
+        fields=[_field(f) for f in doc.get("fields", [])],
         calls=[Call(c["method"], c["path"], c.get("body")) for c in doc["calls"]],
         depends_on=list(doc.get("depends_on", [])),
+        replacement=doc.get("replacement"),
+    )
+
+
+def _field(doc: dict[str, Any]) -> FieldChange:
+    # A hidden side was saved as "(sensitive)": marked sensitive again, it renders as hidden
+    # rather than as that string, and its JSON (so the checksum) stays the same.
+    hidden_after = doc["after"] == SENSITIVE
+    return FieldChange(
+        doc["path"],
+        doc["before"],
+        doc["after"],
+        sensitive=hidden_after,
+        sensitive_before=doc["before"] == SENSITIVE and not hidden_after,
+        null_means=doc.get("null_means"),
     )
 
 

@@ -1,35 +1,124 @@
-"""Narrowing a plan with ``--target`` and ``--exclude`` without breaking its dependencies."""
+"""Narrowing a plan with ``--target`` and ``--exclude`` without breaking its dependencies.
+
+Targets cannot lie: a pattern that matches no address the manifests or the live organization
+know is an error naming the closest ones (a typo must not read "No changes"), and a narrowed
+plan records what was asked and how many changes it left out (`Targeting`), which every
+rendering shows.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import replace
+import difflib
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
+from typing import Any
 
 from docform.engine.plan import Change, Plan
+from docform.errors import DocformError
+
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+class TargetError(DocformError):
+    """A ``--target`` or ``--exclude`` pattern that matches nothing."""
+
+
+@dataclass(frozen=True)
+class Targeting:
+    """What ``--target`` and ``--exclude`` asked for, and how many changes they left out."""
+
+    targets: tuple[str, ...]
+    excludes: tuple[str, ...]
+    left_out: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "targets": list(self.targets),
+            "excludes": list(self.excludes),
+            "left_out": self.left_out,
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Targeting:
+        return cls(tuple(doc["targets"]), tuple(doc["excludes"]), int(doc["left_out"]))
+
+    def describe(self) -> str:
+        """``Targeting is in effect (--target team.core): 3 other changes are left out.``"""
+        asked = " ".join(
+            [*(f"--target {t}" for t in self.targets), *(f"--exclude {e}" for e in self.excludes)]
+        )
+        count = f"{self.left_out} other change{'s are' if self.left_out != 1 else ' is'}"
+        return f"Targeting is in effect ({asked}): {count} left out of this plan."
 
 
 def matches(address: str, pattern: str) -> bool:
-    """``site.docs`` matches itself and everything inside it (``site.docs.section.start``)."""
+    """``site.docs`` matches itself and everything inside it (``site.docs.section.start``);
+    ``*`` and ``?`` are wildcards (``team.*``, ``member.*@acme.test``)."""
+    if GLOB_CHARACTERS & set(pattern):
+        return fnmatchcase(address, pattern) or fnmatchcase(address, pattern + ".*")
     return address == pattern or address.startswith(pattern + ".")
 
 
-def narrow_plan(plan: Plan, targets: Sequence[str], excludes: Sequence[str]) -> Plan:
+def _change_matches(change: Change, pattern: str) -> bool:
+    named = _named_address(change)
+    return matches(change.address, pattern) or (named is not None and matches(named, pattern))
+
+
+def _named_address(change: Change) -> str | None:
+    """An unmanaged object pruned as ``member.~u_bob`` is ``member.bob@acme.test`` to a person
+    (as in ``ignore:``)."""
+    unmanaged = change.address.startswith(f"{change.kind}.~")
+    return f"{change.kind}.{change.human_key}" if unmanaged and change.human_key else None
+
+
+def narrow_plan(
+    plan: Plan, targets: Sequence[str], excludes: Sequence[str], *, check: bool = True
+) -> Plan:
     """Keep the targeted changes and what they depend on; drop the excluded ones and what
-    depends on them (it could not run without them)."""
+    depends on them (it could not run without them). ``check``: first refuse a pattern that
+    matches no address of ``plan`` (see `check_patterns` for several plans)."""
     if not targets and not excludes:
         return plan
+    if check:
+        check_patterns([plan], targets, excludes)
     by_key = {c.key: c for c in plan.changes}
     keep = set(by_key)
     if targets:
         keep = _with_dependencies(
-            [c for c in plan.changes if any(matches(c.address, t) for t in targets)], by_key
+            [c for c in plan.changes if any(_change_matches(c, t) for t in targets)], by_key
         )
-    dropped = {c.key for c in plan.changes if any(matches(c.address, e) for e in excludes)}
+    dropped = {c.key for c in plan.changes if any(_change_matches(c, e) for e in excludes)}
     dropped |= dependents_of(dropped, plan.changes).keys()
     # Everything else (rail violations, live counts, fingerprints) stays: the narrowed plan is
     # still checked against the whole organization as read.
     kept = [c for c in plan.changes if c.key in keep and c.key not in dropped]
-    return replace(plan, changes=kept)
+    targeting = Targeting(tuple(targets), tuple(excludes), len(plan.changes) - len(kept))
+    return replace(plan, changes=kept, targeting=targeting)
+
+
+def check_patterns(plans: Iterable[Plan], targets: Sequence[str], excludes: Sequence[str]) -> None:
+    """Raise `TargetError` for the first pattern that matches no address of any of ``plans``
+    (their entries, their live objects, their changes)."""
+    known: set[str] = set()
+    for plan in plans:
+        known |= plan.addresses | {c.address for c in plan.changes}
+        known |= {named for c in plan.changes if (named := _named_address(c))}
+    for option, pattern in [
+        *(("--target", t) for t in targets),
+        *(("--exclude", e) for e in excludes),
+    ]:
+        if not any(matches(address, pattern) for address in known):
+            raise TargetError(_no_match(option, pattern, known))
+
+
+def _no_match(option: str, pattern: str, known: Collection[str]) -> str:
+    closest = difflib.get_close_matches(pattern, sorted(known), n=3, cutoff=0.6)
+    hint = f"closest: {', '.join(closest)}" if closest else "no address is close to it"
+    return (
+        f"{option} {pattern} matches no address in the manifests or the live organization "
+        f"({hint}); check the spelling, or list the addresses with 'docform plan --json'"
+    )
 
 
 def _with_dependencies(selected: list[Change], by_key: dict[str, Change]) -> set[str]:

@@ -10,7 +10,7 @@ apply does not say "complete".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from docform.engine.plan import Change
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.snapshot import read_live_state
+from docform.engine.targets import Targeting, narrow_plan
 from docform.errors import DocformError
 
 
@@ -51,16 +52,25 @@ def kinds_to_read(kinds: Sequence[Kind], changed: set[str]) -> list[Kind]:
 
 
 async def verify_applied(
-    manifests: Any, client: Any, kinds: Sequence[Kind], applied: Sequence[Change]
+    manifests: Any,
+    client: Any,
+    kinds: Sequence[Kind],
+    applied: Sequence[Change],
+    *,
+    targeting: Targeting | None = None,
+    locked: Mapping[str, str] | None = None,
 ) -> Verification:
     """Plan again the kinds of ``applied`` (read with ``client``, which should be read-only)
-    and return the changes of those kinds that are still planned."""
+    and return the changes of those kinds that are still planned. ``targeting``: the apply's
+    ``--target`` / ``--exclude``, which narrow the new plan as they narrowed the applied one
+    (what they left out was not applied, so it is no sign of an apply that did not settle);
+    ``locked``: the ids the applied plan matched its entries to, matched the same way again."""
     changed = {change.kind for change in applied}
     if not changed:
         return Verification()
     org_id = manifests.organization.id
     subset = kinds_to_read(kinds, changed)
-    matcher = ProgressiveMatcher(subset, manifests)
+    matcher = ProgressiveMatcher(subset, manifests, locked=locked)
     wanted = {kind.name: matcher.pinned_ids(kind) for kind in subset}
     try:
         live = await read_live_state(
@@ -70,4 +80,6 @@ async def verify_applied(
         plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
     except DocformError as exc:
         return Verification(error=str(exc))
+    if targeting is not None:
+        plan = narrow_plan(plan, targeting.targets, targeting.excludes, check=False)
     return Verification(remaining=[c for c in plan.changes if c.kind in changed])

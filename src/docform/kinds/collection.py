@@ -45,6 +45,7 @@ class CollectionKind(Kind):
     prune_setting = "collections"
     container_key_parts = (0,)
     guard_replacement = True
+    null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection",)
     field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
     PATCHED = ("title", "description", "defaultLevel")

@@ -8,7 +8,7 @@ by its pinned ``id``, and the plan says so where an entry is left looking for it
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
@@ -65,6 +65,7 @@ class MemberKind(Kind):
 
     name = "member"
     prune_setting = "members"
+    null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     created_id = "users.0"
     renamable = False
 
@@ -143,7 +144,7 @@ class MemberKind(Kind):
     def rail_violations(self, matching: Any, changes: Sequence[Change]) -> list[Violation]:
         """Never leave the organization without an admin."""
         observed = [p.observed for p in matching.pairs] + list(matching.unmatched)
-        admins = {o.id for o in observed if o.fields["role"] == "admin"}
+        admins = {o.id: o.title for o in observed if o.fields["role"] == "admin"}
         losing = {
             c.live_id
             for c in changes
@@ -151,13 +152,13 @@ class MemberKind(Kind):
             and (c.action == "delete" or (c.after or {}).get("role", "admin") != "admin")
         }
         gaining = any((c.after or {}).get("role") == "admin" for c in changes)
-        if not admins or not admins <= losing or gaining:
+        if not admins or not admins.keys() <= losing or gaining:
             return []
         return [
             Violation(
                 "last-admin",
                 "the plan would leave the organization without an admin (it removes or "
-                f"demotes {', '.join(sorted(admins))}); keep one admin in members:",
+                f"demotes {', '.join(sorted(admins.values()))}); keep one admin in members:",
             )
         ]
 

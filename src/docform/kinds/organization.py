@@ -7,7 +7,7 @@ its required ``id`` is its natural key.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -67,6 +67,8 @@ class OrganizationKind(Kind):
 
     name = "organization"
     prune_setting = ""
+    unordered_fields: ClassVar[frozenset[str]] = frozenset({"emailDomains"})
+    null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
     references = ("site", "member")
     COMPARED = ("title", "emailDomains", "hostname", "defaultRole", "sso", "ai", "inviteLinks")
 

@@ -6,12 +6,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
-from docform.engine.plan import Call
+from docform.engine.plan import Call, Change
+from docform.engine.rails import Violation
 from docform.engine.snapshot import LiveReader
 from docform.export.model import Exported, FileValue, LiveRef
 from docform.kinds.base import Entry
@@ -45,6 +46,7 @@ class SamlKind(Kind):
 
     name = "saml"
     prune_setting = "saml"
+    null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
     references = ("team",)
     FIELDS = ("label", "entityID", "ssoURL", "certificate", "defaultTeam", "defaultRole")
 
@@ -101,6 +103,26 @@ class SamlKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/saml/{observed.id}")]
 
+    def rails_across_kinds(
+        self, matchings: Mapping[str, Any], changes: Sequence[Change]
+    ) -> list[Violation]:
+        """Never delete the last SAML provider of an organization that enforces SSO: nobody
+        could sign in through SSO, and SSO-only members not at all."""
+        mine = matchings[self.name]
+        live = {o.id for o in (*(p.observed for p in mine.pairs), *mine.unmatched)}
+        deleted = {c.live_id for c in changes if c.kind == self.name and c.action == "delete"}
+        created = any(c.kind == self.name and c.action == "create" for c in changes)
+        if not live or not live <= deleted or created or not _sso_enforced(matchings):
+            return []
+        return [
+            Violation(
+                "last-saml-provider",
+                f"the plan deletes every SAML provider ({', '.join(sorted(live))}) while the "
+                "organization enforces SSO; keep one under saml:, or set `sso: false` on the "
+                "organization first",
+            )
+        ]
+
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields: dict[str, Any] = {"id": raw["id"], "label": raw["label"]}
         fields |= {k: raw[k] for k in ("entityID", "ssoURL") if raw.get(k) is not None}
@@ -111,3 +133,13 @@ class SamlKind(Kind):
         if raw.get("defaultRole") is not None:
             fields["defaultRole"] = raw["defaultRole"]
         return Exported("saml", self.name, raw["id"], raw["label"], fields)
+
+
+def _sso_enforced(matchings: Mapping[str, Any]) -> bool:
+    """Whether the organization enforces SSO once the plan is applied."""
+    organization = matchings.get("organization")
+    if organization is None or not organization.pairs:
+        return False
+    pair = organization.pairs[0]
+    wanted = pair.desired.fields.get("sso")
+    return bool(pair.observed.fields.get("sso") if wanted is None else wanted)

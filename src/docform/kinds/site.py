@@ -7,7 +7,7 @@ spaces in the sections; a site without sections lists them under ``spaces``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
@@ -69,6 +69,7 @@ class SiteKind(Kind):
 
     name = "site"
     prune_setting = "sites"
+    null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     PATCHED = ("title", "visibility", "basename", "defaultLevel")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:

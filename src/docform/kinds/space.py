@@ -69,6 +69,7 @@ class SpaceKind(Kind):
     prune_setting = "spaces"
     container_key_parts = (0,)
     guard_replacement = True
+    null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection", "member")
     field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
     CREATED_WITH = ("title", "emoji", "language", "editMode")

@@ -38,6 +38,11 @@ def validate_entries(tree: MergedTree) -> ValidatedEntries:
     """Validate settings, the organization and every entry; problems go on ``tree``."""
     result = ValidatedEntries()
     result.settings = _validate(tree, Settings, ("docform",), tree.sections.get("docform"))
+    if result.settings is not None:
+        result.settings.ignore_locations = [
+            str(tree.sources.locate(("docform", "ignore", i)))
+            for i in range(len(result.settings.ignore))
+        ]
     if "organization" in tree.sections:
         raw = tree.sections["organization"]
         result.organization = _validate(tree, OrganizationEntry, ("organization",), raw)

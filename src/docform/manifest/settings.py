@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, Field, PrivateAttr, field_validator
 
 from docform.kinds.base import ManifestModel
 
@@ -55,6 +55,11 @@ class LimitSettings(ManifestModel):
     maxDeletionShare: float = Field(
         0.25, ge=0, le=1, description="Most deletions as a share of the managed objects of a kind."
     )
+    deletionShareFloor: int = Field(
+        10,
+        ge=0,
+        description="maxDeletionShare applies only to kinds with at least this many live objects.",
+    )
     parallelism: int = Field(8, ge=1, le=64, description="Concurrent API calls during apply.")
 
 
@@ -73,6 +78,18 @@ class Settings(ManifestModel):
         description="Addresses (team.platform, space.*) or address.field patterns that plan "
         "and drift leave alone.",
     )
+
+    _ignore_locations: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def ignore_locations(self) -> list[str]:
+        """``FILE:LINE:COL`` of each ``ignore`` pattern, in order (empty when not loaded from
+        files)."""
+        return self._ignore_locations
+
+    @ignore_locations.setter
+    def ignore_locations(self, value: list[str]) -> None:
+        self._ignore_locations = value
 
     @field_validator("api")
     @classmethod

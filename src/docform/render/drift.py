@@ -7,11 +7,21 @@ from what the manifests say. Renderers format; they compute nothing the report d
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from docform.engine.drift import DriftReport, OrgDrift
 from docform.engine.plan import Change
-from docform.render.markdown import code, escape, fence_safe, ignored_details, render_markdown
-from docform.render.values import ACTION_SYMBOLS, field_sides, show_value
+from docform.render.limit import take_rows
+from docform.render.markdown import (
+    code,
+    escape,
+    fence_safe,
+    ignored_details,
+    note_lines,
+    render_markdown,
+)
+from docform.render.rails import rails_markdown, rails_text
+from docform.render.values import change_symbol, field_sides, replacement_lines
 
 HEADING = "### docform drift"
 WHEN_UNKNOWN = (
@@ -53,17 +63,23 @@ def _org_text(org: OrgDrift) -> list[str]:
         lines = [f"In sync: {name} matches its manifests.", ""]
     else:
         lines = [f"Drift in {name}:", ""]
+    if plan.rails is not None and (plan.rails.violations or plan.rails.at_apply):
+        lines.append("  The plan that would fix it:")
+        lines += [f"  {line}" if line else "" for line in rails_text(plan.rails)]
     for change in plan.changes:
-        symbol = ACTION_SYMBOLS[change.action]
-        lines.append(f"  {symbol} {change.address}  ({_WHAT[change.action]})")
-        lines += [f"      {line}" for line in _field_lines(change)]
+        symbol = change_symbol(change)
+        lines.append(f"  {symbol} {change.address_with_key}  ({_WHAT[change.action]})")
+        lines += [f"      {line}" for line in (*replacement_lines(change), *_field_lines(change))]
     if plan.unmanaged:
         lines.append("  Unmanaged (live, no manifest entry):")
-        lines += [f"    {u.kind} {u.id} {show_value(u.title)}" for u in plan.unmanaged]
+        lines += [f"    {u.address_with_key}" for u in plan.unmanaged]
     if plan.ignored:
         lines.append(f"  Ignored ({len(plan.ignored)}, by `ignore:` in the settings):")
         lines += [f"    {item.describe()}" for item in plan.ignored]
-    if plan.changes or plan.unmanaged or plan.ignored:
+    if plan.notes:
+        lines.append("  Notes:")
+        lines += [f"    {note}" for note in plan.notes]
+    if plan.changes or plan.unmanaged or plan.ignored or plan.notes:
         lines.append("")
     return lines
 
@@ -92,8 +108,9 @@ def _totals_line(report: DriftReport) -> str:
     return f"Drift{scope}: {counts}{failed}."
 
 
-def render_drift_markdown(report: DriftReport) -> str:
-    """A CI issue body: the verdict, what drifted, that when is unknown, the fixing plan."""
+def render_drift_markdown(report: DriftReport, *, short: Shortening | None = None) -> str:
+    """A CI issue body: the verdict, what drifted, that when is unknown, the fixing plan.
+    ``short``: the form that fits an issue (`docform.render.limit.fit_drift_markdown`)."""
     totals = report.totals()
     verdict = {
         "in_sync": "No drift: the live organizations match the manifests",
@@ -105,9 +122,20 @@ def render_drift_markdown(report: DriftReport) -> str:
         verdict = "Drift found"
     lines = [HEADING, "", f"**{verdict}.** {_counts(totals)}", ""]
     lines += [f"Checked at {report.checked_at_text}. {WHEN_UNKNOWN}", ""]
+    if short is not None:
+        lines += short.note
     for org in report.orgs:
-        lines += _org_markdown(org)
+        lines += _org_markdown(org, short)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+@dataclass(frozen=True)
+class Shortening:
+    """How a drift report too long for an issue is shortened: a note first, no fixing plans,
+    and at most ``rows`` characters of rows per organization (deletions always listed)."""
+
+    note: list[str]
+    rows: int | None = None
 
 
 def _counts(totals: dict[str, int]) -> str:
@@ -118,7 +146,7 @@ def _counts(totals: dict[str, int]) -> str:
     )
 
 
-def _org_markdown(org: OrgDrift) -> list[str]:
+def _org_markdown(org: OrgDrift, short: Shortening | None) -> list[str]:
     outcome, plan = org.outcome, org.plan
     title = f"#### `{code(outcome.organization or outcome.name)}`"
     if outcome.name != ".":
@@ -127,29 +155,43 @@ def _org_markdown(org: OrgDrift) -> list[str]:
         message = fence_safe(outcome.error or "")
         return [f"{title}: could not be checked", "", "```", message, "```", ""]
     lines = [f"{title}: {org.status.replace('_', ' ')}", ""]
-    if plan.changes:
-        lines += ["| | address | what differs |", "|---|---|---|"]
-        lines += [_change_row(c) for c in plan.changes]
-        lines.append("")
-    if plan.unmanaged:
+    lines += rails_markdown(plan.rails, escape)
+    # Deletions and likely replacements first: a shortened report always lists them.
+    first = [c for c in plan.changes if c.action == "delete" or c.replacement]
+    rows = [_change_row(c) for c in first]
+    rows += [_change_row(c) for c in plan.changes if c not in first]
+    unmanaged = [f"- `{code(u.kind)}.~{code(u.id)}` ({escape(u.title)})" for u in plan.unmanaged]
+    left_out = 0
+    if short is not None and short.rows is not None:
+        deletions = len(first)
+        kept, rest = take_rows(rows[deletions:], short.rows - len("\n".join(rows[:deletions])))
+        rows = rows[:deletions] + kept
+        unmanaged, more = take_rows(unmanaged, short.rows - len("\n".join(rows)))
+        left_out = len(rest) + len(more)
+    if rows:
+        lines += ["| | address | what differs |", "|---|---|---|", *rows, ""]
+    if unmanaged:
         lines += [f"**Unmanaged** (live, no manifest entry): {len(plan.unmanaged)}", ""]
-        lines += [
-            f"- {u.kind} `{code(u.id)}` {escape(show_value(u.title))}" for u in plan.unmanaged
-        ]
-        lines.append("")
+        lines += [*unmanaged, ""]
+    if left_out:
+        lines += [f"...and {left_out} more differences: see the whole report.", ""]
     lines += ignored_details(plan)
+    if short is None or short.rows is None:
+        lines += note_lines(plan.notes)
     if org.status == "drift":
-        lines += _fix_markdown(org)
+        lines += _fix_markdown(org, fix_plan=short is None)
     return lines
 
 
 def _change_row(change: Change) -> str:
-    symbol = ACTION_SYMBOLS[change.action]
-    parts = [escape(line) for line in _field_lines(change)] or [_WHAT[change.action]]
-    return f"| `{symbol}` | `{code(change.address)}` | {'<br>'.join(parts)} |"
+    symbol = change_symbol(change)
+    lines = [*(_field_lines(change) or [_WHAT[change.action]]), *replacement_lines(change)]
+    parts = [escape(line) for line in lines]
+    key = escape(change.address_with_key.removeprefix(change.address))
+    return f"| `{symbol}` | `{code(change.address)}`{key} | {'<br>'.join(parts)} |"
 
 
-def _fix_markdown(org: OrgDrift) -> list[str]:
+def _fix_markdown(org: OrgDrift, *, fix_plan: bool) -> list[str]:
     directory = code(org.outcome.source.directory.as_posix())
     lines = [
         f"To make the live organization match the manifests again: `docform apply {directory}`."
@@ -157,7 +199,7 @@ def _fix_markdown(org: OrgDrift) -> list[str]:
         "`ignore:`); to adopt an unmanaged object, add an entry for it.",
         "",
     ]
-    if org.plan is not None and org.plan.changes:
+    if fix_plan and org.plan is not None and org.plan.changes:
         lines += ["<details><summary>The plan that would fix it</summary>", ""]
         lines += [render_markdown(org.plan), "</details>", ""]
     return lines

@@ -7,78 +7,110 @@ the table or inject HTML into GitHub's renderer.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from docform.engine.plan import Change, Plan
+from docform.render.rails import rails_markdown
 from docform.render.values import (
-    ACTION_SYMBOLS,
-    field_sides,
-    show_body,
-    show_value,
-    summary_line,
+    call_lines,
+    change_symbol,
+    field_lines,
+    plan_summary_line,
+    replacement_lines,
 )
 
 HEADING = "### docform plan"
 
 
-def render_markdown(plan: Plan, diagram: str | None = None) -> str:
-    """The comment; ``diagram`` (from `docform.render.mermaid.diagram_details`) is appended."""
-    lines = [HEADING, "", f"**{summary_line(plan.summary())}**", ""]
-    lines.append(f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`")
-    lines.append("")
-    deletes = [c for c in plan.changes if c.action == "delete"]
-    if deletes:
-        lines += [f"> [!CAUTION]\n> **{len(deletes)} to delete**", ""]
-        lines += [_row(c) for c in deletes]
-        lines.append("")
+def render_markdown(plan: Plan, diagram: str | None = None, *, show_calls: bool = True) -> str:
+    """The comment; ``diagram`` (from `docform.render.mermaid.diagram_details`) is appended.
+    Without ``show_calls`` the details hold the fields only."""
+    lines = head_lines(plan) + deletion_lines(plan.changes)
     others = [c for c in plan.changes if c.action != "delete"]
     if others:
-        lines += ["| | address | action |", "|---|---|---|"]
-        lines += [_table_row(c) for c in others]
-        lines.append("")
+        lines += [*TABLE_HEAD, *(table_row(c) for c in others), ""]
     if plan.changes:
-        lines += ["<details><summary>Details: fields and API calls</summary>", "", "```diff"]
+        what = "fields and API calls" if show_calls else "fields"
+        lines += [f"<details><summary>Details: {what}</summary>", "", "```diff"]
         for change in plan.changes:
-            lines += _details(change)
+            lines += _details(change, show_calls)
         lines += ["```", "", "</details>", ""]
-    if plan.unmanaged:
-        lines.append(f"<details><summary>{len(plan.unmanaged)} unmanaged</summary>")
-        lines.append("")
-        for item in plan.unmanaged:
-            lines.append(f"- {item.kind} `{code(item.id)}` {escape(show_value(item.title))}")
-        lines += ["", "</details>", ""]
-    if plan.notes:
-        lines += [f"> [!NOTE]\n> {escape(note)}\n" for note in plan.notes]
+    lines += unmanaged_details(plan)
+    lines += note_lines(plan.notes)
     lines += ignored_details(plan)
     if diagram:
         lines += [diagram, ""]
     return "\n".join(lines)
 
 
-def _row(change: Change) -> str:
-    title = (change.before or {}).get("title") or (change.before or {}).get("email") or ""
-    named = f" ({escape(show_value(title))})" if title else ""
+TABLE_HEAD = ["| | address | action |", "|---|---|---|"]
+
+
+def head_lines(plan: Plan, *, most_rails: int | None = None) -> list[str]:
+    """What the comment opens with, whatever its length: the summary, the organization and
+    checksum, the safety rails (at most ``most_rails`` of each kind) and the targeting."""
+    lines = [HEADING, "", f"**{plan_summary_line(plan)}**", ""]
+    lines.append(f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`")
+    lines.append("")
+    lines += rails_markdown(plan.rails, escape, most=most_rails)
+    if plan.targeting is not None:
+        lines += ["> [!WARNING]", f"> {escape(plan.targeting.describe())}", ""]
+    if plan.warnings:
+        lines += ["> [!WARNING]", *(f"> - {escape(w)}" for w in plan.warnings), ""]
+    return lines
+
+
+def deletion_lines(changes: list[Change]) -> list[str]:
+    """Every deletion, marked (no lines when there is none)."""
+    deletes = [c for c in changes if c.action == "delete"]
+    if not deletes:
+        return []
+    return [f"> [!CAUTION]\n> **{len(deletes)} to delete**", "", *map(deletion_row, deletes), ""]
+
+
+def deletion_row(change: Change) -> str:
     replaced = change.replacement
     by = f", **replaced** by `{code(replaced['create'])}`" if replaced else ""
-    return f"- :wastebasket: **delete** `{code(change.address)}`{named}{by}"
+    return f"- :wastebasket: **delete** {_address(change)}{by}"
 
 
-def _table_row(change: Change) -> str:
+def table_row(change: Change) -> str:
+    action = change.action
     if change.replacement:
-        replaced = code(change.replacement["id"])
-        return f"| `-/+` | `{code(change.address)}` | {change.action}, **replaces** `{replaced}` |"
-    symbol = ACTION_SYMBOLS[change.action]
-    return f"| `{symbol}` | `{code(change.address)}` | {change.action} |"
+        action += f", **replaces** `{code(change.replacement['id'])}`"
+    return f"| `{change_symbol(change)}` | {_address(change)} | {action} |"
 
 
-def _details(change: Change) -> list[str]:
+def note_lines(notes: Sequence[str]) -> list[str]:
+    """Each note of the plan as a GitHub note block (no lines when there is none)."""
+    return [f"> [!NOTE]\n> {escape(note)}\n" for note in notes]
+
+
+def _address(change: Change) -> str:
+    """`` `member.~u_bob` (bob@acme.test) ``: the address as code, the human key as text."""
+    key = change.address_with_key.removeprefix(change.address)
+    return f"`{code(change.address)}`{escape(key)}"
+
+
+def _details(change: Change, show_calls: bool) -> list[str]:
     symbol = "-" if change.action == "delete" else ("+" if change.action == "create" else "!")
-    lines = [fence_safe(f"{symbol} {change.address} ({change.action})")]
+    lines = [f"{symbol} {change.address_with_key} ({change.action})"]
+    lines += [f"    {line}" for line in replacement_lines(change)]
     for field in change.fields:
-        before, after = field_sides(field)
-        lines.append(fence_safe(f"    {field.path}: {before} -> {after}"))
-    for call in change.calls:
-        lines.append(fence_safe(f"    {call.method} {call.path} {show_body(call.body)}".rstrip()))
-    return lines
+        lines += [f"    {line}" for line in field_lines(field, create=change.action == "create")]
+    if show_calls:
+        for call in change.calls:
+            lines += [f"    {line}" for line in call_lines(call)]
+    return [fence_safe(line) for line in lines]
+
+
+def unmanaged_details(plan: Plan) -> list[str]:
+    """The unmanaged objects, folded (no lines when there are none)."""
+    if not plan.unmanaged:
+        return []
+    items = [f"- `{code(u.kind)}.~{code(u.id)}` ({escape(u.title)})" for u in plan.unmanaged]
+    summary = f"<details><summary>{len(plan.unmanaged)} unmanaged</summary>"
+    return [summary, "", *items, "", "</details>", ""]
 
 
 def ignored_details(plan: Plan) -> list[str]:

@@ -7,10 +7,10 @@ their summaries. The JSON form wraps each set's plan JSON (README, "Several orga
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from docform.engine.plan import FORMAT_VERSION
+from docform.engine.plan import FORMAT_VERSION, Plan
 from docform.engine.sets import SetOutcome, total_summary
 from docform.render.markdown import code, fence_safe, render_markdown
 from docform.render.text import render_text
@@ -21,7 +21,14 @@ def total_line(outcomes: Sequence[SetOutcome]) -> str:
     """``Total for 2 organizations: Plan: 1 to create, ...`` (and how many failed)."""
     plans = [o.plan for o in outcomes if o.plan is not None]
     failed = sum(1 for o in outcomes if o.failed)
-    line = f"Total for {len(outcomes)} organizations: {summary_line(total_summary(plans))}"
+    summary = total_summary(plans)
+    line = f"Total for {len(outcomes)} organizations:"
+    if any(summary.values()):
+        line += " " + summary_line(summary)
+    elif failed and plans:
+        line += f" No changes in the {len(plans)} planned."
+    elif not failed:
+        line += " No changes. The live organizations match the manifests."
     ignored = sum(len(p.ignored) for p in plans)
     if ignored:
         line += f" {ignored} ignored by the settings."
@@ -30,12 +37,14 @@ def total_line(outcomes: Sequence[SetOutcome]) -> str:
     return line
 
 
-def render_sets_text(outcomes: Sequence[SetOutcome], *, color: bool = False) -> str:
+def render_sets_text(
+    outcomes: Sequence[SetOutcome], *, color: bool = False, show_calls: bool = True
+) -> str:
     parts = []
     for outcome in outcomes:
         parts.append(f"== {outcome.label()} ==\n\n")
         if outcome.plan is not None:
-            parts.append(render_text(outcome.plan, color=color))
+            parts.append(render_text(outcome.plan, color=color, show_calls=show_calls))
         else:
             parts.append(f"Error: {outcome.error}\n")
         parts.append("\n")
@@ -43,13 +52,22 @@ def render_sets_text(outcomes: Sequence[SetOutcome], *, color: bool = False) -> 
     return "".join(parts)
 
 
-def render_sets_markdown(outcomes: Sequence[SetOutcome]) -> str:
+def render_sets_markdown(
+    outcomes: Sequence[SetOutcome],
+    *,
+    show_calls: bool = True,
+    plan_markdown: Callable[[Plan], str] | None = None,
+) -> str:
+    """Each organization's part is ``plan_markdown(plan)`` (`render_markdown` by default)."""
     lines = [f"## docform plan: {len(outcomes)} organizations", "", f"**{total_line(outcomes)}**"]
     for outcome in outcomes:
         title = f"#### `{code(outcome.organization or outcome.name)}` (`{code(outcome.name)}/`)"
         lines += ["", title, ""]
         if outcome.plan is not None:
-            lines.append(render_markdown(outcome.plan))
+            if plan_markdown is not None:
+                lines.append(plan_markdown(outcome.plan))
+            else:
+                lines.append(render_markdown(outcome.plan, show_calls=show_calls))
         else:
             lines += ["Could not be planned:", "", "```", fence_safe(outcome.error or ""), "```"]
     return "\n".join(lines) + "\n"

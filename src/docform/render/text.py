@@ -8,12 +8,13 @@ from rich.console import Console
 from rich.text import Text
 
 from docform.engine.plan import Change, Plan
+from docform.render.rails import rails_text
 from docform.render.values import (
-    ACTION_SYMBOLS,
-    field_sides,
-    show_body,
-    show_value,
-    summary_line,
+    call_lines,
+    change_symbol,
+    field_lines,
+    plan_summary_line,
+    replacement_lines,
 )
 
 STYLES = {
@@ -28,6 +29,14 @@ STYLES = {
 
 def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     out = Text()
+    for line in rails_text(plan.rails):
+        out.append(line + "\n", "bold red" if plan.refused else "yellow")
+    if plan.targeting is not None:
+        out.append(plan.targeting.describe() + "\n\n", "bold yellow")
+    for warning in plan.warnings:
+        out.append(f"Warning: {warning}\n", "yellow")
+    if plan.warnings:
+        out.append("\n")
     if plan.changes:
         out.append(f"docform will make these changes in organization {plan.organization}:\n\n")
     for change in plan.changes:
@@ -35,7 +44,7 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     if plan.unmanaged:
         out.append("Unmanaged (no manifest entry; left alone unless prune is on):\n", "dim")
         for item in plan.unmanaged:
-            out.append(f"  {item.kind} {item.id} {show_value(item.title)}\n", "dim")
+            out.append(f"  {item.address_with_key}\n", "dim")
         out.append("\n")
     if plan.notes:
         out.append("Notes:\n", "bold")
@@ -47,38 +56,37 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         for item in plan.ignored:
             out.append(f"  {item.describe()}\n", "dim")
         out.append("\n")
-    out.append(summary_line(plan.summary()) + "\n", "bold")
+    out.append(plan_summary_line(plan) + "\n", "bold")
+    if plan.refused:
+        count = len(plan.rails.blocking)
+        out.append(
+            f"Apply will refuse this plan: it breaks {count} safety "
+            f"rail{'s' if count != 1 else ''} (listed at the top).\n",
+            "bold red",
+        )
     out.append(f"Checksum: {plan.checksum()}\n", "dim")
     return out
 
 
 def _change(out: Text, change: Change, show_calls: bool) -> None:
-    replacement = change.replacement
-    symbol = "-/+" if replacement else ACTION_SYMBOLS[change.action]
+    symbol = change_symbol(change)
     style = STYLES[symbol]
-    out.append(f"  {symbol} {change.address}", style)
+    out.append(f"  {symbol} {change.address_with_key}", style)
     out.append(f"  ({change.action}", "dim")
     if change.live_id:
         out.append(f" {change.live_id}", "dim")
     out.append(")\n", "dim")
-    if replacement and change.action == "create":
-        out.append(f"      replaces {replacement['id']}: {replacement['hint']}\n", style)
-    elif replacement:
-        out.append(f"      replaced by {replacement['create']}\n", style)
-    if change.action == "delete" and change.before:
-        title = change.before.get("title") or change.before.get("email") or ""
-        if title:
-            out.append(f"      {show_value(title)} will be deleted\n", style)
+    for line in replacement_lines(change):
+        out.append(f"      {line}\n", style)
+    create = change.action == "create"
     for field in change.fields:
-        before, after = field_sides(field)
-        if change.action == "create":
-            out.append(f"      + {field.path}: {after}\n", "green")
-        else:
-            out.append(f"      ~ {field.path}: {before} -> {after}\n", "yellow")
+        mark, colour = ("+", "green") if create else ("~", "yellow")
+        for n, line in enumerate(field_lines(field, create=create)):
+            out.append(f"      {mark if n == 0 else ' '} {line}\n", colour)
     if show_calls:
         for call in change.calls:
-            body = show_body(call.body)
-            out.append(f"      {call.method} {call.path}{' ' + body if body else ''}\n", "dim")
+            for line in call_lines(call):
+                out.append(f"      {line}\n", "dim")
     out.append("\n")
 
 

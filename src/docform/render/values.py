@@ -19,31 +19,88 @@ ACTION_SYMBOLS = {
 }
 
 
-def show_value(value: Any, limit: int = 80) -> str:
-    """A short, unambiguous one-line form: strings quoted, references by address."""
+SAVED_MARKERS = {
+    "$ref": "{}",
+    "$placeholder": "(known after apply: {})",
+    "$secret": SENSITIVE,
+}
+"""How plan JSON writes a reference, a placeholder and a secret, and how each reads."""
+
+WIDTH = 100
+"""A value or call longer than this (after its indentation) is shown over several lines."""
+
+
+def show_value(value: Any, null_means: str | None = None) -> str:
+    """The whole value on one line, unambiguous: strings quoted, references by address;
+    ``null_means`` names what the API's null stands for (``guest``)."""
     if value is None:
-        return "(none)"
+        return null_means or "(none)"
+    marked = _marked(value)
+    return marked if marked is not None else json.dumps(_plain(value), ensure_ascii=False)
+
+
+def show_body(body: Any) -> str:
+    return "" if body is None else show_value(body)
+
+
+def wrapped(head: str, value: Any, width: int = WIDTH) -> list[str]:
+    """``head`` and ``value`` on one line when it fits in ``width``, else ``head`` then the
+    value as indented JSON: every character shown, nothing cut."""
+    shown = show_value(value)
+    if len(head) + 1 + len(shown) <= width or not isinstance(value, dict | list):
+        return [f"{head} {shown}".rstrip()]
+    return [head, *_folded(_plain(value), "  ", width)]
+
+
+def _folded(value: Any, indent: str, width: int, prefix: str = "", suffix: str = "") -> list[str]:
+    """JSON over lines: a container that fits in ``width`` stays on one line, a larger one
+    puts each item on a line of its own, one level deeper."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if len(indent) + len(prefix) + len(flat) + len(suffix) <= width or not value:
+        return [f"{indent}{prefix}{flat}{suffix}"]
+    if isinstance(value, dict):
+        opening, closing = "{", "}"
+        items = [(json.dumps(str(k), ensure_ascii=False) + ": ", v) for k, v in value.items()]
+    elif isinstance(value, list):
+        opening, closing, items = "[", "]", [("", v) for v in value]
+    else:
+        return [f"{indent}{prefix}{flat}{suffix}"]
+    lines = [f"{indent}{prefix}{opening}"]
+    for n, (key, item) in enumerate(items):
+        comma = "," if n < len(items) - 1 else ""
+        lines += _folded(item, indent + "  ", width, key, comma)
+    return [*lines, f"{indent}{closing}{suffix}"]
+
+
+def call_lines(call: Any) -> list[str]:
+    """One call, ``METHOD PATH BODY``, wrapped (`wrapped`)."""
+    if call.body is None:
+        return [f"{call.method} {call.path}"]
+    return wrapped(f"{call.method} {call.path}", call.body)
+
+
+def _marked(value: Any) -> str | None:
+    """How a reference, a placeholder or a secret reads (by address, "known after apply",
+    sensitive), whether planned now or read back from a saved plan (``{"$ref": ADDRESS}``);
+    None for any other value."""
     if isinstance(value, Placeholder):
         return f"(known after apply: {value.ref})"
     if hasattr(value, "plan_json"):
-        shown = value.plan_json()
-        return shown.get("$ref", SENSITIVE) if isinstance(shown, dict) else str(shown)
-    text = json.dumps(_plain(value), ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def show_body(body: Any, limit: int = 100) -> str:
-    if body is None:
-        return ""
-    return show_value(body, limit)
+        value = value.plan_json()
+        if not isinstance(value, dict):
+            return str(value)
+    if isinstance(value, dict) and len(value) == 1:
+        ((marker, inner),) = value.items()
+        if marker in SAVED_MARKERS and isinstance(inner, str):
+            return SAVED_MARKERS[marker].format(inner)
+    return None
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, Placeholder):
-        return f"(known after apply: {value.ref})"
-    if hasattr(value, "plan_json"):
-        shown = value.plan_json()
-        return shown.get("$ref", SENSITIVE) if isinstance(shown, dict) else shown
+    """``value`` as JSON a person reads, references and the like as `_marked` reads them."""
+    marked = _marked(value)
+    if marked is not None:
+        return marked
     if isinstance(value, dict):
         return {str(_plain(k)): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -65,8 +122,50 @@ def summary_line(summary: dict[str, int]) -> str:
     return "Plan: " + ", ".join(parts) + "."
 
 
+def plan_summary_line(plan: Any) -> str:
+    """The summary of one plan; a narrowed plan with no changes does not claim the whole
+    organization matches."""
+    if plan.targeting is not None and not plan.changes:
+        return "No changes among the targeted addresses."
+    return summary_line(plan.summary())
+
+
 def field_sides(field: Any) -> tuple[str, str]:
     """A field change's live and wanted values as shown, secrets as ``(sensitive)``."""
-    before = SENSITIVE if field.hides_before else show_value(field.before)
-    after = SENSITIVE if field.sensitive else show_value(field.after)
+    before = SENSITIVE if field.hides_before else show_value(field.before, field.null_means)
+    after = SENSITIVE if field.sensitive else show_value(field.after, field.null_means)
     return before, after
+
+
+def field_lines(field: Any, *, create: bool) -> list[str]:
+    """``path: before -> after`` (``path: after`` for a create), a long pair over three lines."""
+    before, after = field_sides(field)
+    one = f"{field.path}: {after}" if create else f"{field.path}: {before} -> {after}"
+    if len(one) <= WIDTH:
+        return [one]
+    if create:
+        return [f"{field.path}:", *_side("", field.after, after, field.sensitive)]
+    before_lines = _side("- ", field.before, before, field.hides_before)
+    return [f"{field.path}:", *before_lines, *_side("+ ", field.after, after, field.sensitive)]
+
+
+def _side(mark: str, value: Any, shown: str, hidden: bool) -> list[str]:
+    if hidden or not isinstance(value, dict | list):
+        return [f"  {mark}{shown}"]
+    return _folded(_plain(value), "  ", WIDTH, mark)
+
+
+def change_symbol(change: Any) -> str:
+    """``-/+`` for a change of a likely replacement, else its action's symbol."""
+    return "-/+" if change.replacement else ACTION_SYMBOLS[change.action]
+
+
+def replacement_lines(change: Any) -> list[str]:
+    """What a change of a likely replacement (``-/+``) says under its address: the live object
+    a create replaces and what keeps it, or the create that replaces a deleted object."""
+    replacement = change.replacement
+    if not replacement:
+        return []
+    if change.action == "create":
+        return [f"replaces {replacement['id']}: {replacement['hint']}"]
+    return [f"replaced by {replacement['create']}"]
