@@ -113,7 +113,9 @@ def test_validate_names_files_from_the_directory_given(repo, sandbox):
     result = run(["validate", repo, "--json"], sandbox)
     assert result.exit_code == 1
     problems = json.loads(result.stdout)
-    assert [(p["file"], p["path"]) for p in problems] == [("other/main.yaml", "teams.core.titel")]
+    assert [(p["file"], p["path"]) for p in problems] == [
+        (f"{repo}/other/main.yaml", "teams.core.titel")
+    ]
     assert "Valid: org_acme (acme/)" in result.stderr
     assert result.stderr.endswith("1 problem found in 1 of 2 manifest sets.\n")
 

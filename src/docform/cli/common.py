@@ -22,7 +22,7 @@ def load_manifests(directory: Path) -> Any:
         return load_manifest_set(directory)
     except ManifestError as exc:
         for problem in exc.problems:
-            click.echo(str(problem), err=True)
+            click.echo(str(problem.seen_from(directory)), err=True)
         raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
 
 

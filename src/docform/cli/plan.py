@@ -25,8 +25,9 @@ from docform.cli.multi import (
 def validate(directory: Path, as_json: bool) -> int:
     """Check the manifests in DIRECTORY (no network): format, limits, references.
 
-    Prints every problem as FILE:LINE:COL: path.to.field: message (FILE relative to DIRECTORY)
-    and exits 1; valid manifests exit 0 with a summary of what they hold.
+    Prints every problem as FILE:LINE:COL: path.to.field: message (FILE relative to the
+    working directory, like DIRECTORY) and exits 1; valid manifests exit 0 with a summary of
+    what they hold.
     """
     from docform.manifest import ManifestError, load_manifest_set
 
@@ -36,10 +37,11 @@ def validate(directory: Path, as_json: bool) -> int:
     try:
         manifests = load_manifest_set(directory)
     except ManifestError as exc:
+        problems = [problem.seen_from(directory) for problem in exc.problems]
         if as_json:
-            click.echo(json.dumps([problem.as_dict() for problem in exc.problems], indent=2))
+            click.echo(json.dumps([problem.as_dict() for problem in problems], indent=2))
         else:
-            for problem in exc.problems:
+            for problem in problems:
                 click.echo(str(problem))
         count = len(exc.problems)
         click.echo(f"{count} problem{'s' if count != 1 else ''} found.", err=True)

@@ -25,10 +25,10 @@ def load_manifest_set(
     """
     root = FsPath(directory)
     if not root.is_dir():
-        raise ManifestError([Problem(str(root), 0, 0, "", "not a directory")])
+        raise ManifestError([Problem(".", 0, 0, "", "not a directory")])
     tree = read_directory(root)
     if not tree.files:
-        raise ManifestError([Problem(str(root), 0, 0, "", "no manifest files (*.yaml, *.yml)")])
+        raise ManifestError([Problem(".", 0, 0, "", "no manifest files (*.yaml, *.yml)")])
     resolve_values(tree, root, os.environ if env is None else env)
     entries = validate_entries(tree)
     # Cross-checks on a partly read directory would blame references to what was not read.
