@@ -56,6 +56,12 @@ def sandbox() -> None:
     type=click.FloatRange(0),
     help="How long a 'slow' fault holds an answer back.",
 )
+@click.option(
+    "--ready-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the root URL (http://HOST:PORT) to this file once the server answers, and "
+    "remove it when it stops: a script started it in the background waits for the file.",
+)
 def sandbox_serve(
     host: str,
     port: int,
@@ -67,10 +73,12 @@ def sandbox_serve(
     fault_spec: str,
     fault_seed: int | None,
     slow_seconds: float,
+    ready_file: Path | None,
 ) -> int:
     """Serve the sandbox API over HTTP at http://HOST:PORT/v1 until interrupted.
 
-    GET|PUT /_sandbox/faults reads or replaces the faults while it runs.
+    --port 0 takes any free port (see --ready-file for which). GET|PUT /_sandbox/faults reads
+    or replaces the faults while it runs.
     """
     from docform.sandbox.faults import FaultSettings, FaultSpecError
     from docform.sandbox.serve import serve
@@ -88,6 +96,7 @@ def sandbox_serve(
         latency_ms=latency_ms,
         rate_limit=rate_limit,
         faults=faults,
+        ready_file=ready_file,
     )
     return 0
 
