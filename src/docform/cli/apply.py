@@ -7,7 +7,13 @@ from typing import Any
 
 import click
 
-from docform.cli.common import apply_with_progress, load_manifests, plan_with_progress, use_color
+from docform.cli.common import (
+    apply_with_progress,
+    confirm_apply,
+    load_manifests,
+    plan_with_progress,
+    use_color,
+)
 from docform.cli.group import cli
 from docform.cli.multi import apply_several, manifest_sets, refuse_single_plan_option
 from docform.errors import DocformError
@@ -92,9 +98,8 @@ def _plan_to_apply(manifests: Any, checksum: str | None, yes: bool) -> Any:
             f"the plan's checksum is {the_plan.checksum()}, not the approved {checksum}: the "
             "manifests or the live organization changed since; review the new plan"
         )
-    confirmed = yes or checksum or not the_plan.has_changes
-    if not confirmed and not click.confirm("Apply these changes?", default=False):
-        raise click.Abort()
+    if not (yes or checksum or not the_plan.has_changes):
+        confirm_apply("Apply these changes?")
     return the_plan
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,18 +41,82 @@ def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
 
 def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_json: bool) -> bool:
     """Make the calls of ``plan``, showing progress, then print the report; True when every
-    change was made."""
+    change was made. Ctrl-C stops it cleanly (`stop_on_ctrl_c`)."""
     import asyncio
 
     from docform.engine.run import apply_changes
+    from docform.engine.stop import ApplyStop
     from docform.render.apply import ApplyProgress, render_report
 
     workers = parallelism or manifests.settings.limits.parallelism
-    calls = sum(len(c.calls) for c in plan.changes)
-    with ApplyProgress(calls, as_json=as_json) as progress:
-        report = asyncio.run(apply_changes(manifests, plan, parallelism=workers, on_event=progress))
+    stop = ApplyStop()
+
+    async def apply() -> Any:
+        with stop_on_ctrl_c(stop, progress):
+            return await apply_changes(
+                manifests,
+                plan,
+                parallelism=workers,
+                on_event=progress,
+                on_start=progress.started,
+                stop=stop,
+            )
+
+    with ApplyProgress(plan.changes, as_json=as_json) as progress:
+        report = asyncio.run(apply())
     click.echo(render_report(report), err=not report.ok)
     return bool(report.ok)
+
+
+@contextmanager
+def stop_on_ctrl_c(stop: Any, progress: Any) -> Iterator[None]:
+    """While inside (in a running event loop), Ctrl-C asks ``stop`` to stop the apply and says
+    what happens next, instead of tearing the loop down mid-call. Where signals cannot be
+    caught this way (not the main thread, Windows), Ctrl-C keeps Python's behaviour."""
+    import asyncio
+    import signal
+
+    def asked() -> None:
+        stop.ask()
+        in_flight = len(progress.in_flight)
+        if stop.asked == 1 and not in_flight:
+            progress.notice("Stopping: no new change starts.")
+        elif stop.asked == 1:
+            progress.notice(
+                f"Stopping: no new change starts; waiting for the {in_flight} in flight to "
+                "finish. Press Ctrl-C again to abandon them."
+            )
+        elif stop.asked == 2 and in_flight:
+            progress.notice("Abandoning the changes in flight.")
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, asked)
+    except (NotImplementedError, RuntimeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def confirm_apply(question: str) -> None:
+    """Ask ``question`` on the terminal; stop with nothing applied unless the answer is yes.
+    Without a terminal to answer on (CI, a pipe), say that --yes is what is missing."""
+    try:
+        confirmed = click.confirm(question, default=False)
+    except click.Abort:
+        if sys.stdin.isatty():
+            raise
+        raise DocformError(
+            "apply asks before it changes anything, and standard input is not a terminal, so "
+            "nobody can answer; nothing was applied. Review the plan above, then run the same "
+            "command with --yes (or apply a reviewed plan: 'docform apply PLANFILE', "
+            "or --checksum SHA)"
+        ) from None
+    if not confirmed:
+        raise DocformError("not confirmed: nothing was applied")
 
 
 def use_color() -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from docform.cli.common import apply_with_progress, use_color
+from docform.cli.common import apply_with_progress, confirm_apply, use_color
 from docform.errors import DocformError
 
 SAVED_PLAN_REFUSED = (
@@ -126,13 +126,15 @@ def apply_several(
         return 0
     count = len(to_apply)
     question = f"Apply these changes to {count} organization{'s' if count != 1 else ''}?"
-    if not yes and not click.confirm(question, default=False):
-        raise click.Abort()
+    if not yes:
+        confirm_apply(question)
     for done, outcome in enumerate(to_apply):
         if not _apply_one(outcome, parallelism, as_json):
             rest = ", ".join(o.label() for o in to_apply[done + 1 :])
             if rest:
-                click.echo(f"Not applied, since an earlier organization failed: {rest}", err=True)
+                click.echo(
+                    f"Not applied, since an earlier organization did not finish: {rest}", err=True
+                )
             return 1
     return 0
 

@@ -101,10 +101,13 @@ async def apply_changes(
     *,
     parallelism: int,
     on_event: Any = None,
+    on_start: Any = None,
+    stop: Any = None,
 ) -> Any:
     """Run ``plan`` with a writing client of the manifests' API; returns the apply report.
 
-    Call `check_safety` first: this runs whatever it is given.
+    Call `check_safety` first: this runs whatever it is given. ``on_event``, ``on_start`` and
+    ``stop`` as in `apply_plan`.
     """
     from docform.connect import open_client
     from docform.engine.apply import apply_plan
@@ -122,6 +125,8 @@ async def apply_changes(
             resolve_secret=secret_resolver(manifests),
             on_event=on_event,
             recover=recover,
+            on_start=on_start,
+            stop=stop,
         )
 
 
