@@ -18,6 +18,7 @@ import pytest
 
 from conftest import SEED_FILE
 from planning import FIXTURES, plan_json, run, seeded_sandbox
+from terminal import on_a_terminal
 
 SERVE_TOKEN = "tok_apply_cli_9f8e7d6c5b"
 STARTUP_SECONDS = 10.0
@@ -73,33 +74,6 @@ def test_apply_answered_no_changes_nothing(sandbox, basic):
 
 
 # -- progress ------------------------------------------------------------------------------------
-
-
-ANSI_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-def on_a_terminal(command: list[str], env: dict[str, str]) -> str:
-    """Run ``command`` with its output on a pseudo-terminal (as in a user's shell); returns
-    everything it wrote, terminal control sequences removed."""
-    import pty
-
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env
-    )
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the terminal closed: the process is done
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    assert process.wait(timeout=60) == 0, b"".join(chunks).decode()
-    return ANSI_CONTROL.sub("", b"".join(chunks).decode())
 
 
 def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, basic):

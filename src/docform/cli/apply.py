@@ -16,6 +16,7 @@ from docform.cli.common import (
 )
 from docform.cli.group import cli
 from docform.cli.multi import apply_several, manifest_sets, refuse_single_plan_option
+from docform.cli.output import output, output_options
 from docform.errors import DocformError
 
 
@@ -43,6 +44,7 @@ from docform.errors import DocformError
     help="Bypass the deletion limits and the last-admin and team-owner rails (never protect).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line per finished call.")
+@output_options("Also print the planning's API requests' count and each retried call.")
 def apply(
     source: Path,
     yes: bool,
@@ -91,8 +93,10 @@ def _plan_to_apply(manifests: Any, checksum: str | None, yes: bool) -> Any:
 
     from docform.render import render_text
 
-    the_plan, _ = plan_with_progress(manifests)
+    the_plan, stats = plan_with_progress(manifests)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
+    if output().verbose:
+        click.echo(stats.summary(), err=True)
     if checksum and checksum != the_plan.checksum():
         raise DocformError(
             f"the plan's checksum is {the_plan.checksum()}, not the approved {checksum}: the "

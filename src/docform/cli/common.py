@@ -3,7 +3,6 @@ progress, colour."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,6 +11,7 @@ from typing import Any
 
 import click
 
+from docform.cli.output import output
 from docform.errors import DocformError
 
 
@@ -35,7 +35,7 @@ def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
     from docform.engine.run import plan_manifests
     from docform.render.progress import ReadProgress
 
-    with ReadProgress() as progress:
+    with ReadProgress(output().console(stderr=True)) as progress:
         return asyncio.run(plan_manifests(manifests, progress=progress))
 
 
@@ -62,7 +62,10 @@ def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_j
                 stop=stop,
             )
 
-    with ApplyProgress(plan.changes, as_json=as_json) as progress:
+    shown = output()
+    with ApplyProgress(
+        plan.changes, as_json=as_json, console=shown.console(), show_calls=not shown.quiet
+    ) as progress:
         report = asyncio.run(apply())
     click.echo(render_report(report), err=not report.ok)
     return bool(report.ok)
@@ -120,4 +123,5 @@ def confirm_apply(question: str) -> None:
 
 
 def use_color() -> bool:
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    """Colour on stdout: a terminal, and neither --no-color nor NO_COLOR."""
+    return output().color()

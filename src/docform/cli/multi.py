@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from docform.cli.common import apply_with_progress, confirm_apply, use_color
+from docform.cli.output import output
 from docform.errors import DocformError
 
 SAVED_PLAN_REFUSED = (
@@ -56,14 +57,13 @@ def validate_several(sets: Sequence[Any], as_json: bool) -> int:
         for problem in problems:
             click.echo(str(problem))
     for outcome in outcomes:
-        if not outcome.failed:
+        if not outcome.failed and not output().quiet:
             click.echo(f"Valid: {outcome.label()}: {outcome.manifests.summary()}.", err=as_json)
     if problems:
         failed = sum(1 for o in outcomes if o.failed)
-        click.echo(
+        output().info(
             f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in {failed} of "
-            f"{len(outcomes)} manifest sets.",
-            err=True,
+            f"{len(outcomes)} manifest sets."
         )
         return 1
     return 0

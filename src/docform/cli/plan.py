@@ -15,6 +15,7 @@ from docform.cli.multi import (
     refuse_single_plan_option,
     validate_several,
 )
+from docform.cli.output import output, output_options
 
 
 @cli.command()
@@ -22,6 +23,7 @@ from docform.cli.multi import (
     "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), default="."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print problems as a JSON list of objects.")
+@output_options("Also list the files read.")
 def validate(directory: Path, as_json: bool) -> int:
     """Check the manifests in DIRECTORY (no network): format, limits, references.
 
@@ -44,11 +46,15 @@ def validate(directory: Path, as_json: bool) -> int:
             for problem in problems:
                 click.echo(str(problem))
         count = len(exc.problems)
-        click.echo(f"{count} problem{'s' if count != 1 else ''} found.", err=True)
+        output().info(f"{count} problem{'s' if count != 1 else ''} found.")
         return 1
     if as_json:
         click.echo("[]")
-    click.echo(f"Valid: {manifests.summary()}.", err=as_json)
+    if output().verbose:
+        for file in manifests.files:
+            click.echo(f"Read {Path(directory, file)}", err=True)
+    if not output().quiet:
+        click.echo(f"Valid: {manifests.summary()}.", err=as_json)
     return 0
 
 
@@ -80,9 +86,7 @@ def validate(directory: Path, as_json: bool) -> int:
     metavar="ADDRESS",
     help="Leave out this address and what depends on it (repeatable).",
 )
-@click.option(
-    "-v", "--verbose", is_flag=True, help="Also print the API requests' count and each retry."
-)
+@output_options("Also print the API requests' count and each retried call.")
 def plan(
     directory: Path,
     as_json: bool,
@@ -91,7 +95,6 @@ def plan(
     detailed_exitcode: bool,
     targets: tuple[str, ...],
     excludes: tuple[str, ...],
-    verbose: bool,
 ) -> int:
     """Show the API calls that would make the live organization match DIRECTORY.
 
@@ -100,16 +103,13 @@ def plan(
     them. The API comes from DOCFORM_API_URL, else from `docform: api` in the manifests; the
     token from DOCFORM_API_TOKEN.
     """
-
-    from docform.cli.verbose import api_retries_shown
     from docform.engine.saved import save_plan
     from docform.engine.targets import narrow_plan
     from docform.render import render_json, render_markdown, render_text
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
-    if verbose:
-        click.get_current_context().with_resource(api_retries_shown())
+    verbose = output().verbose
     sets = manifest_sets(directory)
     if len(sets) > 1:
         if out is not None:
@@ -134,16 +134,34 @@ def plan(
         click.echo(render_text(the_plan, color=use_color()), nl=False)
     if out is not None:
         save_plan(the_plan, manifests, out)
-        click.echo(f"Saved the plan to {out}; apply it with 'docform apply {out}'.", err=True)
+        output().info(f"Saved the plan to {out}; apply it with 'docform apply {out}'.")
     if verbose:
         click.echo(stats.summary(), err=True)
     return 2 if detailed_exitcode and the_plan.has_changes else 0
 
 
 @cli.command()
-def schema() -> int:
-    """Print the JSON Schema of the manifest format (as committed in schemas/)."""
-    from docform.manifest import schema_text
+@click.option(
+    "--write",
+    "target",
+    type=click.Path(path_type=Path),
+    metavar="PATH",
+    help="Write the schema to PATH (a directory gets docform.schema.json) instead of printing it.",
+)
+@output_options("No more detail: the schema is all there is.")
+def schema(target: Path | None) -> int:
+    """Print the JSON Schema of the manifest format (as committed in schemas/).
 
-    click.echo(schema_text(), nl=False)
+    Editors check and complete manifests against it: keep a copy in the manifest repository
+    (--write schemas/) and start each manifest with
+    '# yaml-language-server: $schema=../schemas/docform.schema.json' (the path from the file).
+    """
+    from docform.manifest import schema_text
+    from docform.manifest.schema import write_schema
+
+    if target is None:
+        click.echo(schema_text(), nl=False)
+        return 0
+    written = write_schema(target)
+    output().info(f"Wrote the JSON Schema of the manifests to {written}.")
     return 0

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from docform.cli.group import cli
+from docform.cli.output import output, output_options
 
 
 @cli.group()
@@ -62,6 +63,7 @@ def sandbox() -> None:
     help="Write the root URL (http://HOST:PORT) to this file once the server answers, and "
     "remove it when it stops: a script started it in the background waits for the file.",
 )
+@output_options("Also print a line for every request (method, path, status).")
 def sandbox_serve(
     host: str,
     port: int,
@@ -97,6 +99,8 @@ def sandbox_serve(
         rate_limit=rate_limit,
         faults=faults,
         ready_file=ready_file,
+        access_log=output().verbose,
+        announce=not output().quiet,
     )
     return 0
 
@@ -109,6 +113,7 @@ def sandbox_serve(
     help="SQLite file holding the sandbox state; created when missing.",
 )
 @click.argument("seed_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@output_options("No more detail: seeding says what it loaded, or nothing with --quiet.")
 def sandbox_seed(data: Path, seed_file: Path) -> int:
     """Load SEED_FILE into the sandbox at --data (objects that already exist are kept)."""
     from docform.sandbox.seed import apply_seed, load_seed_file
@@ -119,5 +124,6 @@ def sandbox_seed(data: Path, seed_file: Path) -> int:
         apply_seed(store, load_seed_file(seed_file))
     finally:
         store.close()
-    click.echo(f"Seeded {data} from {seed_file}.")
+    if not output().quiet:
+        click.echo(f"Seeded {data} from {seed_file}.")
     return 0

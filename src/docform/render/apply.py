@@ -57,13 +57,20 @@ def render_report(report: ApplyReport) -> str:
 class ApplyProgress:
     """Changes as they are made. On a terminal: a bar of the changes done out of all, the
     changes in flight and the failures, left on screen as a record when apply ends. Elsewhere:
-    one line per finished call (``--json``: one JSON object per line)."""
+    one line per finished call unless ``show_calls`` is off (``--json``: one JSON object per
+    line, always)."""
 
     def __init__(
-        self, changes: Sequence[Change], *, as_json: bool, console: Console | None = None
+        self,
+        changes: Sequence[Change],
+        *,
+        as_json: bool,
+        console: Console | None = None,
+        show_calls: bool = True,
     ) -> None:
         self.console = console or Console()
         self.as_json = as_json
+        self.show_calls = show_calls or as_json
         self.calls = {change.key: len(change.calls) for change in changes}
         self.calls_done: dict[str, int] = {}
         self.in_flight: set[str] = set()
@@ -100,8 +107,8 @@ class ApplyProgress:
             self._show()
             if not event.ok:
                 self._bar.console.print(render_event(event, as_json=False), highlight=False)
-            return
-        print(render_event(event, as_json=self.as_json), flush=True)
+        elif self.show_calls:
+            print(render_event(event, as_json=self.as_json), flush=True)
 
     def notice(self, text: str) -> None:
         """A line for the user while the bar runs (on stderr without a bar)."""

@@ -27,9 +27,12 @@ def serve(
     rate_limit: float | None = None,
     faults: FaultSettings | None = None,
     ready_file: Path | None = None,
+    access_log: bool = False,
+    announce: bool = True,
 ) -> None:
     """Serve until interrupted. ``ready_file`` receives the root URL once the server accepts
-    connections (scripts wait for it, then call), and is removed when it stops."""
+    connections (scripts wait for it, then call), and is removed when it stops. ``access_log``
+    prints a line per request; ``announce`` says where it serves, on stderr."""
     if ready_file is not None:
         ready_file.unlink(missing_ok=True)
     store = Store(data)
@@ -42,14 +45,16 @@ def serve(
         faults=faults or FaultSettings(),
     )
     app = create_app(store, config)
-    if config.faults.spec:
+    if config.faults.spec and announce:
         click.echo(f"docform sandbox: injecting faults {config.faults.spec}", err=True)
     # An injected hangup is an exception to uvicorn, which would log its traceback as an error.
     logging.getLogger("uvicorn.error").addFilter(HangupLogFilter())
-    # uvicorn's access log would print every request; the stats endpoint counts them instead.
+    # uvicorn's access log prints every request (at info): only when asked; the stats
+    # endpoint counts them anyway.
+    log_level = "info" if access_log else "warning"
     server = _Server(
-        uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False),
-        on_ready=lambda root: _announce(root, data, ready_file),
+        uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=access_log),
+        on_ready=lambda root: _announce(root, data, ready_file, announce),
         on_stop=lambda: ready_file.unlink(missing_ok=True) if ready_file else None,
     )
     try:
@@ -86,8 +91,9 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def _announce(root: str, data: Path, ready_file: Path | None) -> None:
-    click.echo(f"docform sandbox: serving {data} at {root}/v1", err=True)
+def _announce(root: str, data: Path, ready_file: Path | None, announce: bool) -> None:
+    if announce:
+        click.echo(f"docform sandbox: serving {data} at {root}/v1", err=True)
     if ready_file is not None:
         # Written whole under another name, then renamed: a script waiting for the file never
         # reads half a URL.
