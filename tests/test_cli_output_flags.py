@@ -166,6 +166,13 @@ def test_schema_write_into_a_directory_writes_docform_schema_json(tmp_path: Path
     assert written.read_text(encoding="utf-8") == schema_text()
 
 
+def test_schema_write_to_a_name_without_extension_makes_it_a_directory(tmp_path: Path):
+    result = run(["schema", "--write", tmp_path / "repo" / "schemas"], tmp_path / "unused.sqlite")
+    assert result.exit_code == 0
+    written = tmp_path / "repo" / "schemas" / "docform.schema.json"
+    assert written.read_text(encoding="utf-8") == schema_text()
+
+
 def test_schema_write_to_a_new_file_creates_its_folders(tmp_path: Path):
     target = tmp_path / "editor" / "manifests.schema.json"
     result = run(["schema", "--write", target, "-q"], tmp_path / "unused.sqlite")
