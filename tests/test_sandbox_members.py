@@ -68,6 +68,7 @@ def test_list_members_items_are_member_objects(api, store):
             "sso": False,
             "spaces": 0,
             "teams": 0,
+            "sites": 0,
         }
     ]
 

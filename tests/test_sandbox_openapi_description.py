@@ -4,8 +4,9 @@ every operation it describes: any request, well-formed or not, gets a documented
 For each operation, hypothesis sends requests built from the description: path ids that exist
 or do not, bodies that follow the request schema or are any JSON at all, broken JSON or too
 large, and query strings of the right or wrong type. Every answer must be one the description
-lists, never a 5xx; an error carries the sandbox's error body; and an answer to a read that
-docform's client checks (`docform.api.shapes`) fits what the client expects.
+lists, never a 5xx, and its body must validate against the schema the description gives for
+that status (the error body, or the object the route answers); an answer to a read that
+docform's client checks (`docform.api.shapes`) also fits what the client expects.
 
 Examples per operation: ``DOCFORM_FUZZ_EXAMPLES`` (default 8).
 """
@@ -23,14 +24,17 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
-from conftest import ORG, SyncApi
+from conftest import ADMIN_TOKEN, ORG, SyncApi
 from docform.api.answers import envelope_misfit, items_misfit
 from docform.api.shapes import item_shape, object_misfit
 from docform.sandbox import SandboxConfig, Store, create_app
+from docform.sandbox.answer_schemas import ANSWERS
 from docform.sandbox.http import MAX_BODY_BYTES
 from docform.sandbox.openapi_description import ERROR_STATUSES, openapi_description
 from docform.sandbox.routes import ENDPOINTS
+from docform.sandbox.seed import apply_seed, load_seed_file
 from planning import FIXTURES, apply, seeded_sandbox
 
 DESCRIPTION = openapi_description()
@@ -73,6 +77,18 @@ def test_every_schema_reference_resolves() -> None:
     references = re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', json.dumps(DESCRIPTION))
     assert references
     assert sorted(set(references) - set(SCHEMAS)) == []
+
+
+def test_every_route_has_its_answer_described_and_no_other() -> None:
+    assert sorted(ANSWERS) == sorted(f"{ep.method} {ep.path}" for ep in ENDPOINTS)
+
+
+def test_every_success_answer_is_described_field_by_field() -> None:
+    """A route answers a body exactly when it does not answer 204, and the body has a schema."""
+    for method, path, operation in OPERATIONS:
+        for status, response in operation["responses"].items():
+            if status.startswith("2"):
+                assert ("content" in response) == (status != "204"), f"{method} {path} {status}"
 
 
 def test_the_description_is_served(api: SyncApi) -> None:
@@ -142,9 +158,28 @@ SUPERUSER_TOKEN = "tok_fuzz_superuser_0123456789"
 
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A seeded sandbox with the basic fixture applied: objects of every kind to act on."""
-    sandbox = seeded_sandbox(tmp_path_factory.mktemp("openapi-description"))
+    """A seeded sandbox with the basic fixture applied: objects of every kind to act on, and
+    what manifests cannot make: a member whose user has no email, a nested section group."""
+    directory = tmp_path_factory.mktemp("openapi-description")
+    sandbox = seeded_sandbox(directory)
     apply(FIXTURES / "basic", sandbox)
+    extra = directory / "extra-seed.yaml"
+    extra.write_text(
+        f"organizations: [{{id: {ORG}, title: Acme, members: "
+        "[{id: u_dana, displayName: Dana, role: read}]}]\n",
+        encoding="utf-8",
+    )
+    store = Store(sandbox)
+    try:
+        apply_seed(store, load_seed_file(extra))
+        client = SyncApi(create_app(store, SandboxConfig()), ADMIN_TOKEN)
+        groups = f"orgs/{ORG}/sites/site_docs/section-groups"
+        outer = client.get(groups).json()["items"][0]["id"]
+        nested = client.post(groups, json={"title": "Nested", "parent": outer})
+        assert nested.status_code == 201, nested.text
+        client.close()
+    finally:
+        store.close()
     return sandbox
 
 
@@ -293,13 +328,54 @@ def test_any_request_gets_a_documented_answer(
         event(str(answer.status_code))
         assert answer.status_code < 500, where
         assert str(answer.status_code) in operation["responses"], where
+        assert_as_described(operation, answer, where)
         if answer.status_code >= 400:
             error_of(answer)
         elif answer.status_code != 204:
-            assert answer.headers["content-type"].startswith("application/json"), where
             assert_fits_the_client(method, "/" + path, answer.json(), where)
 
     check()
+
+
+def assert_as_described(operation: dict[str, Any], answer: Any, where: str) -> None:
+    """The answer's body validates against the schema the description gives for its status
+    (an answer the description gives no content has none)."""
+    content = operation["responses"][str(answer.status_code)].get("content")
+    if content is None:
+        assert not answer.content, where
+        return
+    assert answer.headers["content-type"].startswith("application/json"), where
+    schema = content["application/json"]["schema"]
+    validator = Draft202012Validator({**schema, "components": DESCRIPTION["components"]})
+    problems = [
+        f"{'/'.join(str(p) for p in error.absolute_path) or 'the answer'}: {error.message:.300}"
+        for error in validator.iter_errors(answer.json())
+    ]
+    assert not problems, f"{where}\n" + "\n".join(problems[:5])
+
+
+READS = [(path, operation) for method, path, operation in OPERATIONS if method == "GET"]
+
+
+@pytest.mark.parametrize(("template", "operation"), READS, ids=[path for path, _ in READS])
+def test_every_read_of_live_objects_answers_as_described(
+    live: tuple[SyncApi, dict[str, list[str]]], template: str, operation: dict[str, Any]
+) -> None:
+    """Each read, of every object of its kind (the first id of the others), answers 200 and
+    its body validates: not left to the draw of the property test above."""
+    client, ids = live
+    names = re.findall(r"\{(\w+)\}", template)
+    varying = next((n for n in reversed(names) if n != "organizationId"), None)
+    for value in ids.get(varying, [None]) if varying else [None]:
+        values = {name: ids[name][0] for name in names}
+        if varying:
+            values[varying] = value
+        path = template.format(**values).lstrip("/")
+        answer = client.get(path)
+        where = f"GET /{path}: {answer.status_code} {answer.text:.300}"
+        assert answer.status_code == 200, where
+        assert_as_described(operation, answer, where)
+        assert_fits_the_client("GET", "/" + path, answer.json(), where)
 
 
 def assert_fits_the_client(method: str, path: str, answer: Any, where: str) -> None:

@@ -74,6 +74,7 @@ def test_create_group_answers_the_group(api):
         "icon": "box",
         "sections": [],
         "children": [],
+        "draft": False,
     }
 
 

@@ -86,6 +86,7 @@ def test_list_sites_shows_the_seeded_site(api):
     assert site["urls"] == {
         "location": f"https://api.sandbox.test/v1/{SITE}",
         "app": f"https://app.sandbox.test/o/{ORG}/sites/site_docs",
+        "preview": f"https://app.sandbox.test/o/{ORG}/sites/site_docs/preview",
         "published": "https://docs.sandbox.test/site-docs",
     }
 
@@ -239,7 +240,10 @@ def test_patch_site_changes_fields(api):
 
 def test_patch_site_proxy_becomes_the_published_url_and_null_removes_it(api):
     site = api.patch(SITE, json={"proxy": "https://acme.test/docs"}).json()
-    assert site["proxy"] == "https://acme.test/docs"
+    assert site["proxy"] == {
+        "origin": "https://acme.test/docs",
+        "target": "https://docs.sandbox.test/site-docs",
+    }
     assert site["urls"]["published"] == "https://acme.test/docs"
     site = api.patch(SITE, json={"proxy": None}).json()
     assert "proxy" not in site
@@ -335,7 +339,7 @@ def test_delete_missing_site_is_204(api):
 def test_delete_site_clears_the_org_default_content(api):
     api.patch(f"orgs/{ORG}", json={"defaultContent": {"type": "site", "site": "site_docs"}})
     api.delete(SITE)
-    assert api.get(f"orgs/{ORG}").json()["defaultContent"] is None
+    assert "defaultContent" not in api.get(f"orgs/{ORG}").json()
 
 
 # -- structure -----------------------------------------------------------------------------------

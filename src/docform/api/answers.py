@@ -100,8 +100,8 @@ def items_misfit(items: list[Any], shape: Mapping[str, Field] | None) -> str | N
 
 
 def count_misfit(page: Mapping[str, Any], read: int) -> str | None:
-    """The last page's ``count`` is the size of the whole list (gaps.md); fewer or more items
-    mean a list that was cut short or changed while it was read."""
+    """The last page's ``count`` is the size of the whole list (docs/service.md); fewer or
+    more items mean a list that was cut short or changed while it was read."""
     count = page.get("count")
     if count is None or count == read:
         return None

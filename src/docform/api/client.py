@@ -16,7 +16,7 @@ argument, and never appears in a repr, a log line or an error (`docform.redact`)
 Every call: at most ``max_in_flight`` at a time, a timeout (30 s, or ``DOCFORM_API_TIMEOUT``
 seconds), retries as `docform.api.retry` describes, a pause of every call when the service
 answers 429 (`docform.api.sender`), and accounting in ``stats``. Answers are read and checked by
-`docform.api.reader`: 204 and 205 return None; a DELETE also succeeds on 200 (gaps.md).
+`docform.api.reader`: 204 and 205 return None; a DELETE also succeeds on 200 (docs/service.md).
 """
 
 from __future__ import annotations

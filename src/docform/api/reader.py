@@ -1,9 +1,9 @@
 """`AnswerReader`: turns what came back into the value a call returns, or into the `ApiError`
 that says what went wrong, for whom, and what to do.
 
-Answers 204 and 205 are None; a DELETE also succeeds with an empty 200 (gaps.md). A JSON answer
-of a read route must fit its shape (`docform.api.shapes`) before anyone uses it. Every message
-is redacted with the client's token (`docform.redact`).
+Answers 204 and 205 are None; a DELETE also succeeds with an empty 200 (docs/service.md). A
+JSON answer of a read route must fit its shape (`docform.api.shapes`) before anyone uses it.
+Every message is redacted with the client's token (`docform.redact`).
 """
 
 from __future__ import annotations

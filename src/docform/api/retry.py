@@ -8,10 +8,10 @@ then maybe repeat), so no object is created twice. A 429 is retried for every me
 included: a rate-limited request is turned away before the service does anything with it.
 
 Waits: the service's ``Retry-After`` (seconds or an HTTP date) when it sends one; else, on 429,
-until ``X-RateLimit-Reset`` (UTC epoch seconds, gaps.md); else exponential backoff with jitter
-(half of ``base * 2**n`` capped at ``cap``, plus a random part up to the other half). Failures and
-rate-limit answers are counted separately, because being asked to slow down is not a fault:
-``max_retries`` bounds the first, ``max_rate_limit_retries`` the second.
+until ``X-RateLimit-Reset`` (UTC epoch seconds, docs/service.md); else exponential backoff with
+jitter (half of ``base * 2**n`` capped at ``cap``, plus a random part up to the other half).
+Failures and rate-limit answers are counted separately, because being asked to slow down is not a
+fault: ``max_retries`` bounds the first, ``max_rate_limit_retries`` the second.
 
 Rate limit: `RateBudget` keeps every call within the limit the service announces in its
 ``X-RateLimit-*`` headers, so that after the first 429s docform stays under the limit rather
@@ -119,8 +119,8 @@ class RateBudget:
     """The calls the service still allows in its current rate-limit window.
 
     Learnt from the ``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset`` headers of every answer
-    (gaps.md), and spent by each call as it is sent, so that concurrent calls keep to the limit
-    instead of finding it with 429s and all coming back together when the window ends (a retry
+    (docs/service.md), and spent by each call as it is sent, so that concurrent calls keep to the
+    limit instead of finding it with 429s and all coming back together when the window ends (a retry
     storm). An answer without these headers means the service does not limit: the budget is
     forgotten.
     """

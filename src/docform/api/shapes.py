@@ -6,8 +6,9 @@ plan built on a guess (a missing ``parent`` read as "no parent" moves a collecti
 client checks each answer of a read route against its shape here, before anyone uses it, and
 names the call and the first bad value when it does not fit.
 
-A shape lists only what docform uses, as the API documents describe it (``spec/``): a field is
-either required (``need``), or may be left out, meaning "not set" (``may``). Fields not listed
+A shape lists only what docform uses, as docs/service.md describes it: a field is required
+(``need``) only where the service promises it in every answer; anything else may be left out,
+meaning "not set" (``may``), and docform must cope (a user without an email). Fields not listed
 are never looked at, so the service may add fields freely. Routes are matched by their path
 template: ``*`` stands for one path segment (an id).
 """
@@ -55,7 +56,7 @@ def may(
 ID = need(str)
 ROLE = need(str, NULL)  # a role, or null for a guest
 OPTIONAL_TEXT = may(str, NULL)
-USER = {"email": need(str)}
+USER = {"email": may(str)}  # the service does not promise one: such a member matches by id
 MEMBER = {"id": ID, "role": ROLE, "user": need(dict, shape=USER), "sso": need(bool)}
 MERGE_RULES = {"type": need(str), "rules": may(list, NULL, items=need(dict))}
 SPACE = {
@@ -71,13 +72,15 @@ SPACE = {
     "mergeRules": may(dict, NULL, shape=MERGE_RULES),
 }
 SECTION_REF = need(dict, shape={"id": ID})
+# A group's children are sections, nested groups and external links: `object` says which.
+CHILD = need(dict, shape={"object": need(str), "id": ID})
 SITE_SPACE_REF = need(dict, shape={"space": need(dict, shape={"id": ID})})
 
 #: Routes (GET path templates) that answer one object, and its shape.
 OBJECT_SHAPES: dict[str, Mapping[str, Field]] = {
     "/orgs/*": {
         "id": ID,
-        "title": need(str),
+        "title": may(str),  # the API documents do not promise one
         "emailDomains": may(list, NULL, items=need(str)),
         "hostname": OPTIONAL_TEXT,
         "defaultRole": may(str, NULL),
@@ -119,8 +122,8 @@ ITEM_SHAPES: dict[str, Mapping[str, Field]] = {
         "id": ID,
         "title": need(str),
         "icon": OPTIONAL_TEXT,
-        "sections": may(list, NULL, items=SECTION_REF),
-        "children": may(list, NULL, items=SECTION_REF),
+        "children": may(list, items=CHILD),
+        "sections": may(list, NULL, items=SECTION_REF),  # deprecated: read when no children
     },
     "/orgs/*/sites/*/sections": {
         "id": ID,

@@ -292,5 +292,6 @@ def _answer_lost(exc: Exception) -> bool:
 
 
 def _is_no_op_move(exc: Exception) -> bool:
-    """gaps.md: a move to where the object already is may answer 409; that is done, not failed."""
+    """A move to where the object already is may answer 409 (docs/service.md): done, not
+    failed."""
     return getattr(exc, "status", None) == 409 and bool(NO_OP_MOVE.search(str(exc)))

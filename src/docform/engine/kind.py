@@ -136,6 +136,10 @@ class Kind:
 
     # -- calls ---------------------------------------------------------------------------------
 
+    def create_reason(self, desired: Desired) -> str:
+        """Why the plan creates ``desired`` (``action_reason``): a kind may add what it knows."""
+        return f"no live {self.name} matches {desired.location}"
+
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         raise NotImplementedError
 

@@ -155,7 +155,7 @@ def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
         address=d.address,
         kind=kind.name,
         action="create",
-        action_reason=f"no live {kind.name} matches {d.location}",
+        action_reason=kind.create_reason(d),
         before=None,
         after=dict(d.fields),
         fields=[

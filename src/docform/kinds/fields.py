@@ -1,6 +1,6 @@
 """Field types shared by several kinds: names, roles, languages, URLs, merge rules, secrets.
 
-Limits and enumerations come from spec/ and spec/gaps.md. Roles are written as the API spells
+Limits and enumerations are those of docs/service.md. Roles are written as the API spells
 them, except that the API's ``null`` role (a guest) is written ``guest``: a YAML ``null`` is too
 easy to write by accident, and "left out" already means "not managed".
 """

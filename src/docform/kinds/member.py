@@ -1,6 +1,8 @@
 """Organization members (``members:``), keyed by email: ``email: role`` or ``{role, sso}``.
 
 The role ``guest`` is the API's ``null`` role. A member listed here is invited when missing.
+The service does not promise a user's email: a member whose user has none can only be matched
+by its pinned ``id``, and the plan says so where an entry is left looking for its email.
 """
 
 from __future__ import annotations
@@ -48,12 +50,25 @@ class MemberEntry(Entry):
         return self.name.lower()
 
 
+NO_EMAIL = "(no email)"
+
+
+def without_email_title(raw: Mapping[str, Any]) -> str:
+    """How the plan names a member whose user has no email, with the one way to manage it."""
+    name = raw["user"].get("displayName") or raw["id"]
+    return f"{name} (no email: only an entry with `id: {raw['id']}` matches this member)"
+
+
 class MemberKind(Kind):
     """Members by email: invited when missing, their role and SSO flag kept as written."""
 
     name = "member"
     prune_setting = "members"
     created_id = "users.0"
+
+    def __init__(self, org_id: str) -> None:
+        super().__init__(org_id)
+        self._without_email: set[str] = set()
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/members")
@@ -68,13 +83,28 @@ class MemberKind(Kind):
         return entry_desired(e, fields, e.natural_key(), former=str.lower)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
-        email = raw["user"]["email"]
+        email = raw["user"].get("email")
+        if email is None:
+            self._without_email.add(raw["id"])
         return Observed(
             id=raw["id"],
-            key=(email.lower(),),
+            # No email: a key no entry has, so only a pinned id matches it.
+            key=(email.lower(),) if email is not None else (NO_EMAIL, raw["id"]),
             fields={"role": raw["role"], "sso": raw["sso"]},
-            title=email,
+            title=email if email is not None else without_email_title(raw),
             raw=raw,
+        )
+
+    def create_reason(self, desired: Desired) -> str:
+        """Why the entry is invited; when some members have no email, that one of them may be
+        this person, and how to say so."""
+        reason = super().create_reason(desired)
+        if not self._without_email:
+            return reason
+        ids = ", ".join(sorted(self._without_email))
+        return (
+            f"{reason}; the service shows no email for member(s) {ids}: if one of them is "
+            f"{desired.entry.email}, pin its id with `id:` in the entry instead of inviting"
         )
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
@@ -138,8 +168,12 @@ class MemberKind(Kind):
             or ((c.before or {}).get("role") == "admin" and "role" in (c.after or {}))
         ]
 
-    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
-        email = raw["user"]["email"]
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
+        email = raw["user"].get("email")
+        if email is None:
+            # Members are written under their email; without one there is no entry to write,
+            # and the next plan lists the member as unmanaged with how to pin it.
+            return None
         fields: dict[str, Any] = {"id": raw["id"], "role": role_entry(raw.get("role"))}
         if raw.get("sso"):
             fields["sso"] = True

@@ -103,7 +103,8 @@ class OrganizationKind(Kind):
             fields["defaultContent"] = content
         fields["mergeRules"] = merge_rules_observed(raw.get("mergeRules"), index)
         fields["logo"] = (raw.get("urls") or {}).get("logo")
-        return Observed(id=raw["id"], key=(raw["id"],), fields=fields, title=raw["title"], raw=raw)
+        title = raw.get("title") or raw["id"]
+        return Observed(id=raw["id"], key=(raw["id"],), fields=fields, title=title, raw=raw)
 
     def change_calls(
         self,

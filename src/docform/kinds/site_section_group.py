@@ -25,6 +25,8 @@ from docform.kinds.planning import (
     site_ref,
 )
 
+SECTION_OBJECT, GROUP_OBJECT = "site-section", "site-section-group"
+
 
 class SiteSectionGroupEntry(Entry):
     """One section group; ``sections`` names sections of the same site, in order."""
@@ -51,6 +53,11 @@ class SiteSectionGroupKind(Kind):
 
     The API adds a section to a group but has no call to take one out: a section leaves a group
     only by joining another one or by being deleted.
+
+    A group's content is read from ``children`` (``sections`` is deprecated, and read only from
+    an answer without ``children``). Groups nested in groups are refused when met live in a
+    managed site: the manifest has no way to place a group in another, and the API cannot move
+    a group into another after creating it, so docform could neither keep nor converge them.
     """
 
     name = "section_group"
@@ -79,7 +86,8 @@ class SiteSectionGroupKind(Kind):
         site = site_ref(index, raw)
         if site is None:
             return None
-        sections = raw.get("sections") or raw.get("children") or []
+        refuse_nested(raw, site)
+        sections = sections_of(raw)
         fields = {
             "title": raw["title"],
             "icon": raw.get("icon"),
@@ -153,8 +161,33 @@ class SiteSectionGroupKind(Kind):
         fields: dict[str, Any] = {"id": raw["id"], "title": raw["title"]}
         if raw.get("icon") is not None:
             fields["icon"] = raw["icon"]
-        sections = raw.get("sections") or raw.get("children") or []
-        fields["sections"] = [LiveRef("section", s["id"]) for s in sections]
+        refuse_nested(raw, raw["_site"])
+        fields["sections"] = [LiveRef("section", s["id"]) for s in sections_of(raw)]
         site = LiveRef("site", raw["_site"])
         return Exported("sites", self.name, raw["id"], raw["title"], fields, within=site,
                         nested_as="sectionGroups")  # fmt: skip
+
+
+def sections_of(raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The group's own sections, in order: from ``children`` (which also holds nested groups
+    and external links), or from the deprecated ``sections`` when the answer has no children."""
+    if "children" in raw:
+        return [c for c in raw["children"] if c["object"] == SECTION_OBJECT]
+    return list(raw.get("sections") or [])
+
+
+def refuse_nested(raw: Mapping[str, Any], site: object) -> None:
+    """Stop at a group that sits in another group or holds one (see `SiteSectionGroupKind`)."""
+    inner = [c for c in raw.get("children") or [] if c["object"] == GROUP_OBJECT]
+    if raw.get("sectionGroup") is None and not inner:
+        return
+    where = (
+        f"sits in section group {raw['sectionGroup']}"
+        if raw.get("sectionGroup") is not None
+        else f"holds section group(s) {', '.join(c['id'] for c in inner)}"
+    )
+    raise DocformError(
+        f"{site}: section group {raw['id']} ({raw['title']!r}) {where}; docform manages only "
+        "section groups at the top level of a site. Move the nested group to the top level "
+        "(or delete it) in the service, then plan again"
+    )

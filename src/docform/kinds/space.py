@@ -1,6 +1,6 @@
 """Spaces (``spaces:``), optionally in a collection (by manifest name).
 
-``visibility`` is read-only through the API (gaps.md), so it is not part of the format.
+``visibility`` is read-only through the API (docs/service.md), so it is not part of the format.
 ``icon`` is sent but cannot be compared: the API answers with an icon URL, not the name, so
 docform sets it when it creates the space or when ``emoji`` changes, and otherwise leaves it.
 """

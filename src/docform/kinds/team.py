@@ -70,7 +70,7 @@ class TeamKind(Kind):
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         members = {
-            item["organization"]["user"]["email"].lower(): item["team"]["role"]
+            team_member_key(item["organization"], lower=True): item["team"]["role"]
             for item in raw["members"]
         }
         return Observed(
@@ -128,10 +128,21 @@ class TeamKind(Kind):
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         members = {
-            item["organization"]["user"]["email"]: item["team"]["role"] for item in raw["members"]
+            team_member_key(item["organization"]): item["team"]["role"]
+            for item in raw["members"]
+            if item["organization"]["user"].get("email") is not None
         }
         fields = {"id": raw["id"], "title": raw["title"], "members": dict(sorted(members.items()))}
         return Exported("teams", self.name, raw["id"], raw["title"], fields)
+
+
+def team_member_key(member: Mapping[str, Any], *, lower: bool = False) -> str:
+    """A team member by email (lower-cased for comparing), or by user id when the service
+    shows no email: the manifest cannot name such a member, and the API takes either."""
+    email = member["user"].get("email")
+    if email is None:
+        return str(member["id"])
+    return email.lower() if lower else email
 
 
 def membership_call(path: str, have: Mapping[str, str], want: Mapping[str, str]) -> Call:

@@ -1,4 +1,4 @@
-"""A faithful, persistent emulator of the documentation service API (see spec/ and README)."""
+"""A faithful, persistent emulator of the documentation service API (docs/service.md, README)."""
 
 from docform.sandbox.app import Sandbox, SandboxConfig, create_app
 from docform.sandbox.store import Store

@@ -6,8 +6,9 @@ body and query parameters are the `Body` and `Query` models its handler reads wi
 ``ctx.body_as(Model)`` and ``ctx.query_as(Model)``, found among the names the handler's code
 uses; a handler answering a list page (``list_page``) takes ``page``, ``limit`` and ``order``.
 Every operation may also answer an error, ``{"error": {"code", "message"}}``, with the statuses
-the sandbox uses (400, 401, 403, 404, 409, 429). Answers to reads are described as JSON objects
-only: their fields are those of the API documents in ``spec/``.
+the sandbox uses (400, 401, 403, 404, 409, 429). Success answers are described field by field
+(`docform.sandbox.answer_schemas`, the objects of docs/service.md), so a client or a test can
+validate every answer against this document.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from docform import __version__
+from docform.sandbox.answer_schemas import ANSWERS, SCHEMAS
 from docform.sandbox.http import Body, Endpoint, ListQuery, Query
 
 ERROR_STATUSES = {
@@ -50,7 +52,7 @@ def openapi_description(endpoints: Iterable[Endpoint] | None = None) -> dict[str
         from docform.sandbox.routes import ENDPOINTS
 
         endpoints = ENDPOINTS
-    schemas: dict[str, Any] = {"Error": ERROR_SCHEMA}
+    schemas: dict[str, Any] = {"Error": ERROR_SCHEMA, **SCHEMAS}
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
         paths.setdefault(ep.path, {})[ep.method.lower()] = _operation(ep, schemas)
@@ -59,7 +61,7 @@ def openapi_description(endpoints: Iterable[Endpoint] | None = None) -> dict[str
         "info": {
             "title": "docform sandbox",
             "version": __version__,
-            "description": "The emulated documentation service API (see spec/ for the fields).",
+            "description": "The emulated documentation service API (docform's docs/service.md).",
         },
         "servers": [{"url": "/v1"}],
         "security": [{"bearer": []}],
@@ -128,8 +130,9 @@ def _query_parameters(ep: Endpoint) -> list[dict[str, Any]]:
 
 def _responses(ep: Endpoint) -> dict[str, Any]:
     success: dict[str, Any] = {"description": "Success."}
-    if ep.status != 204:
-        success["content"] = {"application/json": {"schema": {"type": "object"}}}
+    answer = ANSWERS[f"{ep.method} {ep.path}"]
+    if answer is not None:
+        success["content"] = {"application/json": {"schema": answer}}
     responses = {str(ep.status): success}
     if ep.method == "DELETE":
         responses["204"] = {"description": "Deleted, or there was nothing to delete."}
@@ -148,6 +151,6 @@ def _schema_ref(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, st
     schema = model.model_json_schema(ref_template=_REF)
     for nested, nested_schema in schema.pop("$defs", {}).items():
         if schemas.setdefault(nested, nested_schema) != nested_schema:
-            raise ValueError(f"two different request models are both called {nested}")
+            raise ValueError(f"two different schemas are both called {nested}")
     schemas[name] = schema
     return {"$ref": _REF.format(model=name)}

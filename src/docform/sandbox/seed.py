@@ -45,7 +45,7 @@ class _Strict(BaseModel):
 
 class SeedMember(_Strict):
     id: str = Field(pattern=ID_PATTERN)
-    email: str
+    email: str | None = None  # a user without an email, as the service allows
     displayName: str | None = None
     role: Role | None
     sso: bool = False
@@ -143,7 +143,6 @@ def _org_document(org: SeedOrganization, now: str) -> dict[str, Any]:
         "type": "business",
         "useCase": "internalDocs",
         "defaultRole": org.defaultRole,
-        "defaultContent": None,
         "sso": org.sso,
         "ai": org.ai,
         "inviteLinks": org.inviteLinks,
@@ -152,13 +151,13 @@ def _org_document(org: SeedOrganization, now: str) -> dict[str, Any]:
     }
 
 
-def user_document(user_id: str, email: str, display_name: str | None) -> dict[str, Any]:
-    return {
-        "id": user_id,
-        "email": email,
-        "displayName": display_name or email.split("@", 1)[0],
-        "photoURL": f"https://avatars.sandbox.test/{user_id}.png",
-    }
+def user_document(user_id: str, email: str | None, display_name: str | None) -> dict[str, Any]:
+    doc = {"id": user_id}
+    if email is not None:
+        doc["email"] = email
+    doc["displayName"] = display_name or (email.split("@", 1)[0] if email else user_id)
+    doc["photoURL"] = f"https://avatars.sandbox.test/{user_id}.png"
+    return doc
 
 
 def member_document(

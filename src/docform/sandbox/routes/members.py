@@ -9,7 +9,9 @@ Choices where the spec is silent:
   email's local part as displayName. Inviting an existing member changes nothing and is not
   counted; ``failedSSOEmails`` is never reported because the sandbox cannot fail SSO.
 - An empty ``emails`` list is a 400. Emails match users case-insensitively.
-- ``spaces`` on a Member is 0: the sandbox stores no per-member space permissions.
+- ``spaces`` and ``sites`` on a Member are 0: the sandbox stores no per-member permissions.
+- A seeded user may have no email (the service does not promise one): its User leaves
+  ``email`` out, and it can be found by id only.
 - ``ping`` marks the caller's own membership as seen now (a token that is no member's, like a
   ``--token`` admin token, marks nothing); it needs a token like every other call.
   ``serviceVisitorClaims`` is an opaque string.
@@ -59,16 +61,19 @@ SORTS = {
 
 
 def render_user(user_doc: dict[str, Any]) -> dict[str, Any]:
-    """A User object: ``{object, id, displayName, email, photoURL, urls: {location}}``."""
+    """A User object: ``{object, id, displayName, email?, photoURL?, urls: {location}}``; the
+    service does not promise an email (a user may have none), so it is left out when unknown."""
     user_id = user_doc["id"]
-    return {
+    body: dict[str, Any] = {
         "object": "user",
         "id": user_id,
-        "displayName": user_doc.get("displayName", ""),
-        "email": user_doc.get("email", ""),
-        "photoURL": user_doc.get("photoURL", ""),
-        "urls": {"location": f"{API_BASE}/users/{user_id}"},
+        "displayName": user_doc.get("displayName") or user_id,
     }
+    for name in ("email", "photoURL"):
+        if user_doc.get(name):
+            body[name] = user_doc[name]
+    body["urls"] = {"location": f"{API_BASE}/users/{user_id}"}
+    return body
 
 
 def render_member(ctx: Ctx, member_doc: dict[str, Any]) -> dict[str, Any]:
@@ -79,18 +84,18 @@ def render_member(ctx: Ctx, member_doc: dict[str, Any]) -> dict[str, Any]:
     teams = ctx.store.count(
         "team-member", [("org = ?", [org_id]), ("json_extract(data, '$.user') = ?", [user_id])]
     )
-    return {
+    body = {
         "object": "member",
         "id": user_id,
         "role": member_doc["role"],
         "user": render_user(user_doc),
         "disabled": member_doc.get("disabled", False),
         "joinedAt": member_doc["joinedAt"],
-        "lastSeenAt": member_doc["lastSeenAt"],
-        "sso": member_doc.get("sso", False),
-        "spaces": 0,
-        "teams": teams,
     }
+    if member_doc.get("lastSeenAt"):
+        body["lastSeenAt"] = member_doc["lastSeenAt"]
+    body.update(sso=member_doc.get("sso", False), spaces=0, teams=teams, sites=0)
+    return body
 
 
 def find_member(ctx: Ctx, org_id: str, user_id: str) -> dict[str, Any]:

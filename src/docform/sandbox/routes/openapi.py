@@ -89,6 +89,7 @@ def render_spec(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any]:
     org_id, slug = doc["organization"], doc["slug"]
     body: dict[str, Any] = {"object": "openapi-spec"}
     body.update({k: doc[k] for k in SPEC_FIELDS if doc.get(k) is not None})
+    body["lastProcessedErrorCount"] = 0  # the sandbox's processing never fails
     body["permissions"] = {"view": True, "edit": is_admin(ctx, org_id)}
     body["urls"] = {
         "location": spec_location(org_id, slug),

@@ -25,9 +25,20 @@ ORG_FIELDS = (
 )  # fmt: skip
 
 
+# Like the service, an answer leaves out a value that is not set rather than send null; only
+# the roles keep null, where it means "guest".
+NULLABLE_FIELDS = ("defaultRole",)
+# The service reports a trial on every organization; the sandbox's never have one.
+NO_TRIAL = {"status": "notapplicable", "count": 0}
+
+
 def render_org(ctx: Ctx, org: dict[str, Any]) -> dict[str, Any]:
     admin = is_admin(ctx, org["id"])
-    body = {"object": "organization", **{k: org[k] for k in ORG_FIELDS if k in org}}
+    body = {"object": "organization"}
+    body.update(
+        (k, org[k]) for k in ORG_FIELDS if k in org and (org[k] is not None or k in NULLABLE_FIELDS)
+    )
+    body["trial"] = dict(NO_TRIAL)
     body["urls"] = {
         "location": f"{API_BASE}/orgs/{org['id']}",
         "app": f"{APP_BASE}/o/{org['id']}",

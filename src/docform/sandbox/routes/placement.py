@@ -4,7 +4,7 @@ Choices where the API documents are silent: without ``parent`` the item stays in
 collection, ``null`` moves it to the top level; without ``position`` a moved item keeps its
 place in creation order among its new siblings; ``position`` may point at a space or (beyond
 the documents) a collection among the target's direct children. A move that changes nothing
-answers 409 (gaps.md).
+answers 409 (docs/service.md).
 """
 
 from __future__ import annotations

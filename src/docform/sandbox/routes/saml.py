@@ -4,13 +4,15 @@
 ``GET /orgs/{organizationId}/sso``.
 
 Choices where the API documents are silent:
-- Only ``label`` is required. Omitted ``entityID``, ``ssoURL``, ``certificate``,
-  ``defaultTeam`` and ``defaultRole`` are null (a null ``defaultRole`` makes new SSO users
-  guests). PATCH may set any of them to null to clear it; ``label`` cannot be null.
+- Only ``label`` is required. Omitted ``entityID``, ``ssoURL``, ``certificate`` and
+  ``defaultTeam`` are not set, and answers leave them out; an omitted ``defaultRole`` is null
+  (new SSO users are guests). PATCH may set any of them to null to clear it; ``label`` cannot
+  be null.
 - ``status`` is ``active`` when ``entityID``, ``ssoURL`` and ``certificate`` are all set, else
   ``pending``: a provider cannot sign anyone in before that.
 - ``defaultTeam`` must be a team of the organization (else 400 naming ``defaultTeam``); the
-  answer embeds the Team, or null when there is none or it was deleted since.
+  answer embeds the Team, and leaves ``defaultTeam`` out when there is none or it was
+  deleted since.
 - ``service`` URLs are derived from the provider id under the app's base URL.
 - The SAML endpoints need the organization's admin role, reads included (they expose the
   sign-in configuration); ``/sso`` needs only membership. ``/sso`` lists every provider, in
@@ -78,20 +80,18 @@ def start_url(provider: dict[str, Any]) -> str:
 def render_provider(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any]:
     base = f"{APP_BASE}/auth/saml/{doc['id']}"
     configured = all(doc.get(name) for name in CONFIG_FIELDS)
-    return {
-        "object": "saml-provider",
-        "id": doc["id"],
-        "label": doc["label"],
-        "ssoURL": doc.get("ssoURL"),
-        "entityID": doc.get("entityID"),
-        "certificate": doc.get("certificate"),
-        "defaultTeam": embedded_team(ctx, doc),
-        "defaultRole": doc.get("defaultRole"),
-        "createdAt": doc["createdAt"],
-        "status": "active" if configured else "pending",
-        "service": {"acsURL": f"{base}/acs", "startURL": start_url(doc), "entityID": base},
-        "urls": {"location": f"{API_BASE}/orgs/{doc['organization']}/saml/{doc['id']}"},
-    }
+    body: dict[str, Any] = {"object": "saml-provider", "id": doc["id"], "label": doc["label"]}
+    # Values not set are left out, as the service does; only the role keeps null (guest).
+    body.update((name, doc[name]) for name in CONFIG_FIELDS if doc.get(name) is not None)
+    team = embedded_team(ctx, doc)
+    if team is not None:
+        body["defaultTeam"] = team
+    body["defaultRole"] = doc.get("defaultRole")
+    body["createdAt"] = doc["createdAt"]
+    body["status"] = "active" if configured else "pending"
+    body["service"] = {"acsURL": f"{base}/acs", "startURL": start_url(doc), "entityID": base}
+    body["urls"] = {"location": f"{API_BASE}/orgs/{doc['organization']}/saml/{doc['id']}"}
+    return body
 
 
 def embedded_team(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from docform.sandbox.access import require_org
+from docform.sandbox.access import is_admin, require_org
 from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -29,7 +29,7 @@ SiteType = Literal["basic", "premium", "ultimate", "sponsored", "legacy-basic", 
 SiteVisibility = Literal["public", "unlisted", "share-link", "visitor-auth"]
 SITE_FIELDS = (
     "id", "organization", "type", "title", "hostname", "basename", "visibility", "defaultLevel",
-    "createdAt", "proxy",
+    "createdAt",
 )  # fmt: skip
 MAX_PATH = 100
 Node = tuple[str, dict[str, Any]]  # (kind, document)
@@ -49,19 +49,40 @@ def site_of(ctx: Ctx, *, write: bool = False) -> dict[str, Any]:
 
 
 def site_published_url(site: dict[str, Any]) -> str:
-    return site.get("proxy") or f"{PUBLISHED_BASE}/{site['basename']}"
+    return site.get("proxy") or _sandbox_url(site)
 
 
 def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
-    """The API's Site: stored fields plus ``urls``."""
+    """The API's Site: stored fields, what the sandbox derives (``published``, counts, the
+    caller's ``permissions``) and ``urls``."""
     body = {"object": "site", **{k: site[k] for k in SITE_FIELDS if k in site}}
+    body["appliedType"] = site["type"]  # no plan change waits to take effect in the sandbox
+    if "proxy" in site:
+        body["proxy"] = {"origin": site["proxy"], "target": _sandbox_url(site)}
+    admin = is_admin(ctx, site["organization"])
+    body["permissions"] = {
+        "view": True,
+        "access": True,
+        "edit": admin,
+        "create": admin,
+        "admin": admin,
+    }
+    shown = ctx.store.count(SITE_SPACE, [("parent = ?", [site["id"]])])
+    body["published"] = shown > 0
+    body["siteSpaces"] = shown
+    body["features"] = {}
     org_id, site_id = site["organization"], site["id"]
     body["urls"] = {
         "location": f"{API_BASE}/orgs/{org_id}/sites/{site_id}",
         "app": f"{APP_BASE}/o/{org_id}/sites/{site_id}",
+        "preview": f"{APP_BASE}/o/{org_id}/sites/{site_id}/preview",
         "published": site_published_url(site),
     }
     return body
+
+
+def _sandbox_url(site: dict[str, Any]) -> str:
+    return f"{PUBLISHED_BASE}/{site['basename']}"
 
 
 # -- paths and spaces ----------------------------------------------------------------------------
@@ -260,6 +281,7 @@ def render_site_space(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str
     if "condition" in doc:
         body["condition"] = doc["condition"]
     body["hidden"] = doc.get("hidden", False)
+    body["draft"] = False  # the sandbox has no drafts: every change is live at once
     body["urls"] = {"published": f"{tree.section_url(section_id)}/{doc['path']}"}
     return body
 
@@ -275,6 +297,7 @@ def render_section(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, A
         if name in doc:
             body[name] = doc[name]
     body["siteSpaces"] = [render_site_space(ctx, tree, s) for s in tree.spaces_in(doc["id"])]
+    body["draft"] = False
     body["urls"] = {"published": tree.section_url(doc["id"])}
     if "icon" in doc:
         body["icon"] = doc["icon"]
@@ -288,8 +311,10 @@ def render_group(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, Any
         if name in doc:
             body[name] = doc[name]
     children = tree.children(doc["id"])
+    # `sections` is deprecated in favour of `children`, but the service still sends both.
     body["sections"] = [render_section(ctx, tree, d) for k, d in children if k == SECTION]
     body["children"] = [render_node(ctx, tree, node) for node in children]
+    body["draft"] = False
     return body
 
 

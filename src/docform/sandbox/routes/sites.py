@@ -10,10 +10,12 @@ Choices where the API documents are silent:
 - A new site is ``basic`` and ``public`` unless the body says otherwise; its title defaults to
   "Untitled site" and its ``basename`` is a slug of the title, unique in the organization.
   A ``basename`` already used by another site of the organization answers 409.
-- ``published`` (list filter): a site counts as published when it shows at least one site
-  space; ``urls.published`` is always given (``proxy`` when set, else the sandbox's base URL
-  followed by the basename). ``title`` filters case-insensitively by substring, ``space`` keeps
-  sites that show that space.
+- ``published`` (list filter and answer field): a site counts as published when it shows at
+  least one site space; ``siteSpaces`` counts them. ``appliedType`` is ``type`` (no plan change
+  is ever pending), ``features`` is empty, ``draft`` is false on every structure object.
+  ``urls.published`` is always given (``proxy`` when set, else the sandbox's base URL followed
+  by the basename); ``proxy`` in answers is ``{origin: the proxy URL, target: that base URL}``.
+  ``title`` filters case-insensitively by substring, ``space`` keeps sites that show that space.
 - ``proxy`` takes an absolute http(s) URL or null (removes it).
 - ``defaultSiteSpace`` (PATCH) makes a site space the default of its section (or of the site
   root for a site without sections); ``defaultSiteSection`` makes a section the site's default;
