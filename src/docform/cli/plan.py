@@ -146,7 +146,8 @@ def plan(
     "target",
     type=click.Path(path_type=Path),
     metavar="PATH",
-    help="Write the schema to PATH (a directory gets docform.schema.json) instead of printing it.",
+    help="Write the schema to PATH instead of printing it; a directory, or a name without an "
+    "extension, gets PATH/docform.schema.json.",
 )
 @output_options("No more detail: the schema is all there is.")
 def schema(target: Path | None) -> int:

@@ -45,8 +45,9 @@ def schema_text() -> str:
 
 def write_schema(target: Path) -> Path:
     """Write the schema to ``target``, or into it as `SCHEMA_FILE` when it is a directory or
-    ends in a separator; returns the file written. Missing parent directories are created."""
-    path = target / SCHEMA_FILE if target.is_dir() or str(target).endswith(("/", "\\")) else target
+    a name without an extension (``schemas``); returns the file written. Missing directories
+    are created."""
+    path = target / SCHEMA_FILE if target.is_dir() or not target.suffix else target
     blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
     if blocking is not None:
         raise DocformError(
