@@ -117,9 +117,11 @@ def served(tmp_path: Path) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-def interrupted_apply(directory: Path, root: str, presses: int) -> tuple[int, str, str]:
-    """``docform apply DIR --yes`` as a process, given Ctrl-C ``presses`` times as soon as its
-    first call has finished; returns its exit code, stdout and stderr."""
+def interrupted_apply(
+    directory: Path, root: str, presses: int, sent: signal.Signals = signal.SIGINT
+) -> tuple[int, str, str]:
+    """``docform apply DIR --yes`` as a process, given Ctrl-C (or ``sent``) ``presses`` times
+    as soon as its first call has finished; returns its exit code, stdout and stderr."""
     env = {**os.environ, "DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN}
     command = [sys.executable, "-m", "docform", "apply", str(directory), "--yes"]
     process = subprocess.Popen(
@@ -136,7 +138,7 @@ def interrupted_apply(directory: Path, root: str, presses: int) -> tuple[int, st
         assert line, f"apply ended before its first call: {''.join(shown)}"
         shown.append(line)
     for _ in range(presses):
-        process.send_signal(signal.SIGINT)
+        process.send_signal(sent)
         time.sleep(0.05)
     stdout, stderr = process.communicate(timeout=60)
     return process.returncode, "".join(shown) + stdout, stderr
@@ -191,3 +193,10 @@ def test_ctrl_c_twice_abandons_the_changes_in_flight_and_names_them(served, basi
         "it is left."
     ) in lines
     assert "Warning" not in stderr and "Traceback" not in stderr
+
+
+def test_sigterm_from_a_ci_runner_stops_apply_like_ctrl_c(served, basic):
+    code, _, stderr = interrupted_apply(basic, served, presses=1, sent=signal.SIGTERM)
+    assert code == 1
+    assert stderr.startswith("Stopping: no new change starts"), stderr
+    assert re.search(r"^Apply interrupted: \d+ done, \d+ not attempted\.$", stderr, re.M)

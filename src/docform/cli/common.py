@@ -73,9 +73,9 @@ def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_j
 
 @contextmanager
 def stop_on_ctrl_c(stop: Any, progress: Any) -> Iterator[None]:
-    """While inside (in a running event loop), Ctrl-C asks ``stop`` to stop the apply and says
-    what happens next, instead of tearing the loop down mid-call. Where signals cannot be
-    caught this way (not the main thread, Windows), Ctrl-C keeps Python's behaviour."""
+    """While inside (in a running event loop), Ctrl-C (or SIGTERM) asks ``stop`` to stop the
+    apply and says what happens next, instead of tearing the loop down mid-call. Where signals
+    cannot be caught this way (not the main thread, Windows), Python's behaviour stays."""
     import asyncio
     import signal
 
@@ -92,16 +92,20 @@ def stop_on_ctrl_c(stop: Any, progress: Any) -> Iterator[None]:
         elif stop.asked == 2 and in_flight:
             progress.notice("Abandoning the changes in flight.")
 
+    # SIGTERM too: CI stops a cancelled or timed-out job with it (GitHub after a SIGINT).
+    signals = (signal.SIGINT, signal.SIGTERM)
     loop = asyncio.get_running_loop()
     try:
-        loop.add_signal_handler(signal.SIGINT, asked)
+        for signal_number in signals:
+            loop.add_signal_handler(signal_number, asked)
     except (NotImplementedError, RuntimeError, ValueError):
         yield
         return
     try:
         yield
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        for signal_number in signals:
+            loop.remove_signal_handler(signal_number)
 
 
 def confirm_apply(question: str) -> None:
