@@ -259,7 +259,7 @@ def test_apply_checksum_is_refused_for_several_sets(repo, sandbox):
 
 def test_drift_reports_each_organization_and_exits_2_for_any_drift(repo, sandbox):
     live_api(sandbox, "PATCH", "/orgs/org_other", {"title": "Other Inc"})
-    result = run(["drift", repo, "--format", "json"], sandbox)
+    result = run(["drift", repo, "--json"], sandbox)
     assert result.exit_code == 2, result.output
     doc = json.loads(result.stdout)
     assert [(o["directory"], o["status"]) for o in doc["organizations"]] == [
