@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from conftest import SEED_FILE
@@ -200,3 +201,29 @@ def test_sigterm_from_a_ci_runner_stops_apply_like_ctrl_c(served, basic):
     assert code == 1
     assert stderr.startswith("Stopping: no new change starts"), stderr
     assert re.search(r"^Apply interrupted: \d+ done, \d+ not attempted\.$", stderr, re.M)
+
+
+def test_ctrl_c_while_reading_the_live_organization_says_interrupted(served, basic):
+    """Planning only reads: Ctrl-C cancels the reads, and nothing but one line is printed
+    (no "Aborted.", no warning about a coroutine never awaited)."""
+    env = {**os.environ, "DOCFORM_API_URL": served, "DOCFORM_API_TOKEN": SERVE_TOKEN}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "docform", "plan", str(basic)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not requests_received(served):
+        assert process.poll() is None and time.monotonic() < deadline, "no request came"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert (process.returncode, stdout) == (1, "")
+    assert stderr.strip() == "Interrupted."
+
+
+def requests_received(root: str) -> int:
+    stats = httpx.get(f"{root}/_sandbox/stats", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
+    return int(stats.json()["total"])
