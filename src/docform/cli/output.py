@@ -2,7 +2,8 @@
 ``--no-color``, the same meaning everywhere.
 
 - ``--verbose``: what happens underneath, on stderr: the API requests made and each retry
-  (commands that call the API), the files read (validate), every request (sandbox serve).
+  (commands that call the API), the files read (validate); for sandbox serve, a line per
+  request it answers (uvicorn's access log, on stdout).
 - ``--quiet``: only the result (a plan, a report, problems), errors and what asks the user to
   act: no progress display, no line per call, no summaries or hints.
 - ``--no-color``: no colour, as the ``NO_COLOR`` environment variable also asks.

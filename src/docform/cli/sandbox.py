@@ -61,7 +61,7 @@ def sandbox() -> None:
     "--ready-file",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the root URL (http://HOST:PORT) to this file once the server answers, and "
-    "remove it when it stops: a script started it in the background waits for the file.",
+    "remove it when it stops: a script that starts it in the background waits for the file.",
 )
 @output_options("Also print a line for every request (method, path, status).")
 def sandbox_serve(
