@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,46 @@ def test_ci_files_fit_the_schemas_of_their_platforms(schema: str, files: list[Pa
     done = tool("check-jsonschema", "--builtin-schema", schema, *files)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout == "ok -- validation done\n"
+
+
+def ci_shell_scripts() -> dict[str, str]:
+    """Every shell script the example's CI runs, by where it is: each `run:` of the GitHub
+    workflows and the action (expressions `${{ ... }}` made plain words), and each GitLab
+    job's script after the helpers it uses."""
+    scripts = {}
+    for path in [*WORKFLOWS, ROOT / "action.yml"]:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        jobs = document.get("jobs") or {"runs": document["runs"]}
+        for job_name, job in jobs.items():
+            for number, step in enumerate(job["steps"]):
+                if "run" in step:
+                    script = re.sub(r"\$\{\{[^}]*\}\}", "EXPRESSION", step["run"])
+                    scripts[f"{path.name}: {job_name}: step {number + 1}"] = script
+    gitlab = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+    for job_name, job in gitlab.items():
+        if isinstance(job, dict) and "script" in job:
+            script = "\n".join([*job.get("before_script", []), *job["script"]])
+            scripts[f".gitlab-ci.yml: {job_name}"] = script
+    return scripts
+
+
+@pytest.mark.parametrize(("where", "script"), ci_shell_scripts().items())
+def test_ci_shell_passes_shellcheck(where: str, script: str):
+    done = subprocess.run(
+        [str(BIN / "shellcheck"), "--severity=warning", "--shell=bash", "-"],
+        input=script,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, f"{where}\n{done.stdout}"
+
+
+def test_ci_and_hook_files_pass_yamllint():
+    files = [*WORKFLOWS, EXAMPLE / ".gitlab-ci.yml", EXAMPLE / ".pre-commit-config.yaml"]
+    files += [ROOT / "action.yml", ROOT / ".pre-commit-hooks.yaml"]
+    done = tool("yamllint", "--config-data", "relaxed", "--no-warnings", *files)
+    assert (done.returncode, done.stdout) == (0, "")
 
 
 def test_pre_commit_reads_the_hook_definition_and_the_example_config():
