@@ -255,18 +255,18 @@ def github_tokens() -> dict[str, tuple[str, str | None]]:
 
 def test_github_gives_the_admin_token_only_to_the_protected_apply_job():
     assert github_tokens() == {
-        "docform-apply.yml: apply": ("${{ secrets.DOCFORM_API_TOKEN }}", "production"),
+        "docform-apply.yml: apply": ("${{ secrets.DOCFORM_APPLY_TOKEN }}", "production"),
         "docform-plan.yml: plan": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", None),
         "docform-drift.yml: drift": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", None),
     }
 
 
-def test_gitlab_gives_plans_the_plan_token_and_applies_the_protected_one():
+def test_gitlab_gives_plans_the_plan_token_and_only_applies_the_protected_one():
     ci = gitlab_ci()
     for job in ("plan", "drift"):
         assert ci[job]["variables"]["DOCFORM_API_TOKEN"] == "$DOCFORM_PLAN_TOKEN", job
     for job in ("apply", "apply-approved"):
-        assert "DOCFORM_API_TOKEN" not in ci[job].get("variables", {}), job
+        assert ci[job]["variables"]["DOCFORM_API_TOKEN"] == "$DOCFORM_APPLY_TOKEN", job
         assert ci[job]["environment"] == "production", job
 
 
