@@ -32,7 +32,10 @@ class Server:
 
     def _control(self, method: str, path: str) -> Any:
         request = urllib.request.Request(
-            self.url + path, method=method, data=b"" if method == "POST" else None
+            self.url + path,
+            method=method,
+            data=b"" if method == "POST" else None,
+            headers={"Authorization": f"Bearer {SERVER_TOKEN}"},
         )
         with urllib.request.urlopen(request, timeout=10) as answer:
             body = answer.read()

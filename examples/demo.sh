@@ -37,7 +37,11 @@ step() { printf '\n== %s\n' "$*"; }
 step "1. The sandbox answers like the service (a few calls through docform's client)"
 "$BIN/python" examples/demo_calls.py
 
-MANIFESTS=examples/quickstart
+# A copy under .docform/: apply writes docform.lock beside the manifests, and each run's
+# sandbox is new.
+MANIFESTS=.docform/quickstart
+rm -rf "$MANIFESTS"
+cp -r examples/quickstart "$MANIFESTS"
 step "2. docform validate $MANIFESTS"
 "$BIN/docform" validate "$MANIFESTS"
 

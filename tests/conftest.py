@@ -112,6 +112,13 @@ class SyncApi:
     def delete(self, path: str, **kwargs: Any) -> httpx.Response:
         return self.request("DELETE", path, **kwargs)
 
+    def control(self, method: str, route: str, **kwargs: Any) -> httpx.Response:
+        """``METHOD /_sandbox/{route}`` with the sandbox admin token the control routes need."""
+        headers = {"Authorization": f"Bearer {SANDBOX_ADMIN_TOKEN}"}
+        return self.request(
+            method, f"http://sandbox.test/_sandbox/{route}", headers=headers, **kwargs
+        )
+
     def close(self) -> None:
         self._loop.run_until_complete(self._client.aclose())
         self._loop.close()
@@ -119,7 +126,9 @@ class SyncApi:
 
 @pytest.fixture
 def api(store: Store) -> Iterator[SyncApi]:
-    """Raw HTTP access to the seeded sandbox as Alice (an admin of org_acme), at /v1."""
-    client = SyncApi(create_app(store, SandboxConfig()), ADMIN_TOKEN)
+    """Raw HTTP access to the seeded sandbox as Alice (an admin of org_acme), at /v1; its
+    ``control`` calls ``/_sandbox/*`` with the sandbox admin token."""
+    config = SandboxConfig(admin_tokens=(SANDBOX_ADMIN_TOKEN,))
+    client = SyncApi(create_app(store, config), ADMIN_TOKEN)
     yield client
     client.close()

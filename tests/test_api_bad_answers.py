@@ -15,6 +15,7 @@ import copy
 import json
 import os
 import re
+import shutil
 import socket
 import threading
 import time
@@ -97,7 +98,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Spoi
     """The basic fixture applied to a seeded sandbox, served behind a `Spoiler`."""
     directory = tmp_path_factory.mktemp("bad-answers")
     sandbox = seeded_sandbox(directory)
-    apply(FIXTURES / "basic", sandbox)
+    # A copy: apply writes docform.lock beside the manifests it applies.
+    shutil.copytree(FIXTURES / "basic", directory / "manifests")
+    apply(directory / "manifests", sandbox)
     store = Store(sandbox)
     spoiler = Spoiler()
     app = spoiler.wrap(create_app(store, SandboxConfig(admin_tokens=(TOKEN,))))

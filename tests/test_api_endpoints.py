@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import httpx
 import pytest
 
-from conftest import ORG, SANDBOX_ADMIN_TOKEN, SEED_FILE
+from conftest import ADMIN_TOKEN, ORG, SANDBOX_ADMIN_TOKEN, SEED_FILE
 from docform.api import ApiClient, ApiStatusError, SandboxTransport
 from docform.api.urls import API_PREFIX
 from docform.sandbox import Store
@@ -47,13 +47,14 @@ class Session:
     """A client on a freshly seeded sandbox, and every call it sent with the answer's status."""
 
     api: ApiClient
+    sandbox: Path
     calls: list[SentCall] = field(default_factory=list)
 
     async def send(self, method: str, path: str, expect: int, **kwargs: Any) -> Any:
         """Call through the client's method for ``method``; check the status the call got."""
         answer = await getattr(self.api, method.lower())(path, **kwargs)
         assert self.calls[-1] == (method, path, expect), f"{method} {path}: expected {expect}"
-        if expect == 204:
+        if expect in (204, 205):
             assert answer is None
         return answer
 
@@ -71,16 +72,22 @@ def seeded_sandbox(directory: Path) -> Path:
 @asynccontextmanager
 async def open_session(directory: Path) -> AsyncIterator[Session]:
     """A client on a new seeded sandbox under ``directory``, recording each answered call."""
-    async with ApiClient(f"sandbox:{seeded_sandbox(directory)}", token=SANDBOX_ADMIN_TOKEN) as api:
-        session = Session(api)
-
-        async def record(response: httpx.Response) -> None:
-            request = response.request
-            path = request.url.path.removeprefix(API_PREFIX)
-            session.calls.append(SentCall(request.method, path, response.status_code))
-
-        api.http.event_hooks["response"].append(record)
+    sandbox = seeded_sandbox(directory)
+    async with ApiClient(f"sandbox:{sandbox}", token=SANDBOX_ADMIN_TOKEN) as api:
+        session = Session(api, sandbox)
+        record_calls(session, api)
         yield session
+
+
+def record_calls(session: Session, api: ApiClient) -> None:
+    """Add each call ``api`` gets an answer to to ``session.calls``."""
+
+    async def record(response: httpx.Response) -> None:
+        request = response.request
+        path = request.url.path.removeprefix(API_PREFIX)
+        session.calls.append(SentCall(request.method, path, response.status_code))
+
+    api.http.event_hooks["response"].append(record)
 
 
 @pytest.fixture
@@ -240,7 +247,11 @@ async def test_sites(session: Session) -> None:
     assert object_id(await s.send("GET", site, 200), "site") == site_id
     patched = await s.send("PATCH", site, 200, json={"visibility": "unlisted"})
     assert (object_id(patched, "site"), patched["visibility"]) == (site_id, "unlisted")
-    await s.send("DELETE", site, 204)
+    published = await s.send("POST", f"{site}/publish", 200)
+    assert (object_id(published, "site"), published["published"]) == (site_id, True)
+    unpublished = await s.send("POST", f"{site}/unpublish", 200)
+    assert (object_id(unpublished, "site"), unpublished["published"]) == (site_id, False)
+    await s.send("DELETE", site, 205)
     assert page_ids(await s.send("GET", SITES, 200), "site") == [SITE]
 
 
@@ -383,6 +394,74 @@ async def test_saml_providers_and_sso(session: Session) -> None:
     assert sso == {"items": [{"id": provider_id, "label": "Okta", "startURL": start_url}]}
     await s.send("DELETE", provider, 204)
     assert page_ids(await s.send("GET", providers, 200), "saml-provider") == []
+
+
+@family
+async def test_the_caller(session: Session) -> None:
+    # A seeded user's token, since the session's own token belongs to no user.
+    async with ApiClient(f"sandbox:{session.sandbox}", token=ADMIN_TOKEN) as alice:
+        record_calls(session, alice)
+        user = await alice.get("/user")
+        assert session.calls[-1] == ("GET", "/user", 200)
+    assert (object_id(user, "user"), user["email"]) == ("u_alice", "alice@acme.test")
+
+
+async def exercise_permissions(s: Session, permissions: str) -> None:
+    """Every content-permission operation on one object, through ``permissions``."""
+    team_body = {"title": "Writers", "members": ["u_bob"]}
+    team_id = object_id(await s.send("PUT", f"/orgs/{ORG}/teams", 201, json=team_body), "team")
+    await s.send("POST", permissions, 204, json={"role": "read", "teams": [team_id]})
+    await s.send("POST", permissions, 204, json={"role": "comment", "users": ["u_erin"]})
+    await s.send("PATCH", f"{permissions}/teams/{team_id}", 204, json={"role": "edit"})
+    await s.send("PATCH", f"{permissions}/users/u_erin", 204, json={"role": "admin"})
+    teams = await s.send("GET", f"{permissions}/teams", 200)
+    page_ids(teams, None)
+    assert [(i["permission"], object_id(i["team"], "team")) for i in teams["items"]] == [
+        ("edit", team_id)
+    ]
+    users = await s.send("GET", f"{permissions}/users", 200)
+    page_ids(users, None)
+    assert [(i["permission"], object_id(i["user"], "user")) for i in users["items"]] == [
+        ("admin", "u_erin")
+    ]
+    everyone = await s.send("GET", f"{permissions}/aggregate", 200)
+    page_ids(everyone, None)
+    roles = {object_id(i["user"], "user"): i["permission"] for i in everyone["items"]}
+    assert roles == {"u_alice": "admin", "u_bob": "edit", "u_erin": "admin"}
+    await s.send("DELETE", f"{permissions}/teams/{team_id}", 205)
+    await s.send("DELETE", f"{permissions}/users/u_erin", 205)
+    assert (await s.send("GET", f"{permissions}/users", 200))["items"] == []
+
+
+@family
+async def test_space_permissions(session: Session) -> None:
+    space_id = await new_space(session, "Handbook")
+    await exercise_permissions(session, f"/spaces/{space_id}/permissions")
+
+
+@family
+async def test_collection_permissions(session: Session) -> None:
+    body = {"title": "Guides"}
+    made = await session.send("POST", f"/orgs/{ORG}/collections", 201, json=body)
+    await exercise_permissions(session, f"/collections/{object_id(made, 'collection')}/permissions")
+
+
+@family
+async def test_site_permissions(session: Session) -> None:
+    await exercise_permissions(session, f"{SITES}/{SITE}/permissions")
+
+
+@family
+async def test_site_redirects(session: Session) -> None:
+    s, redirects = session, f"{SITES}/{SITE}/redirects"
+    body = {"source": "/old/*", "destination": {"kind": "external", "url": "https://x.test"}}
+    created = await s.send("POST", redirects, 201, json=body)
+    redirect_id = object_id(created, "site-redirect")
+    assert page_ids(await s.send("GET", redirects, 200), "site-redirect") == [redirect_id]
+    patched = await s.send("PATCH", f"{redirects}/{redirect_id}", 200, json={"permanent": True})
+    assert (object_id(patched, "site-redirect"), patched["permanent"]) == (redirect_id, True)
+    await s.send("DELETE", f"{redirects}/{redirect_id}", 204)
+    assert page_ids(await s.send("GET", redirects, 200), "site-redirect") == []
 
 
 # -- errors ------------------------------------------------------------------------------------

@@ -322,3 +322,45 @@ def test_action_passes_allowed_exit_codes_and_reports_them(repo, sandbox):
     code, outputs, stdout = run_action(repo, sandbox, command, "0")
     assert (code, outputs) == (2, "exit-code=2\n")
     assert f"::error::docform {command} exited with 2" in stdout
+
+
+def git(*args: str) -> str:
+    result = subprocess.run(["git", *args], capture_output=True, text=True, check=True)
+    return result.stdout.strip()
+
+
+def commit_lock_step() -> str:
+    steps = workflow("docform-apply.yml")["jobs"]["apply"]["steps"]
+    return next(step["run"] for step in steps if step.get("name") == "Commit docform.lock")
+
+
+def test_github_apply_commits_docform_lock_so_the_next_plan_keeps_renamed_objects(
+    repo, sandbox, tmp_path
+):
+    origin = tmp_path / "origin.git"
+    git("init", "--quiet", "--bare", "--initial-branch=main", str(origin))
+    git("init", "--quiet", "--initial-branch=main")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "manifests")
+    git("remote", "add", "origin", str(origin))
+    git("push", "--quiet", "origin", "main")
+    env = {**os.environ, "GITHUB_SHA": git("rev-parse", "HEAD"), "GITHUB_REF_NAME": "main"}
+    execute(github_commands("docform-plan.yml", "pull_request"), sandbox)
+    execute(github_commands("docform-apply.yml", "push"), sandbox)
+
+    subprocess.run(["bash", "-ec", commit_lock_step()], env=env, check=True)
+
+    assert git("--git-dir", str(origin), "log", "-1", "--format=%s %an") == (
+        f"docform.lock: live objects after applying {env['GITHUB_SHA']} [skip ci] "
+        "github-actions[bot]"
+    )
+    assert git("--git-dir", str(origin), "show", "--name-only", "--format=", "main") == (
+        "manifests/docform.lock"
+    )
+    subprocess.run(["bash", "-ec", commit_lock_step()], env=env, check=True)
+    assert git("--git-dir", str(origin), "rev-list", "--count", "main") == "2"
+    content = repo / "manifests" / "content.yaml"
+    text = content.read_text(encoding="utf-8").replace("title: Help center,", "title: Help Center,")
+    content.write_text(text.replace("parent: product}", "parent: company}"), encoding="utf-8")
+    summary = plan_json(repo / "manifests", sandbox)["summary"]
+    assert (summary["create"], summary["delete"], summary["move"]) == (0, 0, 1)

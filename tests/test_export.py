@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,10 @@ EXPORTED_FILES = [
 def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A sandbox holding the rich organization; tests must not change it."""
     sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
-    apply(FIXTURES / "rich-org", sandbox)
+    # A copy: apply writes docform.lock beside the manifests it applies.
+    manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
+    shutil.copytree(FIXTURES / "rich-org", manifests)
+    apply(manifests, sandbox)
     live_api(sandbox, "PUT", f"{ORG}/teams", {"title": "Platform"})
     return sandbox
 

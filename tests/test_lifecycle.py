@@ -4,6 +4,8 @@ created from nothing, then changed, renamed, moved and pruned; each apply conver
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +149,154 @@ def ids_by_title(sandbox: Path) -> dict[str, dict[str, str]]:
         kind: {item[field]: item["id"] for item in live_api(sandbox, "GET", path)["items"]}
         for kind, (path, field) in lists.items()
     }
+
+
+# -- identity across edits -----------------------------------------------------------------------
+# Each edit changes what an entry's natural key is made of (a title, a container, a path). It must
+# plan an update or a move of the same live object, never a create and a delete: through
+# docform.lock (written by the first apply), and without it through move detection or `formerly`.
+
+
+@dataclass(frozen=True)
+class Edit:
+    """An edit of one entry: its address, the file and the change, and how a manifest without
+    docform.lock tells docform where the object went (None: it finds the move by itself)."""
+
+    address: str
+    file: str
+    change: Callable[[dict[str, Any]], None]
+    formerly: Any = None
+    new_address: str | None = None
+    """Where the entry is after the edit, when the edit moves it in the manifests."""
+
+
+def entry(*path: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def find(doc: dict[str, Any]) -> dict[str, Any]:
+        node = doc
+        for key in path:
+            node = node[key]
+        return node
+
+    return find
+
+
+def setting(where: tuple[str, ...], **values: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda doc: entry(*where)(doc).update(values)
+
+
+def without(where: tuple[str, ...], key: str) -> Callable[[dict[str, Any]], None]:
+    return lambda doc: entry(*where)(doc).pop(key)
+
+
+def move_site_space(doc: dict[str, Any]) -> None:
+    sections = doc["sites"]["docs"]["sections"]
+    sections["operations"]["spaces"]["legacy"] = sections["start"]["spaces"].pop("legacy")
+
+
+SITE = ("sites", "docs")
+EDITS = {
+    "team title": Edit(
+        "team.platform", "people.yaml", setting(("teams", "platform"), title="Platform Team"),
+        ["Platform"],
+    ),
+    "collection title": Edit(
+        "collection.engineering", "content.yaml",
+        setting(("collections", "engineering"), title="Engineering Org"), ["Engineering"],
+    ),
+    "space title": Edit(
+        "space.handbook", "content.yaml", setting(("spaces", "handbook"), title="Staff handbook"),
+        ["Handbook"],
+    ),
+    "space to another collection": Edit(
+        "space.handbook", "content.yaml", setting(("spaces", "handbook"), collection="runbooks"),
+    ),
+    "space to the top level": Edit(
+        "space.handbook", "content.yaml", without(("spaces", "handbook"), "collection"),
+    ),
+    "space moved and renamed": Edit(
+        "space.handbook", "content.yaml",
+        setting(("spaces", "handbook"), collection="runbooks", title="Staff handbook"),
+        [{"collection": "engineering", "title": "Handbook"}],
+    ),
+    "collection to the top level": Edit(
+        "collection.runbooks", "content.yaml", without(("collections", "runbooks"), "parent"),
+    ),
+    "collection moved and renamed": Edit(
+        "collection.runbooks", "content.yaml",
+        lambda doc: doc["collections"]["runbooks"].update(title="Operations")
+        or doc["collections"]["runbooks"].pop("parent"),
+        [{"parent": "engineering", "title": "Runbooks"}],
+    ),
+    "site title": Edit(
+        "site.blog", "sites/docs.yaml", setting(("sites", "blog"), title="Acme Journal"),
+        ["Acme Blog"],
+    ),
+    "section group title": Edit(
+        "site.docs.sectionGroup.guides", "sites/docs.yaml",
+        setting((*SITE, "sectionGroups", "guides"), title="Handbooks"), ["Guides"],
+    ),
+    "section path": Edit(
+        "site.docs.section.operations", "sites/docs.yaml",
+        setting((*SITE, "sections", "operations"), path="operating"), [{"path": "ops"}],
+    ),
+    "site space path": Edit(
+        "site.docs.section.start.space.main", "sites/docs.yaml",
+        setting((*SITE, "sections", "start", "spaces", "main"), path="v2"),
+    ),
+    "site space to another section": Edit(
+        "site.docs.section.start.space.legacy", "sites/docs.yaml", move_site_space,
+        new_address="site.docs.section.operations.space.legacy",
+    ),
+    "SAML label": Edit(
+        "saml.okta", "integrations.yaml", setting(("saml", "okta"), label="Okta SSO"), ["Okta"]
+    ),
+    "OpenAPI source": Edit(
+        "openapi.petstore", "integrations.yaml",
+        setting(("openapi", "petstore"), source={"url": "https://example.test/v2/petstore.yaml"}),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("through", ["docform.lock", "formerly or move detection"])
+@pytest.mark.parametrize("name", list(EDITS))
+def test_an_edit_keeps_the_live_object_of_its_entry(
+    tmp_path: Path, every_kind: Path, name: str, through: str
+) -> None:
+    sandbox = seeded_sandbox(tmp_path)
+    apply(every_kind, sandbox)
+    the_edit = EDITS[name]
+    live_id = lock_ids(every_kind)[the_edit.address]
+    if through != "docform.lock":
+        (every_kind / "docform.lock").unlink()
+        if the_edit.formerly is not None:
+            edit(
+                every_kind, the_edit.file, setting(entry_path(the_edit), formerly=the_edit.formerly)
+            )
+
+    edit(every_kind, the_edit.file, the_edit.change)
+    plan = plan_json(every_kind, sandbox)
+
+    address = the_edit.new_address or the_edit.address
+    assert (plan["summary"]["create"], plan["summary"]["delete"]) == (0, 0), plan["changes"]
+    assert {c["id"] for c in plan["changes"] if c["address"] == address} == {live_id}
+    apply(every_kind, sandbox)
+    assert_converged(every_kind, sandbox)
+    assert lock_ids(every_kind)[address] == live_id
+
+
+def entry_path(the_edit: Edit) -> tuple[str, ...]:
+    """Where the edited entry is written, from its address."""
+    kind, *names = the_edit.address.split(".")
+    if kind != "site" or len(names) == 1:
+        plural = {"team": "teams", "collection": "collections", "space": "spaces", "site": "sites",
+                  "saml": "saml", "openapi": "openapi"}[kind]  # fmt: skip
+        return (plural, names[0])
+    nested = {"sectionGroup": "sectionGroups", "section": "sections", "space": "spaces"}
+    path: tuple[str, ...] = ("sites", names[0])
+    for i in range(1, len(names), 2):
+        path += (nested[names[i]], names[i + 1])
+    return path
+
+
+def lock_ids(directory: Path) -> dict[str, str]:
+    return yaml.safe_load((directory / "docform.lock").read_text(encoding="utf-8"))["ids"]

@@ -39,6 +39,7 @@ PLAN_KEYS = [
     "unmanaged",
     "summary",
     "ignored",
+    "notes",
     "fingerprints",
     "checksum",
 ]
@@ -54,6 +55,7 @@ CHANGE_KEYS = [
     "fields",
     "calls",
     "depends_on",
+    "replacement",
 ]
 CHECKSUM_LINE = re.compile(r"^Checksum: ([0-9a-f]{64})$", re.MULTILINE)
 ANSI = "\x1b["

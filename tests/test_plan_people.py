@@ -8,6 +8,7 @@ it, checks that a second plan is empty, and reads the result back from the sandb
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -472,18 +473,27 @@ def test_unmanaged_team_is_deleted_under_prune(sandbox: Path, manifests: Path) -
     assert [t["id"] for t in teams] == [kept]
 
 
-def test_two_live_teams_with_one_title_is_an_error_naming_both(
+def test_two_live_teams_with_one_title_is_an_error_naming_the_one_to_keep(
     sandbox: Path, manifests: Path
 ) -> None:
+    with open_store(sandbox) as store:
+        store.set_now(datetime(2030, 1, 1, tzinfo=UTC))
     first = create_team(sandbox, "Platform")
+    with open_store(sandbox) as store:
+        store.set_now(datetime(2030, 1, 2, tzinfo=UTC))
     second = create_team(sandbox, "Platform")
     write_manifests(manifests, teams_yaml("  platform: {title: Platform}\n"))
     result = run(["plan", manifests], sandbox)
     assert result.exit_code == 1
-    ids = ", ".join(sorted([first, second]))
+    ids = ", ".join([first, second])
+    teams = live_api(sandbox, "GET", f"{ORG_PATH}/teams")["items"]
+    created = next(t["createdAt"] for t in teams if t["id"] == first)
+    assert created.startswith("2030-01-01T00:00:")
     assert (
-        f"Error: main.yaml:8:3: team.platform: 2 live teams match 'Platform' (ids {ids}); "
-        "pin one with `id:` to say which" in result.stderr
+        f"Error: main.yaml:8:3: team.platform: 2 live teams match 'Platform' (ids {ids}); keep "
+        f"the oldest ({first}, created {created}): pin it with `id: {first}` "
+        f"in this entry, then delete {second} in the service (or, with prune of teams on, let "
+        "the next apply delete them)" in result.stderr
     )
 
 

@@ -12,6 +12,7 @@ import asyncio
 import gc
 import itertools
 import random
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,10 @@ ORG = "/orgs/org_rich"
 def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The rich organization, then a few live changes the manifests do not know of."""
     sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
-    apply(FIXTURES / "rich-org", sandbox)
+    # A copy: apply writes docform.lock beside the manifests it applies.
+    manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
+    shutil.copytree(FIXTURES / "rich-org", manifests)
+    apply(manifests, sandbox)
     live_api(sandbox, "POST", f"{ORG}/collections", {"title": "Stray"})
     live_api(sandbox, "POST", f"{ORG}/spaces", {"title": "Stray space"})
     return sandbox

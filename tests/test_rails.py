@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import ADMIN_TOKEN
 from docform.engine.plan import Call, Change, Plan
 from docform.engine.rails import scope_violations
@@ -133,6 +135,25 @@ def test_calls_outside_the_organization_are_never_made():
     assert not found[0].forceable
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/orgs/org_acme/teams/../../org_beta/teams/t1",
+        "/orgs/org_acme/../org_beta",
+        "/orgs/org_acme_evil/teams/t1",
+        "/spaces/s1/../../orgs/org_beta",
+        "/orgs//org_acme",
+    ],
+)
+def test_the_scope_rail_compares_path_segments_not_string_prefixes(path):
+    plan = Plan(organization="org_acme", fingerprints={"space:s1": "x"})
+    change = Change("team.b", "team", "delete", "", None, None, calls=[Call("DELETE", path)])
+    plan.changes = [change]
+    assert [str(v) for v in scope_violations(plan)] == [
+        f"[organization] team.b#delete: DELETE {path} is outside organization org_acme"
+    ]
+
+
 ORG_LINE = "organization: {id: org_acme}\n"
 OWN_RAIL = "[own-membership] member.{} would remove or demote the membership of the API token's"
 
@@ -172,3 +193,19 @@ def test_another_admin_may_remove_a_member_and_the_caller_may_demote_others(tmp_
     assert run(["apply", manifests, "--yes"], sandbox).exit_code == 0
     members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
     assert [m["id"] for m in members] == ["u_alice"]
+
+
+def test_the_own_membership_ping_is_retried_after_a_transient_failure(
+    tmp_path, sandbox, monkeypatch
+):
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@POST:/orgs/*/ping#1")
+    manifests = write_manifests(
+        tmp_path / "m",
+        "docform: {prune: {members: true}}\n"
+        + ORG_LINE
+        + "members:\n  alice@acme.test: admin\n  erin@acme.test: edit\n",
+    )
+    result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
+    assert result.exit_code == 0, result.output
+    members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
+    assert sorted(m["id"] for m in members) == ["u_alice", "u_erin"]

@@ -97,7 +97,7 @@ def test_no_change_plan_says_so():
 def test_json_has_the_documented_keys_and_placeholders():
     doc = json.loads(render_json(sample_plan()))
     assert set(doc) == {
-        "format_version", "organization", "changes", "unmanaged", "summary", "ignored",
+        "format_version", "organization", "changes", "unmanaged", "summary", "ignored", "notes",
         "fingerprints", "checksum",
     }  # fmt: skip
     assert doc["format_version"] == "1.0"
@@ -105,7 +105,7 @@ def test_json_has_the_documented_keys_and_placeholders():
     move = doc["changes"][1]
     assert set(move) == {
         "address", "previous_address", "kind", "action", "action_reason", "id", "before",
-        "after", "fields", "calls", "depends_on",
+        "after", "fields", "calls", "depends_on", "replacement",
     }  # fmt: skip
     assert move["calls"][0]["body"] == {"parent": {"$placeholder": "collection.engineering.id"}}
     assert move["after"] == {"collection": {"$ref": "collection.engineering"}}

@@ -46,6 +46,11 @@ def acme_ids(alice: SyncApi) -> dict[str, str]:
     site = f"{org}/sites/site_docs"
     section = alice.post(f"{site}/sections", json={"spaceId": space["id"]}).json()
     group = alice.post(f"{site}/section-groups", json={"title": "Group"}).json()["id"]
+    destination = {"kind": "site-section", "siteSectionId": section["id"]}
+    redirect = alice.post(f"{site}/redirects", json={"source": "/old", "destination": destination})
+    for granted_on in (f"spaces/{space['id']}", f"collections/{collection}", site):
+        alice.post(f"{granted_on}/permissions", json={"role": "edit", "teams": [team]})
+        alice.post(f"{granted_on}/permissions", json={"role": "read", "users": ["u_erin"]})
     return {
         "organizationId": ORG,
         "userId": "u_erin",
@@ -58,6 +63,7 @@ def acme_ids(alice: SyncApi) -> dict[str, str]:
         "siteSpaceId": section["siteSpaces"][0]["id"],
         "specSlug": "internal",
         "samlProviderId": saml,
+        "siteRedirectId": redirect.json()["id"],
     }
 
 
@@ -81,7 +87,13 @@ def test_another_organizations_token_cannot_read_or_change_it(served) -> None:
         if ep.path == "/orgs":
             assert [o["id"] for o in answer.json()["items"]] == ["org_other"]
             continue
+        if ep.path == "/user":
+            assert answer.json()["id"] == "u_carol"
+            continue
         assert answer.status_code in (403, 404), f"{ep.method} {ep.path}: {answer.status_code}"
         assert set(answer.json()) == {"error"}
     assert alice.get(f"orgs/{ORG}/spaces").json()["items"] == before
     assert alice.get(f"collections/{ids['collectionId']}").json()["title"] == "Secret"
+    site = f"orgs/{ORG}/sites/site_docs"
+    assert [r["source"] for r in alice.get(f"{site}/redirects").json()["items"]] == ["/old"]
+    assert alice.get(f"{site}/permissions/teams").json()["count"] == 1

@@ -5,10 +5,9 @@ import time
 
 import pytest
 
-from conftest import ADMIN_TOKEN, ORG, SyncApi
+from conftest import ADMIN_TOKEN, ORG, SANDBOX_ADMIN_TOKEN, SyncApi
 from docform.sandbox import SandboxConfig, create_app
 
-CONTROL = "http://sandbox.test/_sandbox"
 LIST = f"orgs/{ORG}/openapi"
 
 
@@ -18,6 +17,7 @@ def make_api(store):
     clients = []
 
     def make(**config):
+        config = {"admin_tokens": (SANDBOX_ADMIN_TOKEN,), **config}
         client = SyncApi(create_app(store, SandboxConfig(**config)), ADMIN_TOKEN)
         clients.append(client)
         return client
@@ -165,7 +165,7 @@ def test_stats_count_requests_by_route_method_and_status(api):
     api.get(f"orgs/{ORG}")
     api.get(f"orgs/{ORG}")
     api.get(f"{LIST}/nope")
-    assert api.get(f"{CONTROL}/stats").json() == {
+    assert api.control("GET", "stats").json() == {
         "total": 3,
         "byMethod": {"GET": 3},
         "byRoute": {
@@ -178,14 +178,14 @@ def test_stats_count_requests_by_route_method_and_status(api):
 
 def test_stats_reset_starts_the_counts_again(api):
     api.get(f"orgs/{ORG}")
-    assert api.post(f"{CONTROL}/stats/reset").status_code == 204
-    assert api.get(f"{CONTROL}/stats").json()["total"] == 0
+    assert api.control("POST", "stats/reset").status_code == 204
+    assert api.control("GET", "stats").json()["total"] == 0
 
 
 def test_stats_count_rate_limited_answers(make_api):
     client = make_api(rate_limit=2)
     first_rate_limited(client)
-    assert client.get(f"{CONTROL}/stats").json()["byStatus"]["429"] >= 1
+    assert client.control("GET", "stats").json()["byStatus"]["429"] >= 1
 
 
 # -- latency -----------------------------------------------------------------------------------
@@ -209,42 +209,42 @@ def test_latency_delays_error_answers_too(make_api):
 
 
 def test_clock_get_answers_the_sandbox_time(api):
-    now = api.get(f"{CONTROL}/clock").json()["now"]
+    now = api.control("GET", "clock").json()["now"]
     assert now.endswith("Z")
     assert now[:4].isdigit()
 
 
 def test_clock_post_now_sets_the_time(api):
-    r = api.post(f"{CONTROL}/clock", json={"now": "2030-01-01T00:00:00Z"})
+    r = api.control("POST", "clock", json={"now": "2030-01-01T00:00:00Z"})
     assert r.status_code == 200
     assert r.json()["now"].startswith("2030-01-01T00:00:0")
-    assert api.get(f"{CONTROL}/clock").json()["now"].startswith("2030-01-01T00:00:0")
+    assert api.control("GET", "clock").json()["now"].startswith("2030-01-01T00:00:0")
 
 
 def test_clock_post_advance_seconds_moves_the_time_forward(api):
-    api.post(f"{CONTROL}/clock", json={"now": "2030-01-01T00:00:00Z"})
-    r = api.post(f"{CONTROL}/clock", json={"advanceSeconds": 86400})
+    api.control("POST", "clock", json={"now": "2030-01-01T00:00:00Z"})
+    r = api.control("POST", "clock", json={"advanceSeconds": 86400})
     assert r.json()["now"].startswith("2030-01-02T00:00:0")
 
 
 def test_clock_post_without_now_or_advance_is_400(api):
-    r = api.post(f"{CONTROL}/clock", json={})
+    r = api.control("POST", "clock", json={})
     assert r.status_code == 400
     assert r.json() == error(400, "body: give 'now' (ISO 8601) or 'advanceSeconds'")
 
 
 def test_clock_post_with_a_bad_timestamp_is_400(api):
-    r = api.post(f"{CONTROL}/clock", json={"now": "tomorrow"})
+    r = api.control("POST", "clock", json={"now": "tomorrow"})
     assert r.status_code == 400
     assert r.json()["error"]["message"].startswith("body: ")
 
 
 def test_clock_is_not_counted_in_stats(api):
-    api.get(f"{CONTROL}/clock")
-    assert api.get(f"{CONTROL}/stats").json()["total"] == 0
+    api.control("GET", "clock")
+    assert api.control("GET", "stats").json()["total"] == 0
 
 
 def test_clock_post_now_without_an_offset_is_utc(api):
-    r = api.post(f"{CONTROL}/clock", json={"now": "2030-06-01T12:00:00"})
+    r = api.control("POST", "clock", json={"now": "2030-06-01T12:00:00"})
     assert r.status_code == 200
     assert r.json()["now"].startswith("2030-06-01T12:00:0")

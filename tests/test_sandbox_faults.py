@@ -381,8 +381,9 @@ async def test_a_served_sandbox_drops_and_loses_answers_and_counts_them(tmp_path
                 await client.post(f"/orgs/{ORG}/collections", {"title": "Kept"})
             await client.get(f"/orgs/{ORG}")
             listed = await client.list_all(f"/orgs/{ORG}/collections")
-        stats = httpx.get(f"{root}/_sandbox/stats").json()
-        settings = httpx.get(f"{root}/_sandbox/faults").json()
+        admin = {"Authorization": f"Bearer {TOKEN}"}
+        stats = httpx.get(f"{root}/_sandbox/stats", headers=admin).json()
+        settings = httpx.get(f"{root}/_sandbox/faults", headers=admin).json()
     assert [c["title"] for c in listed] == ["Kept"]
     assert client.stats.retries_by_reason == {"RemoteProtocolError": 1}
     assert stats["faults"] == {"lost": 1, "drop": 1}

@@ -147,7 +147,7 @@ def test_put_with_a_bad_slug_is_400(api):
 
 
 def test_put_with_a_new_url_adds_a_version(api, petstore):
-    api.request("POST", "http://sandbox.test/_sandbox/clock", json={"advanceSeconds": 60})
+    api.control("POST", "clock", json={"advanceSeconds": 60})
     spec = api.put(f"{SPECS}/petstore", json={"source": {"url": PETSTORE_V2_URL}}).json()
     assert spec["sourceURL"] == PETSTORE_V2_URL
     assert spec["lastVersion"] != petstore["lastVersion"]
@@ -159,7 +159,7 @@ def test_put_with_a_new_url_adds_a_version(api, petstore):
 
 
 def test_put_with_the_same_url_changes_nothing(api, petstore):
-    api.request("POST", "http://sandbox.test/_sandbox/clock", json={"advanceSeconds": 60})
+    api.control("POST", "clock", json={"advanceSeconds": 60})
     spec = api.put(f"{SPECS}/petstore", json={"source": {"url": PETSTORE_URL}}).json()
     assert spec["updatedAt"] == petstore["updatedAt"]
     assert api.get(f"{SPECS}/petstore/versions").json()["count"] == 1

@@ -30,9 +30,9 @@ from conftest import ADMIN_TOKEN, ORG, SyncApi
 from docform.api.answers import envelope_misfit, items_misfit
 from docform.api.shapes import item_shape, object_misfit
 from docform.sandbox import SandboxConfig, Store, create_app
-from docform.sandbox.answer_schemas import ANSWERS
 from docform.sandbox.http import MAX_BODY_BYTES
 from docform.sandbox.openapi_description import ERROR_STATUSES, openapi_description
+from docform.sandbox.route_answers import ANSWERS
 from docform.sandbox.routes import ENDPOINTS
 from docform.sandbox.seed import apply_seed, load_seed_file
 from planning import FIXTURES, apply, seeded_sandbox
@@ -60,7 +60,7 @@ def test_every_endpoint_is_described_once() -> None:
 
 
 def test_every_write_with_a_body_has_a_body_schema() -> None:
-    """Only the writes that take no body at all (a restore, a ping) lack one."""
+    """Only the writes that take no body at all (a restore, a ping, a publish) lack one."""
     bodyless = {
         f"{method} {path}"
         for method, path, operation in OPERATIONS
@@ -69,6 +69,8 @@ def test_every_write_with_a_body_has_a_body_schema() -> None:
     assert bodyless == {
         "POST /orgs/{organizationId}/members/{userId}/sso",
         "POST /orgs/{organizationId}/ping",
+        "POST /orgs/{organizationId}/sites/{siteId}/publish",
+        "POST /orgs/{organizationId}/sites/{siteId}/unpublish",
         "POST /spaces/{spaceId}/restore",
     }
 
@@ -84,11 +86,13 @@ def test_every_route_has_its_answer_described_and_no_other() -> None:
 
 
 def test_every_success_answer_is_described_field_by_field() -> None:
-    """A route answers a body exactly when it does not answer 204, and the body has a schema."""
+    """A route answers a body exactly when it does not answer 204 or 205, and the body has a
+    schema."""
     for method, path, operation in OPERATIONS:
         for status, response in operation["responses"].items():
             if status.startswith("2"):
-                assert ("content" in response) == (status != "204"), f"{method} {path} {status}"
+                has_body = status not in ("204", "205")
+                assert ("content" in response) == has_body, f"{method} {path} {status}"
 
 
 def test_the_description_is_served(api: SyncApi) -> None:
@@ -159,10 +163,13 @@ SUPERUSER_TOKEN = "tok_fuzz_superuser_0123456789"
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A seeded sandbox with the basic fixture applied: objects of every kind to act on, and
-    what manifests cannot make: a member whose user has no email, a nested section group."""
+    what manifests cannot make: a member whose user has no email, a nested section group,
+    grants, redirects, and a site that is published behind a proxy."""
     directory = tmp_path_factory.mktemp("openapi-description")
     sandbox = seeded_sandbox(directory)
-    apply(FIXTURES / "basic", sandbox)
+    # A copy: apply writes docform.lock beside the manifests it applies.
+    shutil.copytree(FIXTURES / "basic", directory / "manifests")
+    apply(directory / "manifests", sandbox)
     extra = directory / "extra-seed.yaml"
     extra.write_text(
         f"organizations: [{{id: {ORG}, title: Acme, members: "
@@ -172,15 +179,51 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store = Store(sandbox)
     try:
         apply_seed(store, load_seed_file(extra))
-        client = SyncApi(create_app(store, SandboxConfig()), ADMIN_TOKEN)
-        groups = f"orgs/{ORG}/sites/site_docs/section-groups"
-        outer = client.get(groups).json()["items"][0]["id"]
-        nested = client.post(groups, json={"title": "Nested", "parent": outer})
-        assert nested.status_code == 201, nested.text
-        client.close()
+        client = SyncApi(
+            create_app(store, SandboxConfig(admin_tokens=(SUPERUSER_TOKEN,))), SUPERUSER_TOKEN
+        )
+        try:
+            add_nested_group_and_proxy(client)
+            add_grants_and_redirects(client)
+        finally:
+            client.close()
     finally:
         store.close()
     return sandbox
+
+
+def add_nested_group_and_proxy(client: SyncApi) -> None:
+    """A section group inside another, and site_docs published behind a proxy."""
+    site = f"orgs/{ORG}/sites/site_docs"
+    outer = client.get(f"{site}/section-groups").json()["items"][0]["id"]
+    nested = client.post(f"{site}/section-groups", json={"title": "Nested", "parent": outer})
+    assert nested.status_code == 201, nested.text
+    assert client.patch(site, json={"proxy": "acme.test/docs"}).status_code == 200
+    assert client.post(f"{site}/publish").status_code == 200
+
+
+def add_grants_and_redirects(client: SyncApi) -> None:
+    """Grants to teams and to users (the user without an email among them), and a redirect to
+    each kind of destination."""
+    ids = known_ids(client)
+    users = sorted({*ids["userId"][:2], "u_dana"})
+    site = f"orgs/{ORG}/sites/site_docs"
+    objects = [f"spaces/{ids['spaceId'][0]}", f"collections/{ids['collectionId'][0]}", site]
+    for granted_on in objects:
+        for body in (
+            {"role": "edit", "teams": ids["teamId"][:2]},
+            {"role": None, "users": users},
+        ):
+            assert client.post(f"{granted_on}/permissions", json=body).status_code == 204
+    destinations = [
+        {"kind": "site-section", "siteSectionId": ids["siteSectionId"][0]},
+        {"kind": "site-space", "siteSpaceId": ids["siteSpaceId"][0]},
+        {"kind": "site-page", "siteSpaceId": ids["siteSpaceId"][0], "pageId": "page_1"},
+        {"kind": "external", "url": "https://example.test/"},
+    ]
+    for i, destination in enumerate(destinations):
+        body = {"source": f"/old-{i}", "destination": destination}
+        assert client.post(f"{site}/redirects", json=body).status_code == 201
 
 
 @pytest.fixture
@@ -219,6 +262,7 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "specSlug": ids(f"orgs/{ORG}/openapi", "slug"),
         "samlProviderId": ids(f"orgs/{ORG}/saml"),
         "versionId": ids(f"orgs/{ORG}/openapi/petstore/versions"),
+        "siteRedirectId": ids(f"{site}/redirects"),
     }
 
 
@@ -226,8 +270,9 @@ def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     """Values following a JSON Schema of the kind pydantic writes (the subset it uses)."""
     if "$ref" in schema:
         return st.deferred(lambda: from_schema(SCHEMAS[schema["$ref"].rsplit("/", 1)[-1]]))
-    if "anyOf" in schema:
-        return st.one_of([from_schema(option) for option in schema["anyOf"]])
+    if "anyOf" in schema or "oneOf" in schema:
+        options = schema.get("anyOf") or schema["oneOf"]
+        return st.one_of([from_schema(option) for option in options])
     if "const" in schema:
         return st.just(schema["const"])
     if "enum" in schema:
@@ -331,7 +376,7 @@ def test_any_request_gets_a_documented_answer(
         assert_as_described(operation, answer, where)
         if answer.status_code >= 400:
             error_of(answer)
-        elif answer.status_code != 204:
+        elif answer.status_code not in (204, 205):
             assert_fits_the_client(method, "/" + path, answer.json(), where)
 
     check()
@@ -355,6 +400,8 @@ def assert_as_described(operation: dict[str, Any], answer: Any, where: str) -> N
 
 
 READS = [(path, operation) for method, path, operation in OPERATIONS if method == "GET"]
+# GET /user answers the token's own user; the superuser token of `live` is no user's (a 404).
+CALLER_HEADERS = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 @pytest.mark.parametrize(("template", "operation"), READS, ids=[path for path, _ in READS])
@@ -371,7 +418,7 @@ def test_every_read_of_live_objects_answers_as_described(
         if varying:
             values[varying] = value
         path = template.format(**values).lstrip("/")
-        answer = client.get(path)
+        answer = client.get(path, headers=CALLER_HEADERS if template == "/user" else None)
         where = f"GET /{path}: {answer.status_code} {answer.text:.300}"
         assert answer.status_code == 200, where
         assert_as_described(operation, answer, where)

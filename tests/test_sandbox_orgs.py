@@ -1,5 +1,7 @@
 """Organizations in the sandbox: list, get, patch, auth and errors (sandbox/routes/orgs.py)."""
 
+import pytest
+
 from conftest import ORG, OTHER_ORG_TOKEN
 
 
@@ -54,3 +56,12 @@ def test_token_of_another_org_is_403(api):
     r = api.get(f"orgs/{ORG}", headers={"Authorization": f"Bearer {OTHER_ORG_TOKEN}"})
     assert r.status_code == 403
     assert r.json()["error"]["message"] == "you are not a member of organization 'org_acme'"
+
+
+@pytest.mark.parametrize("name", ["emailDomains", "sso", "ai", "inviteLinks", "mergeRules"])
+def test_patch_org_null_for_a_field_every_answer_carries_is_400(api, name):
+    """These fields are in every Organization answer; null would leave them out."""
+    r = api.patch(f"orgs/{ORG}", json={name: None})
+    assert r.status_code == 400
+    assert r.json() == {"error": {"code": 400, "message": f"{name}: must not be null"}}
+    assert name in api.get(f"orgs/{ORG}").json()

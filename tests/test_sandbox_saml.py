@@ -53,7 +53,7 @@ def test_create_answers_the_service_urls(okta):
 
 
 def test_created_at_follows_the_sandbox_clock(api):
-    api.request("POST", "http://sandbox.test/_sandbox/clock", json={"now": "2031-05-01T10:00:00Z"})
+    api.control("POST", "clock", json={"now": "2031-05-01T10:00:00Z"})
     created = api.post(SAML, json={"label": "Okta"}).json()["createdAt"]
     assert created.startswith("2031-05-01T10:00:0")
 

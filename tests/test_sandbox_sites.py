@@ -1,5 +1,6 @@
 """Sites in the sandbox: list, create, get, patch, delete, structure and sort
-(sandbox/routes/sites.py)."""
+(sandbox/routes/sites.py; publishing, proxies and what a deletion takes along:
+test_sandbox_sites_lifecycle.py)."""
 
 import pytest
 
@@ -197,14 +198,6 @@ def test_list_sites_filters_by_space(api, spaces):
     ]
 
 
-def test_list_sites_filters_by_published(api, spaces):
-    site = create_site(api, title="Shown", spaces=["sp_ops"])
-    published = api.get(SITES, params={"published": "true"}).json()["items"]
-    unpublished = api.get(SITES, params={"published": "false"}).json()["items"]
-    assert [s["id"] for s in published] == [site["id"]]
-    assert [s["id"] for s in unpublished] == ["site_docs"]
-
-
 def test_list_sites_pages_with_cursors(api):
     for title in ("One", "Two", "Three"):
         create_site(api, title=title)
@@ -236,24 +229,6 @@ def test_patch_site_changes_fields(api):
     assert {k: site[k] for k in body} == body
     assert site["urls"]["published"] == "https://docs.sandbox.test/new"
     assert api.get(SITE).json()["title"] == "New Docs"
-
-
-def test_patch_site_proxy_becomes_the_published_url_and_null_removes_it(api):
-    site = api.patch(SITE, json={"proxy": "https://acme.test/docs"}).json()
-    assert site["proxy"] == {
-        "origin": "https://acme.test/docs",
-        "target": "https://docs.sandbox.test/site-docs",
-    }
-    assert site["urls"]["published"] == "https://acme.test/docs"
-    site = api.patch(SITE, json={"proxy": None}).json()
-    assert "proxy" not in site
-    assert site["urls"]["published"] == "https://docs.sandbox.test/site-docs"
-
-
-def test_patch_site_proxy_must_be_a_url(api):
-    assert error(api.patch(SITE, json={"proxy": "acme"}), 400) == (
-        "proxy: must be an absolute http(s) URL"
-    )
 
 
 def test_patch_site_title_null_is_400(api):
@@ -324,7 +299,7 @@ def test_patch_site_unknown_default_site_space_is_400(api):
 def test_delete_site_removes_its_structure(api, store, spaces):
     group(api, SITE, title="Group")
     section(api, SITE, "sp_guide")
-    assert api.delete(SITE).status_code == 204
+    assert api.delete(SITE).status_code == 205
     assert api.get(SITE).status_code == 404
     for kind in ("site-space", "site-section", "site-section-group"):
         assert store.count(kind, [("parent = ?", ["site_docs"])]) == 0

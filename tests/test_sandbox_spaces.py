@@ -423,7 +423,7 @@ def test_restore_space_within_7_days(api, store):
 def test_restore_space_with_the_sandbox_clock_endpoint(api):
     space = make_space(api)
     api.delete(f"spaces/{space['id']}")
-    clock = api.post("http://sandbox.test/_sandbox/clock", json={"advanceSeconds": 3 * 86400})
+    clock = api.control("POST", "clock", json={"advanceSeconds": 3 * 86400})
     assert clock.status_code == 200
     assert api.post(f"spaces/{space['id']}/restore").status_code == 200
 

@@ -34,4 +34,6 @@ def open_client(
 ) -> ApiClient:
     """A client for the manifests' organization; planning uses ``read_only=True``."""
     env = os.environ if environ is None else environ
+    if not env.get("DOCFORM_API_URL") and getattr(manifests, "api_location", None):
+        options.setdefault("url_source", f"the `docform: api` URL at {manifests.api_location}")
     return ApiClient.from_env(api_url(manifests, env), read_only=read_only, environ=env, **options)

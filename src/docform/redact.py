@@ -19,6 +19,8 @@ SECRET_QUERY_NAMES = frozenset(
     {
         "token",
         "access_token",
+        "private_token",
+        "client_secret",
         "auth",
         "key",
         "api_key",
@@ -32,6 +34,7 @@ SECRET_QUERY_NAMES = frozenset(
     }
 )
 
+_USER_INFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#]*@")
 _URL_IN_TEXT = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
 # A credential after "Bearer"/"Basic": 8+ token characters, not all letters (prose is left alone).
 _BEARER = re.compile(
@@ -48,7 +51,8 @@ def redact_url(url: str) -> str:
     try:
         parts = urlsplit(url)
     except ValueError:
-        return url
+        # Malformed (``https://user:pw@[::1``), but its user-info may still be a credential.
+        return _USER_INFO.sub(rf"\1{MASK}@", url)
     if not parts.scheme or not parts.netloc:
         return url
     netloc = parts.netloc
@@ -79,3 +83,35 @@ def redact_text(text: str, secrets: Iterable[str | None] = ()) -> str:
         text = text.replace(secret, MASK)
     text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
     return _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
+
+
+# Parts of a secret shorter than this are not masked on their own: they would mask ordinary
+# words (a URL's "json" parameter, a certificate's "-----END").
+FRAGMENT_MIN_CHARS = 8
+
+
+def secret_fragments(values: Iterable[str | None]) -> list[str]:
+    """Each secret value and the parts of it a service may echo on their own: every line of a
+    multi-line secret (a certificate), the user-info and query values of a URL."""
+    fragments: set[str] = set()
+    for value in values:
+        if not value:
+            continue
+        fragments.add(value)
+        fragments.update(line.strip() for line in value.splitlines())
+        fragments.update(_url_credentials(value.strip()))
+    return sorted(f for f in fragments if len(f) >= FRAGMENT_MIN_CHARS)
+
+
+def _url_credentials(value: str) -> list[str]:
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return []
+    if not parts.scheme or not parts.netloc:
+        return []
+    found = [v for _, v in parse_qsl(parts.query, keep_blank_values=True)]
+    if "@" in parts.netloc:
+        user_info = parts.netloc.rsplit("@", 1)[0]
+        found += [user_info, *user_info.split(":", 1)]
+    return found

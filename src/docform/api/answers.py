@@ -19,7 +19,7 @@ def error_message(response: httpx.Response) -> str:
     """The ``error.message`` of an error answer, or a description of an answer without one."""
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
     if isinstance(body, dict):
         error = body.get("error")

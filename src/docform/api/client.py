@@ -14,9 +14,11 @@ The token comes from ``DOCFORM_API_TOKEN`` (or ``token`` in code), never from a 
 argument, and never appears in a repr, a log line or an error (`docform.redact`).
 
 Every call: at most ``max_in_flight`` at a time, a timeout (30 s, or ``DOCFORM_API_TIMEOUT``
-seconds), retries as `docform.api.retry` describes, a pause of every call when the service
-answers 429 (`docform.api.sender`), and accounting in ``stats``. Answers are read and checked by
-`docform.api.reader`: 204 and 205 return None; a DELETE also succeeds on 200 (docs/service.md).
+seconds) for each network operation, a deadline and a size cap for each attempt's whole answer
+(`docform.api.limits`), retries as `docform.api.retry` describes, a pause of every call when the
+service answers 429 (`docform.api.sender`), and accounting in ``stats``. Answers are read and
+checked by `docform.api.reader`: 204 and 205 return None; a DELETE also succeeds on 200
+(docs/service.md).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import httpx
 from docform import __version__
 from docform.api.answers import count_misfit
 from docform.api.errors import ApiConfigError
+from docform.api.limits import AnswerLimitExceeded, AnswerLimits
+from docform.api.paths import api_path
 from docform.api.reader import AnswerReader
 from docform.api.retry import RateBudget, RetryPolicy, is_retryable_call, shared_budget
 from docform.api.sender import Call, Sender, Sleep
@@ -70,8 +74,11 @@ class ApiClient:
         max_rate_limit_retries: int = 30,
         max_retry_wait: float = 120.0,
         sleep: Sleep = asyncio.sleep,
+        url_source: str = "DOCFORM_API_URL",
+        limits: AnswerLimits | None = None,
     ) -> None:
-        self.base_url, sandbox_file = resolve_api_url(base_url)
+        self.base_url, sandbox_file = resolve_api_url(base_url, url_source)
+        check_token(token)
         self.root_url = self.base_url.removesuffix(API_PREFIX)
         # Clients docform opens itself share the service's rate limit; one given a transport
         # (a test's) keeps its own.
@@ -95,7 +102,7 @@ class ApiClient:
         self._slots = Slots(max_in_flight)
         self.http = self._http_client(transport, token, timeout)
         budget = shared_budget(budget_key, token) if budget_key else RateBudget()
-        self._sender = Sender(self.http, self.retry, self.stats, budget, sleep)
+        self._sender = Sender(self.http, self.retry, self.stats, budget, sleep, limits)
         self._reader = AnswerReader(token, self.root_url)
 
     def _http_client(
@@ -133,6 +140,7 @@ class ApiClient:
         options.setdefault("token", env.get("DOCFORM_API_TOKEN") or None)
         if "timeout" not in options and env.get(TIMEOUT_VARIABLE, "").strip():
             options["timeout"] = _timeout_from_env(env[TIMEOUT_VARIABLE])
+        options.setdefault("limits", AnswerLimits.from_env(env))
         return cls(url, read_only=read_only, **options)
 
     def __repr__(self) -> str:
@@ -168,7 +176,7 @@ class ApiClient:
         Raises an `ApiError` subclass when the call fails.
         """
         method = method.upper()
-        path = "/" + path.lstrip("/")
+        path = api_path(path)
         if self.read_only and method != "GET":
             raise read_only_refusal(method, path)
         retryable = is_retryable_call(method, path) if retry is None else retry
@@ -178,6 +186,8 @@ class ApiClient:
             response = await self._sender.send(call)
         except httpx.TransportError as exc:
             raise self._reader.transport_error(call, exc) from None
+        except AnswerLimitExceeded as exc:
+            raise self._reader.limit_error(call, exc.what) from None
         finally:
             self._slots.release()
         return self._reader.decode(call, response)
@@ -224,6 +234,24 @@ class ApiClient:
             seen.add(cursor)
             query["page"] = cursor
             priority = -_pages_left(page, len(items))
+
+
+def check_token(token: str | None) -> None:
+    """Refuses a token no HTTP header can carry as it is, before any call: sent anyway, it
+    fails every attempt with no answer, which reads like a network problem."""
+    if token is None:
+        return
+    if token != token.strip():
+        raise ApiConfigError(
+            "DOCFORM_API_TOKEN starts or ends with whitespace or a line break (often a "
+            "newline copied with it, or from a file read with `$(cat ...)`): set it to the "
+            "token alone."
+        )
+    if not token.isascii() or any(not char.isprintable() or char.isspace() for char in token):
+        raise ApiConfigError(
+            "DOCFORM_API_TOKEN holds a space, a line break, a control or a non-ASCII "
+            "character, which no API token does: set it to the token alone."
+        )
 
 
 def _timeout_from_env(value: str) -> float:

@@ -26,11 +26,16 @@ from docform.api.errors import (
     status_hint,
     transport_hint,
 )
+from docform.api.paths import answer_ids_misfit
 from docform.api.retry import asked_wait
 from docform.api.sender import Call
 from docform.api.shapes import item_shape, object_misfit
 from docform.api.urls import API_PREFIX
+from docform.json_depth import deeper_than
 from docform.redact import redact_text
+
+MAX_ANSWER_DEPTH = 64
+"""No answer of the API nests a tenth as deep; deeper ones would overflow what walks them."""
 
 
 class AnswerReader:
@@ -55,11 +60,21 @@ class AnswerReader:
             answer = response.json()
         except ValueError as exc:
             raise self.malformed(call, response, malformed_description(response, exc)) from None
+        except RecursionError:
+            answer = None
+            too_deep = True
+        else:
+            too_deep = deeper_than(answer, MAX_ANSWER_DEPTH)
+        if too_deep:
+            raise self.malformed(call, response, f"nests deeper than {MAX_ANSWER_DEPTH} levels")
         wrong_label = content_type_misfit(response)
         if wrong_label:
             raise self.malformed(call, response, wrong_label)
         if call.method == "GET":
             self.check_object(call.path, answer)
+        problem = answer_ids_misfit(answer)
+        if problem:
+            raise self.unsafe_id(call, problem)
         return answer
 
     def status_error(self, call: Call, response: httpx.Response) -> ApiStatusError:
@@ -89,6 +104,23 @@ class AnswerReader:
         )
         return ApiTransportError(self.redact(message), method=call.method, path=call.path)
 
+    def limit_error(self, call: Call, what: str) -> ApiTransportError:
+        """An answer refused for its size or its slowness (`docform.api.limits`); the call may
+        have been done, so it is reported as an answer that did not come back."""
+        message = f"{call.lead}: the answer {what}. {transport_hint(call.method)}"
+        return ApiTransportError(self.redact(message), method=call.method, path=call.path)
+
+    def unsafe_id(self, call: Call, problem: str) -> MalformedAnswerError:
+        """An answer whose id could not be put into a path without leaving its route."""
+        message = (
+            f"{call.lead}: the answer holds an id docform cannot use: {problem}. docform puts "
+            "ids into the paths of later calls, so it uses nothing from this answer; the "
+            "service or something between it and docform sent a bad answer."
+        )
+        return MalformedAnswerError(
+            self.redact(message), method=call.method, path=call.path, status=None
+        )
+
     def malformed(self, call: Call, response: httpx.Response, what: str) -> MalformedAnswerError:
         kind = response.headers.get("content-type", "no content type").split(";")[0]
         message = (
@@ -109,6 +141,10 @@ class AnswerReader:
         if problem:
             raise self.unfit(path, f"does not fit the API: {problem}", number)
         items: list[dict[str, Any]] = page["items"]
+        for index, item in enumerate(items):
+            problem = answer_ids_misfit(item, f"items[{index}]")
+            if problem:
+                raise self.unfit(path, f"holds an id docform cannot use: {problem}", number)
         return items
 
     def check_object(self, path: str, answer: Any) -> None:

@@ -123,44 +123,68 @@ class RateBudget:
     limit instead of finding it with 429s and all coming back together when the window ends (a retry
     storm). An answer without these headers means the service does not limit: the budget is
     forgotten.
+
+    Calls sent but not answered yet (``in_flight``) may reach the service in the next window,
+    and the service's ``Remaining`` does not count those that have not reached it: both are
+    taken off, so that docform stays strictly under the limit rather than one call over it.
     """
 
     limit: int | None = None
     remaining: int = 0
     reset_at: float | None = None  # epoch seconds; None: a new window whose end is not known
+    in_flight: int = 0
+    counting_alone: bool = False  # a new window began; no answer of it has come back yet
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def observe(self, headers: Mapping[str, str], now: float | None = None) -> None:
-        """Learn from one answer's headers."""
+        """Learn from the answer of a call this budget let go (`claim`)."""
         now = time.time() if now is None else now
         limit = _header_int(headers, "x-ratelimit-limit")
         remaining = _header_int(headers, "x-ratelimit-remaining")
         wait = reset_seconds(headers.get("x-ratelimit-reset"), now)
         with self.lock:
+            self.in_flight = max(0, self.in_flight - 1)
             if limit is None or remaining is None or wait is None:
-                self.limit, self.reset_at = None, None
+                self.limit, self.reset_at, self.counting_alone = None, None, False
                 return
-            reset_at = now + wait
             self.limit = limit
-            if self.reset_at is None or reset_at > self.reset_at + WINDOW_MARGIN:
-                self.remaining, self.reset_at = remaining, reset_at
+            if wait <= 0:
+                return  # an answer of a window already over says nothing of this one
+            reset_at = now + wait
+            # Calls still in flight may not have reached the service when it counted.
+            estimate = max(0, remaining - self.in_flight)
+            if self.reset_at is None and self.counting_alone:
+                # The window started while docform counted its calls on its own.
+                self.remaining, self.reset_at = min(self.remaining, estimate), reset_at
+                self.counting_alone = False
+            elif self.reset_at is None or reset_at > self.reset_at + WINDOW_MARGIN:
+                self.remaining, self.reset_at = estimate, reset_at
             elif reset_at >= self.reset_at - WINDOW_MARGIN:
                 # Calls sent since this one was answered are already taken off.
-                self.remaining = min(self.remaining, remaining)
+                self.remaining = min(self.remaining, estimate)
+
+    def abandon(self) -> None:
+        """A call this budget let go got no answer: it is no longer in flight."""
+        with self.lock:
+            self.in_flight = max(0, self.in_flight - 1)
 
     def claim(self, now: float | None = None) -> float:
         """Takes one call from the budget and returns 0, or returns how long to wait first."""
         now = time.time() if now is None else now
         with self.lock:
             if self.limit is None:
+                self.in_flight += 1
                 return 0.0
             if self.reset_at is not None and now >= self.reset_at:
-                self.remaining, self.reset_at = self.limit, None
+                # Calls of the last window still in flight may land in this one.
+                self.remaining, self.reset_at = self.limit - self.in_flight, None
+                self.counting_alone = True
             if self.reset_at is not None and self.reset_at - now < WINDOW_MARGIN:
                 return self.reset_at - now
             if self.remaining <= 0:
                 return UNKNOWN_WINDOW_WAIT if self.reset_at is None else self.reset_at - now
             self.remaining -= 1
+            self.in_flight += 1
             return 0.0
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from docform.api.limits import AnswerLimits
 from docform.api.retry import RETRY_STATUSES, RateBudget, RetryPolicy
 from docform.api.stats import CallStats
 
@@ -57,8 +58,10 @@ class Sender:
         stats: CallStats,
         budget: RateBudget,
         sleep: Sleep,
+        limits: AnswerLimits | None = None,
     ) -> None:
         self.http = http
+        self.limits = limits or AnswerLimits()
         self.policy = policy
         self.stats = stats
         self.budget = budget
@@ -68,7 +71,8 @@ class Sender:
     async def send(self, call: Call) -> httpx.Response:
         """The answer to return or to report (an error status no retry may fix).
 
-        Raises the last `httpx.TransportError` when no answer came back and retries are over.
+        Raises the last `httpx.TransportError` when no answer came back and retries are over,
+        and `AnswerLimitExceeded` at once for an answer too large or too slow to complete.
         """
         while True:
             await self._wait_for_pause()
@@ -77,9 +81,14 @@ class Sender:
             self.stats.record_sent(call.method, call.path)
             started = time.monotonic()
             try:
-                response = await self.http.request(
+                request = self.http.build_request(
                     call.method, call.path.lstrip("/"), params=call.params, json=call.json
                 )
+                try:
+                    response = await self.limits.receive(self.http, request)
+                except BaseException:
+                    self.budget.abandon()
+                    raise
             except httpx.TransportError as exc:
                 wait = self._failure_wait(call)
                 if wait is None:

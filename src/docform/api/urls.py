@@ -11,7 +11,9 @@ from __future__ import annotations
 import ipaddress
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
+
+import httpx
 
 from docform.api.errors import ApiConfigError
 from docform.redact import redact_url
@@ -21,24 +23,41 @@ SANDBOX_SCHEME = "sandbox:"
 SANDBOX_ROOT = "https://api.sandbox.test"
 
 
-def resolve_api_url(url: str) -> tuple[str, Path | None]:
-    """The base URL ending in ``/v1`` and, for ``sandbox:FILE``, the sandbox file."""
+def resolve_api_url(url: str, source: str = "DOCFORM_API_URL") -> tuple[str, Path | None]:
+    """The base URL ending in ``/v1`` and, for ``sandbox:FILE``, the sandbox file.
+
+    ``source`` names where the URL came from in messages (the variable, or a manifest setting).
+    """
     url = url.strip()
     if url.startswith(SANDBOX_SCHEME):
         return SANDBOX_ROOT + API_PREFIX, _sandbox_file(url[len(SANDBOX_SCHEME) :])
-    parts = urlsplit(url)
+    parts = _parsed(url, source)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ApiConfigError(
-            f"DOCFORM_API_URL {redact_url(url)!r} is not usable: give the service's root "
+            f"{source} {redact_url(url)!r} is not usable: give the service's root "
             "URL (https://api.example.com) or sandbox:FILE.sqlite."
         )
     if parts.scheme == "http" and not _is_loopback(parts.hostname):
         raise ApiConfigError(
-            f"DOCFORM_API_URL {redact_url(url)!r} is plain http: docform sends the API token "
+            f"{source} {redact_url(url)!r} is plain http: docform sends the API token "
             "over https only (plain http is accepted for loopback addresses); use https://."
         )
     base = url.split("?", 1)[0].split("#", 1)[0].rstrip("/")
     return (base if base.endswith(API_PREFIX) else base + API_PREFIX), None
+
+
+def _parsed(url: str, source: str) -> SplitResult:
+    """``url`` split into parts, or an error saying which part is malformed."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number only fails when read
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL) as exc:
+        raise ApiConfigError(
+            f"{source} {redact_url(url)!r} is not a valid URL ({exc}): give the service's "
+            "root URL, like https://api.example.com or https://api.example.com:8443."
+        ) from None
+    return parts
 
 
 def _sandbox_file(path: str) -> Path:

@@ -12,6 +12,7 @@ from docform.cli.common import (
     confirm_apply,
     load_manifests,
     plan_with_progress,
+    start_lock,
     use_color,
 )
 from docform.cli.group import cli
@@ -44,6 +45,12 @@ from docform.errors import DocformError
     help="Bypass the deletion limits and the last-admin and team-owner rails (never protect).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line per finished call.")
+@click.option(
+    "--no-lock-file",
+    "no_lock_file",
+    is_flag=True,
+    help="Do not write docform.lock (for a read-only checkout); renames then need `formerly`.",
+)
 @output_options("Also print the planning's API requests' count and each retried call.")
 def apply(
     source: Path,
@@ -53,6 +60,7 @@ def apply(
     max_deletions: int | None,
     force: bool,
     as_json: bool,
+    no_lock_file: bool,
 ) -> int:
     """Make the live organization match SOURCE: a manifest directory or a saved plan file.
 
@@ -60,6 +68,9 @@ def apply(
     (--yes skips the question; --checksum applies only the plan a reviewer approved). A saved
     plan (from 'plan --out') is its own approval; it is refused when an object it changes was
     modified since it was planned. Safety rails are checked before the first call.
+
+    apply records in docform.lock, beside the manifests, the live object each entry manages
+    (commit it): a later rename or move of an entry then keeps its object.
     """
     from docform.engine.run import check_safety
 
@@ -74,6 +85,7 @@ def apply(
             max_deletions=max_deletions,
             force=force,
             as_json=as_json,
+            lock_file=not no_lock_file,
         )
     if source.is_dir():
         manifests = load_manifests(source)
@@ -83,10 +95,15 @@ def apply(
             raise click.UsageError("--checksum goes with a directory; a saved plan checks itself")
         manifests, the_plan = _saved_plan_to_apply(source)
     if not the_plan.has_changes:
+        if not no_lock_file:
+            start_lock(manifests, the_plan)
         return 0
     for rail in check_safety(manifests, the_plan, max_deletions=max_deletions, force=force):
         click.echo(f"Warning: --force bypassed the safety rail {rail}", err=True)
-    return 0 if apply_with_progress(manifests, the_plan, parallelism, as_json) else 1
+    applied = apply_with_progress(
+        manifests, the_plan, parallelism, as_json, lock_file=not no_lock_file
+    )
+    return 0 if applied else 1
 
 
 def _plan_to_apply(manifests: Any, checksum: str | None, yes: bool) -> Any:

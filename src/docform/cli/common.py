@@ -39,16 +39,21 @@ def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
         return asyncio.run(plan_manifests(manifests, progress=progress))
 
 
-def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_json: bool) -> bool:
+def apply_with_progress(
+    manifests: Any, plan: Any, parallelism: int | None, as_json: bool, *, lock_file: bool = True
+) -> bool:
     """Make the calls of ``plan``, showing progress, then print the report; True when every
-    change was made. Ctrl-C stops it cleanly (`stop_on_ctrl_c`)."""
+    change was made. ``lock_file``: keep docform.lock in step (`docform.identity`). Ctrl-C
+    stops it cleanly (`stop_on_ctrl_c`)."""
     import asyncio
 
     from docform.engine.run import apply_changes
     from docform.engine.stop import ApplyStop
     from docform.render.apply import ApplyProgress, render_report
 
+    recorder = start_lock(manifests, plan) if lock_file else None
     workers = parallelism or manifests.settings.limits.parallelism
+    created = recorder.created if recorder else None
     stop = ApplyStop()
 
     async def apply() -> Any:
@@ -58,6 +63,7 @@ def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_j
                 plan,
                 parallelism=workers,
                 on_event=progress,
+                on_created=created,
                 on_start=progress.started,
                 stop=stop,
             )
@@ -68,7 +74,18 @@ def apply_with_progress(manifests: Any, plan: Any, parallelism: int | None, as_j
     ) as progress:
         report = asyncio.run(apply())
     click.echo(render_report(report), err=not report.ok)
+    if recorder and recorder.warning:
+        click.echo(f"Warning: {recorder.warning}", err=True)
     return bool(report.ok)
+
+
+def start_lock(manifests: Any, plan: Any) -> Any:
+    """Write docform.lock with the entries ``plan`` matched; the recorder of what follows."""
+    from docform.identity import LockRecorder
+
+    recorder = LockRecorder(manifests, plan)
+    recorder.start()
+    return recorder
 
 
 @contextmanager

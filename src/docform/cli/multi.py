@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from docform.cli.common import apply_with_progress, confirm_apply, use_color
+from docform.cli.common import apply_with_progress, confirm_apply, start_lock, use_color
 from docform.cli.output import output
 from docform.errors import DocformError
 
@@ -105,6 +105,7 @@ def apply_several(
     max_deletions: int | None,
     force: bool,
     as_json: bool,
+    lock_file: bool = True,
 ) -> int:
     """Plan all, show all, check every safety rail, ask once, then apply one set after another,
     stopping at the first that fails."""
@@ -122,6 +123,10 @@ def apply_several(
     to_apply = [o for o in outcomes if o.plan.has_changes]
     for outcome in to_apply:
         _check_rails(outcome, max_deletions, force)
+    if lock_file:
+        for outcome in outcomes:
+            if not outcome.plan.has_changes:
+                start_lock(outcome.manifests, outcome.plan)
     if not to_apply:
         return 0
     count = len(to_apply)
@@ -129,7 +134,7 @@ def apply_several(
     if not yes:
         confirm_apply(question)
     for done, outcome in enumerate(to_apply):
-        if not _apply_one(outcome, parallelism, as_json):
+        if not _apply_one(outcome, parallelism, as_json, lock_file):
             rest = ", ".join(o.label() for o in to_apply[done + 1 :])
             if rest:
                 click.echo(
@@ -178,6 +183,8 @@ def _check_rails(outcome: Any, max_deletions: int | None, force: bool) -> None:
         click.echo(f"Warning: {outcome.label()}: --force bypassed the safety rail {rail}", err=True)
 
 
-def _apply_one(outcome: Any, parallelism: int | None, as_json: bool) -> bool:
+def _apply_one(outcome: Any, parallelism: int | None, as_json: bool, lock_file: bool) -> bool:
     click.echo(f"== {outcome.label()} ==", err=as_json)
-    return apply_with_progress(outcome.manifests, outcome.plan, parallelism, as_json)
+    return apply_with_progress(
+        outcome.manifests, outcome.plan, parallelism, as_json, lock_file=lock_file
+    )

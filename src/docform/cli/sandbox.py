@@ -51,6 +51,11 @@ def sandbox() -> None:
 )
 @click.option("--fault-seed", type=int, help="Seed of the fault draws (default: random).")
 @click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="Allow a --host beyond loopback (other machines can then reach the sandbox).",
+)
+@click.option(
     "--slow-seconds",
     default=35.0,
     show_default=True,
@@ -75,6 +80,7 @@ def sandbox_serve(
     fault_spec: str,
     fault_seed: int | None,
     slow_seconds: float,
+    allow_remote: bool,
     ready_file: Path | None,
 ) -> int:
     """Serve the sandbox API over HTTP at http://HOST:PORT/v1 until interrupted.
@@ -85,6 +91,7 @@ def sandbox_serve(
     from docform.sandbox.faults import FaultSettings, FaultSpecError
     from docform.sandbox.serve import serve
 
+    _check_host(host, allow_remote)
     try:
         faults = FaultSettings(fault_spec, fault_seed, slow_seconds)
     except FaultSpecError as exc:
@@ -103,6 +110,36 @@ def sandbox_serve(
         announce=not output().quiet,
     )
     return 0
+
+
+def _check_host(host: str, allow_remote: bool) -> None:
+    """The sandbox has no TLS, and its seeded tokens and control routes are for tests: it
+    listens beyond loopback only when asked to, and says what that exposes."""
+    if is_loopback_host(host):
+        return
+    if not allow_remote:
+        raise click.BadParameter(
+            f"{host} is not a loopback address: other machines could reach the sandbox, its "
+            "seeded tokens and data, over plain http. Use 127.0.0.1, or add --allow-remote "
+            "if that is what you want.",
+            param_hint="'--host'",
+        )
+    click.echo(
+        f"Warning: the sandbox listens on {host}, beyond loopback: anyone who can reach this "
+        "port can call it with a seeded token, over plain http. Stop it when done.",
+        err=True,
+    )
+
+
+def is_loopback_host(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @sandbox.command("seed")

@@ -21,10 +21,15 @@ from typing import Any
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.engine.stop import ApplyStop
 from docform.errors import DocformError
+from docform.redact import redact_text, secret_fragments
 
 SecretResolver = Callable[[Any], str]
-Recover = Callable[[Change], Awaitable[Any]]
 """Returns the value of a secret from its reference as written in the manifest."""
+BeforeCreate = Callable[[Change], Awaitable[str | None]]
+"""Just before a create: why it must not be sent (its object appeared meanwhile), or None."""
+Recover = Callable[[Change], Awaitable[Any]]
+Created = Callable[[Change, Any], None]
+"""Told of each object a create made, with the create call's answer, as soon as it answers."""
 
 NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
 
@@ -53,10 +58,14 @@ class ApplyReport:
     abandoned: list[Change] = field(default_factory=list)
     """In progress when the apply was told to stop at once: made, partly made or not at all."""
     interrupted: bool = False
+    verification: Any = None
+    """What reading back the changed kinds found (`docform.engine.verify.Verification`)."""
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.not_attempted and not self.abandoned
+        settled = self.verification is None or self.verification.settled
+        done = not self.failed and not self.not_attempted and not self.abandoned
+        return done and settled
 
 
 class Outputs:
@@ -101,6 +110,8 @@ async def apply_plan(
     resolve_secret: SecretResolver | None = None,
     on_event: Callable[[CallEvent], None] | None = None,
     recover: Recover | None = None,
+    on_created: Created | None = None,
+    before_create: BeforeCreate | None = None,
     on_start: Callable[[Change], None] | None = None,
     stop: ApplyStop | None = None,
 ) -> ApplyReport:
@@ -108,11 +119,15 @@ async def apply_plan(
 
     ``recover`` looks for the object of a create whose answer was lost and returns it (as the
     API would have answered), or None when it really does not exist, so it is created again.
-    ``on_start`` hears of each change as its first call starts; ``stop`` stops the apply early.
+    ``on_created`` hears of each create's answer before the change's next call is made, so
+    what a change creates can be recorded even if a later call of it fails. ``on_start`` hears
+    of each change as its first call starts; ``stop`` stops the apply early.
     """
     secrets = _resolve_secrets(changes, resolve_secret)
     runner = _Runner(client, secrets, on_event)
     runner.recover = recover
+    runner.on_created = on_created or (lambda change, answer: None)
+    runner.before_create = before_create
     runner.on_start = on_start or (lambda change: None)
     runner.stop = stop or ApplyStop()
     return await runner.run(list(changes), max(1, parallelism))
@@ -148,10 +163,15 @@ class _Runner:
     ) -> None:
         self.client = client
         self.secrets = secrets
+        # The service may echo a secret it was sent (an invalid certificate, a source URL
+        # with its token) in an error: no message of this apply may show one.
+        self._fragments = secret_fragments(secrets.values())
         self.on_event = on_event or (lambda event: None)
         self.outputs = Outputs()
         self.report = ApplyReport()
         self.recover: Recover | None = None
+        self.on_created: Created = lambda change, answer: None
+        self.before_create: BeforeCreate | None = None
         self.on_start: Callable[[Change], None] = lambda change: None
         self.stop = ApplyStop()
 
@@ -207,6 +227,8 @@ class _Runner:
         self.report.abandoned = [change for task, change in running.items() if task.cancelled()]
 
     async def _run_change(self, change: Change) -> bool:
+        if not await self._may_create(change):
+            return False
         for i, call in enumerate(change.calls):
             doc = call.to_json()
             try:
@@ -218,15 +240,32 @@ class _Runner:
                     answer = None
                 else:
                     self._emit(change, doc, ok=False, exc=exc)
-                    self.report.failed.append((change, str(exc)))
+                    self.report.failed.append((change, self._redacted(exc)))
                     return False
             # Later calls of a create (a PATCH of the parent, a sort) answer with other objects;
             # placeholders name fields of the object the first call made.
             if i == 0 and change.action in ("create", "restore"):
                 self.outputs.record(change.address, answer)
+                if change.action == "create":
+                    self.on_created(change, answer)
             self._emit(change, doc, ok=True)
         self.report.done.append(change)
         return True
+
+    async def _may_create(self, change: Change) -> bool:
+        """False, with the change reported failed, when a create's object appeared since the
+        plan (another apply raced this one)."""
+        if change.action != "create" or self.before_create is None or not change.calls:
+            return True
+        try:
+            reason = await self.before_create(change)
+        except DocformError as exc:
+            reason = f"{change.key}: not created: reading what exists now failed: {exc}"
+        if reason is None:
+            return True
+        self._emit(change, change.calls[0].to_json(), ok=False, exc=ApplyError(reason))
+        self.report.failed.append((change, self._redacted(ApplyError(reason))))
+        return False
 
     async def _send(self, change: Change, i: int, doc: dict[str, Any], body: Any) -> Any:
         """One call; a create whose answer was lost is looked for before it is sent again."""
@@ -243,7 +282,17 @@ class _Runner:
             return await self.client.request(doc["method"], doc["path"], json=body, retry=False)
 
     def _fill_path(self, path: str) -> str:
-        return PLACEHOLDER_IN_PATH.sub(lambda m: str(self.outputs.lookup(m.group(1))), path)
+        return PLACEHOLDER_IN_PATH.sub(lambda m: self._path_id(m.group(1)), path)
+
+    def _path_id(self, ref: str) -> str:
+        """A created object's id, for a path: one safe segment, or the call is not made."""
+        from docform.api.paths import id_misfit
+
+        value = str(self.outputs.lookup(ref))
+        problem = id_misfit(value)
+        if problem:
+            raise ApplyError(f"the value {ref} from the service's answer {problem}; not sent")
+        return value
 
     def _fill(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -266,9 +315,12 @@ class _Runner:
                 path=doc["path"],
                 ok=ok,
                 status=getattr(exc, "status", None),
-                message=str(exc) if exc else "",
+                message=self._redacted(exc) if exc else "",
             )
         )
+
+    def _redacted(self, exc: Exception) -> str:
+        return redact_text(str(exc), self._fragments)
 
 
 def _chain_ranks(

@@ -54,11 +54,15 @@ class Desired:
     fields: dict[str, Any]
     location: str
     pinned_id: str | None = None
+    locked_id: str | None = None
+    """The id recorded for this address in the manifest set's identity file (docform.lock)."""
     formerly: list[tuple[Any, ...]] = field(default_factory=list)
     unfinished_keys: list[tuple[Any, ...]] = field(default_factory=list)
     """Keys of what this entry's create leaves when its follow-up calls never ran (a section
     before the PATCH that sets its path); matched last, so a re-run finishes, not duplicates."""
     protect: bool = False
+    key_fields: tuple[str, ...] = ()
+    """Names of the last parts of ``key``, as a ``formerly`` mapping writes them."""
     sensitive: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
     entry: Any = None
@@ -99,6 +103,16 @@ class Kind:
     """Where a create call's answer holds the new object's id (``users.0`` for an invite)."""
     field_actions: ClassVar[Mapping[str, str]] = {}
     """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
+    container_key_parts: ClassVar[tuple[int, ...]] = ()
+    """Positions in the natural key that name the object's container (a space's collection, a
+    site space's section): an entry whose key differs from a live object's only there, when
+    exactly one of each fits, is that object moved (`docform.engine.match`)."""
+    renamable: ClassVar[bool] = True
+    """Whether an object of this kind can take another natural key (a member's email cannot):
+    if not, a create next to an unmatched object is no sign of a rename."""
+    guard_replacement: ClassVar[bool] = False
+    """Deleting an object of this kind while creating a look-alike needs --force (its content
+    would be lost: spaces, collections)."""
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""
@@ -129,6 +143,11 @@ class Kind:
     def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
         """For kinds nested in themselves (collections): the live id of the parent."""
         return None
+
+    def may_move(self, desired: Desired, index: AddressIndex) -> bool:
+        """Whether move detection may pair ``desired`` with a live object in another container
+        (`container_key_parts`): a kind says no where the move could not be carried out."""
+        return True
 
     def restorable(self, raw: Mapping[str, Any]) -> bool:
         """Whether a pinned, deleted object can be brought back instead of recreated."""

@@ -1,19 +1,23 @@
 """Matching manifest entries to live objects, without a state file and without guessing.
 
-An entry matches, in order: the live object with its pinned ``id``; the one live object with its
-natural key; the one live object with a key listed in ``formerly``. Two live objects for one key
-is an error that names their ids, so the user can pin one. Kinds nested in themselves
-(collections) are matched level by level, parents first, because a child's key holds its
-parent's address.
+An entry matches, in order: the live object with its pinned ``id``; the one with the id the
+identity file (docform.lock) records for its address, when that object is still live; the one
+live object with its natural key; the one live object with a key listed in ``formerly``; and
+last, the one live object whose key differs only in its container (a moved space), when it is
+the only candidate and the entry the only one that wants it. Two live objects for one key is
+an error that names their ids and which one to keep, so the user can pin it. Kinds nested in
+themselves (collections) are matched level by level, parents first, because a child's key holds
+its parent's address.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.engine.duplicates import ambiguous_match
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
 from docform.errors import DocformError
 
@@ -40,6 +44,8 @@ class Matching:
     creates: list[Desired] = field(default_factory=list)
     restores: list[Pair] = field(default_factory=list)
     unmatched: list[Observed] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What a reader of the plan should know about how entries were matched."""
 
 
 def unmanaged_address(kind: str, live_id: str) -> str:
@@ -65,14 +71,19 @@ def match_kind(
     live = [r for r in raws if not kind.restorable(r)]
     deleted = {r["id"]: r for r in raws if kind.restorable(r)}
     claimed = _match_pinned(kind, desired, live, deleted, index, result, problems)
-    waiting = [d for d in desired if d.pinned_id is None]
-    for level in _levels(kind, live):
+    by_id = {p.desired.address for p in (*result.pairs, *result.restores)}
+    waiting = [d for d in desired if d.pinned_id is None and d.address not in by_id]
+    levels = _levels(kind, live)
+    for depth, level in enumerate(levels):
         observed = [o for o in (kind.observe(raw, index) for raw in level) if o is not None]
         for obs in observed:
             if obs.id in claimed:
                 claimed[obs.id].observed = obs
         free = [o for o in observed if o.id not in claimed]
         waiting = _match_keys(kind, waiting, free, claimed, index, result, problems, finishing)
+        if waiting and kind.container_key_parts:
+            deeper = _leaf_counts(kind, levels[depth + 1 :], index)
+            waiting = _match_moves(kind, waiting, free, deeper, claimed, index, result)
         for obs in free:
             if obs.id not in claimed:
                 index.record(kind.name, obs.id, unmanaged_address(kind.name, obs.id))
@@ -92,28 +103,60 @@ def _match_pinned(
     result: Matching,
     problems: list[str],
 ) -> dict[str, Pair]:
+    """Entries with an id: pinned inline, else recorded in the identity file. A recorded id
+    that is gone, or that another entry pins inline, is set aside with a note, and the entry
+    is matched like an entry without an id."""
     by_id = {r["id"]: r for r in live}
     claimed: dict[str, Pair] = {}
+    pinned_inline = {d.pinned_id: d for d in desired if d.pinned_id is not None}
+    known = {**by_id, **deleted}
     for d in desired:
-        if d.pinned_id is None:
+        live_id, reason = (d.pinned_id, "id") if d.pinned_id else (d.locked_id, "lock")
+        if live_id is None:
             continue
-        if d.pinned_id in by_id:
+        conflict = reason == "lock" and _lock_conflict(kind, d, pinned_inline, claimed, known)
+        if conflict:
+            result.notes.append(
+                f"{d.address}: docform.lock records {kind.name} {live_id}, but {conflict}; "
+                "the entry is matched by its natural key or `formerly` instead"
+            )
+            continue
+        if live_id in by_id:
             # Observed for real once its level is reached; the index needs the address now.
-            pair = Pair(d, _placeholder_observed(by_id[d.pinned_id]), "id")
-            claimed[d.pinned_id] = pair
+            pair = Pair(d, _placeholder_observed(by_id[live_id]), reason)
+            claimed[live_id] = pair
             result.pairs.append(pair)
-            index.record(kind.name, d.pinned_id, d.address)
-        elif d.pinned_id in deleted:
-            obs = kind.observe(deleted[d.pinned_id], index)
-            result.restores.append(Pair(d, obs, "id"))
-            index.record(kind.name, d.pinned_id, d.address)
+            index.record(kind.name, live_id, d.address)
+        elif live_id in deleted:
+            obs = kind.observe(deleted[live_id], index)
+            result.restores.append(Pair(d, obs, reason))
+            index.record(kind.name, live_id, d.address)
         else:
             problems.append(
-                f"{d.location}: {d.address}: the pinned id '{d.pinned_id}' matches no live "
+                f"{d.location}: {d.address}: the pinned id '{live_id}' matches no live "
                 f"{kind.name}; remove `id:` to match by natural key or create it anew, "
                 f"or correct the id"
             )
     return claimed
+
+
+def _lock_conflict(
+    kind: Kind,
+    d: Desired,
+    pinned_inline: Mapping[str, Desired],
+    claimed: Mapping[str, Pair],
+    known: Mapping[str, Any],
+) -> str | None:
+    """Why the id the identity file records for ``d`` cannot be used, or None if it can."""
+    live_id = d.locked_id
+    owner = pinned_inline.get(live_id or "")
+    if owner is not None:
+        return f"{owner.address} pins it with `id:` ({owner.location}), and that pin wins"
+    if live_id in claimed:
+        return f"it is recorded for {claimed[live_id].desired.address} too"
+    if live_id not in known:
+        return f"no live {kind.name} has that id any more"
+    return None
 
 
 def _match_keys(
@@ -146,6 +189,57 @@ def _match_keys(
     return still
 
 
+def _match_moves(
+    kind: Kind,
+    waiting: list[Desired],
+    free: Sequence[Observed],
+    deeper: Mapping[tuple[Any, ...], int],
+    claimed: dict[str, Pair],
+    index: AddressIndex,
+    result: Matching,
+) -> list[Desired]:
+    """Pair an entry with the live object whose key differs only in its container, when that
+    object is the only one left with the entry's leaf key (deeper levels included) and the
+    entry is the only one that wants it; returns the entries still unmatched."""
+    wanted = Counter(_leaf(kind, d.key) for d in waiting)
+    fits: dict[tuple[Any, ...], list[Observed]] = defaultdict(list)
+    for obs in free:
+        if obs.id not in claimed:
+            fits[_leaf(kind, obs.key)].append(obs)
+    still: list[Desired] = []
+    for d in waiting:
+        leaf = _leaf(kind, d.key)
+        candidates = fits.get(leaf, [])
+        unique = wanted[leaf] == 1 and len(candidates) == 1 and not deeper.get(leaf)
+        if not unique or not kind.may_move(d, index):
+            still.append(d)
+            continue
+        pair = Pair(d, candidates[0], "moved")
+        claimed[pair.observed.id] = pair
+        result.pairs.append(pair)
+        index.record(kind.name, pair.observed.id, d.address)
+    return still
+
+
+def _leaf(kind: Kind, key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key without its container parts: what a move leaves unchanged."""
+    return tuple(part for i, part in enumerate(key) if i not in kind.container_key_parts)
+
+
+def _leaf_counts(
+    kind: Kind, levels: Sequence[Sequence[Mapping[str, Any]]], index: AddressIndex
+) -> Counter[tuple[Any, ...]]:
+    """Leaf keys of the live objects of deeper levels (their containers are not matched yet,
+    but a leaf key leaves the container out)."""
+    counts: Counter[tuple[Any, ...]] = Counter()
+    for level in levels:
+        for raw in level:
+            obs = kind.observe(raw, index)
+            if obs is not None:
+                counts[_leaf(kind, obs.key)] += 1
+    return counts
+
+
 def _claim(
     kind: Kind,
     d: Desired,
@@ -158,11 +252,8 @@ def _claim(
     for key in keys:
         candidates = [o for o in by_key.get(key, ()) if o.id not in claimed]
         if len(candidates) > 1:
-            ids = ", ".join(sorted(o.id for o in candidates))
-            problems.append(
-                f"{d.location}: {d.address}: {len(candidates)} live {kind.name}s match "
-                f"{_describe_key(key)} (ids {ids}); pin one with `id:` to say which"
-            )
+            where = f"{d.location}: {d.address}"
+            problems.append(ambiguous_match(where, kind.name, _describe_key(key), candidates))
             claimed.update({o.id: Pair(d, o, "ambiguous") for o in candidates})
             return None
         if candidates:

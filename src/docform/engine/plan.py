@@ -111,6 +111,10 @@ class Change:
     """Fields shown as ``(sensitive)`` on both sides."""
     sensitive_before: list[str] = field(default_factory=list)
     """Fields whose live value only is hidden."""
+    replacement: dict[str, Any] | None = None
+    """On both changes of a likely replacement (a create, and the delete of the live object
+    it resembles, if pruned): ``create``, ``delete`` (addresses; delete null when the object
+    is left unmanaged), ``id`` of the live object and the ``hint`` that keeps it."""
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
@@ -134,6 +138,7 @@ class Change:
             "fields": [f.to_json() for f in self.fields],
             "calls": [c.to_json() for c in self.calls],
             "depends_on": list(self.depends_on),
+            "replacement": self.replacement,
         }
 
 
@@ -163,6 +168,11 @@ class Plan:
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
     ignored: list[Any] = field(default_factory=list)
     """What ``ignore:`` in the settings left out (`docform.engine.ignore.Ignored`)."""
+    notes: list[str] = field(default_factory=list)
+    """What a reviewer should know about how entries were matched (an identity file id no
+    longer live, an entry that may replace a live object)."""
+    identities: dict[str, str] = field(default_factory=dict, repr=False)
+    """Address -> live id of every entry matched to a live object (what docform.lock holds)."""
 
     @property
     def has_changes(self) -> bool:
@@ -190,6 +200,7 @@ class Plan:
         doc["unmanaged"] = [u.to_json() for u in self.unmanaged]
         doc["summary"] = self.summary()
         doc["ignored"] = [i.to_json() for i in self.ignored]
+        doc["notes"] = list(self.notes)
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

@@ -21,7 +21,9 @@ from docform.engine.plan import (
 )
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import Violation
+from docform.engine.replacements import mark_replacements
 from docform.engine.snapshot import LiveState
+from docform.errors import DocformError
 
 
 def plan_changes(
@@ -64,8 +66,13 @@ def plan_from_matcher(
             else:
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
         plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
+        plan.identities.update(
+            {p.desired.address: p.observed.id for p in (*matching.pairs, *matching.restores)}
+        )
+        plan.notes += matching.notes
     plan.fingerprints.update(matcher.fingerprints(matchings))
     plan.changes.extend(reversed(deletes))
+    refuse_changes_without_calls(plan.changes)
     _link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
@@ -74,7 +81,22 @@ def plan_from_matcher(
     for kind, matching in matchings:
         own = [c for c in plan.changes if c.kind == kind.name]
         plan.violations += kind.rail_violations(matching, own)
+    mark_replacements(plan, matchings)
     return plan
+
+
+class EmptyChangeError(DocformError):
+    """A kind planned a change with no call to make it: applying it would change nothing, and
+    every later plan would show it again."""
+
+
+def refuse_changes_without_calls(changes: Sequence[Change]) -> None:
+    empty = [f"{c.address} ({c.action})" for c in changes if not c.calls]
+    if empty:
+        raise EmptyChangeError(
+            "docform planned changes that no API call makes: " + ", ".join(empty) + "; this "
+            "is a bug in docform, please report it with the manifests of these objects"
+        )
 
 
 def _protect_violations(
@@ -172,7 +194,8 @@ def _restore_change(kind: Kind, pair: Pair) -> Change:
         address=pair.desired.address,
         kind=kind.name,
         action="restore",
-        action_reason=f"the pinned {kind.name} {obs.id} was deleted and can still be restored",
+        action_reason=f"the {kind.name} {obs.id} it is tied to was deleted and can still be "
+        "restored",
         before=None,
         after={k: obs.fields.get(k) for k in pair.desired.fields},
         calls=kind.restore_calls(obs),
@@ -226,8 +249,10 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
 def _reason(kind: Kind, pair: Pair, action: str) -> str:
     matched_by = {
         "id": "its pinned id",
+        "lock": "its id in docform.lock",
         "key": "its natural key",
         "formerly": "a key listed in formerly",
+        "moved": "its key in another container (moved)",
         "unfinished": "what an interrupted create of it left",
     }[pair.reason]
     return f"live {kind.name} {pair.observed.id}, matched by {matched_by}, differs"

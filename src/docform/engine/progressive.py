@@ -29,11 +29,20 @@ class ProgressiveMatcher:
     """Takes each kind's live objects as they are read (`kind_read`) and matches every kind
     whose turn has come; `matchings` returns them all, in reference order."""
 
-    def __init__(self, kinds: Sequence[Kind], manifests: Any, *, finishing: bool = False) -> None:
+    def __init__(
+        self,
+        kinds: Sequence[Kind],
+        manifests: Any,
+        *,
+        finishing: bool = False,
+        locked: Mapping[str, str] | None = None,
+    ) -> None:
+        """``locked``: the live id recorded for each address in the identity file."""
         self.order = kinds_in_reference_order(kinds)
         self.index = AddressIndex()
         self._manifests = manifests
         self._finishing = finishing
+        self._locked = locked or {}
         self._names = {kind.name for kind in kinds}
         self._read: dict[str, Sequence[Mapping[str, Any]]] = {}
         self._matched: dict[str, Matching] = {}
@@ -44,13 +53,18 @@ class ProgressiveMatcher:
     def desired(self, kind: Kind) -> list[Desired]:
         """``kind``'s entries of the manifests, made once (for reading and for matching)."""
         if kind.name not in self._desired:
-            self._desired[kind.name] = kind.desired(self._manifests)
+            desired = kind.desired(self._manifests)
+            for d in desired:
+                d.locked_id = self._locked.get(d.address)
+            self._desired[kind.name] = desired
         return self._desired[kind.name]
 
     def pinned_ids(self, kind: Kind) -> Sequence[str]:
         """The ids pinned by ``kind``'s entries, made only if the kind's read looks at them:
         making every kind's entries before the first request would delay all the reads."""
-        return PinnedIds(lambda: [d.pinned_id for d in self.desired(kind) if d.pinned_id])
+        return PinnedIds(
+            lambda: [i for d in self.desired(kind) if (i := d.pinned_id or d.locked_id)]
+        )
 
     def kind_read(self, kind: Kind, raws: Sequence[Mapping[str, Any]]) -> None:
         """``kind``'s live objects are all in: match it, and every kind that waited on it."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docform.api.paths import UnsafePathError, path_segments
 from docform.engine.plan import Plan
 from docform.errors import DocformError
 
@@ -84,32 +85,43 @@ def enforce(violations: Sequence[Violation], *, force: bool) -> list[Violation]:
     return list(violations)
 
 
-SCOPED_PREFIXES = ("/spaces/", "/collections/")
+SCOPED_ROOTS = ("spaces", "collections")
 
 
 def scope_violations(plan: Plan) -> list[Violation]:
-    """Calls outside the organization the manifests name: never made, whatever the flags."""
-    own = f"/orgs/{plan.organization}"
+    """Calls outside the organization the manifests name: never made, whatever the flags.
+
+    Paths are compared segment by segment: ``/orgs/org_acme/teams/../../org_beta`` starts with
+    the organization's prefix as a string, yet names another organization.
+    """
     known = {key.split(":", 1)[1] for key in plan.fingerprints}
     found = []
     for change in plan.changes:
         for call in change.calls:
-            path = call.path
-            if path == own or path.startswith(own + "/"):
+            if _in_scope(call.path, plan.organization, known):
                 continue
-            if path.startswith(SCOPED_PREFIXES):
-                target = path.split("/")[2]
-                if target in known or target.startswith("${"):
-                    continue
             found.append(
                 Violation(
                     "organization",
-                    f"{change.key}: {call.method} {path} is outside organization "
+                    f"{change.key}: {call.method} {call.path} is outside organization "
                     f"{plan.organization}",
                     forceable=False,
                 )
             )
     return found
+
+
+def _in_scope(path: str, organization: str, known: set[str]) -> bool:
+    try:
+        segments = path_segments(path)
+    except UnsafePathError:
+        return False
+    if segments[:2] == ["orgs", organization]:
+        return True
+    if len(segments) >= 2 and segments[0] in SCOPED_ROOTS:
+        target = segments[1]
+        return target in known or target.startswith("${")
+    return False
 
 
 async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> list[Violation]:
@@ -139,7 +151,9 @@ async def identify_caller(client: Any, org_id: str) -> str | None:
     member at the top of the last-seen order if the ping moved that top.
     """
     before = await _last_seen(client, org_id)
-    await client.post(f"/orgs/{org_id}/ping")
+    # A ping only marks the caller as seen: repeating it is harmless, so a transient failure
+    # is retried like any idempotent call instead of aborting the apply.
+    await client.post(f"/orgs/{org_id}/ping", retry=True)
     after = await _last_seen(client, org_id)
     return after[0] if after is not None and after != before else None
 

@@ -32,7 +32,8 @@ async def make_plan(
     org_id = manifests.organization.id
     kinds = build_kinds(org_id)
     with _collecting_rarely():
-        matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing)
+        locked = manifests.lock.ids_for(org_id)
+        matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing, locked=locked)
         wanted = {kind.name: matcher.pinned_ids(kind) for kind in kinds}
         live = await read_live_state(
             client, org_id, kinds, wanted, progress, matcher.kind_read, matcher.manages
@@ -101,33 +102,54 @@ async def apply_changes(
     *,
     parallelism: int,
     on_event: Any = None,
+    on_created: Any = None,
     on_start: Any = None,
     stop: Any = None,
 ) -> Any:
     """Run ``plan`` with a writing client of the manifests' API; returns the apply report.
 
-    Call `check_safety` first: this runs whatever it is given. ``on_event``, ``on_start`` and
-    ``stop`` as in `apply_plan`.
+    Call `check_safety` first: this runs whatever it is given. ``on_created``, ``on_event``,
+    ``on_start`` and ``stop``: see `apply_plan`.
     """
-    from docform.connect import open_client
+    from docform.connect import api_url, open_client
     from docform.engine.apply import apply_plan
+    from docform.engine.apply_lock import apply_lock
+    from docform.engine.duplicates import CreateGuard
     from docform.engine.rails import caller_violations, enforce
     from docform.engine.saved import secret_resolver
 
     recover = recover_by_planning(manifests, lambda: open_client(manifests, read_only=True))
-    async with open_client(manifests, read_only=False) as client:
+    with apply_lock(api_url(manifests), manifests.organization.id):
+        async with open_client(manifests, read_only=False) as client:
+            kinds = build_kinds(manifests.organization.id)
+            enforce(await caller_violations(plan, kinds, client), force=False)
+            guard = CreateGuard(plan, kinds, manifests, client)
+            report = await apply_plan(
+                plan.changes,
+                client,
+                parallelism=parallelism,
+                resolve_secret=secret_resolver(manifests),
+                on_event=on_event,
+                recover=recover,
+                on_created=on_created,
+                before_create=guard.raced,
+                on_start=on_start,
+                stop=stop,
+            )
+        if report.ok:
+            report.verification = await verify_by_reading(manifests, report.done)
+    return report
+
+
+async def verify_by_reading(manifests: Any, applied: Any) -> Any:
+    """What a read after the apply finds still to change in the kinds ``applied`` changed
+    (`docform.engine.verify`), read with a read-only client of the manifests' API."""
+    from docform.connect import open_client
+    from docform.engine.verify import verify_applied
+
+    async with open_client(manifests, read_only=True) as client:
         kinds = build_kinds(manifests.organization.id)
-        enforce(await caller_violations(plan, kinds, client), force=False)
-        return await apply_plan(
-            plan.changes,
-            client,
-            parallelism=parallelism,
-            resolve_secret=secret_resolver(manifests),
-            on_event=on_event,
-            recover=recover,
-            on_start=on_start,
-            stop=stop,
-        )
+        return await verify_applied(manifests, client, kinds, applied)
 
 
 def recover_by_planning(manifests: Any, reader: Any) -> Any:

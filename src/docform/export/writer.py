@@ -116,13 +116,42 @@ def schema_reference(directory: Path) -> str | None:
 
 
 def write_files(directory: Path, files: Mapping[str, str], stale: list[str]) -> None:
-    """Write ``files`` (relative path -> text) and remove ``stale`` files of an earlier export."""
+    """Write ``files`` (relative path -> text) and remove ``stale`` files of an earlier export.
+
+    Nothing is written or removed through a symbolic link: a link in the directory (a file, or
+    a folder like ``certs``) could point anywhere, and ``--force`` would overwrite what it
+    points at.
+    """
+    root = directory.resolve()
     try:
+        for relative in [*files, *stale]:
+            _refuse_links(directory, root, relative)
         for relative, text in files.items():
             path = directory / relative
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            _write_no_follow(path, text)
         for relative in stale:
             (directory / relative).unlink(missing_ok=True)
     except OSError as exc:
         raise ExportError(f"cannot write the export into {directory}: {exc.strerror}") from None
+
+
+def _refuse_links(directory: Path, root: Path, relative: str) -> None:
+    """Raise when ``relative``, or a folder on its way, is a symbolic link."""
+    path = directory
+    for part in Path(relative).parts:
+        path = path / part
+        if path.is_symlink():
+            target = path.resolve()
+            where = "outside" if not target.is_relative_to(root) else "inside"
+            raise ExportError(
+                f"{path} is a symbolic link to {target} ({where} {directory}); export never "
+                "writes through a link: remove the link, or export into another directory"
+            )
+
+
+def _write_no_follow(path: Path, text: str) -> None:
+    """Write ``path``, refusing to follow a link that appeared since it was checked."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as file:
+        file.write(text)

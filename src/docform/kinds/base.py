@@ -37,7 +37,9 @@ _NULL = {"type": "null"}
 
 
 def _schema_without_nulls(schema: dict[str, Any], model: type[Any]) -> None:
-    """Keep ``null`` in the JSON Schema only where the model accepts it (`nullable_fields`)."""
+    """Keep ``null`` in the JSON Schema only where the model accepts it (`nullable_fields`);
+    an entry's former keys name its own key fields."""
+    _former_key_schema(schema, model)
     nullable = getattr(model, "nullable_fields", frozenset())
     for name, prop in schema.get("properties", {}).items():
         if name in nullable:
@@ -52,6 +54,23 @@ def _schema_without_nulls(schema: dict[str, Any], model: type[Any]) -> None:
                 prop["anyOf"] = rest
         if "default" in prop and prop["default"] is None:
             del prop["default"]
+
+
+def _former_key_schema(schema: dict[str, Any], model: type[Any]) -> None:
+    fields = getattr(model, "former_key_fields", ())
+    formerly = schema.get("properties", {}).get("formerly")
+    if not fields or formerly is None:
+        return
+    *containers, name = fields
+    properties: dict[str, Any] = {field: {"type": ["string", "null"]} for field in containers}
+    properties[name] = {"type": "string"}
+    former_key = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+        "minProperties": 1,
+    }
+    formerly["items"] = {"anyOf": [{"type": "string"}, former_key]}
 
 
 class ManifestModel(BaseModel):
@@ -85,6 +104,9 @@ class BoundModel(ManifestModel):
     key_label: ClassVar[str] = "title"
     #: Fields holding nested entries (a site's sections): not compared as plain fields.
     child_fields: ClassVar[frozenset[str]] = frozenset()
+    #: The fields of the natural key a ``formerly`` mapping may name, in key order: containers
+    #: first (a manifest name, or null for the top level), then the entry's own name field.
+    former_key_fields: ClassVar[tuple[str, ...]] = ()
 
     _name: str = PrivateAttr("")
     _location: Location | None = PrivateAttr(None)
@@ -142,10 +164,34 @@ class Entry(BoundModel):
     id: str | None = Field(
         None, pattern=ID_PATTERN, max_length=255, description="Pinned id of the live object."
     )
-    formerly: list[str] = Field(
+    formerly: list[str | dict[str, str | None]] = Field(
         default_factory=list,
-        description="Former names or natural keys, matched when nothing else matches (renames).",
+        description="Former names (a title, path...) or former keys ({collection: x, title: y}), "
+        "matched when nothing else matches (renames and moves).",
     )
     protect: bool = Field(
         False, description="A plan that would delete or replace this object fails."
     )
+
+    @field_validator("formerly")
+    @classmethod
+    def _former_keys(cls, value: list[Any]) -> list[Any]:
+        for index, item in enumerate(value):
+            if isinstance(item, dict):
+                _check_former_key(cls, index, item)
+        return value
+
+
+def _check_former_key(entry: type[BoundModel], index: int, item: dict[str, Any]) -> None:
+    fields = entry.former_key_fields
+    allowed = ", ".join(fields)
+    unknown = sorted(set(item) - set(fields))
+    if unknown or not item:
+        what = f"unknown field {', '.join(unknown)}" if unknown else "an empty former key"
+        raise ValueError(
+            f"[{index}]: {what}: a former key of a {entry.kind} names some of {allowed} (the "
+            "others are taken as they are now)"
+        )
+    name = fields[-1]
+    if name in item and item[name] is None:
+        raise ValueError(f"[{index}].{name}: null is not a former {name}; write the former {name}")

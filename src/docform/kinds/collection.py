@@ -22,6 +22,7 @@ class CollectionEntry(Entry):
 
     kind = "collection"
     key_label = "parent and title"
+    former_key_fields = ("parent", "title")
 
     title: str = Field(min_length=1, max_length=50)
     description: str | None = Field(None, max_length=100)
@@ -42,6 +43,8 @@ class CollectionKind(Kind):
 
     name = "collection"
     prune_setting = "collections"
+    container_key_parts = (0,)
+    guard_replacement = True
     references = ("collection",)
     field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
     PATCHED = ("title", "description", "defaultLevel")
@@ -57,7 +60,9 @@ class CollectionKind(Kind):
         fields["parent"] = ref(self.name, e.parent)
         if "defaultLevel" in fields:
             fields["defaultLevel"] = level_value(fields["defaultLevel"])
-        return entry_desired(e, fields, e.title, scope=(fields["parent"],))
+        return entry_desired(
+            e, fields, e.title, scope=(fields["parent"],), refs={"parent": _collection}
+        )
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         parent = index.ref(self.name, raw.get("parent"))
@@ -112,3 +117,7 @@ class CollectionKind(Kind):
         if raw.get("defaultLevel") != "inherit":  # inherit is what a new collection has
             fields["defaultLevel"] = role_entry(raw.get("defaultLevel"))
         return Exported("collections", self.name, raw["id"], raw["title"], fields)
+
+
+def _collection(name: str | None) -> Any:
+    return ref("collection", name)

@@ -20,7 +20,7 @@ from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kinds.base import Entry
 from docform.kinds.exporting import role_entry
-from docform.kinds.fields import RoleOrGuest, role_value
+from docform.kinds.fields import RoleOrGuest, escape_invisible, role_value
 from docform.kinds.planning import entry_desired
 
 
@@ -30,6 +30,7 @@ class MemberEntry(Entry):
     kind = "member"
     key_is_unique = True
     key_label = "email"
+    former_key_fields = ("email",)
 
     role: RoleOrGuest = Field(description="Organization role; guest is the API's null role.")
     sso: bool | None = Field(None, description="Sign-in through SSO only.")
@@ -65,6 +66,7 @@ class MemberKind(Kind):
     name = "member"
     prune_setting = "members"
     created_id = "users.0"
+    renamable = False
 
     def __init__(self, org_id: str) -> None:
         super().__init__(org_id)
@@ -91,7 +93,7 @@ class MemberKind(Kind):
             # No email: a key no entry has, so only a pinned id matches it.
             key=(email.lower(),) if email is not None else (NO_EMAIL, raw["id"]),
             fields={"role": raw["role"], "sso": raw["sso"]},
-            title=email if email is not None else without_email_title(raw),
+            title=escape_invisible(email) if email is not None else without_email_title(raw),
             raw=raw,
         )
 

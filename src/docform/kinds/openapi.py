@@ -33,6 +33,7 @@ class OpenApiEntry(Entry):
     kind = "openapi"
     key_is_unique = True
     key_label = "slug"
+    former_key_fields = ("slug",)
 
     slug: str = Field(min_length=1, max_length=100, pattern=SLUG_PATTERN)
     source: OpenApiSource
@@ -53,6 +54,7 @@ class OpenApiKind(Kind):
 
     name = "openapi"
     prune_setting = "openapi"
+    renamable = False
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/openapi")
@@ -109,8 +111,9 @@ class OpenApiKind(Kind):
             # Matched by pinned id or formerly: the slug is the spec's address and has no rename.
             raise DocformError(
                 f"{desired.location}: {desired.address}: slug: the API cannot rename a spec "
-                f"(live: {observed.fields['slug']}); write the live slug, or drop `id:` and "
-                "`formerly:` so a new spec is created (and the old one pruned)"
+                f"(live: {observed.fields['slug']}); write the live slug, or drop `id:`, "
+                "`formerly:` and its line in docform.lock so a new spec is created (and the old "
+                "one pruned)"
             )
         path = f"/orgs/{self.org_id}/openapi/{observed.raw['slug']}"
         calls = []

@@ -1,71 +1,107 @@
 """Site structure order: the order the manifest writes sections, groups and site spaces in.
 
-Order is a property of siblings, not of one object, so it is planned per container (the
+Order is a property of siblings, not of one object, so it is planned per `Container` (the
 site spaces of one section, the sections of one group or of the site root, the groups of a
-site): docform simulates the live order, with new items landing last, and plans the fewest
-``PATCH .../structure/sort`` calls that place each item right after the one the manifest puts
-before it. The calls of one container run one after the other, in manifest order.
+site): docform simulates the live order and plans the fewest ``PATCH .../structure/sort``
+calls that place each item right after the one the manifest puts before it. The calls of one
+container run one after the other, in manifest order, after every change that brings items
+into it.
+
+What lands in a container during the apply lands last, in the order the service receives it.
+That order is known when one change brings the items (a group's create or its
+``POST .../sections`` calls, one after the other) or when a single item arrives; it is not
+when two or more independent creates race (a rate-limited or retried call, a create that waits
+on a nested collection). Such *racing* items always get their sort call, so the apply ends in
+manifest order whatever order they reached the service in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.plan import Call, Change, FieldChange
 from docform.kinds.planning import site_prefix
 
+AS_CREATED = "where its create lands"
+
+
+@dataclass
+class Container:
+    """One set of siblings as the manifest wants them and as the service holds them."""
+
+    wanted: Sequence[Desired]
+    """The entries the manifest puts here, in manifest order."""
+    live: Sequence[str]
+    """Addresses of the objects in it now, in live order (others are ignored)."""
+    racing: frozenset[str] = frozenset()
+    """Addresses whose place on arrival this apply cannot know (see the module's doc)."""
+    after: tuple[str, ...] = ()
+    """Keys of the changes that bring items in; the sort calls wait for them."""
+
+
+def arriving(container: Container) -> list[str]:
+    """Addresses the manifest puts in ``container`` that are not in it yet, in manifest order."""
+    here = set(container.live)
+    return [d.address for d in container.wanted if d.address not in here]
+
+
+def racing_creates(arrivals: Sequence[str], index: AddressIndex) -> frozenset[str]:
+    """The arrivals created by independent calls of this apply, when two or more race."""
+    created = [a for a in arrivals if index.is_created(a)]
+    return frozenset(created) if len(created) > 1 else frozenset()
+
 
 def reorder_changes(
-    kind: str,
-    item_type: str,
-    org_id: str,
-    wanted: Mapping[Hashable, Sequence[Desired]],
-    live: Mapping[Hashable, Sequence[str]],
-    index: AddressIndex,
+    kind: str, item_type: str, org_id: str, containers: Iterable[Container], index: AddressIndex
 ) -> list[Change]:
-    """Changes that sort each container of ``wanted`` (addresses in manifest order), given the
-    addresses of ``live`` matched objects per container in live order."""
+    """Changes that put each of ``containers`` in manifest order."""
     changes: list[Change] = []
-    for container, entries in wanted.items():
-        changes += _sort_container(kind, item_type, org_id, entries, live.get(container, ()), index)
+    for container in containers:
+        changes += _sort_container(kind, item_type, org_id, container, index)
     return changes
 
 
 def _sort_container(
-    kind: str,
-    item_type: str,
-    org_id: str,
-    entries: Sequence[Desired],
-    live: Sequence[str],
-    index: AddressIndex,
+    kind: str, item_type: str, org_id: str, container: Container, index: AddressIndex
 ) -> list[Change]:
-    order = [d.address for d in entries]
-    current = [a for a in live if a in order]
-    current += [a for a in order if a not in current]
+    order = [d.address for d in container.wanted]
+    current = [a for a in container.live if a in order]
+    arrivals = [a for a in order if a not in current]
+    # Racing arrivals go after the others: where exactly among themselves does not matter,
+    # since each one is sorted explicitly.
+    current += [a for a in arrivals if a not in container.racing]
+    current += [a for a in arrivals if a in container.racing]
     changes: list[Change] = []
-    for i, desired in enumerate(entries):
-        side, anchor = _anchor(current, order, i)
+    for i, desired in enumerate(container.wanted):
+        racing = desired.address in container.racing
+        side, anchor = _anchor(current, order, i, container.racing)
         if anchor is None:
             continue
-        before = _neighbour(current, desired.address)
+        before = AS_CREATED if racing else _neighbour(current, desired.address)
         current.remove(desired.address)
         at = current.index(anchor)
         current.insert(at + 1 if side == "after" else at, desired.address)
         change = _reorder(kind, item_type, org_id, desired, side, anchor, before, index)
-        if changes:
-            change.depends_on = [changes[-1].key]
+        previous = [changes[-1].key] if changes else list(container.after)
+        change.depends_on = previous
         changes.append(change)
     return changes
 
 
-def _anchor(current: list[str], order: list[str], i: int) -> tuple[str, str | None]:
-    """Where ``order[i]`` must go, or None when it already follows its predecessor."""
+def _anchor(
+    current: list[str], order: list[str], i: int, racing: frozenset[str]
+) -> tuple[str, str | None]:
+    """Where ``order[i]`` must go, or None when it is known to follow its predecessor already
+    (or, for the first item, when every item races: the next ones are sorted after it)."""
     address = order[i]
     if i == 0:
-        return ("before", None) if current[0] == address else ("before", current[0])
+        # Racing items come last, so a racing first one means that every item races.
+        first = current[0]
+        return "before", None if first == address or first in racing else first
     previous = order[i - 1]
-    if current.index(address) == current.index(previous) + 1:
+    if address not in racing and current.index(address) == current.index(previous) + 1:
         return "after", None
     return "after", previous
 

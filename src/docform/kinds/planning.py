@@ -38,21 +38,49 @@ def entry_desired(
     *,
     scope: tuple[Any, ...] = (),
     former: Callable[[str], Any] = lambda name: name,
+    refs: Mapping[str, Callable[[str | None], Any]] | None = None,
     **extra: Any,
 ) -> Desired:
-    """An entry as the engine compares it: its natural key is ``(*scope, key)``, and each
-    name in ``formerly`` is a former ``key`` in the same scope."""
+    """An entry as the engine compares it: its natural key is ``(*scope, key)``.
+
+    Each item of ``formerly`` is a former natural key: a string is a former ``key`` in the same
+    scope; a mapping gives former values of some of the entry's ``former_key_fields`` (the last
+    parts of the key) and the others stay as they are now. ``refs`` turns the manifest name of
+    a container (a collection, a section) into the reference the key holds."""
+    natural = (*scope, key)
     return Desired(
         address=e.address,
-        key=(*scope, key),
+        key=natural,
         fields=fields,
         location=location(e),
         pinned_id=e.id,
-        formerly=[(*scope, former(name)) for name in e.formerly] + extra.pop("formerly", []),
+        formerly=[former_key(e, natural, item, former, refs or {}) for item in e.formerly]
+        + extra.pop("formerly", []),
         protect=e.protect,
+        key_fields=e.former_key_fields,
         entry=extra.pop("entry", e),
         **extra,
     )
+
+
+def former_key(
+    e: Any,
+    natural: tuple[Any, ...],
+    item: str | Mapping[str, str | None],
+    former: Callable[[str], Any],
+    refs: Mapping[str, Callable[[str | None], Any]],
+) -> tuple[Any, ...]:
+    """One ``formerly`` item of ``e`` as a natural key (see `entry_desired`)."""
+    parts = list(natural)
+    if isinstance(item, str):
+        parts[-1] = former(item)
+        return tuple(parts)
+    names = e.former_key_fields
+    first = len(natural) - len(names)
+    for name, value in item.items():
+        convert = refs.get(name, former)
+        parts[first + names.index(name)] = convert(value)
+    return tuple(parts)
 
 
 def merge_rules_desired(rules: Any) -> dict[str, Any] | None:

@@ -24,6 +24,7 @@ class SamlEntry(Entry):
 
     kind = "saml"
     key_label = "label"
+    former_key_fields = ("label",)
 
     label: str = Field(min_length=1, max_length=30)
     entityID: str | None = Field(None, min_length=1, max_length=1024)

@@ -30,6 +30,7 @@ class SiteEntry(Entry):
 
     kind = "site"
     key_label = "title"
+    former_key_fields = ("title",)
     child_fields = frozenset({"sectionGroups", "sections", "spaces"})
 
     title: str | None = Field(None, min_length=2, max_length=128)

@@ -16,7 +16,7 @@ from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.exporting import set_fields
 from docform.kinds.fields import Name
-from docform.kinds.ordering import reorder_changes
+from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kinds.planning import (
     body_of,
     created,
@@ -36,6 +36,7 @@ class SiteSectionEntry(Entry):
     nullable_fields = frozenset({"condition", "icon", "description"})
     key_is_unique = True
     key_label = "path"
+    former_key_fields = ("path",)
     child_fields = frozenset({"spaces"})
 
     title: str | None = Field(None, min_length=2, max_length=128)
@@ -76,12 +77,13 @@ class SiteSectionKind(Kind):
         return await read_per_site(reader, self.name, self.org_id, "sections")
 
     def desired(self, manifests: Any) -> list[Desired]:
-        # Order is per container, and a section's container is the group listing it.
+        # Order is per container: a section's container is the group listing it, and its
+        # place there is where that list names it (not where `sections:` defines it).
         self._group_of = {
-            f"{site.address}.section.{name}": group.address
+            f"{site.address}.section.{name}": (group.address, place)
             for site in manifests.sites.values()
             for group in site.sectionGroups.values()
-            for name in group.sections or ()
+            for place, name in enumerate(group.sections or ())
         }
         return [
             self._desired(site.address, section)
@@ -165,14 +167,21 @@ class SiteSectionKind(Kind):
         group_of = getattr(self, "_group_of", {})
         wanted: dict[tuple[str, str | None], list[Desired]] = defaultdict(list)
         for d in desired:
-            wanted[(d.fields["site"].address, group_of.get(d.address))].append(d)
+            group, _ = group_of.get(d.address, (None, 0))
+            wanted[(d.fields["site"].address, group)].append(d)
+        for entries in wanted.values():
+            entries.sort(key=lambda d: group_of.get(d.address, (None, 0))[1])
         in_live: dict[tuple[str | None, str | None], list[str]] = defaultdict(list)
         for raw in live:
             address = index.address_of(self.name, raw["id"])
             group = index.address_of("section_group", raw.get("sectionGroup"))
             if address:
                 in_live[(index.address_of("site", raw["_site"]), group)].append(address)
-        return reorder_changes(self.name, "site-section", self.org_id, wanted, in_live, index)
+        containers = [
+            _container(entries, in_live.get(key, []), key[1], index)
+            for key, entries in wanted.items()
+        ]
+        return reorder_changes(self.name, "site-section", self.org_id, containers, index)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"id": raw["id"], **set_fields(raw, self.PATCHED)}
@@ -181,6 +190,26 @@ class SiteSectionKind(Kind):
         site = LiveRef("site", raw["_site"])
         return Exported("sites", self.name, raw["id"], raw["path"], fields, within=site,
                         nested_as="sections")  # fmt: skip
+
+
+def _container(
+    entries: list[Desired], live: list[str], group: str | None, index: AddressIndex
+) -> Container:
+    """The sections of a group, or of the site root (``group`` None), as siblings."""
+    container = Container(entries, live)
+    if group is not None:
+        # The group's own create or `POST .../sections` calls bring sections in, one after
+        # the other in manifest order: their places are known once that change is done.
+        if index.is_created(group):
+            container.after = (f"{group}#create",)
+        elif arriving(container):
+            container.after = (f"{group}#update",)
+        return container
+    arrivals = arriving(container)
+    # A section leaves its group for the root only through its sort call.
+    leaving_groups = frozenset(a for a in arrivals if not index.is_created(a))
+    container.racing = racing_creates(arrivals, index) | leaving_groups
+    return container
 
 
 def _unfinished(title: str | None, first_space: Any) -> tuple[str, str | None, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -15,7 +15,7 @@ from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
-from docform.kinds.ordering import reorder_changes
+from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kinds.planning import (
     body_of,
     entry_desired,
@@ -34,6 +34,7 @@ class SiteSectionGroupEntry(Entry):
     kind = "sectionGroup"
     nullable_fields = frozenset({"icon"})
     key_label = "title"
+    former_key_fields = ("title",)
 
     title: str = Field(min_length=1, max_length=100)
     icon: str | None = Field(None, min_length=1, max_length=50)
@@ -48,11 +49,39 @@ class SiteSectionGroupEntry(Entry):
         return self.title
 
 
+class GroupSections(tuple[Ref, ...]):
+    """The sections a group should hold, in manifest order, equal to a live list that holds
+    the same ones in any order: order inside a group is the sections' own ``reorder`` changes,
+    so a group's ``sections`` changes only when a section joins or leaves it. A section that
+    another group of the manifests lists (``elsewhere``) may still be here: that group's
+    ``POST .../sections`` takes it."""
+
+    elsewhere: frozenset[Ref]
+
+    def __new__(cls, sections: Iterable[Ref], elsewhere: Iterable[Ref] = ()) -> GroupSections:
+        made = super().__new__(cls, sections)
+        made.elsewhere = frozenset(elsewhere)
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (list, tuple)):
+            return NotImplemented
+        return set(self) == set(other) - self.elsewhere
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self))
+
+
 class SiteSectionGroupKind(Kind):
     """Section groups of managed sites, by title; ``sections`` lists the sections in a group.
 
     The API adds a section to a group but has no call to take one out: a section leaves a group
-    only by joining another one or by being deleted.
+    only by joining another one (that group's ``POST .../sections`` moves it) or by being
+    deleted. The order of a group's sections is the sections' own ``reorder`` changes.
 
     A group's content is read from ``children`` (``sections`` is deprecated, and read only from
     an answer without ``children``). Groups nested in groups are refused when met live in a
@@ -69,17 +98,27 @@ class SiteSectionGroupKind(Kind):
         return await read_per_site(reader, self.name, self.org_id, "section-groups")
 
     def desired(self, manifests: Any) -> list[Desired]:
-        return [
-            self._desired(site.address, group)
-            for site in manifests.sites.values()
-            for group in site.sectionGroups.values()
-        ]
+        out = []
+        for site in manifests.sites.values():
+            listed = {
+                group.address: [Ref(f"{site.address}.section.{name}") for name in group.sections]
+                for group in site.sectionGroups.values()
+                if group.sections is not None
+            }
+            for group in site.sectionGroups.values():
+                out.append(self._desired(site.address, group, listed))
+        return out
 
-    def _desired(self, site_address: str, e: SiteSectionGroupEntry) -> Desired:
+    def _desired(
+        self, site_address: str, e: SiteSectionGroupEntry, listed: Mapping[str, list[Ref]]
+    ) -> Desired:
         site = Ref(site_address)
         fields: dict[str, Any] = {**e.managed(), "site": site}
-        if e.sections is not None:
-            fields["sections"] = [Ref(f"{site_address}.section.{name}") for name in e.sections]
+        if e.address in listed:
+            elsewhere = {
+                ref for group, refs in listed.items() if group != e.address for ref in refs
+            }
+            fields["sections"] = GroupSections(listed[e.address], elsewhere)
         return entry_desired(e, fields, e.title, scope=(site,))
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
@@ -103,7 +142,9 @@ class SiteSectionGroupKind(Kind):
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
-        body = body_of(desired.fields, resolve, ("title", "icon", "sections"))
+        body = body_of(desired.fields, resolve, ("title", "icon"))
+        if "sections" in desired.fields:
+            body["sections"] = [resolve(ref) for ref in desired.fields["sections"]]
         return [Call("POST", f"{prefix}/section-groups", body)]
 
     def change_calls(
@@ -128,7 +169,7 @@ class SiteSectionGroupKind(Kind):
         self, path: str, observed: Observed, desired: Desired, resolve: Resolve
     ) -> list[Call]:
         have, want = observed.fields["sections"], desired.fields["sections"]
-        leaving = [str(s) for s in have if s not in want]
+        leaving = [str(s) for s in have if s not in want and s not in want.elsewhere]
         if leaving:
             raise DocformError(
                 f"{desired.location}: {desired.address}: sections: the API cannot take "
@@ -151,7 +192,12 @@ class SiteSectionGroupKind(Kind):
             address = index.address_of(self.name, raw["id"])
             if address:
                 in_live[index.address_of("site", raw["_site"])].append(address)
-        return reorder_changes(self.name, "site-section-group", self.org_id, wanted, in_live, index)
+        containers = []
+        for site, entries in wanted.items():
+            container = Container(entries, in_live.get(site, []))
+            container.racing = racing_creates(arriving(container), index)
+            containers.append(container)
+        return reorder_changes(self.name, "site-section-group", self.org_id, containers, index)
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         prefix = site_prefix(self.org_id, observed.raw["_site"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -16,7 +16,7 @@ from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name
-from docform.kinds.ordering import reorder_changes
+from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kinds.planning import (
     body_of,
     created,
@@ -36,6 +36,7 @@ class SiteSpaceEntry(Entry):
     nullable_fields = frozenset({"condition"})
     key_is_unique = True
     key_label = "path"
+    former_key_fields = ("section", "path")
 
     space: Name = Field(description="Manifest name of the space published here.")
     path: str = Field(min_length=1, max_length=100)
@@ -69,9 +70,11 @@ class SiteSpaceKind(Kind):
 
     name = "site_space"
     prune_setting = "siteSpaces"
+    container_key_parts = (1,)
     references = ("site", "section", "space")
     unmanaged_go_with_container = True
     read_after = ("site",)
+    field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}
     PATCHED = ("path", "condition", "hidden")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -79,10 +82,16 @@ class SiteSpaceKind(Kind):
 
     def desired(self, manifests: Any) -> list[Desired]:
         out = []
+        # The site spaces written next to each one in its section: where a move places it.
+        self._neighbours: dict[str, tuple[str | None, str | None]] = {}
         for site in manifests.sites.values():
             for section in site.sections.values():
                 for i, e in enumerate(section.spaces.values()):
                     out.append(self._desired(site.address, Ref(section.address), e, i == 0))
+                names = [e.address for e in section.spaces.values()]
+                for i, address in enumerate(names):
+                    after = names[i + 1] if i + 1 < len(names) else None
+                    self._neighbours[address] = (names[i - 1] if i else None, after)
             out += [self._desired(site.address, None, e, False) for e in site.spaces.values()]
         return out
 
@@ -95,9 +104,13 @@ class SiteSpaceKind(Kind):
         # A site space whose path changed is still the one showing the same space.
         showing = [(site, section, "showing", fields["space"])]
         requires = frozenset({section.address}) if section else frozenset()
+
+        def section_ref(name: str | None) -> Ref | None:
+            return Ref(f"{site_address}.section.{name}") if name else None
+
         return entry_desired(
             e, fields, e.path, scope=(site, section), formerly=showing, requires=requires,
-            entry=(e, first),
+            entry=(e, first), refs={"section": section_ref},
         )  # fmt: skip
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
@@ -146,6 +159,8 @@ class SiteSpaceKind(Kind):
         resolve: Resolve,
     ) -> list[Call]:
         prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
+        if action == "move":
+            return [self._move_call(prefix, observed, desired, resolve)]
         body = body_of(changed, resolve, self.PATCHED)
         if "space" in changed:
             body["spaceId"] = resolve(changed["space"])
@@ -160,6 +175,34 @@ class SiteSpaceKind(Kind):
                 "default site space; mark another one `default: true` instead"
             )
         return calls
+
+    def may_move(self, desired: Desired, index: AddressIndex) -> bool:
+        # The first site space of a section this apply creates is made by the section's create;
+        # a move needs a site space next to it in its new section.
+        _, first = desired.entry
+        section = desired.fields["section"]
+        if first and section is not None and index.is_created(section.address):
+            return False
+        return getattr(self, "_neighbours", {}).get(desired.address, (None, None)) != (None, None)
+
+    def _move_call(
+        self, prefix: str, observed: Observed, desired: Desired, resolve: Resolve
+    ) -> Call:
+        """The API has no call that changes a site space's section: a sort that places it next
+        to a site space of the other section moves it there."""
+        before, after = getattr(self, "_neighbours", {}).get(desired.address, (None, None))
+        if before is None and after is None:
+            raise DocformError(
+                f"{desired.location}: {desired.address}: the API moves a site space to another "
+                "section only next to a site space already there; list one before it, or "
+                "delete this one and create it anew (drop its line from docform.lock)"
+            )
+        side, anchor = ("after", before) if before else ("before", after)
+        body = {
+            "item": {"type": "site-space", "id": observed.id},
+            "position": {side: {"type": "site-space", "id": resolve(Ref(str(anchor)))}},
+        }
+        return Call("PATCH", f"{prefix}/structure/sort", body)
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         prefix = site_prefix(self.org_id, observed.raw["_site"])
@@ -181,7 +224,15 @@ class SiteSpaceKind(Kind):
             )
             if address:
                 in_live[container].append(address)
-        return reorder_changes(self.name, "site-space", self.org_id, wanted, in_live, index)
+        containers = []
+        for (site, section), entries in wanted.items():
+            container = Container(entries, in_live.get((site, section), []))
+            # A new section's create makes its first site space, before any other can come.
+            made_first = section is not None and index.is_created(section)
+            arrivals = arriving(container)[1 if made_first else 0 :]
+            container.racing = racing_creates(arrivals, index)
+            containers.append(container)
+        return reorder_changes(self.name, "site-space", self.org_id, containers, index)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields: dict[str, Any] = {"id": raw["id"], "space": LiveRef("space", raw["space"]["id"])}

@@ -36,6 +36,7 @@ class SpaceEntry(Entry):
     kind = "space"
     nullable_fields = frozenset({"emoji", "icon"})
     key_label = "collection and title"
+    former_key_fields = ("collection", "title")
 
     title: str = Field(min_length=1, max_length=50)
     emoji: str | None = Field(None, min_length=1, max_length=50)
@@ -66,6 +67,8 @@ class SpaceKind(Kind):
 
     name = "space"
     prune_setting = "spaces"
+    container_key_parts = (0,)
+    guard_replacement = True
     references = ("collection", "member")
     field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
     CREATED_WITH = ("title", "emoji", "language", "editMode")
@@ -97,7 +100,9 @@ class SpaceKind(Kind):
             fields["defaultLevel"] = level_value(fields["defaultLevel"])
         if "mergeRules" in fields:
             fields["mergeRules"] = merge_rules_desired(e.mergeRules)
-        return entry_desired(e, fields, e.title, scope=(fields["collection"],))
+        return entry_desired(
+            e, fields, e.title, scope=(fields["collection"],), refs={"collection": _collection}
+        )
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         collection = index.ref("collection", raw.get("parent"))
@@ -158,3 +163,7 @@ class SpaceKind(Kind):
         if rules is not None and rules != {"type": "inherit"}:
             fields["mergeRules"] = rules
         return Exported("spaces", self.name, raw["id"], raw["title"], fields)
+
+
+def _collection(name: str | None) -> Any:
+    return ref("collection", name)

@@ -27,6 +27,7 @@ class TeamEntry(Entry):
 
     kind = "team"
     key_label = "title"
+    former_key_fields = ("title",)
 
     title: str = Field(min_length=1, max_length=64)
     members: dict[Email, TeamRole] | None = Field(

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from docform.kinds.base import BoundModel, Entry
+from docform.kinds.fields import escape_invisible
 from docform.kinds.organization import OrganizationEntry
 from docform.kinds.site import SiteEntry
 from docform.manifest.document import ENTRY_SECTIONS, EntrySection
@@ -57,7 +58,8 @@ def _validate_section(
         path = (section.name, name)
         if not pattern.match(name):
             what = PATTERN_MESSAGES[section.key_pattern]
-            tree.problems.append(Problem.at(tree.sources.locate(path), path, f"'{name}' {what}"))
+            shown = escape_invisible(name)
+            tree.problems.append(Problem.at(tree.sources.locate(path), path, f"'{shown}' {what}"))
             continue
         entry = _validate(tree, section.model, path, value)
         if entry is not None:

@@ -7,11 +7,12 @@ from collections.abc import Mapping
 from pathlib import Path as FsPath
 
 from docform.manifest.entries import validate_entries
+from docform.manifest.lock import read_lock
 from docform.manifest.manifest_set import ManifestSet
 from docform.manifest.problems import ManifestError, Problem
 from docform.manifest.references import check_references
 from docform.manifest.settings import Settings
-from docform.manifest.sources import read_directory
+from docform.manifest.sources import MergedTree, read_directory
 from docform.manifest.values import resolve_values
 
 
@@ -28,12 +29,15 @@ def load_manifest_set(
         raise ManifestError([Problem(".", 0, 0, "", "not a directory")])
     tree = read_directory(root)
     if not tree.files:
-        raise ManifestError([Problem(".", 0, 0, "", "no manifest files (*.yaml, *.yml)")])
+        none = Problem(".", 0, 0, "", "no manifest files (*.yaml, *.yml)")
+        raise ManifestError(tree.problems or [none])
     resolve_values(tree, root, os.environ if env is None else env)
     entries = validate_entries(tree)
     # Cross-checks on a partly read directory would blame references to what was not read.
     if tree.complete:
         check_references(tree, entries)
+    lock, lock_problems = read_lock(root)
+    tree.problems += lock_problems
     if tree.problems or entries.organization is None:
         raise ManifestError(tree.problems)
     sections = entries.sections
@@ -42,5 +46,14 @@ def load_manifest_set(
         settings=entries.settings or Settings(),
         organization=entries.organization,
         files=tree.files,
+        lock=lock,
+        api_location=_api_location(tree, entries.settings),
         **sections,  # type: ignore[arg-type]
     )
+
+
+def _api_location(tree: MergedTree, settings: Settings | None) -> str | None:
+    """Where the ``docform: api`` URL is written, when it is."""
+    if settings is None or settings.api is None:
+        return None
+    return str(tree.sources.locate(("docform", "api")))

@@ -16,6 +16,7 @@ from docform.kinds.site import SiteEntry
 from docform.kinds.space import SpaceEntry
 from docform.kinds.team import TeamEntry
 from docform.manifest.document import ENTRY_SECTIONS
+from docform.manifest.lock import Lock
 from docform.manifest.settings import Settings
 
 _NESTED_NOUNS = (
@@ -42,6 +43,10 @@ class ManifestSet:
     openapi: dict[str, OpenApiEntry] = field(default_factory=dict)
     saml: dict[str, SamlEntry] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    lock: Lock = field(default_factory=Lock)
+    """The ids of ``docform.lock`` beside the manifests (`docform.manifest.lock`)."""
+    api_location: str | None = None
+    """Where ``docform: api`` is written (``main.yaml:2:8``), for messages about that URL."""
 
     def section(self, name: str) -> dict[str, Entry]:
         """The entries of one top-level section (``"teams"``) by manifest name."""

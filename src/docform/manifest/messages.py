@@ -19,7 +19,10 @@ from docform.manifest.sources import SourceMap, type_name
 
 PATTERN_MESSAGES = {
     NAME_PATTERN: "is not a valid name: use a-z, 0-9, '-' and '_', starting with a letter or digit",
-    EMAIL_PATTERN: "is not an email address",
+    EMAIL_PATTERN: (
+        "is not an email address (one without spaces, and without invisible or "
+        "direction-changing characters, which make one address look like another)"
+    ),
     SLUG_PATTERN: "is not a valid slug: letters and digits, words joined by single hyphens",
     ID_PATTERN: "is not a valid id: use letters, digits, '_' and '-'",
     DOMAIN_PATTERN: "is not a domain name",

@@ -61,6 +61,7 @@ class ReferenceChecker:
         self._check_collection_cycles()
         for name, site in self._known("sites").items():
             self._check_site(name, _mapping(site))
+        self._check_former_containers()
         self._check_same_keys()
 
     def _problem(self, path: Path, message: str) -> None:
@@ -73,6 +74,32 @@ class ReferenceChecker:
         known = self._known(section)
         if isinstance(name, str) and name not in known:
             self._problem(path, unknown_name(ENTRY_SECTIONS[section].noun, name, list(known)))
+
+    def _former_keys(self, path: Path, entry: Any) -> list[tuple[Path, dict[str, Any]]]:
+        """The mappings of an entry's ``formerly`` with their paths."""
+        items = _mapping(entry).get("formerly")
+        return [
+            ((*path, "formerly", index), item)
+            for index, item in enumerate(items if isinstance(items, list) else [])
+            if isinstance(item, dict)
+        ]
+
+    def _check_former_containers(self) -> None:
+        """A former key names its former container (collection, section) by manifest name."""
+        for section, field in (("spaces", "collection"), ("collections", "parent")):
+            for name, entry in self._known(section).items():
+                for path, item in self._former_keys((section, name), entry):
+                    self._refer("collections", item.get(field), (*path, field))
+        for site_name, site in self._known("sites").items():
+            sections = _mapping(_mapping(site).get("sections"))
+            for section_name, section in sections.items():
+                base = ("sites", site_name, "sections", section_name, "spaces")
+                for name, entry in _mapping(_mapping(section).get("spaces")).items():
+                    for path, item in self._former_keys((*base, name), entry):
+                        former = item.get("section")
+                        if isinstance(former, str) and former not in sections:
+                            message = self._unknown_section(site_name, sections, former)
+                            self._problem((*path, "section"), message)
 
     def _check_merge_rules(self) -> None:
         owners: list[Path] = [("spaces", name, "mergeRules") for name in self._known("spaces")]

@@ -27,7 +27,20 @@ SUFFIXES = (".yaml", ".yml")
 
 
 def manifest_files(directory: FsPath) -> list[FsPath]:
-    """The ``*.yaml``/``*.yml`` files under ``directory``, sorted; hidden folders are skipped."""
+    """The ``*.yaml``/``*.yml`` files under ``directory``, sorted; hidden folders are skipped,
+    and so are links to files outside ``directory`` (`outside_links` names them)."""
+    root = directory.resolve()
+    return [path for path in _candidates(directory) if path.resolve().is_relative_to(root)]
+
+
+def outside_links(directory: FsPath) -> list[FsPath]:
+    """Manifest files that are symbolic links to files outside ``directory``: never read (a
+    link to ``/proc/self/environ`` or a file of another project would be)."""
+    root = directory.resolve()
+    return [path for path in _candidates(directory) if not path.resolve().is_relative_to(root)]
+
+
+def _candidates(directory: FsPath) -> list[FsPath]:
     found = [
         path
         for path in directory.rglob("*")
@@ -83,6 +96,14 @@ def read_directory(directory: FsPath) -> MergedTree:
         tree.reported.update(parsed.reported)
         tree.complete = tree.complete and not parsed.fatal
         _merge_file(tree, parsed)
+    for path in outside_links(directory):
+        where = Location(path.relative_to(directory).as_posix(), 1, 1)
+        message = (
+            f"is a symbolic link to {path.resolve()}, outside the manifest directory; docform "
+            "never reads through such a link: copy the file in, or remove the link"
+        )
+        tree.problems.append(Problem.at(where, (), message))
+        tree.complete = False
     tree.sources.first_file = tree.files[0] if tree.files else ""
     return tree
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from docform.engine.apply import ApplyReport, CallEvent
 from docform.engine.plan import Change
+from docform.render.values import ACTION_SYMBOLS, field_sides
 
 
 def render_event(event: CallEvent, *, as_json: bool) -> str:
@@ -31,9 +33,13 @@ def render_event(event: CallEvent, *, as_json: bool) -> str:
 
 
 def render_report(report: ApplyReport) -> str:
+    n = len(report.done)
+    made = f"{n} change{'s' if n != 1 else ''}"
     if report.ok:
-        n = len(report.done)
-        return f"Apply complete: {n} change{'s' if n != 1 else ''} made."
+        return f"Apply complete: {made} made."
+    stopped = report.failed or report.not_attempted or report.abandoned
+    if not stopped:
+        return _unsettled(report.verification, made)
     counts = [f"{len(report.done)} done"]
     if report.failed or not report.interrupted:
         counts.append(f"{len(report.failed)} failed")
@@ -133,3 +139,21 @@ class ApplyProgress:
         state = f", {len(self.in_flight)} in flight" if self.in_flight else ""
         state += f", {self.failed} failed" if self.failed else ""
         self._bar.update(self._task, completed=self.done, state=state)
+
+
+def _unsettled(verification: Any, made: str) -> str:
+    """The report of an apply whose calls all succeeded but whose read-back did not match."""
+    if verification.error is not None:
+        return (
+            f"Apply made all {made}, but reading them back failed, so whether the live "
+            f"organization now matches the manifests is not known: {verification.error}\n"
+            "Run 'docform plan' to check."
+        )
+    lines = [f"Apply made all {made}, but the live organization still differs from the manifests:"]
+    for change in verification.remaining:
+        lines.append(f"  {ACTION_SYMBOLS[change.action]} {change.address}  ({change.action})")
+        for field in change.fields:
+            before, after = field_sides(field)
+            lines.append(f"      {field.path}: {before} -> {after}")
+    lines.append("Run 'docform plan' to see what remains; apply again to make it.")
+    return "\n".join(lines)

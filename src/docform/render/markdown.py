@@ -46,6 +46,8 @@ def render_markdown(plan: Plan, diagram: str | None = None) -> str:
         for item in plan.unmanaged:
             lines.append(f"- {item.kind} `{code(item.id)}` {escape(show_value(item.title))}")
         lines += ["", "</details>", ""]
+    if plan.notes:
+        lines += [f"> [!NOTE]\n> {escape(note)}\n" for note in plan.notes]
     lines += ignored_details(plan)
     if diagram:
         lines += [diagram, ""]
@@ -55,10 +57,15 @@ def render_markdown(plan: Plan, diagram: str | None = None) -> str:
 def _row(change: Change) -> str:
     title = (change.before or {}).get("title") or (change.before or {}).get("email") or ""
     named = f" ({escape(show_value(title))})" if title else ""
-    return f"- :wastebasket: **delete** `{code(change.address)}`{named}"
+    replaced = change.replacement
+    by = f", **replaced** by `{code(replaced['create'])}`" if replaced else ""
+    return f"- :wastebasket: **delete** `{code(change.address)}`{named}{by}"
 
 
 def _table_row(change: Change) -> str:
+    if change.replacement:
+        replaced = code(change.replacement["id"])
+        return f"| `-/+` | `{code(change.address)}` | {change.action}, **replaces** `{replaced}` |"
     symbol = ACTION_SYMBOLS[change.action]
     return f"| `{symbol}` | `{code(change.address)}` | {change.action} |"
 

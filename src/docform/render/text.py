@@ -22,6 +22,7 @@ STYLES = {
     "-": "bold red",
     ">": "cyan",
     "^": "magenta",
+    "-/+": "bold red",
 }
 
 
@@ -36,6 +37,11 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         for item in plan.unmanaged:
             out.append(f"  {item.kind} {item.id} {show_value(item.title)}\n", "dim")
         out.append("\n")
+    if plan.notes:
+        out.append("Notes:\n", "bold")
+        for note in plan.notes:
+            out.append(f"  {note}\n")
+        out.append("\n")
     if plan.ignored:
         out.append(f"Ignored ({len(plan.ignored)}, by `ignore:` in the settings):\n", "dim")
         for item in plan.ignored:
@@ -47,13 +53,18 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
 
 
 def _change(out: Text, change: Change, show_calls: bool) -> None:
-    symbol = ACTION_SYMBOLS[change.action]
+    replacement = change.replacement
+    symbol = "-/+" if replacement else ACTION_SYMBOLS[change.action]
     style = STYLES[symbol]
     out.append(f"  {symbol} {change.address}", style)
     out.append(f"  ({change.action}", "dim")
     if change.live_id:
         out.append(f" {change.live_id}", "dim")
     out.append(")\n", "dim")
+    if replacement and change.action == "create":
+        out.append(f"      replaces {replacement['id']}: {replacement['hint']}\n", style)
+    elif replacement:
+        out.append(f"      replaced by {replacement['create']}\n", style)
     if change.action == "delete" and change.before:
         title = change.before.get("title") or change.before.get("email") or ""
         if title:

@@ -12,6 +12,9 @@ Besides the API, ``/_sandbox/*`` controls the sandbox (never counted, limited or
 - ``GET|PUT /_sandbox/faults`` with ``{"spec": "500:0.1,...", "seed": 7, "slowSeconds": 2,
   "retryAfter": 1}`` (see `docform.sandbox.faults`; a PUT replaces the faults, restarting their
   counts and random sequence).
+
+Every control route but ``openapi.json`` needs a sandbox admin token (``SandboxConfig.
+admin_tokens``, ``serve --token``) as its bearer token, and answers 401 to anyone else.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import math
 import threading
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -297,19 +301,50 @@ def _control_routes(sandbox: Sandbox) -> list[Route]:
                     sandbox.store.set_now(sandbox.store.now() + advance)
                 else:
                     raise ApiError(400, "body: give 'now' (ISO 8601) or 'advanceSeconds'")
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, OverflowError) as exc:
                 return ApiError(400, f"body: {exc}").response()
             except ApiError as exc:
                 return exc.response()
         return JSONResponse({"now": timestamp(sandbox.store.now())})
 
+    guard = _admin_only(sandbox)
     return [
-        Route("/_sandbox/stats", stats, methods=["GET"]),
-        Route("/_sandbox/stats/reset", reset_stats, methods=["POST"]),
-        Route("/_sandbox/clock", clock, methods=["GET", "POST"]),
-        Route("/_sandbox/faults", faults, methods=["GET", "PUT"]),
+        Route("/_sandbox/stats", guard(stats), methods=["GET"]),
+        Route("/_sandbox/stats/reset", guard(reset_stats), methods=["POST"]),
+        Route("/_sandbox/clock", guard(clock), methods=["GET", "POST"]),
+        Route("/_sandbox/faults", guard(faults), methods=["GET", "PUT"]),
+        # The API's description holds nothing of the sandbox's state: open to every caller.
         Route("/_sandbox/openapi.json", _openapi_json, methods=["GET"]),
     ]
+
+
+ControlHandler = Callable[[Request], Awaitable[Response]]
+
+
+def _admin_only(sandbox: Sandbox) -> Callable[[ControlHandler], ControlHandler]:
+    """Control routes change what every caller sees (faults, the clock): only a sandbox admin
+    token (``serve --token``) may use them, never a seeded user's token."""
+
+    def guard(handler: ControlHandler) -> ControlHandler:
+        async def checked(request: Request) -> Response:
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            if scheme.lower() == "bearer" and token.strip() in sandbox.config.admin_tokens:
+                return await handler(request)
+            if not sandbox.config.admin_tokens:
+                message = (
+                    f"{request.url.path} needs the sandbox admin token, and this sandbox has "
+                    "none: start it with 'docform sandbox serve --token TOKEN'"
+                )
+            else:
+                message = (
+                    f"{request.url.path} needs the sandbox admin token (the --token of "
+                    "'docform sandbox serve') as 'Authorization: Bearer TOKEN'"
+                )
+            return ApiError(401, message).response()
+
+        return checked
+
+    return guard
 
 
 async def _openapi_json(request: Request) -> Response:

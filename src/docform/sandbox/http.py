@@ -20,12 +20,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from docform.json_depth import deeper_than
 from docform.sandbox.store import CursorError, Store, Where
 
 API_BASE = "https://api.sandbox.test/v1"
 APP_BASE = "https://app.sandbox.test"
 PUBLISHED_BASE = "https://docs.sandbox.test"
 MAX_BODY_BYTES = 1_000_000
+MAX_BODY_DEPTH = 32
 ROLES = ("admin", "create", "review", "edit", "comment", "read")
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -163,9 +165,16 @@ async def read_json_body(request: Request) -> Any:
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise bad_request("request body is not valid JSON") from None
+    except RecursionError:
+        body = too_deep = True
+    else:
+        too_deep = deeper_than(body, MAX_BODY_DEPTH)
+    if too_deep:
+        raise bad_request(f"request body is nested deeper than {MAX_BODY_DEPTH} levels")
+    return body
 
 
 def render(ep: Endpoint, result: Any) -> Response:

@@ -7,8 +7,9 @@ body and query parameters are the `Body` and `Query` models its handler reads wi
 uses; a handler answering a list page (``list_page``) takes ``page``, ``limit`` and ``order``.
 Every operation may also answer an error, ``{"error": {"code", "message"}}``, with the statuses
 the sandbox uses (400, 401, 403, 404, 409, 429). Success answers are described field by field
-(`docform.sandbox.answer_schemas`, the objects of docs/service.md), so a client or a test can
-validate every answer against this document.
+(the objects of docs/service.md in `docform.sandbox.answer_schemas`, which route answers which
+in `docform.sandbox.route_answers`), so a client or a test can validate every answer against
+this document.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from docform import __version__
-from docform.sandbox.answer_schemas import ANSWERS, SCHEMAS
+from docform.sandbox.answer_schemas import SCHEMAS
 from docform.sandbox.http import Body, Endpoint, ListQuery, Query
+from docform.sandbox.route_answers import ANSWERS
 
 ERROR_STATUSES = {
     "400": "The request is invalid: its JSON, a field, a value or a query parameter.",

@@ -1,4 +1,5 @@
-"""Seeding a sandbox from YAML: organizations, users with their roles, sites and tokens.
+"""Seeding a sandbox from YAML: organizations, users with their roles, teams, sites (with
+who may access them and their redirects) and tokens.
 
 The format (documented in the README, "Sandbox seed files")::
 
@@ -9,30 +10,48 @@ The format (documented in the README, "Sandbox seed files")::
         members:
           - {id: u_alice, email: alice@acme.test, displayName: Alice, role: admin}
           - {id: u_bob, email: bob@acme.test, displayName: Bob, role: null}   # a guest
+        teams:
+          - {id: team_writers, title: Writers, members: [u_alice]}
         sites:
-          - {id: site_docs, title: Acme Docs, visibility: public}
+          - id: site_docs
+            title: Acme Docs
+            visibility: public
+            published: true
+            access: {teams: {team_writers: edit}, users: {u_bob: null}}
+            redirects:
+              - {source: /old/*, url: https://acme.test/docs, permanent: true}
     tokens:
       - {token: tok_alice, user: u_alice}
 
-Seeding is idempotent: an object whose id already exists is left as it is, so a served sandbox
-can be restarted with the same ``--seed`` without losing what clients changed.
+Seeding is idempotent: an object whose id already exists is left as it is (a grant: the team
+or user already has one on the site; a redirect: the site has one from that source), so a
+served sandbox can be restarted with the same ``--seed`` without losing what clients changed.
+
+The document builders here (``site_document``...) are also what the routes store.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from docform.errors import DocformError
 from docform.sandbox.access import member_key
-from docform.sandbox.http import ROLES, timestamp
+from docform.sandbox.grants import GRANT, TEAM, USER, Principal, Target, grant_document, grant_id
+from docform.sandbox.http import ROLES, new_id, timestamp
 from docform.sandbox.store import Store
 
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
 Role = Literal["admin", "create", "review", "edit", "comment", "read"]
+# A redirect source: "/" then segments of unreserved characters or %XX escapes between single
+# slashes, optionally ending in "*" or "/*".
+_SEGMENT = r"(?:[A-Za-z0-9._~+-]|%[0-9A-Fa-f]{2})+"
+REDIRECT_SOURCE = re.compile(rf"/(?:{_SEGMENT}(?:/{_SEGMENT})*/?)?\*?")
+MAX_REDIRECT_SOURCE = 512
 
 
 class SeedError(DocformError):
@@ -51,6 +70,35 @@ class SeedMember(_Strict):
     sso: bool = False
 
 
+class SeedTeam(_Strict):
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = Field(min_length=1, max_length=64)
+    members: list[str] = []
+
+
+class SeedAccess(_Strict):
+    """Roles granted on a site: team ids and user ids to a role, or null (guest)."""
+
+    teams: dict[str, Role | None] = {}
+    users: dict[str, Role | None] = {}
+
+
+class SeedRedirect(_Strict):
+    """A redirect to an external URL (a seed holds no sections or site spaces to point at)."""
+
+    source: str = Field(max_length=MAX_REDIRECT_SOURCE, pattern=f"^{REDIRECT_SOURCE.pattern}$")
+    url: str = Field(pattern=r"^https?://\S+$", max_length=2048)
+    permanent: bool = False
+    draft: bool = False
+    captureWildcard: bool = False
+
+    @model_validator(mode="after")
+    def _wildcard_to_capture(self) -> SeedRedirect:
+        if self.captureWildcard and not self.source.endswith("*"):
+            raise ValueError("captureWildcard: needs a source ending in '*' (a wildcard)")
+        return self
+
+
 class SeedSite(_Strict):
     id: str = Field(pattern=ID_PATTERN)
     title: str = Field(min_length=2, max_length=128)
@@ -59,6 +107,9 @@ class SeedSite(_Strict):
         "premium"
     )
     basename: str | None = None
+    published: bool = False
+    access: SeedAccess = Field(default_factory=lambda: SeedAccess())
+    redirects: list[SeedRedirect] = []
 
 
 class SeedOrganization(_Strict):
@@ -71,7 +122,25 @@ class SeedOrganization(_Strict):
     ai: bool = False
     inviteLinks: bool = False
     members: list[SeedMember] = []
+    teams: list[SeedTeam] = []
     sites: list[SeedSite] = []
+
+    @model_validator(mode="after")
+    def _known_references(self) -> SeedOrganization:
+        """Teams hold members of this organization; sites grant roles to its teams and members."""
+        members, teams = {m.id for m in self.members}, {t.id for t in self.teams}
+        for i, team in enumerate(self.teams):
+            for user in team.members:
+                if user not in members:
+                    raise ValueError(f"teams.{i}.members: '{user}' is not a member of {self.id}")
+        for i, site in enumerate(self.sites):
+            for name, known, given in (
+                ("teams", teams, site.access.teams),
+                ("users", members, site.access.users),
+            ):
+                for unknown in sorted(set(given) - known):
+                    raise ValueError(f"sites.{i}.access.{name}: no '{unknown}' in {self.id}")
+        return self
 
 
 class SeedToken(_Strict):
@@ -128,9 +197,59 @@ def _seed_org(store: Store, org: SeedOrganization) -> None:
         if store.get("member", key) is None:
             doc = member_document(org.id, member.id, member.role, now, sso=member.sso)
             store.insert("member", doc, org=org.id)
+    for team in org.teams:
+        _seed_team(store, org.id, team, now)
     for site in org.sites:
         if store.get("site", site.id) is None:
             store.insert("site", site_document(org.id, site, now), org=org.id)
+        _seed_site_access(store, Target("site", site.id, org.id), site.access, now)
+        for redirect in site.redirects:
+            _seed_redirect(store, org.id, site.id, redirect, now)
+
+
+def _seed_team(store: Store, org_id: str, team: SeedTeam, now: str) -> None:
+    if store.get("team", team.id) is None:
+        doc = {"id": team.id, "organization": org_id, "title": team.title, "createdAt": now}
+        store.insert("team", doc, org=org_id)
+    for user in team.members:
+        # The key routes/teams.py gives a membership: team id, slash, user id.
+        key = f"{team.id}/{user}"
+        if store.get("team-member", key) is None:
+            doc = {"id": key, "team": team.id, "user": user, "role": "member"}
+            store.insert("team-member", doc, org=org_id, parent=team.id)
+
+
+def _seed_site_access(store: Store, site: Target, access: SeedAccess, now: str) -> None:
+    given: list[tuple[Principal, dict[str, str | None]]] = [
+        (TEAM, dict(access.teams)),
+        (USER, dict(access.users)),
+    ]
+    for principal, roles in given:
+        for principal_id, role in roles.items():
+            if store.get(GRANT, grant_id(site, principal, principal_id)) is None:
+                doc = grant_document(site, principal, principal_id, role, now)
+                store.insert(GRANT, doc, org=site.org, parent=site.key)
+
+
+def _seed_redirect(
+    store: Store, org_id: str, site_id: str, redirect: SeedRedirect, now: str
+) -> None:
+    same_source = [
+        ("parent = ?", [site_id]),
+        ("json_extract(data, '$.source') = ?", [redirect.source]),
+    ]
+    if store.count("site-redirect", same_source):
+        return
+    doc = {
+        "id": new_id(),
+        "source": redirect.source,
+        "destination": {"kind": "external", "url": redirect.url},
+        "captureWildcard": redirect.captureWildcard,
+        "permanent": redirect.permanent,
+        "draft": redirect.draft,
+        "createdAt": now,
+    }
+    store.insert("site-redirect", doc, org=org_id, parent=site_id)
 
 
 def _org_document(org: SeedOrganization, now: str) -> dict[str, Any]:
@@ -186,5 +305,6 @@ def site_document(org_id: str, site: SeedSite, now: str) -> dict[str, Any]:
         "basename": site.basename or site.id.replace("_", "-").lower(),
         "visibility": site.visibility,
         "defaultLevel": None,
+        "published": site.published,
         "createdAt": now,
     }

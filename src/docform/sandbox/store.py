@@ -19,6 +19,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from docform.errors import DocformError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (
     seq    INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -35,6 +37,7 @@ CREATE INDEX IF NOT EXISTS objects_by_parent ON objects (kind, parent, rank, seq
 -- Fields the routes filter on. SQLite uses an index on an expression only where a query writes
 -- that expression exactly as here, so routes spell them this way.
 CREATE INDEX IF NOT EXISTS objects_by_user ON objects (kind, org, json_extract(data, '$.user'));
+CREATE INDEX IF NOT EXISTS objects_by_team ON objects (kind, org, json_extract(data, '$.team'));
 CREATE INDEX IF NOT EXISTS objects_by_email
     ON objects (kind, lower(json_extract(data, '$.email')));
 CREATE INDEX IF NOT EXISTS objects_by_slug ON objects (kind, org, json_extract(data, '$.slug'));
@@ -46,6 +49,10 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 Where = Sequence[tuple[str, Sequence[Any]]]
+
+
+class SandboxFileError(DocformError):
+    """The sandbox file is not a sandbox database (another file, or a damaged one)."""
 
 
 class CursorError(ValueError):
@@ -70,10 +77,17 @@ class Store:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.RLock()
         self._depth = 0
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
+        try:
+            with self._lock:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise SandboxFileError(
+                f"the sandbox file {self.path} is not a sandbox database ({exc}): give a file "
+                f"made by 'docform sandbox seed --data FILE SEED.yaml', or a new path"
+            ) from None
 
     def close(self) -> None:
         with self._lock:
@@ -282,7 +296,10 @@ def pack_cursor(parts: list[Any]) -> str:
 def unpack_cursor(cursor: str) -> Any:
     """What `pack_cursor` packed; raises ValueError for a string it did not make."""
     padded = cursor + "=" * (-len(cursor) % 4)
-    return json.loads(base64.urlsafe_b64decode(padded.encode()))
+    try:
+        return json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except RecursionError:
+        raise ValueError("a cursor nested too deeply") from None
 
 
 def _encode_cursor(value: Any, seq: int, backwards: bool) -> str:
@@ -292,11 +309,19 @@ def _encode_cursor(value: Any, seq: int, backwards: bool) -> str:
 def _decode_cursor(cursor: str) -> tuple[Any, int, bool]:
     try:
         value, seq, backwards = unpack_cursor(cursor)
-        if not isinstance(seq, int) or isinstance(seq, bool) or backwards not in (0, 1):
+        if not _is_sqlite_integer(seq) or backwards not in (0, 1):
             raise ValueError(seq)
         # SQLite binds only scalars: a forged list or object would fail the query itself.
         if value is not None and not isinstance(value, str | int | float):
             raise ValueError(value)
+        if isinstance(value, int) and not _is_sqlite_integer(value):
+            raise ValueError(value)
         return value, seq, bool(backwards)
     except (ValueError, TypeError) as exc:
         raise CursorError(cursor) from exc
+
+
+def _is_sqlite_integer(value: Any) -> bool:
+    """Whether SQLite can bind ``value`` as an INTEGER (64 bits, signed); a forged cursor may
+    hold any number."""
+    return type(value) is int and -(2**63) <= value < 2**63

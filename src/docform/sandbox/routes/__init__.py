@@ -6,12 +6,16 @@ from docform.sandbox.routes import (
     members,
     openapi,
     orgs,
+    permissions,
+    redirects,
     saml,
+    site_publishing,
     site_spaces,
     site_structure,
     sites,
     spaces,
     teams,
+    user,
 )
 
 ENDPOINTS: list[Endpoint] = [
@@ -27,6 +31,10 @@ ENDPOINTS: list[Endpoint] = [
         site_spaces,
         openapi,
         saml,
+        user,
+        permissions,
+        site_publishing,
+        redirects,
     )
     for ep in collect(vars(module))
 ]

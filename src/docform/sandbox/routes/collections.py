@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.sandbox.access import is_admin, require_in_org, require_org
+from docform.sandbox.grants import forget_target
 from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -144,6 +145,7 @@ def delete_collection(ctx: Ctx) -> None:
     for member_id in _subtree(ctx, collection):
         for space in ctx.store.all("space", [("parent = ?", [member_id]), NOT_DELETED]):
             soft_delete_space(ctx, space)
+        forget_target(ctx, "collection", member_id)
         ctx.store.delete("collection", member_id)
     return None
 

@@ -9,7 +9,8 @@ Choices where the spec is silent:
   email's local part as displayName. Inviting an existing member changes nothing and is not
   counted; ``failedSSOEmails`` is never reported because the sandbox cannot fail SSO.
 - An empty ``emails`` list is a 400. Emails match users case-insensitively.
-- ``spaces`` and ``sites`` on a Member are 0: the sandbox stores no per-member permissions.
+- ``spaces`` and ``sites`` on a Member count the spaces (not deleted) and sites the user was
+  granted a role on directly; a team's grants count on the team.
 - A seeded user may have no email (the service does not promise one): its User leaves
   ``email`` out, and it can be found by id only.
 - ``ping`` marks the caller's own membership as seen now (a token that is no member's, like a
@@ -25,6 +26,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.sandbox.access import caller_membership, member_key, require_org
+from docform.sandbox.grants import USER, forget_principal, granted_count
 from docform.sandbox.http import (
     API_BASE,
     ROLES,
@@ -94,7 +96,12 @@ def render_member(ctx: Ctx, member_doc: dict[str, Any]) -> dict[str, Any]:
     }
     if member_doc.get("lastSeenAt"):
         body["lastSeenAt"] = member_doc["lastSeenAt"]
-    body.update(sso=member_doc.get("sso", False), spaces=0, teams=teams, sites=0)
+    body.update(
+        sso=member_doc.get("sso", False),
+        spaces=granted_count(ctx, org_id, USER, user_id, "space"),
+        teams=teams,
+        sites=granted_count(ctx, org_id, USER, user_id, "site"),
+    )
     return body
 
 
@@ -179,13 +186,14 @@ def patch_member(ctx: Ctx) -> dict[str, Any]:
 
 @endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 204)
 def delete_member(ctx: Ctx) -> None:
-    """Remove a member and its team memberships; 204 also when the user was not a member."""
+    """Remove a member, its team memberships and content grants; 204 also when not a member."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
     user_id = ctx.params["userId"]
     ctx.store.delete("member", member_key(org["id"], user_id))
     ctx.store.delete_where(
         "team-member", [("org = ?", [org["id"]]), ("json_extract(data, '$.user') = ?", [user_id])]
     )
+    forget_principal(ctx, org["id"], USER, user_id)
 
 
 @endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso")

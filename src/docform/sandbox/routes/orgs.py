@@ -28,6 +28,8 @@ ORG_FIELDS = (
 # Like the service, an answer leaves out a value that is not set rather than send null; only
 # the roles keep null, where it means "guest".
 NULLABLE_FIELDS = ("defaultRole",)
+# Every answer carries these, so a PATCH cannot clear them (hostname, defaultContent, logo can).
+NOT_NULL_FIELDS = ("emailDomains", "sso", "ai", "inviteLinks", "mergeRules")
 # The service reports a trial on every organization; the sandbox's never have one.
 NO_TRIAL = {"status": "notapplicable", "count": 0}
 
@@ -107,6 +109,9 @@ def patch_org(ctx: Ctx) -> dict[str, Any]:
     given = patch.model_fields_set
     if "title" in given and patch.title is None:
         raise bad_request("title: must be a string of 2 to 255 characters")
+    for name in NOT_NULL_FIELDS:
+        if name in given and getattr(patch, name) is None:
+            raise bad_request(f"{name}: must not be null")
     if "defaultRole" in given:
         check_role(patch.defaultRole, "defaultRole")
     if patch.defaultContent is not None:

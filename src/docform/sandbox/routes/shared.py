@@ -1,8 +1,10 @@
-"""Values several resource families share: merge rules and levels."""
+"""What several resource families share: merge rules, levels, the answer of a removal."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from starlette.responses import Response
 
 from docform.sandbox.http import bad_request, check_role
 
@@ -53,3 +55,8 @@ def _check_rule(rule: Any, where: str) -> None:
 def check_level(value: Any, field_name: str) -> None:
     """A default level: a role, null (guest) or 'inherit'."""
     check_role(value, field_name, allow_inherit=True)
+
+
+def removed() -> Response:
+    """The answer to a DELETE that removed something: 205, no body (204 means nothing was)."""
+    return Response(status_code=205)

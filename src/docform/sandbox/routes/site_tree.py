@@ -24,6 +24,7 @@ from docform.sandbox.http import (
 )
 
 GROUP, SECTION, SITE_SPACE = "site-section-group", "site-section", "site-space"
+REDIRECT = "site-redirect"
 LABELS = {GROUP: "section group", SECTION: "section", SITE_SPACE: "site space"}
 SiteType = Literal["basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium"]
 SiteVisibility = Literal["public", "unlisted", "share-link", "visitor-auth"]
@@ -49,16 +50,17 @@ def site_of(ctx: Ctx, *, write: bool = False) -> dict[str, Any]:
 
 
 def site_published_url(site: dict[str, Any]) -> str:
-    return site.get("proxy") or _sandbox_url(site)
+    proxy = site.get("proxy")
+    return f"https://{proxy}" if proxy else _sandbox_url(site)
 
 
 def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
-    """The API's Site: stored fields, what the sandbox derives (``published``, counts, the
-    caller's ``permissions``) and ``urls``."""
+    """The API's Site: stored fields (``published`` is the flag publish/unpublish set), what the
+    sandbox derives (counts, the caller's ``permissions``), ``proxy`` when set and ``urls``."""
     body = {"object": "site", **{k: site[k] for k in SITE_FIELDS if k in site}}
     body["appliedType"] = site["type"]  # no plan change waits to take effect in the sandbox
-    if "proxy" in site:
-        body["proxy"] = {"origin": site["proxy"], "target": _sandbox_url(site)}
+    if site.get("proxy"):
+        body["proxy"] = {"origin": site_published_url(site), "target": _sandbox_url(site)}
     admin = is_admin(ctx, site["organization"])
     body["permissions"] = {
         "view": True,
@@ -67,9 +69,8 @@ def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
         "create": admin,
         "admin": admin,
     }
-    shown = ctx.store.count(SITE_SPACE, [("parent = ?", [site["id"]])])
-    body["published"] = shown > 0
-    body["siteSpaces"] = shown
+    body["published"] = site.get("published", False)
+    body["siteSpaces"] = ctx.store.count(SITE_SPACE, [("parent = ?", [site["id"]])])
     body["features"] = {}
     org_id, site_id = site["organization"], site["id"]
     body["urls"] = {

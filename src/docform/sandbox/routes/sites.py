@@ -10,17 +10,21 @@ Choices where the API documents are silent:
 - A new site is ``basic`` and ``public`` unless the body says otherwise; its title defaults to
   "Untitled site" and its ``basename`` is a slug of the title, unique in the organization.
   A ``basename`` already used by another site of the organization answers 409.
-- ``published`` (list filter and answer field): a site counts as published when it shows at
-  least one site space; ``siteSpaces`` counts them. ``appliedType`` is ``type`` (no plan change
-  is ever pending), ``features`` is empty, ``draft`` is false on every structure object.
-  ``urls.published`` is always given (``proxy`` when set, else the sandbox's base URL followed
-  by the basename); ``proxy`` in answers is ``{origin: the proxy URL, target: that base URL}``.
-  ``title`` filters case-insensitively by substring, ``space`` keeps sites that show that space.
-- ``proxy`` takes an absolute http(s) URL or null (removes it).
+- A new site is not published until ``POST .../publish`` (``site_publishing.py``); the
+  ``published`` answer field and list filter read that flag. ``siteSpaces`` counts the site
+  spaces the site shows, ``appliedType`` is ``type`` (no plan change is ever pending),
+  ``features`` is empty, ``draft`` is false on every structure object. ``urls.published`` is
+  always given (``https://`` and the ``proxy`` when set, else the sandbox's base URL followed
+  by the basename). ``title`` filters case-insensitively by substring, ``space`` keeps sites
+  that show that space, ``type`` takes a site type.
+- ``proxy`` takes a host and path without a scheme (``example.com/docs``, at most 512
+  characters) or null (removes it); the answer shows it as ``{origin, target}``: the URL
+  visitors use and the site's own URL the proxy forwards to.
 - ``defaultSiteSpace`` (PATCH) makes a site space the default of its section (or of the site
   root for a site without sections); ``defaultSiteSection`` makes a section the site's default;
   null for either goes back to the first one in structure order.
-- Deleting a site removes its groups, sections and site spaces, and clears the organization's
+- Deleting a site answers 205 (204 when there is no such site) and removes its groups,
+  sections, site spaces, redirects and content grants, and clears the organization's
   ``defaultContent`` when it pointed at the site.
 - Structure: ``{type: 'sections', structure: [SiteSectionGroup | SiteSection]}`` (the top
   level, in order; groups carry their content) when the site has at least one section, else
@@ -43,8 +47,10 @@ import re
 from typing import Any, Literal
 
 from pydantic import Field
+from starlette.responses import Response
 
 from docform.sandbox.access import require_org
+from docform.sandbox.grants import forget_target
 from docform.sandbox.http import (
     ApiError,
     Body,
@@ -57,10 +63,11 @@ from docform.sandbox.http import (
     not_found,
     timestamp,
 )
-from docform.sandbox.routes.shared import check_level
+from docform.sandbox.routes.shared import check_level, removed
 from docform.sandbox.routes.site_tree import (
     GROUP,
     LABELS,
+    REDIRECT,
     SECTION,
     SITE_SPACE,
     SiteType,
@@ -87,9 +94,11 @@ class SiteListQuery(Query):
     space: str | None = None
     title: str | None = None
     published: bool | None = None
-    type: str | None = None
+    type: SiteType | None = None
 
 
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+PROXY = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")
 _SHOWS_SITE_SPACE = "id IN (SELECT s.parent FROM objects s WHERE s.kind = 'site-space'{})"
 
 
@@ -105,8 +114,7 @@ def list_sites(ctx: Ctx) -> dict[str, Any]:
     if q.title:
         where.append(("instr(lower(json_extract(data, '$.title')), ?) > 0", [q.title.lower()]))
     if q.published is not None:
-        clause = _SHOWS_SITE_SPACE.format(" AND s.parent IS NOT NULL")
-        where.append((clause if q.published else f"NOT ({clause})", []))
+        where.append(("coalesce(json_extract(data, '$.published'), 0) = ?", [int(q.published)]))
     if q.type is not None:
         where.append(("json_extract(data, '$.type') = ?", [q.type]))
     return list_page(ctx, "site", where, lambda site: render_site(ctx, site), sort="seq")
@@ -155,7 +163,7 @@ class SitePatch(Body):
     defaultLevel: Any = None
     defaultSiteSpace: str | None = None
     defaultSiteSection: str | None = None
-    proxy: str | None = Field(None, max_length=2048)
+    proxy: str | None = Field(None, max_length=512)
 
 
 def _check_site_patch(ctx: Ctx, site: dict[str, Any], patch: SitePatch) -> None:
@@ -165,8 +173,11 @@ def _check_site_patch(ctx: Ctx, site: dict[str, Any], patch: SitePatch) -> None:
             raise bad_request(f"{name}: must not be null")
     if "defaultLevel" in given:
         check_level(patch.defaultLevel, "defaultLevel")
-    if patch.proxy is not None and not re.match(r"^https?://[^/\s]+", patch.proxy):
-        raise bad_request("proxy: must be an absolute http(s) URL")
+    if patch.proxy is not None and not PROXY.fullmatch(patch.proxy):
+        raise bad_request(
+            f"proxy: must be a host and path without a scheme, such as 'example.com/docs', "
+            f"not {patch.proxy!r}"
+        )
     if patch.basename is not None:
         owner = _taken_basenames(ctx, site["organization"], site["id"]).get(patch.basename)
         if owner is not None:
@@ -216,20 +227,21 @@ def patch_site(ctx: Ctx) -> dict[str, Any]:
     return render_site(ctx, site)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/sites/{siteId}", status=204)
-def delete_site(ctx: Ctx) -> None:
-    """Remove a site with its whole structure; an absent site answers 204."""
+@endpoint("DELETE", "/orgs/{organizationId}/sites/{siteId}", status=205)
+def delete_site(ctx: Ctx) -> Response | None:
+    """Remove a site with its structure, redirects and grants; an absent site answers 204."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
     site = ctx.store.get("site", ctx.params["siteId"])
     if site is None or site.get("organization") != org["id"]:
         return None
-    for kind in (SITE_SPACE, SECTION, GROUP):
+    for kind in (SITE_SPACE, SECTION, GROUP, REDIRECT):
         ctx.store.delete_where(kind, [("parent = ?", [site["id"]])])
+    forget_target(ctx, "site", site["id"])
     ctx.store.delete("site", site["id"])
     if (org.get("defaultContent") or {}).get("site") == site["id"]:
         org["defaultContent"] = None
         ctx.store.update("organization", org)
-    return None
+    return removed()
 
 
 # -- structure endpoints ---------------------------------------------------------------------------

@@ -10,7 +10,8 @@ Choices where the spec is silent:
 - ``PUT .../members/{userId}`` for a user who is not an org member is a 404 (a path id);
   ``DELETE`` of a team membership on an unknown team is a 404 too, only the team DELETE is
   idempotent on a missing team.
-- Team ``spaces`` is 0: the sandbox stores no per-team space permissions.
+- Team ``spaces`` counts the spaces (not deleted) the team was granted a role on.
+- Deleting a team also removes the roles it was granted on content (``permissions.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from docform.sandbox.access import is_admin, member_key, require_org
+from docform.sandbox.grants import TEAM, forget_principal, granted_count
 from docform.sandbox.http import (
     ApiError,
     Body,
@@ -59,7 +61,7 @@ def render_team(ctx: Ctx, team_doc: dict[str, Any]) -> dict[str, Any]:
         "id": team_id,
         "title": team_doc["title"],
         "members": ctx.store.count("team-member", [("parent = ?", [team_id])]),
-        "spaces": 0,
+        "spaces": granted_count(ctx, team_doc["organization"], TEAM, team_id, "space"),
         "createdAt": team_doc["createdAt"],
         "permissions": {"admin": can_admin, "view": True},
     }
@@ -177,6 +179,7 @@ def delete_team(ctx: Ctx) -> None:
     if team is None or team.get("organization") != org["id"]:
         return
     ctx.store.delete_where("team-member", [("parent = ?", [team_id])])
+    forget_principal(ctx, org["id"], TEAM, team_id)
     ctx.store.delete("team", team_id)
 
 

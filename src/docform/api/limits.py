@@ -1,0 +1,116 @@
+"""What one attempt of a call may cost: the size of its answer and the time it takes in all.
+
+httpx's timeout bounds each network operation (a connect, one read), so a server that sends a
+byte a second never trips it, and it holds a whole answer in memory however large it is
+declared. So every attempt also has:
+
+- a deadline: connecting, sending and reading the complete answer take at most
+  ``deadline`` seconds (``DOCFORM_API_DEADLINE``, default 120);
+- a size cap: an answer larger than ``max_answer_bytes`` (``DOCFORM_API_MAX_ANSWER_MB``,
+  default 64 MiB) is refused as soon as it says so (its Content-Length) or grows past it,
+  counted after decompression, so a small compressed answer cannot unpack into gigabytes.
+
+Neither is retried: the same server sends the same answer again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import httpx
+
+from docform.api.errors import ApiConfigError
+
+DEADLINE_VARIABLE = "DOCFORM_API_DEADLINE"
+MAX_ANSWER_VARIABLE = "DOCFORM_API_MAX_ANSWER_MB"
+MIB = 1024 * 1024
+
+
+class AnswerLimitExceeded(Exception):
+    """An attempt's answer broke a limit; ``what`` completes "the answer ..."."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+@dataclass(frozen=True)
+class AnswerLimits:
+    deadline: float = 120.0
+    max_answer_bytes: int = 64 * MIB
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> AnswerLimits:
+        """The limits ``DOCFORM_API_DEADLINE`` and ``DOCFORM_API_MAX_ANSWER_MB`` set."""
+        limits = cls()
+        deadline, megabytes = env.get(DEADLINE_VARIABLE, ""), env.get(MAX_ANSWER_VARIABLE, "")
+        return cls(
+            _positive(DEADLINE_VARIABLE, deadline, "seconds (like 120)")
+            if deadline.strip()
+            else limits.deadline,
+            int(_positive(MAX_ANSWER_VARIABLE, megabytes, "MiB (like 64)") * MIB)
+            if megabytes.strip()
+            else limits.max_answer_bytes,
+        )
+
+    async def receive(self, http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+        """The complete answer to ``request``, within the deadline and the size cap."""
+        try:
+            async with asyncio.timeout(self.deadline):
+                return await self._read_capped(http, request)
+        except TimeoutError:
+            raise AnswerLimitExceeded(
+                f"was not complete within {self.deadline:g} s (the deadline of one attempt, "
+                f"{DEADLINE_VARIABLE}); the service or the network is too slow, or the "
+                "connection trickles"
+            ) from None
+
+    async def _read_capped(self, http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+        response = await http.send(request, stream=True)
+        try:
+            declared = response.headers.get("content-length", "").strip()
+            if declared.isdigit() and int(declared) > self.max_answer_bytes:
+                raise self._too_large(f"declares {int(declared)} bytes")
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > self.max_answer_bytes:
+                    raise self._too_large("grew past that")
+        finally:
+            await response.aclose()
+        return _complete(response, bytes(body))
+
+    def _too_large(self, detail: str) -> AnswerLimitExceeded:
+        cap = self.max_answer_bytes / MIB
+        return AnswerLimitExceeded(
+            f"is larger than {cap:g} MiB ({detail}), the most docform reads "
+            f"({MAX_ANSWER_VARIABLE} raises it)"
+        )
+
+
+def _complete(streamed: httpx.Response, body: bytes) -> httpx.Response:
+    """A read answer with ``body``, already decoded: its content-encoding is dropped."""
+    headers = [
+        (name, value)
+        for name, value in streamed.headers.multi_items()
+        if name.lower() not in ("content-encoding", "content-length")
+    ]
+    return httpx.Response(
+        streamed.status_code,
+        headers=headers,
+        content=body,
+        request=streamed.request,
+        extensions=streamed.extensions,
+    )
+
+
+def _positive(name: str, value: str, unit: str) -> float:
+    try:
+        number = float(value.strip())
+    except ValueError:
+        number = 0.0
+    if not 0 < number < float("inf"):
+        raise ApiConfigError(f"{name} must be a positive number of {unit}, not {value!r}")
+    return number

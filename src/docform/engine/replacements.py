@@ -1,0 +1,180 @@
+"""Likely replacements: a plan that creates an entry while it deletes (or leaves unmanaged) a live
+object of the same kind that looks like the entry's former self.
+
+docform never guesses a rename, so such a pair stays a create and a delete; but it is marked
+``-/+`` (replace) with what keeps the object instead (an ``id:`` pin or ``formerly:``), because a
+rename that lost its tie to the object is the usual cause, and for a space the delete loses its
+content. A live object resembles an entry when, of the same kind, it has
+
+1. the same name (title, path, label...; case ignored) in any container, or
+2. a further key the entry's ``formerly`` also holds (a site space showing the same space), or
+3. it is the only unmatched object in the container where the entry is the only create, for
+   kinds whose objects can be renamed.
+
+Each entry is paired with at most one object and each object with at most one entry; where a
+rule finds several candidates, that rule pairs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from docform.engine.kind import Desired, Kind, Observed, Ref
+from docform.engine.match import Matching, unmanaged_address
+from docform.engine.plan import Plan
+from docform.engine.rails import Violation
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """An entry the plan creates and the live object it probably replaces."""
+
+    kind: Kind
+    desired: Desired
+    observed: Observed
+
+    def note(self, *, deleted: bool) -> str:
+        fate = "deletes" if deleted else "leaves unmanaged"
+        what = f"{self.kind.name} {self.observed.id} {json.dumps(self.observed.title)}"
+        return (
+            f"{self.desired.address} is created while the plan {fate} {what}, which looks like "
+            f"its former self; if it is, {self.hint()}"
+        )
+
+    def violations(self, *, deleted: bool) -> list[Violation]:
+        if not deleted:
+            return []
+        what = f"{self.kind.name} {self.observed.id} {json.dumps(self.observed.title)}"
+        if self.desired.protect:
+            message = (
+                f"{self.desired.location}: {self.desired.address} is protected, and the plan "
+                f"deletes {what}, which looks like its live object; {self.hint()}"
+            )
+            return [Violation("protect", message, forceable=False)]
+        if self.kind.guard_replacement:
+            message = (
+                f"the plan deletes {what} and creates {self.desired.address} in its place, "
+                f"and its content would be lost; {self.hint()}, or pass --force to replace it"
+            )
+            return [Violation("replacement", message)]
+        return []
+
+    def hint(self) -> str:
+        """What keeps the live object: its id pinned, or a former key."""
+        pin = f"pin `id: {self.observed.id}` in {self.desired.location}"
+        former = _former_key(self.desired, self.observed)
+        if former is None:
+            return f"{pin} to keep it"
+        return f"{pin} or add `formerly: [{former}]` to keep it"
+
+
+def mark_replacements(plan: Plan, matchings: Sequence[tuple[Kind, Matching]]) -> None:
+    """Mark each likely replacement on its changes, note it, and add the rails it breaks."""
+    changes = {c.key: c for c in plan.changes}
+    for found in find_replacements(matchings):
+        create = changes.get(f"{found.desired.address}#create")
+        if create is None:  # set aside by `ignore:`
+            continue
+        gone = unmanaged_address(found.kind.name, found.observed.id)
+        delete = changes.get(f"{gone}#delete")
+        create.replacement = {
+            "create": create.address,
+            "delete": delete.address if delete else None,
+            "id": found.observed.id,
+            "hint": found.hint(),
+        }
+        if delete is not None:
+            delete.replacement = create.replacement
+        plan.notes.append(found.note(deleted=delete is not None))
+        plan.violations += found.violations(deleted=delete is not None)
+
+
+def find_replacements(matchings: Sequence[tuple[Kind, Matching]]) -> list[Replacement]:
+    found: list[Replacement] = []
+    for kind, matching in matchings:
+        if matching.creates and matching.unmatched:
+            found += _kind_replacements(kind, matching.creates, matching.unmatched)
+    return found
+
+
+def _kind_replacements(
+    kind: Kind, creates: Sequence[Desired], unmatched: Sequence[Observed]
+) -> list[Replacement]:
+    rules: list[Callable[[Desired, Observed], bool]] = [
+        lambda d, o: _name(d.key) == _name(o.key),
+        lambda d, o: bool(set(d.formerly) & set(o.other_keys)),
+    ]
+    if kind.renamable:
+        rules.append(_only_ones_in_container(kind, creates, unmatched))
+    paired: dict[str, Replacement] = {}
+    taken: set[str] = set()
+    for rule in rules:
+        for d in creates:
+            if d.address in paired:
+                continue
+            candidates = [o for o in unmatched if o.id not in taken and rule(d, o)]
+            if len(candidates) == 1:
+                paired[d.address] = Replacement(kind, d, candidates[0])
+                taken.add(candidates[0].id)
+    return [paired[d.address] for d in creates if d.address in paired]
+
+
+def _only_ones_in_container(
+    kind: Kind, creates: Sequence[Desired], unmatched: Sequence[Observed]
+) -> Callable[[Desired, Observed], bool]:
+    def container(key: tuple[Any, ...]) -> tuple[Any, ...]:
+        return key[:-1]
+
+    created: dict[tuple[Any, ...], int] = defaultdict(int)
+    left: dict[tuple[Any, ...], int] = defaultdict(int)
+    for d in creates:
+        created[container(d.key)] += 1
+    for o in unmatched:
+        left[container(o.key)] += 1
+
+    def rule(d: Desired, o: Observed) -> bool:
+        here = container(d.key)
+        return here == container(o.key) and created[here] == 1 and left[here] == 1
+
+    return rule
+
+
+def _name(key: tuple[Any, ...]) -> Any:
+    last = key[-1] if key else None
+    return last.casefold() if isinstance(last, str) else last
+
+
+def _former_key(d: Desired, o: Observed) -> str | None:
+    """``formerly`` item that matches ``o``: its name when only that differs, else a mapping
+    of the key fields; None when the key holds what a manifest cannot name."""
+    fields = d.key_fields
+    if not fields or len(o.key) != len(d.key):
+        return None
+    first = len(d.key) - len(fields)
+    if o.key[:first] != d.key[:first]:
+        return None
+    if o.key[:-1] == d.key[:-1]:
+        return json.dumps(o.key[-1], ensure_ascii=False)
+    written = [_written(part) for part in o.key[first:]]
+    if any(part is _UNNAMED for part in written):
+        return None
+    pairs = ", ".join(
+        f"{f}: {json.dumps(v, ensure_ascii=False)}" for f, v in zip(fields, written, strict=True)
+    )
+    return "{" + pairs + "}"
+
+
+_UNNAMED = object()
+
+
+def _written(part: Any) -> Any:
+    """A key part as a manifest writes it: a reference by the entry's manifest name."""
+    if part is None or isinstance(part, str):
+        return part
+    if isinstance(part, Ref):
+        return part.address.rsplit(".", 1)[-1]
+    return _UNNAMED

@@ -1,0 +1,73 @@
+"""After an apply: read back what it touched and find what still differs from the manifests.
+
+An apply whose every call succeeded has still not converged when the service placed or kept
+something other than planned (siblings that reached it in another order, a value it
+normalised). So once the calls are made, the kinds the apply changed are planned again, reading
+only those kinds and the kinds they need to be matched (their references) or read (a site's
+structure needs its site): any change still planned for a changed kind is reported, and the
+apply does not say "complete".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from docform.engine.kind import Kind
+from docform.engine.plan import Change
+from docform.engine.planner import plan_from_matcher
+from docform.engine.progressive import ProgressiveMatcher
+from docform.engine.snapshot import read_live_state
+from docform.errors import DocformError
+
+
+@dataclass
+class Verification:
+    """What a read after the apply found: the changes still planned, or why it could not read."""
+
+    remaining: list[Change] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def settled(self) -> bool:
+        return not self.remaining and self.error is None
+
+
+def kinds_to_read(kinds: Sequence[Kind], changed: set[str]) -> list[Kind]:
+    """``changed`` kinds plus every kind they refer to or are read after, transitively, in the
+    order of ``kinds``."""
+    by_name = {kind.name: kind for kind in kinds}
+    needed: set[str] = set()
+    stack = [name for name in changed if name in by_name]
+    while stack:
+        name = stack.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        kind = by_name[name]
+        stack.extend(n for n in (*kind.references, *kind.read_after) if n in by_name)
+    return [kind for kind in kinds if kind.name in needed]
+
+
+async def verify_applied(
+    manifests: Any, client: Any, kinds: Sequence[Kind], applied: Sequence[Change]
+) -> Verification:
+    """Plan again the kinds of ``applied`` (read with ``client``, which should be read-only)
+    and return the changes of those kinds that are still planned."""
+    changed = {change.kind for change in applied}
+    if not changed:
+        return Verification()
+    org_id = manifests.organization.id
+    subset = kinds_to_read(kinds, changed)
+    matcher = ProgressiveMatcher(subset, manifests)
+    wanted = {kind.name: matcher.pinned_ids(kind) for kind in subset}
+    try:
+        live = await read_live_state(
+            client, org_id, subset, wanted, None, matcher.kind_read, matcher.manages
+        )
+        prune = manifests.settings.prune.model_dump()
+        plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
+    except DocformError as exc:
+        return Verification(error=str(exc))
+    return Verification(remaining=[c for c in plan.changes if c.kind in changed])

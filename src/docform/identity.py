@@ -1,0 +1,68 @@
+"""Keeping ``docform.lock`` in step with what an apply matched and created.
+
+The lock is written before the first call (every entry the plan matched), then again as soon
+as each create answers, so that an apply that fails or is killed after a create still ties
+the entry to its new object: the next plan finds the object through the lock and finishes it
+(a section whose path PATCH failed is patched, not created twice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from docform.errors import DocformError
+from docform.manifest.lock import LOCK_NAME, write_lock
+
+
+class LockRecorder:
+    """The identity file of one manifest set during one apply."""
+
+    def __init__(self, manifests: Any, plan: Any) -> None:
+        from docform.kinds.registry import build_kinds
+
+        self.directory = manifests.directory
+        self.organization = manifests.organization.id
+        self.ids: dict[str, str] = dict(plan.identities)
+        self.id_paths = {kind.name: kind.created_id for kind in build_kinds(self.organization)}
+        self.warning: str | None = None
+
+    def start(self) -> bool:
+        """Write the ids the plan matched; refuses (before anything is applied) when the file
+        cannot be written. Returns whether the file changed."""
+        try:
+            return write_lock(self.directory, self.organization, self.ids)
+        except OSError as exc:
+            raise DocformError(
+                f"cannot write {self.directory / LOCK_NAME}: {exc.strerror or exc}; nothing was "
+                "applied. Make the directory writable, or pass --no-lock-file to apply without "
+                "recording which live object each entry manages"
+            ) from None
+
+    def created(self, change: Any, answer: Any) -> None:
+        """A create answered: record the new object's id at once."""
+        live_id = _dig(answer, self.id_paths.get(change.kind, "id"))
+        if not isinstance(live_id, str) or self.warning is not None:
+            return
+        self.ids[change.address] = live_id
+        try:
+            write_lock(self.directory, self.organization, self.ids)
+        except OSError as exc:
+            # The apply goes on: stopping half-way would leave more to clean up than a lock
+            # missing some ids, which `docform pin` writes again.
+            self.warning = (
+                f"could not update {self.directory / LOCK_NAME} ({exc.strerror or exc}); run "
+                "`docform pin` on the manifests to record the objects this apply created"
+            )
+
+
+def _dig(answer: Any, path: str) -> Any:
+    value = answer
+    for part in path.split("."):
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, Mapping):
+            value = value.get(part)
+        else:
+            return None
+    return value

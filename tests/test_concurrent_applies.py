@@ -1,0 +1,143 @@
+"""Two applies to one organization (engine/apply_lock.py, engine/duplicates.py): from one
+machine they never overlap; a create whose object appeared since the plan is not sent; and
+duplicates left by an earlier race are reported with the way out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from canary import CANARY_TOKEN
+from docform.api import ApiClient
+from docform.engine.apply_lock import lock_path
+from docform.engine.run import apply_changes, plan_manifests
+from docform.manifest import load_manifest_set
+from planning import live_api, run, write_manifests
+from test_sandbox_faults import TOKEN, served
+
+TEAMS = """\
+organization: {id: org_acme}
+teams:
+  platform: {title: Platform}
+  docs: {title: Docs}
+collections:
+  handbook: {title: Handbook}
+"""
+
+
+def titles(sandbox_or_root: Path, route: str) -> list[str]:
+    items = live_api(sandbox_or_root, "GET", f"/orgs/org_acme/{route}")["items"]
+    return sorted(item["title"] for item in items)
+
+
+def hold_lock(sandbox: Path, pid: int, host: str | None = None) -> Path:
+    path = lock_path(f"sandbox:{sandbox}", "org_acme")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    holder = {"pid": pid, "host": host or socket.gethostname(), "started": "2030-01-01T00:00:00Z",
+              "organization": "org_acme", "api": f"sandbox:{sandbox}"}  # fmt: skip
+    path.write_text(json.dumps(holder))
+    return path
+
+
+def test_an_apply_refuses_to_start_while_another_one_runs(tmp_path, sandbox, monkeypatch):
+    monkeypatch.setenv("DOCFORM_LOCK_DIR", str(tmp_path / "locks"))
+    held = hold_lock(sandbox, os.getpid())
+    manifests = write_manifests(tmp_path / "m", TEAMS)
+    result = run(["apply", manifests, "--yes"], sandbox)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: another docform apply (pid {os.getpid()} on {socket.gethostname()}, started "
+        f"2030-01-01T00:00:00Z) is changing organization org_acme at sandbox:{sandbox}; "
+        "nothing was applied. Wait for it to finish and run apply again (plan first: it "
+        f"changes what is left to do). If no such process runs, delete {held}.\n"
+    )
+    assert titles(sandbox, "teams") == []
+    assert held.exists()
+
+
+def test_the_lock_of_an_apply_that_died_does_not_block_the_next(tmp_path, sandbox, monkeypatch):
+    monkeypatch.setenv("DOCFORM_LOCK_DIR", str(tmp_path / "locks"))
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True)  # fmt: skip
+    stale = hold_lock(sandbox, int(finished.stdout))
+    manifests = write_manifests(tmp_path / "m", TEAMS)
+    result = run(["apply", manifests, "--yes"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert titles(sandbox, "teams") == ["Docs", "Platform"]
+    assert not stale.exists()
+
+
+def test_a_create_whose_object_appeared_after_the_plan_is_not_sent(tmp_path, sandbox, monkeypatch):
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    manifests = load_manifest_set(write_manifests(tmp_path / "m", TEAMS))
+    plan, _ = asyncio.run(plan_manifests(manifests))
+    # Another apply creates the team between this apply's plan and its creates.
+    raced = live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Platform"})["id"]
+    report = asyncio.run(apply_changes(manifests, plan, parallelism=1))
+    assert [(c.key, message) for c, message in report.failed] == [
+        (
+            "team.platform#create",
+            f"team.platform#create: not created: a live team matching it ({raced}) appeared "
+            "after the plan was made, so another apply (or someone) created it meanwhile. "
+            "Nothing was created twice; run docform plan again to see the organization as it "
+            "is now, and make applies to one organization run one at a time (see "
+            "docs/security.md).",
+        )
+    ]
+    assert titles(sandbox, "teams").count("Platform") == 1
+
+
+def test_the_live_objects_of_a_kind_are_read_once_before_its_creates(
+    tmp_path, sandbox, monkeypatch
+):
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    manifests = load_manifest_set(write_manifests(tmp_path / "m", TEAMS))
+    plan, _ = asyncio.run(plan_manifests(manifests))
+    routes: dict[str, int] = {}
+    original = ApiClient.__aexit__
+
+    async def keep_counts(self: ApiClient, *exc_info: object) -> None:
+        if not self.read_only:
+            routes.update(self.stats.by_route)
+        await original(self, *exc_info)
+
+    monkeypatch.setattr(ApiClient, "__aexit__", keep_counts)
+    report = asyncio.run(apply_changes(manifests, plan, parallelism=4))
+    assert report.ok
+    reads = {route: n for route, n in routes.items() if route.startswith("GET ")}
+    assert reads == {"GET /orgs/{id}/teams": 1, "GET /orgs/{id}/collections": 1}
+
+
+def test_two_applies_started_at_once_create_nothing_twice(tmp_path):
+    manifests = write_manifests(tmp_path / "m", TEAMS)
+    env = {**os.environ, "DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1",
+           "DOCFORM_LOCK_DIR": str(tmp_path / "locks")}  # fmt: skip
+    with served(tmp_path / "served.sqlite", "--latency-ms", "100") as (root, _):
+        env["DOCFORM_API_URL"] = root
+        command = [sys.executable, "-m", "docform", "apply", str(manifests), "--yes"]
+        applies = [
+            subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(2)
+        ]
+        outcomes = [(p.wait(timeout=120), p.stderr.read().decode()) for p in applies]
+        teams = live(root, "teams")
+        collections = live(root, "collections")
+    assert teams == ["Docs", "Platform"], outcomes
+    assert collections == ["Handbook"], outcomes
+    assert sorted(code for code, _ in outcomes) == [0, 1], outcomes
+    refused = next(err for code, err in outcomes if code == 1)
+    assert "another docform apply" in refused or "not created: a live" in refused, refused
+    assert CANARY_TOKEN not in "".join(err for _, err in outcomes)
+
+
+def live(root: str, route: str) -> list[str]:
+    import httpx
+
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    answer = httpx.get(f"{root}/v1/orgs/org_acme/{route}", headers=headers).json()
+    return sorted(item["title"] for item in answer["items"])

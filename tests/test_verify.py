@@ -1,0 +1,89 @@
+"""engine/verify.py: an apply whose calls all succeeded reads back the kinds it changed, and
+reports what still differs from the manifests instead of "Apply complete"."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from planning import apply, assert_converged, live_api, run, write_manifests
+
+DOCS = "/orgs/org_acme/sites/site_docs"
+REQUEST_LINE = re.compile(r"^(GET|POST|PUT|PATCH|DELETE) (\S+) -> ")
+
+
+def sections_doc(order: list[str]) -> str:
+    spaces = "\n".join(f"  s-{name}: {{title: Space {name}}}" for name in "abc")
+    sections = "\n".join(
+        f"      {name}: {{title: Section {name}, path: {name}, "
+        f"spaces: {{main: {{space: s-{name}, path: main}}}}}}"
+        for name in order
+    )
+    return (
+        "organization: {id: org_acme}\n"
+        f"spaces:\n{spaces}\n"
+        "sites:\n  docs:\n    id: site_docs\n    sections:\n"
+        f"{sections}\n"
+    )
+
+
+def live_paths(sandbox: Path) -> list[str]:
+    return [s["path"] for s in live_api(sandbox, "GET", f"{DOCS}/sections")["items"]]
+
+
+def test_apply_reports_an_order_the_service_did_not_end_with(sandbox: Path, tmp_path: Path) -> None:
+    manifests = write_manifests(tmp_path / "manifests", sections_doc(["a", "b", "c"]))
+    apply(manifests, sandbox)
+    write_manifests(manifests, sections_doc(["b", "a", "c"]))
+    saved = tmp_path / "docform.plan"
+    assert run(["plan", manifests, "--out", saved], sandbox).exit_code == 0
+    # Someone moves c first after the plan was made: no object the plan changes differs, so
+    # the saved plan still applies, and its one sort no longer gives the manifest's order.
+    [a, _, c] = live_api(sandbox, "GET", f"{DOCS}/sections")["items"]
+    sort = {"item": {"type": "site-section", "id": c["id"]}}
+    sort["position"] = {"before": {"type": "site-section", "id": a["id"]}}
+    live_api(sandbox, "PATCH", f"{DOCS}/structure/sort", sort)
+
+    result = run(["apply", saved], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert live_paths(sandbox) == ["c", "b", "a"]
+    assert result.stderr.split("\n\n")[-1] == (
+        "Apply made all 1 change, but the live organization still differs from the "
+        "manifests:\n"
+        "  ~ site.docs.section.b  (reorder)\n"
+        '      position: "after site.docs.section.c" -> "before site.docs.section.c"\n'
+        "  ~ site.docs.section.a  (reorder)\n"
+        '      position: "after site.docs.section.c" -> "after site.docs.section.b"\n'
+        "Run 'docform plan' to see what remains; apply again to make it.\n"
+    )
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    assert live_paths(sandbox) == ["b", "a", "c"]
+
+
+def test_apply_reads_back_only_the_kinds_it_changed(
+    sandbox: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    team = live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Support"})
+    manifests = write_manifests(
+        tmp_path / "manifests",
+        f"""
+        organization: {{id: org_acme}}
+        teams:
+          support: {{id: {team["id"]}, title: Customer support}}
+        """,
+    )
+    caplog.clear()
+    result = apply(manifests, sandbox)
+    assert result.output.endswith("Apply complete: 1 change made.\n")
+    requests = [m.groups() for r in caplog.records if (m := REQUEST_LINE.match(r.getMessage()))]
+    last_write = max(i for i, (method, _) in enumerate(requests) if method != "GET")
+    # Teams are matched by the members they hold, so members are read too; nothing else is.
+    assert sorted(requests[last_write + 1 :]) == [
+        ("GET", "/orgs/org_acme/members"),
+        ("GET", "/orgs/org_acme/teams"),
+        ("GET", f"/orgs/org_acme/teams/{team['id']}/members"),
+    ]
