@@ -133,14 +133,25 @@ def test_the_pinned_docform_revision_is_a_commit_with_this_hook_definition():
         assert pins and all(pin.rstrip('"').endswith(f"docform@{revision}") for pin in pins), path
 
 
-def test_the_example_schema_copy_is_current_and_its_manifests_point_inside_the_example():
-    copy = EXAMPLE / "schemas" / "docform.schema.json"
-    # When this fails: docform schema --write examples/acme/schemas
-    assert copy.read_text(encoding="utf-8") == schema_text()
-    for manifest in (EXAMPLE / "manifests").glob("*.yaml"):
+@pytest.mark.parametrize(
+    ("manifests", "copy"),
+    [
+        (EXAMPLE / "manifests", EXAMPLE / "schemas"),
+        (ROOT / "examples" / "quickstart", ROOT / "examples" / "quickstart" / "schemas"),
+    ],
+    ids=["acme", "quickstart"],
+)
+def test_each_example_has_a_current_schema_copy_that_its_manifests_point_to(
+    manifests: Path, copy: Path
+):
+    """So that an example copied as a repository of its own keeps its editor support."""
+    schema = copy / "docform.schema.json"
+    # When this fails: docform schema --write examples/<example>/schemas
+    assert schema.read_text(encoding="utf-8") == schema_text()
+    for manifest in manifests.glob("*.yaml"):
         first_line = manifest.read_text(encoding="utf-8").splitlines()[0]
         target = first_line.removeprefix("# yaml-language-server: $schema=")
-        assert (manifest.parent / target).resolve() == copy, manifest.name
+        assert (manifest.parent / target).resolve() == schema, manifest.name
 
 
 # -- pre-commit try-repo -----------------------------------------------------------------------
