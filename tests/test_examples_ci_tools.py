@@ -146,7 +146,7 @@ def test_each_example_has_a_current_schema_copy_that_its_manifests_point_to(
 ):
     """So that an example copied as a repository of its own keeps its editor support."""
     schema = copy / "docform.schema.json"
-    # When this fails: docform schema --write examples/<example>/schemas
+    # When this fails: make schema
     assert schema.read_text(encoding="utf-8") == schema_text()
     for manifest in manifests.glob("*.yaml"):
         first_line = manifest.read_text(encoding="utf-8").splitlines()[0]
