@@ -342,7 +342,8 @@ def test_a_former_key_names_only_the_key_fields_of_its_kind(tmp_path: Path, sand
 
     assert result.exit_code == 1
     assert result.stdout == (
-        "main.yaml:5:5: spaces.handbook.formerly: [1]: unknown field path: a former key of a "
+        f"{directory}/main.yaml:5:5: spaces.handbook.formerly: [1]: unknown field path: a "
+        "former key of a "
         "space names some of collection, title (the others are taken as they are now)\n"
     )
 
@@ -363,7 +364,8 @@ def test_a_former_key_names_existing_containers(tmp_path: Path, sandbox: Path) -
 
     assert result.exit_code == 1
     assert result.stdout == (
-        "main.yaml:5:43: spaces.handbook.formerly[0].collection: unknown collection 'engg' "
+        f"{directory}/main.yaml:5:43: spaces.handbook.formerly[0].collection: unknown "
+        "collection 'engg' "
         "(did you mean 'eng'?)\n"
     )
 
