@@ -190,9 +190,9 @@ def test_pre_commit_try_repo_runs_the_hook_on_the_example_layout(example_reposit
 # -- GitHub: the shell around docform ------------------------------------------------------------
 
 
-def step(workflow: str, name: str) -> dict[str, Any]:
+def step(workflow: str, name: str, job: str = "plan") -> dict[str, Any]:
     document = yaml.safe_load((EXAMPLE / ".github" / "workflows" / workflow).read_text())
-    return next(s for s in document["jobs"]["plan"]["steps"] if s.get("name") == name)
+    return next(s for s in document["jobs"][job]["steps"] if s.get("name") == name)
 
 
 def bash_step(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
