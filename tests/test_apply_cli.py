@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import httpx
 import pytest
 
 from conftest import SEED_FILE
-from planning import FIXTURES, plan_json, run, seeded_sandbox
+from planning import plan_json, run
 from terminal import on_a_terminal
 
 SERVE_TOKEN = "tok_apply_cli_9f8e7d6c5b"
@@ -28,18 +27,6 @@ NOT_A_TERMINAL = (
     "nobody can answer; nothing was applied. Review the plan above, then run the same command "
     "with --yes (or apply a reviewed plan: 'docform apply PLANFILE', or --checksum SHA)\n"
 )
-
-
-@pytest.fixture
-def basic(tmp_path: Path) -> Path:
-    directory = tmp_path / "basic"
-    shutil.copytree(FIXTURES / "basic", directory)
-    return directory
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 # -- asking ------------------------------------------------------------------------------------

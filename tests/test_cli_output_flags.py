@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -16,22 +15,10 @@ import pytest
 
 from docform.cli import cli
 from docform.manifest import schema_text
-from planning import FIXTURES, run, seeded_sandbox, write_manifests
+from planning import FIXTURES, run, write_manifests
 from terminal import on_a_terminal
 
 COLOUR = re.compile(r"\x1b\[(\d+;)*(3[0-7]|9[0-7]|38;[0-9;]+)m")
-
-
-@pytest.fixture
-def basic(tmp_path: Path) -> Path:
-    directory = tmp_path / "basic"
-    shutil.copytree(FIXTURES / "basic", directory)
-    return directory
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 def printing_commands() -> list[tuple[str, click.Command]]:

@@ -21,7 +21,6 @@ from click.testing import CliRunner, Result
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
 from planning import (
-    FIXTURES,
     actions,
     apply,
     assert_converged,
@@ -68,14 +67,6 @@ TEAMS_READ_FAILED = (
     "failed after 6 attempts: 500 Internal server error (fault injected by the sandbox). "
     "The service failed; try again later.\n"
 )
-
-
-@pytest.fixture
-def basic(tmp_path: Path) -> Path:
-    """A copy of the worked example manifests, free to edit."""
-    directory = tmp_path / "manifests"
-    shutil.copytree(FIXTURES / "basic", directory)
-    return directory
 
 
 def addresses(plan: dict[str, Any]) -> set[str]:

@@ -48,11 +48,6 @@ members:
 """
 
 
-@pytest.fixture
-def manifests(tmp_path: Path) -> Path:
-    return tmp_path / "manifests"
-
-
 # -- a member whose user has no email ------------------------------------------------------------
 
 
