@@ -56,6 +56,14 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
     for i, size in enumerate(team_sizes):
         # A team's member list can start once the team list page holding it came back.
         _chain(graph, f"team{i}.members", pages(size), after=f"teams.{i // PAGE_SIZE}")
+    for i in range(shape.access):
+        # An object's grants are listed once the lists holding the objects are read: its
+        # teams' and its users' grants, one page each.
+        for principal in ("teams", "users"):
+            graph[f"access{i}.{principal}.0"] = [
+                f"spaces.{pages(shape.spaces) - 1}",
+                f"collections.{pages(shape.collections) - 1}",
+            ]
     for name, count in (
         ("section-groups", shape.section_groups),
         ("sections", shape.sections),

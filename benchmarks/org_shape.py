@@ -17,6 +17,7 @@ SITE_ID = "site_bench"
 EMAIL_DOMAIN = "bench.test"
 MAX_COLLECTION_DEPTH = 4
 MEMBER_ROLES = ("read", "read", "read", "comment", "edit", "edit", "create", "review")
+ACCESS_ROLES = ("read", "comment", "edit", "edit", "review", "admin", "guest")
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Shape:
     site_spaces: int = 1_000
     openapi: int = 200
     saml: int = 5
+    access: int = 300
+    """Spaces and collections whose entries write ``access`` (a few teams and members each)."""
 
     def scaled(self, factor: float) -> Shape:
         """The same shape ``factor`` times the size (at least one of each kind)."""
@@ -89,6 +92,8 @@ def build_org(shape: Shape, seed: int = 7) -> Org:
     org.collections = dict(_collections(shape, rng))
     org.spaces = dict(_spaces(shape, rng, list(org.collections)))
     org.site = _site(shape, rng, list(org.spaces))
+    # A generator of its own, so that the other kinds stay what they were before access.
+    _give_access(org, random.Random(f"{seed}-access"))
     org.openapi = {
         f"api{i:03d}": {
             "slug": f"api-{i:03d}",
@@ -171,3 +176,17 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         for g in range(shape.section_groups)
     }
     return {"id": SITE_ID, "title": "Bench Docs", "sectionGroups": groups, "sections": sections}
+
+
+def _give_access(org: Org, rng: random.Random) -> None:
+    """``access`` on ``shape.access`` spaces and collections: one to three teams and up to two
+    members each, with a role or guest."""
+    objects = [org.spaces[n] for n in org.spaces] + [org.collections[n] for n in org.collections]
+    teams, members = list(org.teams), list(org.members)
+    for entry in rng.sample(objects, min(org.shape.access, len(objects))):
+        granted = rng.sample(teams, min(len(teams), rng.randint(1, 3)))
+        access: dict[str, Any] = {"teams": {t: rng.choice(ACCESS_ROLES) for t in granted}}
+        users = rng.sample(members, min(len(members), rng.randint(0, 2)))
+        if users:
+            access["users"] = {u: rng.choice(ACCESS_ROLES) for u in users}
+        entry["access"] = access
