@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from docform.engine.kind import AddressIndex, Desired, Ref, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call, Placeholder, SecretRef
-from docform.engine.snapshot import LiveReader
 from docform.kinds.base import BoundModel
 from docform.kinds.fields import role_value
+
+NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
+
+
+def is_no_op_move(change: Any, status: int | None, message: str) -> bool:
+    """A move to where the object already is may answer 409 (docs/service.md): done, not
+    failed (`Kind.already_done` of the kinds that move)."""
+    return change.action == "move" and status == 409 and bool(NO_OP_MOVE.search(message))
 
 
 def ref(kind: str, name: str | None) -> Ref | None:
