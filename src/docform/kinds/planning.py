@@ -9,7 +9,7 @@ from typing import Any
 
 from docform.engine.kind import AddressIndex, Desired, Ref, Resolve
 from docform.engine.live import LiveReader
-from docform.engine.plan import Call, Placeholder, SecretRef
+from docform.engine.plan import Placeholder, SecretRef
 from docform.kinds.base import BoundModel
 from docform.kinds.fields import role_value
 
@@ -136,11 +136,6 @@ def created(address: str, field: str = "id") -> Placeholder:
 
 def secret(address: str, field: str) -> SecretRef:
     return SecretRef(f"{address}.{field}")
-
-
-def patch_after_create(path: str, body: Mapping[str, Any]) -> list[Call]:
-    """The PATCH that sets, right after a create, what the create call cannot carry."""
-    return [Call("PATCH", path, dict(body))] if body else []
 
 
 def site_prefix(org_id: str, site_id: Any) -> str:
