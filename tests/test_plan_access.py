@@ -180,7 +180,7 @@ def test_a_changed_role_is_patched(
     plan = plan_json(manifests, sandbox)
     changed = change(plan, "space.handbook.access.team.platform")
     assert changed["action"] == "update"
-    assert [(f["field"], f["before"], f["after"]) for f in changed["fields"]] == [
+    assert [(f["path"], f["before"], f["after"]) for f in changed["fields"]] == [
         ("role", "edit", "read")
     ]
     assert calls(changed) == [
@@ -363,7 +363,12 @@ def test_the_text_plan_names_each_grant_and_its_role(
     )
     result = run(["plan", manifests], sandbox)
     assert result.exit_code == 0, result.output
-    assert "  + space.handbook.access.user.bob@acme.test\n      role: guest\n" in result.stdout
+    assert (
+        "  + space.handbook.access.user.bob@acme.test  (create)\n"
+        "      + role: guest\n"
+        f"      POST /spaces/{arranged['handbook']}/permissions "
+        '{"role": null, "users": ["u_bob"]}\n'
+    ) in result.stdout
 
 
 def test_drift_reports_a_grant_given_outside_the_manifests(

@@ -71,6 +71,9 @@ SPACE = {
     "defaultLevel": may(str, NULL),
     "mergeRules": may(dict, NULL, shape=MERGE_RULES),
 }
+# A grant of a role on a space, collection or site (docs/service.md, "Content access").
+TEAM_GRANT = {"permission": ROLE, "team": need(dict, shape={"id": ID, "title": may(str)})}
+USER_GRANT = {"permission": ROLE, "user": need(dict, shape={"id": ID, **USER})}
 SECTION_REF = need(dict, shape={"id": ID})
 # A group's children are sections, nested groups and external links: `object` says which.
 CHILD = need(dict, shape={"object": need(str), "id": ID})
@@ -145,6 +148,11 @@ ITEM_SHAPES: dict[str, Mapping[str, Field]] = {
         "condition": OPTIONAL_TEXT,
         "hidden": may(bool, NULL),
         "default": may(bool, NULL),
+    },
+    **{
+        f"{on}/permissions/{principal}": grant
+        for on in ("/spaces/*", "/collections/*", "/orgs/*/sites/*")
+        for principal, grant in (("teams", TEAM_GRANT), ("users", USER_GRANT))
     },
     "/orgs/*/openapi": {
         "id": ID,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
-from docform.engine.match import unmanaged_address
+from docform.engine.match import unmatched_address
 from docform.engine.plan import Change, Plan
 from docform.engine.targets import dependents_of
 
@@ -132,7 +132,7 @@ class IgnoreRules:
     def _set_unmanaged_aside(self, kind: str, matching: Any) -> list[Ignored]:
         kept, ignored = [], []
         for obs in matching.unmatched:
-            address = unmanaged_address(kind, obs.id)
+            address = unmatched_address(kind, obs)
             pattern = self.address_pattern(address) or self.address_pattern(f"{kind}.{obs.title}")
             if pattern is None:
                 kept.append(obs)

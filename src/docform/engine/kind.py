@@ -80,6 +80,9 @@ class Observed:
     the space it shows, a section as its create left it)."""
     sensitive: frozenset[str] = frozenset()
     """Fields whose live value must not be shown (a certificate, a URL with credentials)."""
+    address: str | None = None
+    """Where the plan names this object when no entry matches it, if its kind names it better
+    than ``KIND.~ID`` (a grant, by the object it is on); see `match.unmatched_address`."""
 
 
 Resolve = Callable[[Any], Any]
@@ -91,8 +94,10 @@ class Kind:
 
     name: ClassVar[str]
     """Address prefix and the ``kind`` of plan changes: ``team``, ``space``..."""
-    prune_setting: ClassVar[str]
-    """Key of ``docform.prune`` that allows deleting unmanaged objects of this kind."""
+    prune_setting: ClassVar[str | None]
+    """Key of ``docform.prune`` that allows deleting unmanaged objects of this kind; None for a
+    kind read only inside entries that list all of its objects there (an object's ``access``),
+    whose unmatched objects are always deleted."""
     references: ClassVar[tuple[str, ...]] = ()
     """Kinds whose objects this kind's keys or fields refer to; they are matched first."""
     read_after: ClassVar[tuple[str, ...]] = ()
@@ -115,6 +120,9 @@ class Kind:
     """List fields whose order means nothing (``emailDomains``): compared as sets."""
     null_means: ClassVar[Mapping[str, str]] = {}
     """Fields whose API null stands for a named value (a ``role`` of null is ``guest``)."""
+    locked: ClassVar[bool] = True
+    """Whether docform.lock records the live id of each entry of this kind; not for objects that
+    are nothing but their natural key (a grant: its object, and its team or user)."""
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""
@@ -177,6 +185,12 @@ class Kind:
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         raise NotImplementedError
+
+    def delete_reason(self, observed: Observed) -> str:
+        """Why the plan deletes ``observed``, an object no entry matches (``action_reason``)."""
+        if self.prune_setting is None:
+            return f"the entry that lists all of this {self.name} does not list {observed.title}"
+        return f"no manifest entry manages {self.name} '{observed.title}' and prune is on"
 
     def restore_calls(self, observed: Observed) -> list[Call]:
         raise NotImplementedError

@@ -12,8 +12,9 @@ from docform.errors import DocformError, ServiceCallError
 Progress = Callable[[str, int], None]
 """Called with a kind's name and how many of its objects have been read so far."""
 
-Manages = Callable[[str, str], bool]
-"""Whether a manifest entry manages the live object of a kind (by name) with an id."""
+Manages = Callable[[str, str], Any]
+"""The entry (`docform.engine.kind.Desired`) that manages the live object of a kind (by name)
+with an id, or None."""
 
 
 @dataclass
@@ -68,7 +69,13 @@ class LiveReader:
         without manifests, as export does): what lies inside the others is out of scope."""
         if self._manages is None:
             return self.live(kind)
-        return [obj for obj in self.live(kind) if self._manages(kind, obj["id"])]
+        return [obj for obj in self.live(kind) if self._manages(kind, obj["id"]) is not None]
+
+    def entry(self, kind: str, live_id: str) -> Any:
+        """The manifest entry that manages a live object of ``kind`` (a read inside it may
+        depend on what the entry writes), or None when reading without manifests."""
+        managing = None if self._manages is None else self._manages(kind, live_id)
+        return None if managing is None else managing.entry
 
     def _count(self, kind: str, n: int) -> None:
         self._counts[kind] = self._counts.get(kind, 0) + n

@@ -52,6 +52,12 @@ def unmanaged_address(kind: str, live_id: str) -> str:
     return f"{kind}.~{live_id}"
 
 
+def unmatched_address(kind: str, obs: Observed) -> str:
+    """Where the plan names a live object no entry matches: ``KIND.~ID``, unless its kind
+    names it better (`Observed.address`)."""
+    return obs.address or unmanaged_address(kind, obs.id)
+
+
 def match_kind(
     kind: Kind,
     desired: Sequence[Desired],
@@ -86,7 +92,7 @@ def match_kind(
             waiting = _match_moves(kind, waiting, free, deeper, claimed, index, result)
         for obs in free:
             if obs.id not in claimed:
-                index.record(kind.name, obs.id, unmanaged_address(kind.name, obs.id))
+                index.record(kind.name, obs.id, unmatched_address(kind.name, obs))
                 result.unmatched.append(obs)
     result.creates.extend(waiting)
     for d in waiting:

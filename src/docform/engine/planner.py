@@ -9,7 +9,7 @@ from docform.engine.graph import topological_order
 from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
 from docform.engine.live import LiveState
-from docform.engine.match import Matching, Pair, unmanaged_address
+from docform.engine.match import Matching, Pair, unmanaged_address, unmatched_address
 from docform.engine.plan import (
     PLACEHOLDER_IN_PATH,
     Change,
@@ -61,14 +61,15 @@ def plan_from_matcher(
         plan.changes.extend(_kind_changes(kind, matching, index))
         plan.changes.extend(kind.order_changes(matching.desired, live.of(kind.name), index))
         for obs in matching.unmatched:
-            if prune.get(kind.prune_setting, False):
+            if kind.prune_setting is None or prune.get(kind.prune_setting, False):
                 deletes.append(_delete_change(kind, obs))
             else:
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
         plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
-        plan.identities.update(
-            {p.desired.address: p.observed.id for p in (*matching.pairs, *matching.restores)}
-        )
+        if kind.locked:
+            plan.identities.update(
+                {p.desired.address: p.observed.id for p in (*matching.pairs, *matching.restores)}
+            )
         plan.notes += matching.notes
     plan.fingerprints.update(matcher.fingerprints(matchings))
     plan.addresses = _known_addresses(matchings)
@@ -115,7 +116,7 @@ def _protect_violations(
     entries: dict[str, Desired | None] = {}
     for kind, matching in matchings:
         for obs in matching.unmatched:
-            address = unmanaged_address(kind.name, obs.id)
+            address = unmatched_address(kind.name, obs)
             inside[address] = _refs(obs.key)
             if not kind.unmanaged_go_with_container:
                 entries[address] = None
@@ -213,10 +214,10 @@ def _restore_change(kind: Kind, pair: Pair) -> Change:
 
 def _delete_change(kind: Kind, obs: Observed) -> Change:
     return Change(
-        address=unmanaged_address(kind.name, obs.id),
+        address=unmatched_address(kind.name, obs),
         kind=kind.name,
         action="delete",
-        action_reason=f"no manifest entry manages {kind.name} '{obs.title}' and prune is on",
+        action_reason=kind.delete_reason(obs),
         before=dict(obs.fields),
         after=None,
         calls=kind.delete_calls(obs),
@@ -294,7 +295,7 @@ def _known_addresses(matchings: Sequence[tuple[Kind, Matching]]) -> set[str]:
     """Every entry's address and every live object's (``KIND.~ID`` when unmanaged)."""
     known: set[str] = set()
     for kind, matching in matchings:
-        known |= {unmanaged_address(kind.name, obs.id) for obs in matching.unmatched}
+        known |= {unmatched_address(kind.name, obs) for obs in matching.unmatched}
         known |= {d.address for d in matching.creates}
         known |= {p.desired.address for p in (*matching.pairs, *matching.restores)}
     return known
@@ -323,7 +324,7 @@ def _name_changes(changes: Sequence[Change], matchings: Sequence[tuple[Kind, Mat
     keys: dict[str, Any] = {}
     for kind, matching in matchings:
         for obs in matching.unmatched:
-            keys[unmanaged_address(kind.name, obs.id)] = obs.key
+            keys[unmatched_address(kind.name, obs)] = obs.key
         for pair in (*matching.pairs, *matching.restores):
             keys[pair.desired.address] = pair.desired.key
         for desired in matching.creates:

@@ -49,6 +49,7 @@ class ProgressiveMatcher:
         self._problems: dict[str, list[str]] = {}
         self._fingerprints: dict[str, str] = {}
         self._desired: dict[str, list[Desired]] = {}
+        self._entries: dict[str, dict[str, Desired]] = {}
 
     def desired(self, kind: Kind) -> list[Desired]:
         """``kind``'s entries of the manifests, made once (for reading and for matching)."""
@@ -77,13 +78,20 @@ class ProgressiveMatcher:
                     self._match(ready)
                     progress = True
 
-    def manages(self, kind: str, live_id: str) -> bool:
-        """Whether an entry manages the live ``kind`` object ``live_id``; ``kind`` must be matched
-        already (a read per parent runs after its parent kind is read, hence matched, as long as
-        that kind refers to none that is read later)."""
+    def manages(self, kind: str, live_id: str) -> Desired | None:
+        """The entry that manages the live ``kind`` object ``live_id``, or None; ``kind``
+        must be matched already (a read per parent runs after its parent kind is read, hence
+        matched, as long as that kind refers to none that is read later)."""
         if kind not in self._matched:
             raise RuntimeError(f"{kind} is not matched yet, so its scope is not known")
-        return self.index.managed_ref(kind, live_id) is not None
+        found = self.index.managed_ref(kind, live_id)
+        if found is None:
+            return None
+        if kind not in self._entries:
+            matching = self._matched[kind]
+            pairs = (*matching.pairs, *matching.restores)
+            self._entries[kind] = {p.desired.address: p.desired for p in pairs}
+        return self._entries[kind].get(found.address)
 
     def matchings(self) -> list[tuple[Kind, Matching]]:
         """Every kind's matching in reference order; raises `MatchError` with every problem."""

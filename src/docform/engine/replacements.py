@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docform.engine.kind import Desired, Kind, Observed, Ref
-from docform.engine.match import Matching, unmanaged_address
+from docform.engine.match import Matching, unmatched_address
 from docform.engine.plan import Plan
 from docform.engine.rails import Violation
 
@@ -79,7 +79,7 @@ def mark_replacements(plan: Plan, matchings: Sequence[tuple[Kind, Matching]]) ->
         create = changes.get(f"{found.desired.address}#create")
         if create is None:  # set aside by `ignore:`
             continue
-        gone = unmanaged_address(found.kind.name, found.observed.id)
+        gone = unmatched_address(found.kind.name, found.observed)
         delete = changes.get(f"{gone}#delete")
         create.replacement = {
             "create": create.address,

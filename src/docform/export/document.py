@@ -40,10 +40,12 @@ def build_sections(entries: Sequence[Exported], names: Mapping[LiveRef, str]) ->
     built = Built()
     nodes: dict[LiveRef, dict[str, Any]] = {}
     for entry in entries:
-        nodes[entry.ref] = _resolve_fields(entry, names.get(entry.ref, ""), names, built)
+        if not entry.part:
+            nodes[entry.ref] = _resolve_fields(entry, names.get(entry.ref, ""), names, built)
         built.notes += entry.notes
+    _merge_parts([e for e in entries if e.part], nodes, names, built)
     top: dict[str, dict[str, Any]] = {}
-    for entry in entries:
+    for entry in (e for e in entries if not e.part):
         node = nodes[entry.ref]
         if entry.single:
             built.sections[entry.section] = node
@@ -60,6 +62,52 @@ def build_sections(entries: Sequence[Exported], names: Mapping[LiveRef, str]) ->
     for section, named in top.items():
         built.sections[section] = dict(sorted(named.items()))
     return built
+
+
+def _merge_parts(
+    parts: Sequence[Exported],
+    nodes: Mapping[LiveRef, dict[str, Any]],
+    names: Mapping[LiveRef, str],
+    built: Built,
+) -> None:
+    """Each part merged into the ``nested_as`` value of the entry it lives in; all the parts of
+    one value or none: a value written without one of its parts would say that part must go."""
+    grouped: dict[tuple[LiveRef, str], list[Exported]] = {}
+    for part in parts:
+        assert part.within is not None, "a part lives in an entry"
+        grouped.setdefault((part.within, part.nested_as), []).append(part)
+    for (within, key), group in grouped.items():
+        parent = nodes.get(within)
+        if parent is None:
+            continue
+        where = f"{group[0].section}.{names.get(within, within.id)}.{key}"
+        try:
+            resolved = [_resolve(part.fields, part, "", names, built) for part in group]
+        except _Dangling as exc:
+            built.notes.append(
+                f"{where} left out (not managed): it refers to {exc.ref.kind} {exc.ref.id}, "
+                "which cannot be named in the manifests"
+            )
+            continue
+        value: dict[str, Any] = {}
+        for fields in resolved:
+            _merge(value, fields)
+        parent[key] = _sorted(value)
+
+
+def _merge(into: dict[str, Any], fields: Mapping[str, Any]) -> None:
+    for name, value in fields.items():
+        if isinstance(value, Mapping) and isinstance(into.get(name), dict):
+            _merge(into[name], value)
+        else:
+            into[name] = dict(value) if isinstance(value, Mapping) else value
+
+
+def _sorted(value: Any) -> Any:
+    """Mappings by key, so that the same live state is always written the same way."""
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    return value
 
 
 def _resolve_fields(
@@ -98,7 +146,10 @@ def _resolve(
         )
         return f"${{env:{variable}}}"
     if isinstance(value, Mapping):
-        return {k: _resolve(v, entry, name, names, built) for k, v in value.items()}
+        return {
+            _resolve(k, entry, name, names, built): _resolve(v, entry, name, names, built)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_resolve(v, entry, name, names, built) for v in value]
     return value

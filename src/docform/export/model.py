@@ -45,7 +45,9 @@ class Exported:
     from ``hint`` (a title or path) unless ``name`` fixes it (a member's email). A nested entry
     names the entry it lives in (``within``) and the key it is listed under there
     (``nested_as``: ``sections``, ``spaces``...); its siblings keep the live order.
-    ``single`` marks a section holding one entry and no names (``organization``).
+    ``single`` marks a section holding one entry and no names (``organization``). ``part``
+    marks a piece of the entry it lives in rather than an entry: its fields are merged into
+    that entry's ``nested_as`` value (a grant into its space's ``access``), with no name.
     ``created_at`` is the live ``createdAt`` (set by the exporter), which decides who keeps a
     plain name when several would get the same one.
     """
@@ -59,6 +61,7 @@ class Exported:
     within: LiveRef | None = None
     nested_as: str = ""
     single: bool = False
+    part: bool = False
     created_at: str = ""
     notes: list[str] = field(default_factory=list)
 

@@ -33,7 +33,7 @@ def assign_names(entries: Iterable[Exported]) -> dict[LiveRef, str]:
     """The manifest name of every named entry, by its reference (kind and live id)."""
     scopes: dict[Hashable, list[Exported]] = defaultdict(list)
     for entry in entries:
-        if not entry.single:
+        if not entry.single and not entry.part:
             scopes[(entry.section, entry.within, entry.nested_as)].append(entry)
     names: dict[LiveRef, str] = {}
     for siblings in scopes.values():

@@ -11,6 +11,7 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
+from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name
@@ -23,11 +24,13 @@ class CollectionEntry(Entry):
     kind = "collection"
     key_label = "parent and title"
     former_key_fields = ("parent", "title")
+    child_fields = frozenset({"access"})
 
     title: str = Field(min_length=1, max_length=50)
     description: str | None = Field(None, max_length=100)
     parent: Name | None = Field(None, description="Manifest name of the parent collection.")
     defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
+    access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
 
     def natural_key(self) -> tuple[str | None, str]:
         # NOTE: titles repeat across a tree ("Guides" in two products), never under one parent.

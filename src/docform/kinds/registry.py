@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from docform.engine.kind import Kind
+from docform.kinds.access import AccessKind
 from docform.kinds.collection import CollectionKind
 from docform.kinds.member import MemberKind
 from docform.kinds.openapi import OpenApiKind
@@ -27,6 +28,7 @@ KIND_CLASSES: tuple[type[Kind], ...] = (
     SiteSpaceKind,
     OpenApiKind,
     SamlKind,
+    AccessKind,
 )
 
 

@@ -16,6 +16,7 @@ from docform.engine.live import LiveReader
 from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import Exported
+from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
@@ -31,13 +32,14 @@ class SiteEntry(Entry):
     kind = "site"
     key_label = "title"
     former_key_fields = ("title",)
-    child_fields = frozenset({"sectionGroups", "sections", "spaces"})
+    child_fields = frozenset({"sectionGroups", "sections", "spaces", "access"})
 
     title: str | None = Field(None, min_length=2, max_length=128)
     type: SiteType | None = None
     visibility: SiteVisibility | None = None
     basename: str | None = Field(None, min_length=1, max_length=100)
     defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
+    access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
     sectionGroups: dict[Name, SiteSectionGroupEntry] = Field(default_factory=dict)
     sections: dict[Name, SiteSectionEntry] = Field(default_factory=dict)
     spaces: dict[Name, SiteSpaceEntry] = Field(

@@ -16,6 +16,7 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
+from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
 from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
 from docform.kinds.fields import Language, Level, Name, SpaceMergeRules
@@ -38,6 +39,7 @@ class SpaceEntry(Entry):
     nullable_fields = frozenset({"emoji", "icon"})
     key_label = "collection and title"
     former_key_fields = ("collection", "title")
+    child_fields = frozenset({"access"})
 
     title: str = Field(min_length=1, max_length=50)
     emoji: str | None = Field(None, min_length=1, max_length=50)
@@ -47,6 +49,7 @@ class SpaceEntry(Entry):
     editMode: Literal["live", "locked"] | None = None
     defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
     mergeRules: SpaceMergeRules | None = None
+    access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
 
     @model_validator(mode="after")
     def _one_icon(self) -> SpaceEntry:

@@ -55,6 +55,7 @@ class ReferenceChecker:
                 "teams", _mapping(provider).get("defaultTeam"), ("saml", name, "defaultTeam")
             )
         self._check_merge_rules()
+        self._check_access()
         organization = _mapping(self.tree.sections.get("organization"))
         site = _mapping(organization.get("defaultContent")).get("site")
         self._refer("sites", site, ("organization", "defaultContent", "site"))
@@ -110,6 +111,17 @@ class ReferenceChecker:
                 users = _mapping(rule).get("users")
                 for position, email in enumerate(users if isinstance(users, list) else []):
                     self._refer("members", email, (*path, "rules", index, "users", position))
+
+    def _check_access(self) -> None:
+        """Content access names teams and members (only members can be granted a role)."""
+        for section in ("spaces", "collections", "sites"):
+            for name, entry in self._known(section).items():
+                access = _mapping(_mapping(entry).get("access"))
+                base = (section, name, "access")
+                for team in _mapping(access.get("teams")):
+                    self._refer("teams", team, (*base, "teams", team))
+                for email in _mapping(access.get("users")):
+                    self._refer("members", email, (*base, "users", email))
 
     def _raw(self, path: Path) -> Any:
         value: Any = self.tree.sections

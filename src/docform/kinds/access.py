@@ -1,0 +1,247 @@
+"""Content access: the roles teams and members are granted on a space, a collection or a site.
+
+Written next to the object it is on, the way team members are::
+
+    spaces:
+      handbook:
+        title: Handbook
+        access: {teams: {platform: edit}, users: {ada@acme.test: admin, pat@partner.test: guest}}
+
+Each grant is one object of this kind, keyed by (the object, ``team`` or ``user``, the team or
+member), at ``space.handbook.access.team.platform``. Written ``access`` is every grant of its
+object: one the live object has and the entry does not list is deleted, with no prune setting
+(its deletions count toward the rails like any other). An entry without ``access`` leaves its
+object's grants alone, and they are not even read (two list requests per object that writes
+it). Only grants on the object itself are compared: a role inherited from a collection above,
+or given by the organization role, is no grant of the object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve, Unresolved
+from docform.engine.live import LiveReader
+from docform.engine.plan import Call, Placeholder
+from docform.export.model import Exported, LiveRef
+from docform.kinds.base import ManifestModel
+from docform.kinds.exporting import role_entry
+from docform.kinds.fields import Email, Name, RoleOrGuest, role_value
+from docform.kinds.planning import id_in_path, member_ref
+
+PRINCIPALS = ("team", "user")
+#: The kinds grants are given on: the manifest section of their entries, and the path of their
+#: permissions (``{id}`` the object's live id, ``{org}`` the organization's).
+ON: Mapping[str, tuple[str, str]] = {
+    "space": ("spaces", "/spaces/{id}/permissions"),
+    "collection": ("collections", "/collections/{id}/permissions"),
+    "site": ("sites", "/orgs/{org}/sites/{id}/permissions"),
+}
+#: Where the kind a principal refers to keeps its objects (a user is a member).
+PRINCIPAL_KIND = {"team": "team", "user": "member"}
+
+
+ACCESS_DESCRIPTION = (
+    "Every grant of a role on it: {teams: {team: role}, users: {email: role}}; a team or member "
+    "left out loses its grant. Left out: its grants are not managed."
+)
+
+
+class Access(ManifestModel):
+    """Every grant of one space, collection or site: a team or member it leaves out has none."""
+
+    teams: dict[Name, RoleOrGuest] = Field(
+        default_factory=dict, description="Team name -> role (guest: the API's null role)."
+    )
+    users: dict[Email, RoleOrGuest] = Field(
+        default_factory=dict, description="Member email (listed under members:) -> role."
+    )
+
+
+class AccessKind(Kind):
+    """Grants of teams and users on the spaces, collections and sites whose entries write
+    ``access``: one POST gives one, a PATCH changes its role, a DELETE takes it away.
+
+    A site's PATCH takes a role only, so a site grant becomes guest by granting it again
+    (granting replaces the role the team or user had there).
+    """
+
+    name = "access"
+    prune_setting = None
+    references = ("space", "collection", "site", "team", "member")
+    read_after = ("member", "collection", "space", "site")
+    null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
+    renamable = False
+    locked = False
+    unmanaged_go_with_container = True
+
+    # -- reading ------------------------------------------------------------------------------
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The teams' and the users' grants of each live object whose entry writes ``access``
+        (of every object when exporting, with no manifests)."""
+        targets = [
+            (on, raw["id"])
+            for on in ON
+            for raw in reader.managed(on)
+            if _writes_access(reader.entry(on, raw["id"]))
+        ]
+        lists = await asyncio.gather(
+            *(
+                reader.list(self.name, f"{self._path(on, on_id)}/{principal}s")
+                for on, on_id in targets
+                for principal in PRINCIPALS
+            )
+        )
+        grants = []
+        for (on, on_id, principal), items in zip(
+            [(on, i, p) for on, i in targets for p in PRINCIPALS], lists, strict=True
+        ):
+            grants += [_tagged(item, on, on_id, principal) for item in items]
+        return grants
+
+    # -- manifest and live side ---------------------------------------------------------------
+
+    def desired(self, manifests: Any) -> list[Desired]:
+        found = []
+        for _on, (section, _) in ON.items():
+            for entry in getattr(manifests, section).values():
+                if entry.access is not None:
+                    found += self._desired(entry)
+        return found
+
+    def _desired(self, entry: Any) -> list[Desired]:
+        on = Ref(entry.address)
+        wanted: list[tuple[str, Ref, str]] = [
+            *(("team", Ref(f"team.{name}"), role) for name, role in entry.access.teams.items()),
+            *(("user", member_ref(email), role) for email, role in entry.access.users.items()),
+        ]
+        return [
+            Desired(
+                address=grant_address(on, principal, who),
+                key=(on, principal, who),
+                fields={"role": role_value(role)},
+                location=str(entry.location),
+                requires=frozenset({on.address, who.address}),
+                entry=entry,
+            )
+            for principal, who, role in wanted
+        ]
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
+        on = index.managed_ref(raw["_on"], raw["_on_id"])
+        if on is None:
+            return None
+        principal = raw["_principal"]
+        who = index.ref(PRINCIPAL_KIND[principal], raw[principal]["id"])
+        assert who is not None
+        return Observed(
+            id=raw["id"],
+            key=(on, principal, who),
+            fields={"role": raw["permission"]},
+            title=f"{principal} {_title(raw, principal)}",
+            raw=raw,
+            address=grant_address(on, principal, who),
+        )
+
+    def delete_reason(self, observed: Observed) -> str:
+        return f"the access {observed.key[0]} writes does not list {observed.title}"
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        on, principal, who = desired.key
+        return [self._grant(on, principal, who, desired.fields["role"], resolve)]
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        on, principal, who = observed.key
+        role = changed["role"]
+        if role is None and observed.raw["_on"] == "site":
+            return [self._grant(on, principal, who, role, resolve)]
+        path = f"{self._path_of(on, resolve)}/{principal}s/{observed.raw[principal]['id']}"
+        return [Call("PATCH", path, {"role": role})]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        raw = observed.raw
+        principal = raw["_principal"]
+        base = self._path(raw["_on"], raw["_on_id"])
+        return [Call("DELETE", f"{base}/{principal}s/{raw[principal]['id']}")]
+
+    def _grant(self, on: Ref, principal: str, who: Any, role: str | None, resolve: Resolve) -> Call:
+        body = {"role": role, f"{principal}s": [resolve(who)]}
+        return Call("POST", self._path_of(on, resolve), body)
+
+    def _path_of(self, on: Ref, resolve: Resolve) -> str:
+        kind = on.address.split(".", 1)[0]
+        return self._path(kind, resolve(on))
+
+    def _path(self, on: str, on_id: str | Placeholder) -> str:
+        return ON[on][1].format(id=id_in_path(on_id), org=self.org_id)
+
+    # -- export --------------------------------------------------------------------------------
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        """A grant, as a part of its object's ``access``."""
+        principal = raw["_principal"]
+        if principal == "team":
+            who: Any = LiveRef("team", raw["team"]["id"])
+        else:
+            # A user without an email cannot be named in the manifests: its object's access
+            # is then left out whole (`docform.export.document`), never written without it.
+            email = raw["user"].get("email")
+            who = (
+                email if email is not None else LiveRef("user without an email", raw["user"]["id"])
+            )
+        fields = {f"{principal}s": {who: role_entry(raw["permission"])}}
+        return Exported(
+            ON[raw["_on"]][0],
+            self.name,
+            raw["id"],
+            "",
+            fields,
+            within=LiveRef(raw["_on"], raw["_on_id"]),
+            nested_as="access",
+            part=True,
+        )
+
+
+def grant_address(on: Ref, principal: str, who: Ref | Unresolved) -> str:
+    """``space.handbook.access.team.platform``; ``...access.user.~u_123`` for a user or team no
+    manifest entry names."""
+    name = who.address.split(".", 1)[1] if isinstance(who, Ref) else f"~{who.id}"
+    return f"{on.address}.access.{principal}.{name}"
+
+
+def _writes_access(entry: Any) -> bool:
+    # No entry: reading without manifests (export), where every object's grants are wanted.
+    return entry is None or getattr(entry, "access", None) is not None
+
+
+def _tagged(item: Mapping[str, Any], on: str, on_id: str, principal: str) -> dict[str, Any]:
+    """A grant as listed, with what it is on and to whom, and an id made of both (grants have
+    none of their own)."""
+    principal_id = item[principal]["id"]
+    return {
+        **item,
+        "id": f"{on_id}/{principal}/{principal_id}",
+        "_on": on,
+        "_on_id": on_id,
+        "_principal": principal,
+    }
+
+
+def _title(raw: Mapping[str, Any], principal: str) -> str:
+    if principal == "team":
+        return str(raw["team"].get("title") or raw["team"]["id"])
+    return str(raw["user"].get("email") or raw["user"]["id"])
