@@ -47,7 +47,7 @@ class CreateGuard:
     async def raced(self, change: Change) -> str | None:
         """Why ``change`` (a create) must not be sent, or None to send it."""
         kind, desired = self._kinds.get(change.kind), self._desired.get(change.address)
-        if kind is None or desired is None:
+        if kind is None or desired is None or not kind.guard_creates:
             return None
         if kind.name not in self._reads:
             self._reads[kind.name] = asyncio.ensure_future(kind.read(self._reader, ()))

@@ -120,6 +120,9 @@ class Kind:
     """List fields whose order means nothing (``emailDomains``): compared as sets."""
     null_means: ClassVar[Mapping[str, str]] = {}
     """Fields whose API null stands for a named value (a ``role`` of null is ``guest``)."""
+    guard_creates: ClassVar[bool] = True
+    """Whether a create first checks that no other apply created the object since the plan
+    (`docform.engine.duplicates.CreateGuard`); not where creating twice is harmless."""
     locked: ClassVar[bool] = True
     """Whether docform.lock records the live id of each entry of this kind; not for objects that
     are nothing but their natural key (a grant: its object, and its team or user)."""

@@ -76,6 +76,7 @@ class AccessKind(Kind):
     read_after = ("member", "collection", "space", "site")
     null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     renamable = False
+    guard_creates = False  # granting again only sets the same role
     locked = False
     unmanaged_go_with_container = True
 
