@@ -12,14 +12,16 @@ from typing import Any
 
 def deeper_than(value: Any, limit: int) -> bool:
     """Whether ``value`` holds lists or objects more than ``limit`` levels down."""
-    level = [value]
-    for _ in range(limit + 1):
+    # Only containers are carried to the next level: the scalars, most of an answer, are
+    # looked at once, as they are met.
+    level = [value] if isinstance(value, dict | list) else []
+    for _ in range(limit):
         level = [
             child
             for item in level
-            if isinstance(item, dict | list)
             for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, dict | list)
         ]
         if not level:
             return False
-    return True
+    return any(level)
