@@ -34,5 +34,11 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(PY) benchmarks/run.py --quick --check
 
+# The JSON Schema of the manifests, and the copy each example keeps for editors.
+schema: $(STAMP)
+	$(VENV)/bin/docform schema --write schemas/ -q
+	$(VENV)/bin/docform schema --write examples/acme/schemas/ -q
+	$(VENV)/bin/docform schema --write examples/quickstart/schemas/ -q
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .docform

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,20 @@ def sandbox(tmp_path: Path) -> Path:
     from planning import seeded_sandbox  # imported late: planning imports this module
 
     return seeded_sandbox(tmp_path)
+
+
+@pytest.fixture
+def manifests(tmp_path: Path) -> Path:
+    """Where a test writes its manifests (not created: ``write_manifests`` makes it)."""
+    return tmp_path / "manifests"
+
+
+@pytest.fixture
+def basic(tmp_path: Path) -> Path:
+    """A copy of the worked example manifests (``fixtures/basic``), free to edit."""
+    directory = tmp_path / "manifests"
+    shutil.copytree(FIXTURES / "basic", directory)
+    return directory
 
 
 class SyncApi:

@@ -2,7 +2,8 @@
 
 A test seeds a sandbox file, writes manifests, plans (``plan_json``), applies (``apply``),
 checks that a second plan is empty (``assert_converged``) and reads the live result from the
-sandbox's store (``open_store``) or through the API (``live_api``).
+sandbox's store (``open_store``) or through the API (``live_api``). ``served_app`` serves an
+ASGI app (the sandbox, or one in front of it) over loopback HTTP.
 """
 
 from __future__ import annotations
@@ -10,12 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
 import textwrap
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
@@ -137,3 +142,24 @@ def live_api(sandbox: Path, method: str, path: str, body: Any = None) -> Any:
             return await client.request(method, path, json=body)
 
     return asyncio.run(call())
+
+
+@contextmanager
+def served_app(app: Any) -> Iterator[str]:
+    """``app`` behind uvicorn on a free loopback port, in a thread; yields its root URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10.0
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

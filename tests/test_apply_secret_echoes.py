@@ -5,20 +5,16 @@ repeats what it was sent, and `docform apply` prints FAIL lines and a summary wi
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from click.testing import CliRunner, Result
 
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
-from planning import write_manifests
+from planning import served_app, write_manifests
 
 TOKEN = "tok_secret_echo_admin_0123"
 CERT_LINE = "MIIBsecretcertificatebody0123456789"
@@ -56,21 +52,10 @@ def echoing(app: Any) -> Any:
 def echoing_sandbox(sandbox: Path) -> Iterator[str]:
     store = Store(sandbox)
     app = echoing(create_app(store, SandboxConfig(admin_tokens=(TOKEN,))))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        with served_app(app) as root:
+            yield root
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         store.close()
 
 

@@ -44,7 +44,7 @@ def test_a_live_change_is_drift_with_both_values(in_sync, sandbox):
 
 def test_unmanaged_objects_are_drift_with_kind_and_title(in_sync, sandbox):
     live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Shadow IT"})
-    result = run(["drift", in_sync, "--format", "json"], sandbox)
+    result = run(["drift", in_sync, "--json"], sandbox)
     assert result.exit_code == 2, result.output
     org = json.loads(result.stdout)["organizations"][0]
     assert [(u["kind"], u["title"]) for u in org["unmanaged"]] == [("team", "Shadow IT")]
@@ -107,7 +107,7 @@ def test_the_markdown_report_in_sync(in_sync, sandbox, tmp_path):
 def test_the_json_report_has_a_stable_shape(in_sync, sandbox, tmp_path):
     live_api(sandbox, "PATCH", "/orgs/org_acme", {"title": "Acme Inc"})
     report = tmp_path / "drift.json"
-    result = run(["drift", in_sync, "--report", report, "--format", "json"], sandbox)
+    result = run(["drift", in_sync, "--report", report], sandbox)
     assert result.exit_code == 2, result.output
     doc = json.loads(report.read_text(encoding="utf-8"))
     assert list(doc) == ["format_version", "checked_at", "status", "totals", "organizations"]
@@ -152,7 +152,7 @@ def test_the_json_report_has_a_stable_shape(in_sync, sandbox, tmp_path):
 
 def test_an_organization_that_cannot_be_read_exits_1(tmp_path, sandbox):
     directory = write_manifests(tmp_path / "m", "organization: {id: org_missing}\n")
-    result = run(["drift", directory, "--format", "json"], sandbox)
+    result = run(["drift", directory, "--json"], sandbox)
     assert result.exit_code == 1, result.output
     org = json.loads(result.stdout)["organizations"][0]
     assert org["status"] == "error"
@@ -176,13 +176,14 @@ def test_an_unwritable_report_is_an_error(in_sync, sandbox, tmp_path):
     assert f"Error: cannot write the report to {report}: " in result.stderr
 
 
-def test_the_readme_documents_the_keys_of_a_real_report(in_sync, sandbox):
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Drift JSON") :]
+def test_the_json_formats_document_the_keys_of_a_real_report(in_sync, sandbox):
+    formats = Path(__file__).parent.parent / "docs" / "json-formats.md"
+    text = formats.read_text(encoding="utf-8")
+    section = text[text.index("## Drift JSON") :]
     documented = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
     live_api(sandbox, "PATCH", "/orgs/org_acme", {"title": "Acme Inc"})
     live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Shadow IT"})
-    real = json.loads(run(["drift", in_sync, "--format", "json"], sandbox).stdout)
+    real = json.loads(run(["drift", in_sync, "--json"], sandbox).stdout)
     assert list(documented) == list(real)
     assert documented["totals"] == real["totals"]
     org, real_org = documented["organizations"][0], real["organizations"][0]

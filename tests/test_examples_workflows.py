@@ -94,7 +94,7 @@ def github_commands(name: str, event: str, variables: dict[str, str] | None = No
                 continue
             source = f"{name}: {job_name}: {step.get('name', step.get('uses'))}"
             lines = docform_lines(step.get("run", ""))
-            if is_docform_action(step):
+            if is_docform_action(step) and step.get("with", {}).get("command"):
                 lines.append(f"docform {step['with']['command']}")
             found += [parse_line(source, line, variables or {}) for line in lines]
     return found
@@ -217,16 +217,64 @@ def test_only_one_apply_runs_at_a_time():
     apply_workflow = workflow("docform-apply.yml")
     assert apply_workflow["concurrency"] == {"group": "docform-apply", "cancel-in-progress": False}
     assert gitlab_ci()["apply"]["resource_group"] == "docform-apply"
+    assert gitlab_ci()["apply-approved"]["resource_group"] == "docform-apply"
 
 
-def test_the_token_comes_from_the_secret_store_and_is_never_printed():
+def test_gitlab_apply_refuses_a_plan_that_changed_since_review_then_the_manual_job_applies_it(
+    repo, sandbox
+):
+    execute(gitlab_commands("plan"), sandbox)
+    reviewed = CHECKSUM_IN_MARKDOWN.search(Path("plan.md").read_text(encoding="utf-8"))
+    assert reviewed
+    # Meanwhile someone changed a role in the UI, and another merge request added a team.
+    live_api(sandbox, "PATCH", "/orgs/org_acme/members/u_hannah", {"role": "admin"})
+    write_manifests(repo / "manifests", "teams: {qa: {title: QA}}\n", name="qa.yaml")
+    apply_job = gitlab_commands("apply", {"REVIEWED_CHECKSUM": reviewed.group(1)})
+    assert execute(apply_job[:1], sandbox) == [1]
+    assert run(["plan", "manifests", "--detailed-exitcode"], sandbox).exit_code == 2
+
+    approved = plan_json(repo / "manifests", sandbox)["checksum"]
+    execute(gitlab_commands("apply-approved", {"APPROVED_CHECKSUM": approved}), sandbox)
+
+
+def github_tokens() -> dict[str, tuple[str, str | None]]:
+    """Per job of every workflow: the secret its DOCFORM_API_TOKEN comes from, and the job's
+    environment."""
+    found = {}
+    for path in WORKFLOWS.glob("*.yml"):
+        for name, job in workflow(path.name)["jobs"].items():
+            envs = [job.get("env", {})] + [step.get("env", {}) for step in job["steps"]]
+            for env in envs:
+                if "DOCFORM_API_TOKEN" in env:
+                    found[f"{path.name}: {name}"] = (
+                        env["DOCFORM_API_TOKEN"],
+                        job.get("environment"),
+                    )
+    return found
+
+
+def test_github_gives_the_admin_token_only_to_the_protected_apply_job():
+    assert github_tokens() == {
+        "docform-apply.yml: apply": ("${{ secrets.DOCFORM_APPLY_TOKEN }}", "production"),
+        "docform-plan.yml: plan": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", None),
+        "docform-drift.yml: drift": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", None),
+    }
+
+
+def test_gitlab_gives_plans_the_plan_token_and_only_applies_the_protected_one():
+    ci = gitlab_ci()
+    for job in ("plan", "drift"):
+        assert ci[job]["variables"]["DOCFORM_API_TOKEN"] == "$DOCFORM_PLAN_TOKEN", job
+    for job in ("apply", "apply-approved"):
+        assert ci[job]["variables"]["DOCFORM_API_TOKEN"] == "$DOCFORM_APPLY_TOKEN", job
+        assert ci[job]["environment"] == "production", job
+
+
+def test_no_token_is_ever_printed():
     for path in [*WORKFLOWS.glob("*.yml"), EXAMPLE / ".gitlab-ci.yml", ROOT / "action.yml"]:
         for line in path.read_text(encoding="utf-8").splitlines():
-            if "DOCFORM_API_TOKEN" not in line or line.lstrip().startswith("#"):
-                continue
-            assert re.fullmatch(
-                r"\s*DOCFORM_API_TOKEN: \$\{\{ secrets\.DOCFORM_API_TOKEN \}\}.*", line
-            ), f"{path.name}: {line.strip()}"
+            if re.search(r"echo|printf|cat ", line):
+                assert "TOKEN" not in line, f"{path.name}: {line.strip()}"
 
 
 def test_pre_commit_hook_validates_the_manifests(repo, sandbox):

@@ -67,6 +67,11 @@ def manifest_names(directory: Path) -> list[str]:
     return sorted(p.relative_to(directory).as_posix() for p in directory.rglob("*.yaml"))
 
 
+def shown_names(directory: Path) -> list[str]:
+    """The manifest files as docform names them: joined to the directory it was given."""
+    return [f"{directory}/{name}" for name in manifest_names(directory)]
+
+
 # -- what every outcome must look like -------------------------------------------------------
 
 
@@ -91,7 +96,7 @@ def check_validate(directory: Path, sandbox: Path) -> int:
     result = run(["validate", directory], sandbox)
     assert_no_crash(result)
     if result.exit_code == 1:
-        assert_located(result.stdout.splitlines(), manifest_names(directory))
+        assert_located(result.stdout.splitlines(), shown_names(directory))
     else:
         assert result.stdout.startswith("Valid: 1 organization"), result.output
     return result.exit_code
@@ -108,7 +113,7 @@ def check_plan(directory: Path, sandbox: Path, validated: int) -> None:
     *details, last = result.stderr.strip().splitlines()
     assert last.startswith("Error: "), result.stderr
     if validated == 1 or details:
-        assert_located(details, manifest_names(directory))
+        assert_located(details, shown_names(directory))
     else:
         # The manifests are valid but the live organization says no: a pinned id or the
         # organization's id that the sandbox does not know.
@@ -308,7 +313,7 @@ def test_alias_bomb_is_refused_with_bounded_memory(tmp_path: Path, sandboxes: di
     (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result, peak = peak_memory_of(lambda: run(["validate", tmp_path], sandboxes["basic"]))
     assert result.exit_code == 1
-    assert result.stdout == "bomb.yaml:6:28: aliases expand to over 50000 values\n"
+    assert result.stdout == f"{tmp_path}/bomb.yaml:6:28: aliases expand to over 50000 values\n"
     assert peak < PEAK_MEMORY_BOUND
 
 
@@ -321,7 +326,7 @@ def test_fifty_megabyte_file_is_refused_unread(tmp_path: Path, sandboxes: dict) 
     result, peak = peak_memory_of(lambda: run(["plan", tmp_path], sandboxes["basic"]))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[0] == (
-        f"big.yaml:1:1: file is {size} bytes, over the 5 MB limit"
+        f"{tmp_path}/big.yaml:1:1: file is {size} bytes, over the 5 MB limit"
     )
     assert peak < 5 * 1024 * 1024  # the file was never read
 
@@ -339,7 +344,7 @@ def test_millions_of_tiny_values_under_the_size_limit_are_refused_with_bounded_m
         check=False,
     )
     assert child.returncode == 1, child.stderr
-    assert child.stdout.startswith("tiny.yaml:1:")
+    assert child.stdout.startswith(f"{tmp_path}/tiny.yaml:1:")
     assert "over 250000 keys and values in one file; split it into several files" in child.stdout
     peak_kib = int(child.stderr.splitlines()[-1].removeprefix("peak-rss-kib="))
     assert peak_kib * 1024 < PEAK_MEMORY_BOUND

@@ -326,46 +326,46 @@ def test_pin_of_invalid_manifests_writes_nothing_and_exits_1(tmp_path: Path, san
 # -- formerly: former names and former keys ------------------------------------------------------
 
 
-def test_a_former_key_names_only_the_key_fields_of_its_kind(tmp_path: Path, sandbox: Path) -> None:
-    directory = write_manifests(
-        tmp_path / "m",
-        """\
-        organization: {id: org_acme}
-        spaces:
-          handbook:
-            title: Handbook
-            formerly: [Old, {collection: null, path: x}]
-        """,
-    )
+@pytest.mark.parametrize(
+    ("manifest", "problem"),
+    [
+        pytest.param(
+            """\
+            organization: {id: org_acme}
+            spaces:
+              handbook:
+                title: Handbook
+                formerly: [Old, {collection: null, path: x}]
+            """,
+            "main.yaml:5:5: spaces.handbook.formerly: [1]: unknown field path: a "
+            "former key of a "
+            "space names some of collection, title (the others are taken as they are now)\n",
+            id="names-only-the-key-fields-of-its-kind",
+        ),
+        pytest.param(
+            """\
+            organization: {id: org_acme}
+            collections:
+              eng: {title: Eng}
+            spaces:
+              handbook: {title: Handbook, formerly: [{collection: engg, title: Book}]}
+            """,
+            "main.yaml:5:43: spaces.handbook.formerly[0].collection: unknown "
+            "collection 'engg' "
+            "(did you mean 'eng'?)\n",
+            id="names-existing-containers",
+        ),
+    ],
+)
+def test_a_former_key_that_is_not_one_is_a_located_problem(
+    tmp_path: Path, sandbox: Path, manifest: str, problem: str
+) -> None:
+    directory = write_manifests(tmp_path / "m", manifest)
 
     result = run(["validate", directory], sandbox)
 
     assert result.exit_code == 1
-    assert result.stdout == (
-        "main.yaml:5:5: spaces.handbook.formerly: [1]: unknown field path: a former key of a "
-        "space names some of collection, title (the others are taken as they are now)\n"
-    )
-
-
-def test_a_former_key_names_existing_containers(tmp_path: Path, sandbox: Path) -> None:
-    directory = write_manifests(
-        tmp_path / "m",
-        """\
-        organization: {id: org_acme}
-        collections:
-          eng: {title: Eng}
-        spaces:
-          handbook: {title: Handbook, formerly: [{collection: engg, title: Book}]}
-        """,
-    )
-
-    result = run(["validate", directory], sandbox)
-
-    assert result.exit_code == 1
-    assert result.stdout == (
-        "main.yaml:5:43: spaces.handbook.formerly[0].collection: unknown collection 'engg' "
-        "(did you mean 'eng'?)\n"
-    )
+    assert result.stdout == f"{directory}/{problem}"
 
 
 def test_a_former_key_matches_a_space_moved_and_renamed_without_any_id(

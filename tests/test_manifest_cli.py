@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from docform.cli import cli
@@ -24,19 +25,46 @@ def test_valid_manifests_exit_0_with_a_summary() -> None:
     assert (code, out) == (0, "Valid: 1 organization in 1 file.\n")
 
 
-def test_problems_exit_1_one_per_line() -> None:
-    code, out, err = run("validate", str(UNKNOWN_KEY))
+def test_problems_exit_1_one_per_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(UNKNOWN_KEY)
+    code, out, err = run("validate", ".")
     assert code == 1
     assert out == (UNKNOWN_KEY / "expected.txt").read_text()
     assert err == "1 problem found.\n"
 
 
-def test_json_lists_problems_as_objects() -> None:
-    code, out, _ = run("validate", "--json", str(UNKNOWN_KEY))
+def test_problems_name_files_relative_to_the_working_directory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(UNKNOWN_KEY.parent)
+    code, out, _ = run("validate", "unknown-key")
+    assert (code, out) == (
+        1,
+        "unknown-key/manifest.yaml:4:5: teams.platform.titel: unknown key 'titel' "
+        "(did you mean 'title'?)\n",
+    )
+
+
+def test_problems_of_plan_name_files_relative_to_the_working_directory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(UNKNOWN_KEY.parent)
+    result = CliRunner().invoke(cli, ["plan", "unknown-key"], env={"DOCFORM_API_URL": ""})
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "unknown-key/manifest.yaml:4:5: teams.platform.titel: unknown key 'titel' "
+        "(did you mean 'title'?)\n"
+        "Error: 1 problem in the manifests; run 'docform validate unknown-key' for details\n"
+    )
+
+
+def test_json_lists_problems_as_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(UNKNOWN_KEY.parent)
+    code, out, _ = run("validate", "--json", "unknown-key")
     assert code == 1
     assert json.loads(out) == [
         {
-            "file": "manifest.yaml",
+            "file": "unknown-key/manifest.yaml",
             "line": 4,
             "column": 5,
             "path": "teams.platform.titel",
@@ -54,3 +82,12 @@ def test_missing_directory_is_a_usage_error(tmp_path: Path) -> None:
     code, _, err = run("validate", str(tmp_path / "nope"))
     assert code == 1
     assert "does not exist" in err
+
+
+def test_directory_without_manifests_is_named_as_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run("validate", "empty")
+    assert (code, out) == (1, "empty: no manifest files (*.yaml, *.yml)\n")

@@ -161,7 +161,7 @@ def test_hidden_folders_are_skipped(tmp_path: Path) -> None:
 
 
 def test_directory_without_manifests_is_an_error(tmp_path: Path) -> None:
-    assert problems_of(tmp_path) == [f"{tmp_path}: no manifest files (*.yaml, *.yml)"]
+    assert problems_of(tmp_path) == [".: no manifest files (*.yaml, *.yml)"]
 
 
 def test_emails_differing_only_in_case_are_the_same_member(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ COMMITTED = Path(__file__).parent.parent / "schemas" / "docform.schema.json"
 
 
 def test_committed_schema_is_up_to_date() -> None:
-    # When this fails: docform schema > schemas/docform.schema.json
+    # When this fails: make schema
     assert COMMITTED.read_text(encoding="utf-8") == schema_text()
 
 

@@ -113,7 +113,9 @@ def test_validate_names_files_from_the_directory_given(repo, sandbox):
     result = run(["validate", repo, "--json"], sandbox)
     assert result.exit_code == 1
     problems = json.loads(result.stdout)
-    assert [(p["file"], p["path"]) for p in problems] == [("other/main.yaml", "teams.core.titel")]
+    assert [(p["file"], p["path"]) for p in problems] == [
+        (f"{repo}/other/main.yaml", "teams.core.titel")
+    ]
     assert "Valid: org_acme (acme/)" in result.stderr
     assert result.stderr.endswith("1 problem found in 1 of 2 manifest sets.\n")
 
@@ -257,7 +259,7 @@ def test_apply_checksum_is_refused_for_several_sets(repo, sandbox):
 
 def test_drift_reports_each_organization_and_exits_2_for_any_drift(repo, sandbox):
     live_api(sandbox, "PATCH", "/orgs/org_other", {"title": "Other Inc"})
-    result = run(["drift", repo, "--format", "json"], sandbox)
+    result = run(["drift", repo, "--json"], sandbox)
     assert result.exit_code == 2, result.output
     doc = json.loads(result.stdout)
     assert [(o["directory"], o["status"]) for o in doc["organizations"]] == [

@@ -6,28 +6,22 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from click.testing import CliRunner, Result
 
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
 from planning import (
-    FIXTURES,
     actions,
     apply,
     assert_converged,
     live_api,
     plan_json,
     run,
+    served_app,
     write_manifests,
 )
 
@@ -68,14 +62,6 @@ TEAMS_READ_FAILED = (
     "failed after 6 attempts: 500 Internal server error (fault injected by the sandbox). "
     "The service failed; try again later.\n"
 )
-
-
-@pytest.fixture
-def basic(tmp_path: Path) -> Path:
-    """A copy of the worked example manifests, free to edit."""
-    directory = tmp_path / "manifests"
-    shutil.copytree(FIXTURES / "basic", directory)
-    return directory
 
 
 def addresses(plan: dict[str, Any]) -> set[str]:
@@ -338,27 +324,6 @@ def test_exclude_drops_the_change_and_what_depends_on_it(sandbox: Path, basic: P
 # -- planning cannot write ---------------------------------------------------------------------
 
 SERVE_TOKEN = "tok_plan_cli_served_0123456789"
-
-
-@contextmanager
-def served_app(app: Any) -> Iterator[str]:
-    """``app`` behind uvicorn on a free loopback port, in a thread; yields its root URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10.0
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def test_planning_sends_nothing_but_gets(sandbox: Path, basic: Path) -> None:

@@ -38,11 +38,6 @@ PRUNE_COLLECTIONS = "docform: {prune: {collections: true}}\n"
 PRUNE_SPACES = "docform: {prune: {spaces: true}}\n"
 
 
-@pytest.fixture
-def manifests(tmp_path: Path) -> Path:
-    return tmp_path / "manifests"
-
-
 def create_collection(sandbox: Path, title: str, parent: str | None = None) -> str:
     """A live collection made through the API; returns its id."""
     body: dict[str, Any] = {"title": title}

@@ -42,11 +42,6 @@ members:
 """
 
 
-@pytest.fixture
-def manifests(tmp_path: Path) -> Path:
-    return tmp_path / "manifests"
-
-
 def with_org(fields: str = "", rest: str = MEMBERS) -> str:
     """Manifests of org_acme with ``fields`` (indented YAML lines) and the seeded members."""
     return "organization:\n  id: org_acme\n" + fields + rest

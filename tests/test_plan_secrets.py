@@ -266,7 +266,7 @@ def test_credentials_removed_from_source_url_stay_hidden(sandbox: Path, manifest
     assert_no_secret(text)
 
 
-@pytest.mark.parametrize("format_option", [[], ["--format", "markdown"], ["--format", "json"]])
+@pytest.mark.parametrize("format_option", [[], ["--markdown"], ["--json"]])
 def test_drift_hides_credentials_removed_from_source_url(
     sandbox: Path, manifests: Path, format_option: list[str]
 ) -> None:
@@ -276,4 +276,4 @@ def test_drift_hides_credentials_removed_from_source_url(
     write(manifests, {**MANIFEST, "openapi": openapi})
     text = output_of(["drift", manifests, *format_option], sandbox, exit_code=2)
     assert_no_secret(text)
-    assert ("sourceURL: live (sensitive)" in text) or format_option == ["--format", "json"]
+    assert ("sourceURL: live (sensitive)" in text) or format_option == ["--json"]

@@ -48,11 +48,6 @@ members:
 """
 
 
-@pytest.fixture
-def manifests(tmp_path: Path) -> Path:
-    return tmp_path / "manifests"
-
-
 # -- a member whose user has no email ------------------------------------------------------------
 
 
@@ -229,20 +224,18 @@ def test_a_group_is_read_from_children_when_the_deprecated_sections_differ(
     assert transport.rewritten == 1
 
 
-def test_a_group_without_the_deprecated_sections_is_read_from_children(
-    sandbox: Path, manifests: Path, grouped: dict[str, str]
+@pytest.mark.parametrize(
+    "missing",
+    [
+        pytest.param("sections", id="without-the-deprecated-sections-read-from-children"),
+        pytest.param("children", id="without-children-read-from-sections"),
+    ],
+)
+def test_a_group_without_one_of_its_lists_is_read_from_the_other(
+    sandbox: Path, manifests: Path, grouped: dict[str, str], missing: str
 ) -> None:
     transport = RewritingTransport(
-        sandbox, f"{DOCS}/section-groups", each_group(lambda g: g.pop("sections"))
-    )
-    assert plan_through(manifests, transport).changes == []
-
-
-def test_a_group_without_children_is_read_from_sections(
-    sandbox: Path, manifests: Path, grouped: dict[str, str]
-) -> None:
-    transport = RewritingTransport(
-        sandbox, f"{DOCS}/section-groups", each_group(lambda g: g.pop("children"))
+        sandbox, f"{DOCS}/section-groups", each_group(lambda g: g.pop(missing))
     )
     assert plan_through(manifests, transport).changes == []
 

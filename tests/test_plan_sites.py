@@ -31,11 +31,6 @@ ORG_PATH = "/orgs/org_acme"
 DOCS = f"{ORG_PATH}/sites/site_docs"
 
 
-@pytest.fixture
-def manifests(tmp_path: Path) -> Path:
-    return tmp_path / "manifests"
-
-
 # -- arranging live state ------------------------------------------------------------------------
 
 

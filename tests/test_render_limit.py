@@ -4,6 +4,7 @@ is summarised, never cut, keeping every deletion and safety rail, and the whole 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -99,6 +100,22 @@ def test_a_drift_report_cut_to_a_small_limit_keeps_every_deletion(tmp_path, sand
     assert_valid_markdown(result.stdout)
     assert "`member.~u_bob` (bob@acme.test)" in result.stdout
     assert re.search(r"\.\.\.and \d+ more differences: see the whole report\.", result.stdout)
+
+
+def test_drift_markdown_and_json_take_the_markdown_limit_and_out(tmp_path, sandbox):
+    """drift's --markdown/--json (printed) beside --markdown-limit/--markdown-out (written)."""
+    manifests, whole = big_plan(tmp_path), tmp_path / "drift-full.md"
+    command = ["drift", manifests, "--markdown-out", whole]
+    printed = run([*command, "--markdown", "--markdown-limit", "6000"], sandbox)
+    assert printed.exit_code == 2, printed.output
+    assert len(printed.stdout) <= 6000 < len(whole.read_text(encoding="utf-8"))
+    assert_valid_markdown(printed.stdout)
+    assert f"The whole report is in `{whole}`." in printed.stdout
+    whole.unlink()
+    as_json = run([*command, "--json"], sandbox)
+    assert as_json.exit_code == 2, as_json.output
+    assert json.loads(as_json.stdout)["status"] == "drift"
+    assert whole.read_text(encoding="utf-8").startswith("### docform drift\n\n**Drift found.**")
 
 
 def test_several_organizations_fit_the_limit_together(tmp_path, sandbox):

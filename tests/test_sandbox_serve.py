@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -89,3 +90,50 @@ async def test_served_sandbox_refuses_a_wrong_token(tmp_path: Path) -> None:
         "set to a valid, unexpired API token for this service."
     )
     assert WRONG_TOKEN not in repr(caught.value)
+
+
+def test_ready_file_holds_the_url_once_the_server_answers_and_goes_when_it_stops(
+    tmp_path: Path,
+) -> None:
+    ready = tmp_path / "sandbox-url"
+    ready.write_text("stale from an earlier run\n", encoding="utf-8")
+    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0"]
+    command += ["--data", str(tmp_path / "served.sqlite"), "--token", SERVE_TOKEN]
+    command += ["--seed", str(SEED_FILE), "--ready-file", str(ready)]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not (ready.exists() and ready.read_text().startswith("http")):
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "no ready file"
+            time.sleep(0.02)
+        root = ready.read_text(encoding="utf-8")
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+\n", root)
+        answer = httpx.get(
+            f"{root.strip()}/v1/orgs", headers={"Authorization": f"Bearer {SERVE_TOKEN}"}
+        )
+        assert answer.status_code == 200
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=10)
+    assert not ready.exists()
+    assert stderr == f"docform sandbox: serving {tmp_path / 'served.sqlite'} at {root.strip()}/v1\n"
+
+
+def test_verbose_serve_prints_a_line_per_request(tmp_path: Path) -> None:
+    ready = tmp_path / "sandbox-url"
+    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0", "-v"]
+    command += ["--data", str(tmp_path / "served.sqlite"), "--token", SERVE_TOKEN]
+    command += ["--seed", str(SEED_FILE), "--ready-file", str(ready)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not ready.exists():
+            assert process.poll() is None and time.monotonic() < deadline, "no ready file"
+            time.sleep(0.02)
+        root = ready.read_text(encoding="utf-8").strip()
+        httpx.get(f"{root}/v1/orgs", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=10)
+    assert re.search(r'"GET /v1/orgs HTTP/1\.1" 200', output), output

@@ -4,19 +4,9 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
-
-from planning import FIXTURES, run, write_manifests
-
-
-@pytest.fixture
-def basic(tmp_path: Path) -> Path:
-    directory = tmp_path / "manifests"
-    shutil.copytree(FIXTURES / "basic", directory)
-    return directory
+from planning import run, write_manifests
 
 
 def saved(directory: Path, sandbox: Path, *options: str) -> tuple[Path, str]:

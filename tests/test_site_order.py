@@ -34,11 +34,6 @@ from planning import (
 DOCS = "/orgs/org_acme/sites/site_docs"
 
 
-@pytest.fixture
-def manifests(tmp_path: Path) -> Path:
-    return tmp_path / "manifests"
-
-
 def write(manifests: Path, doc: dict[str, Any]) -> Path:
     return write_manifests(manifests, yaml.safe_dump(copy.deepcopy(doc), sort_keys=False))
 

@@ -135,6 +135,16 @@ def apply_and_check(directory: Path, sandbox: Path, structure: Structure, note: 
     settled(directory, sandbox, structure, note, result.output)
 
 
+def applied_then_written(tmp: Path, before: Structure, after: Structure) -> tuple[Path, Path]:
+    """A sandbox under ``tmp`` holding ``before`` (applied and checked), and the manifests
+    directory, holding ``after`` now."""
+    sandbox, directory = seeded_sandbox(tmp), tmp / "manifests"
+    write_manifests(directory, manifests_of(before))
+    apply_and_check(directory, sandbox, before, f"structure {before}")
+    write_manifests(directory, manifests_of(after))
+    return sandbox, directory
+
+
 def settled(directory: Path, sandbox: Path, structure: Structure, note: str, log: str) -> None:
     plan = run(["plan", directory, "--detailed-exitcode"], sandbox)
     assert plan.exit_code == 0, f"{note}: not settled after one apply\n{log}\n{plan.output}"
@@ -159,10 +169,7 @@ def test_any_structure_and_any_target_settle_in_one_apply_each(
         before = drawn_structure(rng)
         after = drawn_target(rng, before)
         with tempfile.TemporaryDirectory() as tmp:
-            sandbox, directory = seeded_sandbox(Path(tmp)), Path(tmp) / "manifests"
-            write_manifests(directory, manifests_of(before))
-            apply_and_check(directory, sandbox, before, f"structure {before}")
-            write_manifests(directory, manifests_of(after))
+            sandbox, directory = applied_then_written(Path(tmp), before, after)
             apply_and_check(directory, sandbox, after, f"target {after} from {before}")
 
     check()
@@ -177,10 +184,7 @@ def test_with_faults_the_first_apply_after_them_settles(
         before = drawn_structure(rng)
         after = drawn_target(rng, before)
         with tempfile.TemporaryDirectory() as tmp:
-            sandbox, directory = seeded_sandbox(Path(tmp)), Path(tmp) / "manifests"
-            write_manifests(directory, manifests_of(before))
-            apply_and_check(directory, sandbox, before, f"structure {before}")
-            write_manifests(directory, manifests_of(after))
+            sandbox, directory = applied_then_written(Path(tmp), before, after)
             note = f"target {after} from {before}, fault seed {fault_seed}"
             with monkeypatch.context() as env:
                 env.setenv("DOCFORM_SANDBOX_FAULTS", FAULTS)

@@ -4,22 +4,11 @@ matches nothing is an error, and a narrowed plan says it is one."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
-import pytest
-
-from planning import FIXTURES, actions, live_api, plan_json, run, write_manifests
+from planning import actions, live_api, plan_json, run, write_manifests
 
 WHOLE_PLAN = 14
 """Changes in the plan of tests/fixtures/basic against the seeded sandbox."""
-
-
-@pytest.fixture
-def basic(tmp_path: Path) -> Path:
-    directory = tmp_path / "manifests"
-    shutil.copytree(FIXTURES / "basic", directory)
-    return directory
 
 
 def test_a_target_that_matches_nothing_is_an_error_naming_the_closest(sandbox, basic):

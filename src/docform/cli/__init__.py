@@ -6,6 +6,8 @@ Exit codes are the same for every command: 0 success (for ``--detailed-exitcode`
 
 from __future__ import annotations
 
+import warnings
+
 from docform.cli import apply, drift, export, graph, pin, plan, sandbox, show  # noqa: F401  (each registers its commands)
 from docform.cli.group import cli
 
@@ -13,4 +15,12 @@ __all__ = ["cli", "main"]
 
 
 def main() -> None:
+    # Ctrl-C cancels reads in flight; anyio's connection racing (happy eyeballs) then drops a
+    # coroutine it had made but not started, which Python reports at exit as a RuntimeWarning
+    # that is noise to a user: docform's own coroutines are not matched.
+    warnings.filterwarnings(
+        "ignore",
+        message=r"coroutine 'connect_tcp\.<locals>\.try_connect' was never awaited",
+        category=RuntimeWarning,
+    )
     cli.main(prog_name="docform")

@@ -10,6 +10,7 @@ import click
 
 from docform.cli.common import (
     apply_with_progress,
+    confirm_apply,
     load_manifests,
     plan_with_progress,
     start_lock,
@@ -17,6 +18,7 @@ from docform.cli.common import (
 )
 from docform.cli.group import cli
 from docform.cli.multi import apply_several, manifest_sets, refuse_single_plan_option
+from docform.cli.output import output, output_options
 from docform.errors import DocformError
 
 
@@ -66,6 +68,7 @@ from docform.errors import DocformError
     is_flag=True,
     help="Do not write docform.lock (for a read-only checkout); renames then need `formerly`.",
 )
+@output_options("Also print the planning's API requests' count and each retried call.")
 def apply(
     source: Path,
     yes: bool,
@@ -119,9 +122,8 @@ def apply(
             start_lock(manifests, the_plan)
         return 0
     bypassed = check_safety(manifests, the_plan, max_deletions=max_deletions, force=force)
-    confirmed = yes or checksum or not source.is_dir()
-    if not confirmed and not click.confirm("Apply these changes?", default=False):
-        raise click.Abort()
+    if not (yes or checksum or not source.is_dir()):
+        confirm_apply("Apply these changes?")
     for rail in bypassed:
         click.echo(f"Warning: --force bypassed the safety rail {rail}", err=True)
     applied = apply_with_progress(
@@ -139,7 +141,9 @@ def _plan_to_apply(
 
     if source.is_dir():
         manifests = load_manifests(source)
-        the_plan, _ = plan_with_progress(manifests)
+        the_plan, stats = plan_with_progress(manifests)
+        if output().verbose:
+            click.echo(stats.summary(), err=True)
         return manifests, narrow_plan(the_plan, targets, excludes)
     for option, given in (("--checksum", checksum), ("--target", targets or excludes)):
         if given:

@@ -3,13 +3,15 @@ progress, colour."""
 
 from __future__ import annotations
 
-import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
+from docform.cli.output import output
 from docform.errors import DocformError
 
 
@@ -22,7 +24,7 @@ def load_manifests(directory: Path) -> Any:
         return load_manifest_set(directory)
     except ManifestError as exc:
         for problem in exc.problems:
-            click.echo(str(problem), err=True)
+            click.echo(str(problem.seen_from(directory)), err=True)
         raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
 
 
@@ -33,7 +35,7 @@ def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
     from docform.engine.run import plan_manifests
     from docform.render.progress import ReadProgress
 
-    with ReadProgress() as progress:
+    with ReadProgress(output().console(stderr=True)) as progress:
         return asyncio.run(plan_manifests(manifests, progress=progress))
 
 
@@ -41,22 +43,36 @@ def apply_with_progress(
     manifests: Any, plan: Any, parallelism: int | None, as_json: bool, *, lock_file: bool = True
 ) -> bool:
     """Make the calls of ``plan``, showing progress, then print the report; True when every
-    change was made. ``lock_file``: keep docform.lock in step (`docform.identity`)."""
+    change was made. ``lock_file``: keep docform.lock in step (`docform.identity`). Ctrl-C
+    stops it cleanly (`stop_on_ctrl_c`)."""
     import asyncio
 
     from docform.engine.run import apply_changes
+    from docform.engine.stop import ApplyStop
     from docform.render.apply import ApplyProgress, render_report
 
     recorder = start_lock(manifests, plan) if lock_file else None
     workers = parallelism or manifests.settings.limits.parallelism
-    calls = sum(len(c.calls) for c in plan.changes)
     created = recorder.created if recorder else None
-    with ApplyProgress(calls, as_json=as_json) as progress:
-        report = asyncio.run(
-            apply_changes(
-                manifests, plan, parallelism=workers, on_event=progress, on_created=created
+    stop = ApplyStop()
+
+    async def apply() -> Any:
+        with stop_on_ctrl_c(stop, progress):
+            return await apply_changes(
+                manifests,
+                plan,
+                parallelism=workers,
+                on_event=progress,
+                on_created=created,
+                on_start=progress.started,
+                stop=stop,
             )
-        )
+
+    shown = output()
+    with ApplyProgress(
+        plan.changes, as_json=as_json, console=shown.console(), show_calls=not shown.quiet
+    ) as progress:
+        report = asyncio.run(apply())
     click.echo(render_report(report), err=not report.ok)
     if recorder and recorder.warning:
         click.echo(f"Warning: {recorder.warning}", err=True)
@@ -72,8 +88,64 @@ def start_lock(manifests: Any, plan: Any) -> Any:
     return recorder
 
 
+@contextmanager
+def stop_on_ctrl_c(stop: Any, progress: Any) -> Iterator[None]:
+    """While inside (in a running event loop), Ctrl-C (or SIGTERM) asks ``stop`` to stop the
+    apply and says what happens next, instead of tearing the loop down mid-call. Where signals
+    cannot be caught this way (not the main thread, Windows), Python's behaviour stays."""
+    import asyncio
+    import signal
+
+    def asked() -> None:
+        stop.ask()
+        in_flight = len(progress.in_flight)
+        if stop.asked == 1 and not in_flight:
+            progress.notice("Stopping: no new change starts.")
+        elif stop.asked == 1:
+            progress.notice(
+                f"Stopping: no new change starts; waiting for the {in_flight} in flight to "
+                "finish. Press Ctrl-C again to abandon them."
+            )
+        elif stop.asked == 2 and in_flight:
+            progress.notice("Abandoning the changes in flight.")
+
+    # SIGTERM too: CI stops a cancelled or timed-out job with it (GitHub after a SIGINT).
+    signals = (signal.SIGINT, signal.SIGTERM)
+    loop = asyncio.get_running_loop()
+    try:
+        for signal_number in signals:
+            loop.add_signal_handler(signal_number, asked)
+    except (NotImplementedError, RuntimeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        for signal_number in signals:
+            loop.remove_signal_handler(signal_number)
+
+
+def confirm_apply(question: str) -> None:
+    """Ask ``question`` on the terminal; stop with nothing applied unless the answer is yes.
+    Without a terminal to answer on (CI, a pipe), say that --yes is what is missing."""
+    try:
+        confirmed = click.confirm(question, default=False)
+    except click.Abort:
+        if sys.stdin.isatty():
+            raise
+        raise DocformError(
+            "apply asks before it changes anything, and standard input is not a terminal, so "
+            "nobody can answer; nothing was applied. Review the plan above, then run the same "
+            "command with --yes (or apply a reviewed plan: 'docform apply PLANFILE', "
+            "or --checksum SHA)"
+        ) from None
+    if not confirmed:
+        raise DocformError("not confirmed: nothing was applied")
+
+
 def use_color() -> bool:
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    """Colour on stdout: a terminal, and neither --no-color nor NO_COLOR."""
+    return output().color()
 
 
 def refuse_if_rails_broken(plan: Any, label: str = "") -> None:

@@ -10,6 +10,7 @@ import click
 from docform.cli.common import markdown_options, write_output
 from docform.cli.group import cli
 from docform.cli.multi import manifest_sets, planned_sets, report_failures
+from docform.cli.output import output, output_options
 
 if TYPE_CHECKING:
     from docform.engine.drift import DriftReport
@@ -19,20 +20,27 @@ FORMATS = ("markdown", "json")
 
 @cli.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as versioned JSON.")
+@click.option("--markdown", is_flag=True, help="Print the report as Markdown (an issue body).")
 @click.option(
     "--report",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    help="Also write the report to FILE (see --format), in sync or not.",
+    help="Also write the report to FILE, in sync or not: JSON when FILE ends in .json, else "
+    "Markdown.",
 )
 @click.option(
     "--format",
     "report_format",
     type=click.Choice(FORMATS),
-    help="Format of --report (default markdown); without --report, print this instead of text.",
+    hidden=True,
+    help="Deprecated: --json or --markdown, and --report FILE.json for a JSON report.",
 )
 @markdown_options
+@output_options("Also print the API requests' count and each retried call.")
 def drift(
     directory: Path,
+    as_json: bool,
+    markdown: bool,
     report: Path | None,
     report_format: str | None,
     markdown_out: Path | None,
@@ -46,11 +54,18 @@ def drift(
     """
     from docform.engine.drift import DriftReport
 
+    if as_json and markdown:
+        raise click.UsageError("choose one of --json and --markdown")
+    printed, written = _formats(as_json, markdown, report, report_format)
     outcomes = planned_sets(manifest_sets(directory))
     report_failures(outcomes)
     for outcome in outcomes:
         for warning in outcome.plan.warnings if outcome.plan is not None else ():
             click.echo(f"Warning: {warning}", err=True)
+    if output().verbose:
+        for outcome in outcomes:
+            if outcome.stats is not None:
+                click.echo(f"{outcome.label()}: {outcome.stats.summary()}", err=True)
     result = DriftReport.of(outcomes)
     if markdown_out is not None:
         from docform.render.drift import render_drift_markdown
@@ -58,10 +73,27 @@ def drift(
         write_output(markdown_out, render_drift_markdown(result), "the Markdown drift report")
     fit = {"limit": markdown_limit, "full_file": str(markdown_out) if markdown_out else None}
     if report is not None:
-        _write(report, _rendered(result, report_format or "markdown", fit))
-        click.echo(f"Wrote the drift report to {report}.", err=True)
-    click.echo(_rendered(result, report_format if report is None else None, fit), nl=False)
+        _write(report, _rendered(result, written, fit))
+        output().info(f"Wrote the drift report to {report}.")
+    click.echo(_rendered(result, printed, fit), nl=False)
     return result.exit_code
+
+
+def _formats(
+    as_json: bool, markdown: bool, report: Path | None, report_format: str | None
+) -> tuple[str | None, str]:
+    """The format printed (None: text) and the format of --report."""
+    written = "json" if report is not None and report.suffix == ".json" else "markdown"
+    if report_format is None:
+        return ("json" if as_json else "markdown" if markdown else None), written
+    click.echo(
+        "Warning: --format is deprecated: use --json or --markdown for what is printed, and "
+        "--report FILE (FILE.json for JSON) for the report file.",
+        err=True,
+    )
+    if report is None:
+        return report_format, written
+    return ("json" if as_json else "markdown" if markdown else None), report_format
 
 
 def _rendered(result: DriftReport, report_format: str | None, fit: dict[str, Any]) -> str:

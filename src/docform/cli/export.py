@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from docform.cli.group import cli
+from docform.cli.output import output, output_options
 
 
 @cli.command()
@@ -16,6 +17,7 @@ from docform.cli.group import cli
 @click.option(
     "--force", is_flag=True, help="Write into a non-empty directory, replacing export's files."
 )
+@output_options("Also print each retried call.")
 def export(org_id: str, directory: Path, force: bool) -> int:
     """Write manifests for everything docform manages in organization ORG_ID into DIRECTORY.
 
@@ -42,13 +44,14 @@ def export(org_id: str, directory: Path, force: bool) -> int:
                 progress=progress,
             )
 
-    with ReadProgress() as progress:
+    with ReadProgress(output().console(stderr=True)) as progress:
         result = asyncio.run(run())
     for note in result.notes:
-        click.echo(f"Note: {note}", err=True)
+        click.echo(f"Note: {note}", err=True)  # each asks the user to act: never quiet
     click.echo(
         f"Exported {result.objects} objects of {org_id} into {directory}: "
         f"{', '.join(result.files)}."
     )
-    click.echo(f"Check it with: docform validate {directory} && docform plan {directory}")
+    if not output().quiet:
+        click.echo(f"Check it with: docform validate {directory} && docform plan {directory}")
     return 0

@@ -8,6 +8,7 @@ import click
 
 from docform.cli.common import load_manifests, plan_with_progress
 from docform.cli.group import cli
+from docform.cli.output import output, output_options
 
 
 @cli.command()
@@ -30,6 +31,7 @@ from docform.cli.group import cli
     show_default=True,
     help="Draw a dotted arrow from each site space to the space it publishes.",
 )
+@output_options("With --plan, also print the API requests' count and each retried call.")
 def graph(directory: Path, with_plan: bool, markdown: bool, links: bool) -> int:
     """Draw the organization in DIRECTORY as a Mermaid flowchart: collections and their
     spaces, each site with its section groups, sections and site spaces.
@@ -42,7 +44,11 @@ def graph(directory: Path, with_plan: bool, markdown: bool, links: bool) -> int:
     from docform.render.structure import structure_of
 
     manifests = load_manifests(directory)
-    the_plan = plan_with_progress(manifests)[0] if with_plan else None
+    the_plan = None
+    if with_plan:
+        the_plan, stats = plan_with_progress(manifests)
+        if output().verbose:
+            click.echo(stats.summary(), err=True)
     diagram = render_mermaid(structure_of(manifests, the_plan), links=links)
     if markdown:
         click.echo(f"```mermaid\n{diagram}```")

@@ -23,8 +23,10 @@ class DocformGroup(click.Group):
         except click.ClickException as exc:
             exc.show()
             sys.exit(1)
-        except click.Abort:
-            click.echo("Aborted.", err=True)
+        except click.Abort as exc:
+            # click turns Ctrl-C into Abort; apply handles it itself while it makes changes.
+            interrupted = isinstance(exc.__cause__, KeyboardInterrupt)
+            click.echo("Interrupted." if interrupted else "Aborted.", err=True)
             sys.exit(1)
         except DocformError as exc:
             click.echo(f"Error: {exc}", err=True)

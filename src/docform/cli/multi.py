@@ -16,11 +16,13 @@ import click
 
 from docform.cli.common import (
     apply_with_progress,
+    confirm_apply,
     rails_broken,
     start_lock,
     use_color,
     write_output,
 )
+from docform.cli.output import output
 from docform.errors import DocformError
 
 SAVED_PLAN_REFUSED = (
@@ -62,14 +64,13 @@ def validate_several(sets: Sequence[Any], as_json: bool) -> int:
         for problem in problems:
             click.echo(str(problem))
     for outcome in outcomes:
-        if not outcome.failed:
+        if not outcome.failed and not output().quiet:
             click.echo(f"Valid: {outcome.label()}: {outcome.manifests.summary()}.", err=as_json)
     if problems:
         failed = sum(1 for o in outcomes if o.failed)
-        click.echo(
+        output().info(
             f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found in {failed} of "
-            f"{len(outcomes)} manifest sets.",
-            err=True,
+            f"{len(outcomes)} manifest sets."
         )
         return 1
     return 0
@@ -78,7 +79,7 @@ def validate_several(sets: Sequence[Any], as_json: bool) -> int:
 def plan_several(
     sets: Sequence[Any],
     *,
-    output: str,
+    form: str,
     show_calls: bool,
     detailed_exitcode: bool,
     targets: Sequence[str],
@@ -87,7 +88,7 @@ def plan_several(
     verbose: bool,
     rails: dict[str, Any],
 ) -> int:
-    """Plan every set concurrently; ``output`` is ``text``, ``json`` or ``markdown``;
+    """Plan every set concurrently; ``form`` is ``text``, ``json`` or ``markdown``;
     ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``); ``markdown``:
     ``--markdown-out`` and ``--markdown-limit``. A target need match in one set only: each
     set is narrowed by what matches in it."""
@@ -105,7 +106,7 @@ def plan_several(
     if markdown_out is not None:
         whole = render_sets_markdown(outcomes, show_calls=show_calls)
         write_output(markdown_out, whole, "the Markdown plan")
-    if output == "markdown":
+    if form == "markdown":
         fitted = fit_sets_markdown(
             outcomes,
             show_calls=show_calls,
@@ -113,7 +114,7 @@ def plan_several(
             full_file=str(markdown_out) if markdown_out else None,
         )
         click.echo(fitted, nl=False)
-    elif output == "json":
+    elif form == "json":
         click.echo(render_sets_json(outcomes))
     else:
         click.echo(render_sets_text(outcomes, color=use_color(), show_calls=show_calls), nl=False)
@@ -163,13 +164,15 @@ def apply_several(
         return 0
     count = len(to_apply)
     question = f"Apply these changes to {count} organization{'s' if count != 1 else ''}?"
-    if not yes and not click.confirm(question, default=False):
-        raise click.Abort()
+    if not yes:
+        confirm_apply(question)
     for done, outcome in enumerate(to_apply):
         if not _apply_one(outcome, parallelism, as_json, lock_file):
             rest = ", ".join(o.label() for o in to_apply[done + 1 :])
             if rest:
-                click.echo(f"Not applied, since an earlier organization failed: {rest}", err=True)
+                click.echo(
+                    f"Not applied, since an earlier organization did not finish: {rest}", err=True
+                )
             return 1
     return 0
 

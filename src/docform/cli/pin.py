@@ -10,12 +10,14 @@ import click
 from docform.cli.common import load_manifests, plan_with_progress
 from docform.cli.group import cli
 from docform.cli.multi import manifest_sets, planned_sets, report_failures
+from docform.cli.output import output_options
 
 
 @cli.command()
 @click.argument(
     "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), default="."
 )
+@output_options("Also print each retried call.")
 def pin(directory: Path) -> int:
     """Write DIRECTORY/docform.lock from the live organization, changing nothing live.
 

@@ -23,6 +23,7 @@ from docform.cli.multi import (
     refuse_single_plan_option,
     validate_several,
 )
+from docform.cli.output import output, output_options
 
 
 @cli.command()
@@ -30,11 +31,13 @@ from docform.cli.multi import (
     "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), default="."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print problems as a JSON list of objects.")
+@output_options("Also list the files read.")
 def validate(directory: Path, as_json: bool) -> int:
     """Check the manifests in DIRECTORY (no network): format, limits, references.
 
-    Prints every problem as FILE:LINE:COL: path.to.field: message (FILE relative to DIRECTORY)
-    and exits 1; valid manifests exit 0 with a summary of what they hold.
+    Prints every problem as FILE:LINE:COL: path.to.field: message (FILE relative to the
+    working directory, like DIRECTORY) and exits 1; valid manifests exit 0 with a summary of
+    what they hold.
     """
     from docform.manifest import ManifestError, load_manifest_set
 
@@ -44,17 +47,22 @@ def validate(directory: Path, as_json: bool) -> int:
     try:
         manifests = load_manifest_set(directory)
     except ManifestError as exc:
+        problems = [problem.seen_from(directory) for problem in exc.problems]
         if as_json:
-            click.echo(json.dumps([problem.as_dict() for problem in exc.problems], indent=2))
+            click.echo(json.dumps([problem.as_dict() for problem in problems], indent=2))
         else:
-            for problem in exc.problems:
+            for problem in problems:
                 click.echo(str(problem))
         count = len(exc.problems)
-        click.echo(f"{count} problem{'s' if count != 1 else ''} found.", err=True)
+        output().info(f"{count} problem{'s' if count != 1 else ''} found.")
         return 1
     if as_json:
         click.echo("[]")
-    click.echo(f"Valid: {manifests.summary()}.", err=as_json)
+    if output().verbose:
+        for file in manifests.files:
+            click.echo(f"Read {Path(directory, file)}", err=True)
+    if not output().quiet:
+        click.echo(f"Valid: {manifests.summary()}.", err=as_json)
     return 0
 
 
@@ -103,9 +111,7 @@ def validate(directory: Path, as_json: bool) -> int:
     "(never protect), listing each bypassed rail.",
 )
 @markdown_options
-@click.option(
-    "-v", "--verbose", is_flag=True, help="Also print the API requests' count and each retry."
-)
+@output_options("Also print the API requests' count and each retried call.")
 def plan(
     directory: Path,
     as_json: bool,
@@ -119,7 +125,6 @@ def plan(
     force: bool,
     markdown_out: Path | None,
     markdown_limit: int,
-    verbose: bool,
 ) -> int:
     """Show the API calls that would make the live organization match DIRECTORY.
 
@@ -130,24 +135,21 @@ def plan(
     DOCFORM_API_URL, else from `docform: api` in the manifests; the token from
     DOCFORM_API_TOKEN.
     """
-
-    from docform.cli.verbose import api_retries_shown
     from docform.engine.run import assess_rails
     from docform.engine.saved import save_plan
     from docform.engine.targets import narrow_plan
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
-    if verbose:
-        click.get_current_context().with_resource(api_retries_shown())
-    output = "json" if as_json else "markdown" if markdown else "text"
+    verbose = output().verbose
+    form = "json" if as_json else "markdown" if markdown else "text"
     sets = manifest_sets(directory)
     if len(sets) > 1:
         if out is not None:
             refuse_single_plan_option("plan", "--out", directory, sets)
         return plan_several(
             sets,
-            output=output,
+            form=form,
             show_calls=not compact,
             detailed_exitcode=detailed_exitcode,
             targets=targets,
@@ -160,10 +162,10 @@ def plan(
     the_plan, stats = plan_with_progress(manifests)
     the_plan = narrow_plan(the_plan, targets, excludes)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
-    _print_plan(the_plan, manifests, output, not compact, (markdown_out, markdown_limit))
+    _print_plan(the_plan, manifests, form, not compact, (markdown_out, markdown_limit))
     if out is not None:
         save_plan(the_plan, manifests, out)
-        click.echo(f"Saved the plan to {out}; apply it with 'docform apply {out}'.", err=True)
+        output().info(f"Saved the plan to {out}; apply it with 'docform apply {out}'.")
     if verbose:
         click.echo(stats.summary(), err=True)
     refuse_if_rails_broken(the_plan)
@@ -171,24 +173,24 @@ def plan(
 
 
 def _print_plan(
-    the_plan: Any, manifests: Any, output: str, show_calls: bool, markdown: tuple[Any, int]
+    the_plan: Any, manifests: Any, form: str, show_calls: bool, markdown: tuple[Any, int]
 ) -> None:
-    """Print the plan as ``output`` (text, json, markdown); ``markdown``: ``--markdown-out``
+    """Print the plan as ``form`` (text, json, markdown); ``markdown``: ``--markdown-out``
     (written whole whatever the output) and ``--markdown-limit``."""
     from docform.render import render_json, render_markdown, render_text
 
     markdown_out, limit = markdown
     diagram = None
-    if output == "markdown" or markdown_out is not None:
+    if form == "markdown" or markdown_out is not None:
         from docform.render.mermaid import plan_diagram
 
         diagram = plan_diagram(manifests, the_plan)
     if markdown_out is not None:
         whole = render_markdown(the_plan, diagram=diagram, show_calls=show_calls)
         write_output(markdown_out, whole + "\n", "the Markdown plan")
-    if output == "json":
+    if form == "json":
         click.echo(render_json(the_plan))
-    elif output == "markdown":
+    elif form == "markdown":
         from docform.render.limit import fit_plan_markdown
 
         full_file = str(markdown_out) if markdown_out else None
@@ -202,9 +204,28 @@ def _print_plan(
 
 
 @cli.command()
-def schema() -> int:
-    """Print the JSON Schema of the manifest format (as committed in schemas/)."""
-    from docform.manifest import schema_text
+@click.option(
+    "--write",
+    "target",
+    type=click.Path(path_type=Path),
+    metavar="PATH",
+    help="Write the schema to PATH instead of printing it; a directory, or a name without an "
+    "extension, gets PATH/docform.schema.json.",
+)
+@output_options("No more detail: the schema is all there is.")
+def schema(target: Path | None) -> int:
+    """Print the JSON Schema of the manifest format (as committed in schemas/).
 
-    click.echo(schema_text(), nl=False)
+    Editors check and complete manifests against it: keep a copy in the manifest repository
+    (--write schemas/) and start each manifest with
+    '# yaml-language-server: $schema=../schemas/docform.schema.json' (the path from the file).
+    """
+    from docform.manifest import schema_text
+    from docform.manifest.schema import write_schema
+
+    if target is None:
+        click.echo(schema_text(), nl=False)
+        return 0
+    written = write_schema(target)
+    output().info(f"Wrote the JSON Schema of the manifests to {written}.")
     return 0

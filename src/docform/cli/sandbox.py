@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from docform.cli.group import cli
+from docform.cli.output import output, output_options
 
 
 @cli.group()
@@ -61,6 +62,13 @@ def sandbox() -> None:
     type=click.FloatRange(0),
     help="How long a 'slow' fault holds an answer back.",
 )
+@click.option(
+    "--ready-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the root URL (http://HOST:PORT) to this file once the server answers, and "
+    "remove it when it stops: a script that starts it in the background waits for the file.",
+)
+@output_options("Also print a line for every request (method, path, status).")
 def sandbox_serve(
     host: str,
     port: int,
@@ -73,10 +81,12 @@ def sandbox_serve(
     fault_seed: int | None,
     slow_seconds: float,
     allow_remote: bool,
+    ready_file: Path | None,
 ) -> int:
     """Serve the sandbox API over HTTP at http://HOST:PORT/v1 until interrupted.
 
-    GET|PUT /_sandbox/faults reads or replaces the faults while it runs.
+    --port 0 takes any free port (see --ready-file for which). GET|PUT /_sandbox/faults reads
+    or replaces the faults while it runs.
     """
     from docform.sandbox.faults import FaultSettings, FaultSpecError
     from docform.sandbox.serve import serve
@@ -95,6 +105,9 @@ def sandbox_serve(
         latency_ms=latency_ms,
         rate_limit=rate_limit,
         faults=faults,
+        ready_file=ready_file,
+        access_log=output().verbose,
+        announce=not output().quiet,
     )
     return 0
 
@@ -137,6 +150,7 @@ def is_loopback_host(host: str) -> bool:
     help="SQLite file holding the sandbox state; created when missing.",
 )
 @click.argument("seed_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@output_options("No more detail: seeding says what it loaded, or nothing with --quiet.")
 def sandbox_seed(data: Path, seed_file: Path) -> int:
     """Load SEED_FILE into the sandbox at --data (objects that already exist are kept)."""
     from docform.sandbox.seed import apply_seed, load_seed_file
@@ -147,5 +161,6 @@ def sandbox_seed(data: Path, seed_file: Path) -> int:
         apply_seed(store, load_seed_file(seed_file))
     finally:
         store.close()
-    click.echo(f"Seeded {data} from {seed_file}.")
+    if not output().quiet:
+        click.echo(f"Seeded {data} from {seed_file}.")
     return 0

@@ -9,6 +9,7 @@ import click
 
 from docform.cli.common import markdown_options, use_color, write_output
 from docform.cli.group import cli
+from docform.cli.output import output_options
 
 
 @cli.command()
@@ -17,6 +18,7 @@ from docform.cli.group import cli
 @click.option("--markdown", is_flag=True, help="Print the plan as Markdown for a pull request.")
 @click.option("--compact", is_flag=True, help="Text and Markdown without the API calls.")
 @markdown_options
+@output_options("No more detail: show reads PLANFILE only, with no network.")
 def show(
     planfile: Path,
     as_json: bool,

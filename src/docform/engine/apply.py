@@ -4,8 +4,9 @@ Calls are executed from their JSON form, so a plan made a second ago and a plan 
 run through the same code. Values unknown at plan time are filled in here: placeholders from
 the answers of earlier calls, secrets from their references (never stored in the plan).
 
-On a hard failure no new change starts, running ones finish, and the report says exactly what
-was done, what failed and what was not attempted.
+On a hard failure, or when asked to stop (`ApplyStop`: Ctrl-C), no new change starts, running
+ones finish, and the report says exactly what was done, what failed and what was not attempted;
+asked to stop twice, the changes in progress are abandoned and the report names them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
+from docform.engine.stop import ApplyStop
 from docform.errors import DocformError
 from docform.redact import redact_text, secret_fragments
 
@@ -53,13 +55,17 @@ class ApplyReport:
     done: list[Change] = field(default_factory=list)
     failed: list[tuple[Change, str]] = field(default_factory=list)
     not_attempted: list[Change] = field(default_factory=list)
+    abandoned: list[Change] = field(default_factory=list)
+    """In progress when the apply was told to stop at once: made, partly made or not at all."""
+    interrupted: bool = False
     verification: Any = None
     """What reading back the changed kinds found (`docform.engine.verify.Verification`)."""
 
     @property
     def ok(self) -> bool:
         settled = self.verification is None or self.verification.settled
-        return not self.failed and not self.not_attempted and settled
+        done = not self.failed and not self.not_attempted and not self.abandoned
+        return done and settled
 
 
 class Outputs:
@@ -106,19 +112,24 @@ async def apply_plan(
     recover: Recover | None = None,
     on_created: Created | None = None,
     before_create: BeforeCreate | None = None,
+    on_start: Callable[[Change], None] | None = None,
+    stop: ApplyStop | None = None,
 ) -> ApplyReport:
     """Run every change's calls; returns what was done, what failed and what was not tried.
 
     ``recover`` looks for the object of a create whose answer was lost and returns it (as the
     API would have answered), or None when it really does not exist, so it is created again.
     ``on_created`` hears of each create's answer before the change's next call is made, so
-    what a change creates can be recorded even if a later call of it fails.
+    what a change creates can be recorded even if a later call of it fails. ``on_start`` hears
+    of each change as its first call starts; ``stop`` stops the apply early.
     """
     secrets = _resolve_secrets(changes, resolve_secret)
     runner = _Runner(client, secrets, on_event)
     runner.recover = recover
     runner.on_created = on_created or (lambda change, answer: None)
     runner.before_create = before_create
+    runner.on_start = on_start or (lambda change: None)
+    runner.stop = stop or ApplyStop()
     return await runner.run(list(changes), max(1, parallelism))
 
 
@@ -161,6 +172,8 @@ class _Runner:
         self.recover: Recover | None = None
         self.on_created: Created = lambda change, answer: None
         self.before_create: BeforeCreate | None = None
+        self.on_start: Callable[[Change], None] = lambda change: None
+        self.stop = ApplyStop()
 
     async def run(self, changes: list[Change], parallelism: int) -> ApplyReport:
         """Start each change once the changes it depends on are done, at most ``parallelism``
@@ -176,26 +189,42 @@ class _Runner:
         ready = [rank[key] for key, deps in waiting_on.items() if not deps]
         heapq.heapify(ready)
         running: dict[asyncio.Task[bool], Change] = {}
-        stopped = False
+        abandon = asyncio.ensure_future(self.stop.abandoned())
+        failed = False
         while ready or running:
-            while ready and not stopped and len(running) < parallelism:
+            while ready and not (failed or self.stop.stopping) and len(running) < parallelism:
                 key = heapq.heappop(ready)[2]
                 del waiting_on[key]
+                self.on_start(by_key[key])
                 running[asyncio.ensure_future(self._run_change(by_key[key]))] = by_key[key]
             if not running:
                 break
-            finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for task in finished:
+            finished, _ = await asyncio.wait(
+                [*running, abandon], return_when=asyncio.FIRST_COMPLETED
+            )
+            for task in finished & running.keys():
                 change = running.pop(task)
                 if not task.result():
-                    stopped = True
+                    failed = True
                     continue
                 for key in dependents[change.key]:
                     waiting_on[key].discard(change.key)
                     if not waiting_on[key]:
                         heapq.heappush(ready, rank[key])
+            if abandon.done():
+                await self._abandon(running)
+                break
+        abandon.cancel()
         self.report.not_attempted = [by_key[k] for k in waiting_on]
+        self.report.interrupted = self.stop.stopping
         return self.report
+
+    async def _abandon(self, running: dict[asyncio.Task[bool], Change]) -> None:
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        # A change that ended before its cancellation landed is in `done` or `failed` already.
+        self.report.abandoned = [change for task, change in running.items() if task.cancelled()]
 
     async def _run_change(self, change: Change) -> bool:
         if not await self._may_create(change):

@@ -117,11 +117,13 @@ async def apply_changes(
     parallelism: int,
     on_event: Any = None,
     on_created: Any = None,
+    on_start: Any = None,
+    stop: Any = None,
 ) -> Any:
     """Run ``plan`` with a writing client of the manifests' API; returns the apply report.
 
-    Call `check_safety` first: this runs whatever it is given. ``on_created``: see
-    `apply_plan`.
+    Call `check_safety` first: this runs whatever it is given. ``on_created``, ``on_event``,
+    ``on_start`` and ``stop``: see `apply_plan`.
     """
     from docform.connect import api_url, open_client
     from docform.engine.apply import apply_plan
@@ -145,6 +147,8 @@ async def apply_changes(
                 recover=recover,
                 on_created=on_created,
                 before_create=guard.raced,
+                on_start=on_start,
+                stop=stop,
             )
         if report.ok:
             report.verification = await verify_by_reading(manifests, plan, report.done)

@@ -53,11 +53,12 @@ class SetOutcome:
 
 
 def load_sets(sets: Sequence[ManifestDir]) -> list[SetOutcome]:
-    """Load every set; a set with problems keeps them (files relative to the directory given).
+    """Load every set; a set with problems keeps them, each file seen from the working
+    directory (`Problem.seen_from`).
 
     Two sets describing one organization is an error for the whole run (`DiscoveryError`).
     """
-    from docform.manifest import ManifestError, Problem, load_manifest_set
+    from docform.manifest import ManifestError, load_manifest_set
 
     outcomes = []
     for source in sets:
@@ -65,10 +66,7 @@ def load_sets(sets: Sequence[ManifestDir]) -> list[SetOutcome]:
         try:
             outcome.manifests = load_manifest_set(source.directory)
         except ManifestError as exc:
-            outcome.problems = [
-                Problem(_within(source, p.file), p.line, p.column, p.path, p.message)
-                for p in exc.problems
-            ]
+            outcome.problems = [p.seen_from(source.directory) for p in exc.problems]
             outcome.error = invalid_manifests(len(exc.problems), source.directory)
         outcomes.append(outcome)
     check_distinct_organizations([(o.source, o.organization) for o in outcomes if o.manifests])
@@ -112,9 +110,3 @@ def total_summary(plans: Sequence[Plan]) -> dict[str, int]:
         for action, count in plan.summary().items():
             total[action] += count
     return total
-
-
-def _within(source: ManifestDir, file: str) -> str:
-    if source.name == "." or not file or Path(file).is_absolute():
-        return file
-    return f"{source.name}/{file}"

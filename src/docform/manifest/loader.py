@@ -26,10 +26,10 @@ def load_manifest_set(
     """
     root = FsPath(directory)
     if not root.is_dir():
-        raise ManifestError([Problem(str(root), 0, 0, "", "not a directory")])
+        raise ManifestError([Problem(".", 0, 0, "", "not a directory")])
     tree = read_directory(root)
     if not tree.files:
-        none = Problem(str(root), 0, 0, "", "no manifest files (*.yaml, *.yml)")
+        none = Problem(".", 0, 0, "", "no manifest files (*.yaml, *.yml)")
         raise ManifestError(tree.problems or [none])
     resolve_values(tree, root, os.environ if env is None else env)
     entries = validate_entries(tree)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path as FilePath
 from typing import Any
 
 from docform.errors import DocformError
@@ -43,8 +45,9 @@ def one_line(text: str) -> str:
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One mistake: where (file relative to the manifest directory, line, column), which value
-    (a dotted path) and what is wrong. Renders as ``FILE:LINE:COL: path.to.field: message``."""
+    """One mistake: where (file relative to the manifest directory, ``.`` for the directory
+    itself; line; column), which value (a dotted path) and what is wrong. Renders as
+    ``FILE:LINE:COL: path.to.field: message``."""
 
     file: str
     line: int
@@ -60,6 +63,13 @@ class Problem:
         where = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
         text = f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
         return one_line(text)
+
+    def seen_from(self, directory: str | os.PathLike[str]) -> Problem:
+        """This problem with its file joined to ``directory`` (the manifest directory as the
+        user named it), so that it is relative to the working directory like the command line
+        was: ``integrations.yaml`` -> ``manifests/integrations.yaml``. Editors, terminals and
+        CI problem matchers can then open it."""
+        return replace(self, file=str(FilePath(directory, self.file)))
 
     def as_dict(self) -> dict[str, Any]:
         return {

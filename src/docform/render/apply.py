@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from docform.engine.apply import ApplyReport, CallEvent
+from docform.engine.plan import Change
 from docform.render.values import ACTION_SYMBOLS, field_sides
 
 
@@ -34,24 +37,50 @@ def render_report(report: ApplyReport) -> str:
     made = f"{n} change{'s' if n != 1 else ''}"
     if report.ok:
         return f"Apply complete: {made} made."
-    if not report.failed and not report.not_attempted:
+    stopped = report.failed or report.not_attempted or report.abandoned
+    if not stopped:
         return _unsettled(report.verification, made)
-    lines = [f"Apply stopped: {len(report.done)} done, {len(report.failed)} failed, "
-             f"{len(report.not_attempted)} not attempted."]  # fmt: skip
+    counts = [f"{len(report.done)} done"]
+    if report.failed or not report.interrupted:
+        counts.append(f"{len(report.failed)} failed")
+    if report.abandoned:
+        counts.append(f"{len(report.abandoned)} abandoned in flight")
+    counts.append(f"{len(report.not_attempted)} not attempted")
+    title = "Apply interrupted" if report.interrupted else "Apply stopped"
+    lines = [f"{title}: {', '.join(counts)}."]
     lines += [f"  failed: {change.key}: {message}" for change, message in report.failed]
+    lines += [f"  abandoned: {change.key}" for change in report.abandoned]
     lines += [f"  not attempted: {change.key}" for change in report.not_attempted]
+    if report.abandoned:
+        lines.append(
+            "An abandoned change may have been made in part or in full; the next plan shows "
+            "what of it is left."
+        )
     lines.append("Run 'docform plan' to see what remains; apply again to finish.")
     return "\n".join(lines)
 
 
 class ApplyProgress:
-    """Finished calls as they happen: a bar with counts on a terminal, else one line each
-    (``--json``: one JSON object per line)."""
+    """Changes as they are made. On a terminal: a bar of the changes done out of all, the
+    changes in flight and the failures, left on screen as a record when apply ends. Elsewhere:
+    one line per finished call unless ``show_calls`` is off (``--json``: one JSON object per
+    line, always)."""
 
-    def __init__(self, total: int, *, as_json: bool, console: Console | None = None) -> None:
+    def __init__(
+        self,
+        changes: Sequence[Change],
+        *,
+        as_json: bool,
+        console: Console | None = None,
+        show_calls: bool = True,
+    ) -> None:
         self.console = console or Console()
         self.as_json = as_json
-        self.total = total
+        self.show_calls = show_calls or as_json
+        self.calls = {change.key: len(change.calls) for change in changes}
+        self.calls_done: dict[str, int] = {}
+        self.in_flight: set[str] = set()
+        self.done = 0
         self.failed = 0
         self._bar: Progress | None = None
         self._task: TaskID | None = None
@@ -61,28 +90,55 @@ class ApplyProgress:
             self._bar = Progress(
                 TextColumn("Applying"),
                 BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[failed]}"),
+                TextColumn("{task.completed}/{task.total} changes{task.fields[state]}"),
+                TimeElapsedColumn(),
                 console=self.console,
-                transient=True,
             )
             self._bar.start()
-            self._task = self._bar.add_task("apply", total=self.total, failed="")
+            self._task = self._bar.add_task("apply", total=len(self.calls), state="")
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         if self._bar is not None:
+            self._show()
             self._bar.stop()
 
+    def started(self, change: Change) -> None:
+        self.in_flight.add(change.key)
+        self._show()
+
     def __call__(self, event: CallEvent) -> None:
-        self.failed += not event.ok
-        if self._bar is not None and self._task is not None:
-            failed = f"{self.failed} failed" if self.failed else ""
-            self._bar.update(self._task, advance=1, failed=failed)
+        self._count(event)
+        if self._bar is not None:
+            self._show()
             if not event.ok:
                 self._bar.console.print(render_event(event, as_json=False), highlight=False)
+        elif self.show_calls:
+            print(render_event(event, as_json=self.as_json), flush=True)
+
+    def notice(self, text: str) -> None:
+        """A line for the user while the bar runs (on stderr without a bar)."""
+        if self._bar is not None:
+            self._bar.console.print(text, highlight=False)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+    def _count(self, event: CallEvent) -> None:
+        if not event.ok:
+            self.failed += 1
+            self.in_flight.discard(event.change)
             return
-        print(render_event(event, as_json=self.as_json), flush=True)
+        self.calls_done[event.change] = self.calls_done.get(event.change, 0) + 1
+        if self.calls_done[event.change] == self.calls.get(event.change):
+            self.done += 1
+            self.in_flight.discard(event.change)
+
+    def _show(self) -> None:
+        if self._bar is None or self._task is None:
+            return
+        state = f", {len(self.in_flight)} in flight" if self.in_flight else ""
+        state += f", {self.failed} failed" if self.failed else ""
+        self._bar.update(self._task, completed=self.done, state=state)
 
 
 def _unsettled(verification: Any, made: str) -> str:

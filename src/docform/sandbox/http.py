@@ -139,8 +139,10 @@ def endpoint(method: str, path: str, status: int = 200) -> Callable[[Handler], E
 
 
 def collect(namespace: Mapping[str, Any]) -> list[Endpoint]:
-    """The endpoints a route module defines, in definition order."""
-    return [v for v in namespace.values() if isinstance(v, Endpoint)]
+    """The endpoints a route module defines, in definition order; a module that builds its
+    endpoints rather than declaring each one holds them in a list named ``ENDPOINTS``."""
+    built = namespace.get("ENDPOINTS", [])
+    return [v for v in namespace.values() if isinstance(v, Endpoint)] + list(built)
 
 
 def as_route(ep: Endpoint, run: Callable[[Endpoint, Request], Any]) -> Route:

@@ -4,7 +4,8 @@
 Each `Endpoint` gives its method, path, success status and summary (its docstring). Its request
 body and query parameters are the `Body` and `Query` models its handler reads with
 ``ctx.body_as(Model)`` and ``ctx.query_as(Model)``, found among the names the handler's code
-uses; a handler answering a list page (``list_page``) takes ``page``, ``limit`` and ``order``.
+uses and the values it closes over (a handler made by a function, as in ``permissions.py``); a
+handler answering a list page (``list_page``) takes ``page``, ``limit`` and ``order``.
 Every operation may also answer an error, ``{"error": {"code", "message"}}``, with the statuses
 the sandbox uses (400, 401, 403, 404, 409, 429). Success answers are described field by field
 (the objects of docs/service.md in `docform.sandbox.answer_schemas`, which route answers which
@@ -89,9 +90,10 @@ def query_models(ep: Endpoint) -> list[type[Query]]:
 
 
 def _models_used(ep: Endpoint, base: type[BaseModel]) -> list[Any]:
-    found = []
-    for name in ep.handler.__code__.co_names:
-        value = ep.handler.__globals__.get(name)
+    handler, found = ep.handler, []
+    used = [handler.__globals__.get(name) for name in handler.__code__.co_names]
+    used += [cell.cell_contents for cell in handler.__closure__ or ()]
+    for value in used:
         if isinstance(value, type) and issubclass(value, base) and value is not base:
             found.append(value)
     return found

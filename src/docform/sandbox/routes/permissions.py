@@ -1,9 +1,10 @@
 """Content permissions: the roles teams and users are granted on spaces, collections and sites.
 
-The same seven operations for each of the three (``/spaces/{spaceId}/permissions...``,
+The same operations for each of the three (``/spaces/{spaceId}/permissions...``,
 ``/collections/{collectionId}/permissions...``, ``/orgs/{organizationId}/sites/{siteId}/
 permissions...``): grant, list the teams' and the users' grants, change or remove one, and the
-read-only ``aggregate`` list of who ends up with access (its model: ``grants.py``).
+read-only ``aggregate`` list of who ends up with access (its model: ``grants.py``). They are
+made once, by `permission_endpoints`, from what differs between the three (`GrantsOn`).
 
 Choices where the API documents are silent:
 
@@ -29,6 +30,8 @@ Choices where the API documents are silent:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field
@@ -53,9 +56,9 @@ from docform.sandbox.http import (
     ApiError,
     Body,
     Ctx,
+    Endpoint,
     ListQuery,
     bad_request,
-    endpoint,
     list_page,
 )
 from docform.sandbox.routes.members import GUEST, render_user
@@ -223,160 +226,84 @@ def _site_filters(
     return rows
 
 
-# -- spaces --------------------------------------------------------------------------------------
+# -- the endpoints, the same for each object ------------------------------------------------------
 
 
-@endpoint("POST", SPACES, 204)
-def grant_on_space(ctx: Ctx) -> None:
-    """Give teams or users a role on a space."""
-    grant(ctx, space_target(ctx, write=True), ctx.body_as(GrantBody))
+@dataclass(frozen=True)
+class GrantsOn:
+    """What the permission endpoints of one kind of object differ in."""
+
+    noun: str  # in the summaries: "a role on a {noun}"
+    base: str  # the path the endpoints are under
+    find: Callable[..., Target]  # (ctx, write=False): the object the path names
+    patch: type[RolePatch] | type[SiteRolePatch]  # a site's PATCH refuses a null role
+    aggregate_query: type[AggregateQuery]
+    given: str = "a role"  # what POST gives, in its summary
 
 
-@endpoint("GET", f"{SPACES}/teams")
-def list_space_teams(ctx: Ctx) -> dict[str, Any]:
-    """The teams granted a role on a space."""
-    target = space_target(ctx)
-    return list_page(ctx, GRANT, grants_where(target, TEAM), lambda g: render_team_grant(ctx, g))
+def permission_endpoints(on: GrantsOn) -> list[Endpoint]:
+    """Grant, the teams' and the users' grants (list, change, remove), and who has access."""
+    # The OpenAPI description finds a handler's models among the values it closes over, so
+    # each model is a local of its own here, not read off ``on`` inside a handler.
+    find, query = on.find, on.aggregate_query
+
+    def grant_on(ctx: Ctx) -> None:
+        grant(ctx, find(ctx, write=True), ctx.body_as(GrantBody))
+
+    def list_access(ctx: Ctx) -> dict[str, Any]:
+        return aggregate(ctx, find(ctx), ctx.query_as(query))
+
+    return [
+        Endpoint("POST", on.base, grant_on, 204, f"Give teams or users {on.given} on a {on.noun}."),
+        *_principal_endpoints(on, TEAM, render_team_grant),
+        *_principal_endpoints(on, USER, render_user_grant),
+        Endpoint(
+            "GET",
+            f"{on.base}/aggregate",
+            list_access,
+            summary=f"Who ends up with access to a {on.noun}, whatever the source (read only).",
+        ),
+    ]
 
 
-@endpoint("PATCH", f"{SPACES}/teams/{{teamId}}", 204)
-def change_space_team(ctx: Ctx) -> None:
-    """Change the role a team has on a space."""
-    change(ctx, space_target(ctx, write=True), TEAM, ctx.body_as(RolePatch))
+def _principal_endpoints(
+    on: GrantsOn, principal: Principal, render: Callable[[Ctx, dict[str, Any]], dict[str, Any]]
+) -> list[Endpoint]:
+    """List the grants of teams (or users), change one's role, take it away."""
+    find, patch = on.find, on.patch
+
+    def list_grants(ctx: Ctx) -> dict[str, Any]:
+        target = find(ctx)
+        return list_page(ctx, GRANT, grants_where(target, principal), lambda g: render(ctx, g))
+
+    def change_grant(ctx: Ctx) -> None:
+        change(ctx, find(ctx, write=True), principal, ctx.body_as(patch))
+
+    def remove_grant(ctx: Ctx) -> Response | None:
+        return remove(ctx, find(ctx, write=True), principal)
+
+    one = f"{on.base}/{principal}s/{{{principal}Id}}"
+    return [
+        Endpoint(
+            "GET",
+            f"{on.base}/{principal}s",
+            list_grants,
+            summary=f"The {principal}s granted a role on a {on.noun}.",
+        ),
+        Endpoint(
+            "PATCH", one, change_grant, 204, f"Change the role a {principal} has on a {on.noun}."
+        ),
+        Endpoint(
+            "DELETE", one, remove_grant, 205, f"Take a {principal}'s role on a {on.noun} away."
+        ),
+    ]
 
 
-@endpoint("DELETE", f"{SPACES}/teams/{{teamId}}", 205)
-def remove_space_team(ctx: Ctx) -> Response | None:
-    """Take a team's role on a space away."""
-    return remove(ctx, space_target(ctx, write=True), TEAM)
-
-
-@endpoint("GET", f"{SPACES}/users")
-def list_space_users(ctx: Ctx) -> dict[str, Any]:
-    """The users granted a role on a space."""
-    target = space_target(ctx)
-    return list_page(ctx, GRANT, grants_where(target, USER), lambda g: render_user_grant(ctx, g))
-
-
-@endpoint("PATCH", f"{SPACES}/users/{{userId}}", 204)
-def change_space_user(ctx: Ctx) -> None:
-    """Change the role a user has on a space."""
-    change(ctx, space_target(ctx, write=True), USER, ctx.body_as(RolePatch))
-
-
-@endpoint("DELETE", f"{SPACES}/users/{{userId}}", 205)
-def remove_space_user(ctx: Ctx) -> Response | None:
-    """Take a user's role on a space away."""
-    return remove(ctx, space_target(ctx, write=True), USER)
-
-
-@endpoint("GET", f"{SPACES}/aggregate")
-def list_space_access(ctx: Ctx) -> dict[str, Any]:
-    """Who ends up with access to a space, whatever the source (read only)."""
-    return aggregate(ctx, space_target(ctx), ctx.query_as(AggregateQuery))
-
-
-# -- collections ---------------------------------------------------------------------------------
-
-
-@endpoint("POST", COLLECTIONS, 204)
-def grant_on_collection(ctx: Ctx) -> None:
-    """Give teams or users a role on a collection."""
-    grant(ctx, collection_target(ctx, write=True), ctx.body_as(GrantBody))
-
-
-@endpoint("GET", f"{COLLECTIONS}/teams")
-def list_collection_teams(ctx: Ctx) -> dict[str, Any]:
-    """The teams granted a role on a collection."""
-    target = collection_target(ctx)
-    return list_page(ctx, GRANT, grants_where(target, TEAM), lambda g: render_team_grant(ctx, g))
-
-
-@endpoint("PATCH", f"{COLLECTIONS}/teams/{{teamId}}", 204)
-def change_collection_team(ctx: Ctx) -> None:
-    """Change the role a team has on a collection."""
-    change(ctx, collection_target(ctx, write=True), TEAM, ctx.body_as(RolePatch))
-
-
-@endpoint("DELETE", f"{COLLECTIONS}/teams/{{teamId}}", 205)
-def remove_collection_team(ctx: Ctx) -> Response | None:
-    """Take a team's role on a collection away."""
-    return remove(ctx, collection_target(ctx, write=True), TEAM)
-
-
-@endpoint("GET", f"{COLLECTIONS}/users")
-def list_collection_users(ctx: Ctx) -> dict[str, Any]:
-    """The users granted a role on a collection."""
-    target = collection_target(ctx)
-    return list_page(ctx, GRANT, grants_where(target, USER), lambda g: render_user_grant(ctx, g))
-
-
-@endpoint("PATCH", f"{COLLECTIONS}/users/{{userId}}", 204)
-def change_collection_user(ctx: Ctx) -> None:
-    """Change the role a user has on a collection."""
-    change(ctx, collection_target(ctx, write=True), USER, ctx.body_as(RolePatch))
-
-
-@endpoint("DELETE", f"{COLLECTIONS}/users/{{userId}}", 205)
-def remove_collection_user(ctx: Ctx) -> Response | None:
-    """Take a user's role on a collection away."""
-    return remove(ctx, collection_target(ctx, write=True), USER)
-
-
-@endpoint("GET", f"{COLLECTIONS}/aggregate")
-def list_collection_access(ctx: Ctx) -> dict[str, Any]:
-    """Who ends up with access to a collection, whatever the source (read only)."""
-    return aggregate(ctx, collection_target(ctx), ctx.query_as(AggregateQuery))
-
-
-# -- sites ---------------------------------------------------------------------------------------
-
-
-@endpoint("POST", SITES, 204)
-def grant_on_site(ctx: Ctx) -> None:
-    """Give teams or users a role (or guest access) on a site."""
-    grant(ctx, site_target(ctx, write=True), ctx.body_as(GrantBody))
-
-
-@endpoint("GET", f"{SITES}/teams")
-def list_site_teams(ctx: Ctx) -> dict[str, Any]:
-    """The teams granted a role on a site."""
-    target = site_target(ctx)
-    return list_page(ctx, GRANT, grants_where(target, TEAM), lambda g: render_team_grant(ctx, g))
-
-
-@endpoint("PATCH", f"{SITES}/teams/{{teamId}}", 204)
-def change_site_team(ctx: Ctx) -> None:
-    """Change the role a team has on a site."""
-    change(ctx, site_target(ctx, write=True), TEAM, ctx.body_as(SiteRolePatch))
-
-
-@endpoint("DELETE", f"{SITES}/teams/{{teamId}}", 205)
-def remove_site_team(ctx: Ctx) -> Response | None:
-    """Take a team's role on a site away."""
-    return remove(ctx, site_target(ctx, write=True), TEAM)
-
-
-@endpoint("GET", f"{SITES}/users")
-def list_site_users(ctx: Ctx) -> dict[str, Any]:
-    """The users granted a role on a site."""
-    target = site_target(ctx)
-    return list_page(ctx, GRANT, grants_where(target, USER), lambda g: render_user_grant(ctx, g))
-
-
-@endpoint("PATCH", f"{SITES}/users/{{userId}}", 204)
-def change_site_user(ctx: Ctx) -> None:
-    """Change the role a user has on a site."""
-    change(ctx, site_target(ctx, write=True), USER, ctx.body_as(SiteRolePatch))
-
-
-@endpoint("DELETE", f"{SITES}/users/{{userId}}", 205)
-def remove_site_user(ctx: Ctx) -> Response | None:
-    """Take a user's role on a site away."""
-    return remove(ctx, site_target(ctx, write=True), USER)
-
-
-@endpoint("GET", f"{SITES}/aggregate")
-def list_site_access(ctx: Ctx) -> dict[str, Any]:
-    """Who ends up with access to a site, whatever the source (read only)."""
-    return aggregate(ctx, site_target(ctx), ctx.query_as(SiteAggregateQuery))
+ON_SPACES = GrantsOn("space", SPACES, space_target, RolePatch, AggregateQuery)
+ON_COLLECTIONS = GrantsOn("collection", COLLECTIONS, collection_target, RolePatch, AggregateQuery)
+ON_SITES = GrantsOn(
+    "site", SITES, site_target, SiteRolePatch, SiteAggregateQuery, "a role (or guest access)"
+)
+ENDPOINTS: list[Endpoint] = [
+    ep for on in (ON_SPACES, ON_COLLECTIONS, ON_SITES) for ep in permission_endpoints(on)
+]

@@ -1,0 +1,216 @@
+"""`docform apply` at the terminal (cli/apply.py, cli/common.py, render/apply.py): asking before
+it changes anything, progress, and Ctrl-C in the middle of an apply."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import SEED_FILE
+from planning import plan_json, run
+from terminal import on_a_terminal
+
+SERVE_TOKEN = "tok_apply_cli_9f8e7d6c5b"
+STARTUP_SECONDS = 10.0
+NOT_A_TERMINAL = (
+    "Error: apply asks before it changes anything, and standard input is not a terminal, so "
+    "nobody can answer; nothing was applied. Review the plan above, then run the same command "
+    "with --yes (or apply a reviewed plan: 'docform apply PLANFILE', or --checksum SHA)\n"
+)
+
+
+# -- asking ------------------------------------------------------------------------------------
+
+
+def test_apply_without_yes_and_without_a_terminal_says_yes_is_needed(sandbox, basic):
+    result = run(["apply", basic], sandbox)
+    assert result.exit_code == 1
+    assert result.stderr.endswith(NOT_A_TERMINAL)
+    assert len(plan_json(basic, sandbox)["changes"]) == 14
+
+
+def test_apply_in_a_pipeline_without_yes_says_yes_is_needed(sandbox, basic):
+    env = {**os.environ, "DOCFORM_API_URL": f"sandbox:{sandbox}", "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "docform", "apply", str(basic)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.endswith(NOT_A_TERMINAL)
+    assert "Aborted" not in done.stderr
+
+
+def test_apply_answered_no_changes_nothing(sandbox, basic):
+    result = run(["apply", basic], sandbox, answer="n\n")
+    assert result.exit_code == 1
+    assert result.stderr.endswith("Error: not confirmed: nothing was applied\n")
+    assert len(plan_json(basic, sandbox)["changes"]) == 14
+
+
+# -- progress ------------------------------------------------------------------------------------
+
+
+def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, basic):
+    # Every answer 0.2 s late, so that the bar is drawn while changes are in flight.
+    env = {**os.environ, "DOCFORM_API_URL": f"sandbox:{sandbox}", "COLUMNS": "100"}
+    env |= {"DOCFORM_SANDBOX_FAULTS": "slow:1", "DOCFORM_SANDBOX_SLOW_SECONDS": "0.2"}
+    env.pop("NO_COLOR", None)
+    command = [sys.executable, "-m", "docform", "apply", str(basic), "--yes", "--parallelism", "2"]
+    screen = on_a_terminal(command, env)
+    lines = [line.strip() for line in re.split(r"[\r\n]+", screen) if line.strip()]
+    applying = [line for line in lines if line.startswith("Applying")]
+    assert applying, screen
+    assert re.fullmatch(r"Applying \S+ 14/14 changes \d:\d\d:\d\d", applying[-1]), applying
+    in_flight = [line for line in applying if re.search(r" \d+/14 changes, [12] in flight ", line)]
+    assert in_flight, applying
+    assert lines[-2:] == [applying[-1], "Apply complete: 14 changes made."]
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """A served sandbox answering every request after 400 ms, so that an apply is slow enough
+    to be interrupted in the middle; yields its root URL (read from its --ready-file)."""
+    ready = tmp_path / "sandbox-url"
+    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0"]
+    command += ["--data", str(tmp_path / "served.sqlite"), "--token", SERVE_TOKEN]
+    command += ["--seed", str(SEED_FILE), "--latency-ms", "400", "--ready-file", str(ready)]
+    server = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not ready.exists():
+            assert server.poll() is None and time.monotonic() < deadline, (
+                "the sandbox did not start"
+            )
+            time.sleep(0.02)
+        yield ready.read_text(encoding="utf-8").strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def interrupted_apply(
+    directory: Path, root: str, presses: int, sent: signal.Signals = signal.SIGINT
+) -> tuple[int, str, str]:
+    """``docform apply DIR --yes`` as a process, given Ctrl-C (or ``sent``) ``presses`` times
+    as soon as its first call has finished; returns its exit code, stdout and stderr."""
+    env = {**os.environ, "DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN}
+    command = [sys.executable, "-m", "docform", "apply", str(directory), "--yes"]
+    process = subprocess.Popen(
+        [*command, "--parallelism", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert process.stdout is not None
+    shown = []
+    while not (shown and shown[-1].startswith("ok ")):
+        line = process.stdout.readline()
+        assert line, f"apply ended before its first call: {''.join(shown)}"
+        shown.append(line)
+    for _ in range(presses):
+        process.send_signal(sent)
+        time.sleep(0.05)
+    stdout, stderr = process.communicate(timeout=60)
+    return process.returncode, "".join(shown) + stdout, stderr
+
+
+def changes_left(directory: Path, root: str) -> set[str]:
+    env = {**os.environ, "DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN}
+    done = subprocess.run(
+        [sys.executable, "-m", "docform", "plan", str(directory), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return {f"{c['address']}#{c['action']}" for c in json.loads(done.stdout)["changes"]}
+
+
+def test_ctrl_c_lets_running_changes_finish_and_says_what_is_left(served, basic):
+    code, _, stderr = interrupted_apply(basic, served, presses=1)
+    assert code == 1
+    lines = stderr.splitlines()
+    assert re.fullmatch(
+        r"Stopping: no new change starts; waiting for the \d in flight to finish\. Press Ctrl-C "
+        r"again to abandon them\.",
+        lines[0],
+    ), stderr
+    found = re.fullmatch(r"Apply interrupted: (\d+) done, (\d+) not attempted\.", lines[1])
+    assert found, stderr
+    done, not_attempted = int(found[1]), int(found[2])
+    assert done >= 1 and done + not_attempted == 14
+    listed = {line.removeprefix("  not attempted: ") for line in lines[2:-1]}
+    assert lines[-1] == "Run 'docform plan' to see what remains; apply again to finish."
+    assert changes_left(basic, served) == listed
+    assert "Warning" not in stderr and "Traceback" not in stderr
+
+
+def test_ctrl_c_twice_abandons_the_changes_in_flight_and_names_them(served, basic):
+    code, _, stderr = interrupted_apply(basic, served, presses=2)
+    assert code == 1
+    lines = stderr.splitlines()
+    assert lines[1] == "Abandoning the changes in flight.", stderr
+    found = re.fullmatch(
+        r"Apply interrupted: (\d+) done, (\d+) abandoned in flight, (\d+) not attempted\.",
+        lines[2],
+    )
+    assert found, stderr
+    assert sum(int(n) for n in found.groups()) == 14
+    abandoned = [line for line in lines if line.startswith("  abandoned: ")]
+    assert len(abandoned) == int(found[2])
+    assert (
+        "An abandoned change may have been made in part or in full; the next plan shows what of "
+        "it is left."
+    ) in lines
+    assert "Warning" not in stderr and "Traceback" not in stderr
+
+
+def test_sigterm_from_a_ci_runner_stops_apply_like_ctrl_c(served, basic):
+    code, _, stderr = interrupted_apply(basic, served, presses=1, sent=signal.SIGTERM)
+    assert code == 1
+    assert stderr.startswith("Stopping: no new change starts"), stderr
+    assert re.search(r"^Apply interrupted: \d+ done, \d+ not attempted\.$", stderr, re.M)
+
+
+def test_ctrl_c_while_reading_the_live_organization_says_interrupted(served, basic):
+    """Planning only reads: Ctrl-C cancels the reads, and nothing but one line is printed
+    (no "Aborted.", no warning about a coroutine never awaited)."""
+    env = {**os.environ, "DOCFORM_API_URL": served, "DOCFORM_API_TOKEN": SERVE_TOKEN}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "docform", "plan", str(basic)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not requests_received(served):
+        assert process.poll() is None and time.monotonic() < deadline, "no request came"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert (process.returncode, stdout) == (1, "")
+    assert stderr.strip() == "Interrupted."
+
+
+def requests_received(root: str) -> int:
+    stats = httpx.get(f"{root}/_sandbox/stats", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
+    return int(stats.json()["total"])

@@ -1,0 +1,211 @@
+"""What the example CI posts and publishes around docform's Markdown, run in bash as the
+platforms run it, with docform planning against the example's sandbox: a plan that breaks a
+safety rail is posted with its rails (not as a bare failure), and a plan or drift report too
+long for a comment or an issue is posted summarised, with the whole of it in the job summary
+or the job's artifact and a link to it. `gh` and GitLab's API are stand-ins that keep what
+would be posted."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from planning import seeded_sandbox
+from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
+
+MARKER = "<!-- docform-plan -->"
+RUN_URL = "https://github.example/acme/docs/actions/runs/42"
+JOB_URL = "https://gitlab.example/acme/docs/-/jobs/7"
+GITHUB_LIMIT = 65_536
+SHOW_PLAN = "Show the plan in the job summary and on the pull request (one comment, updated)"
+
+FAKE_GH = """#!/bin/bash
+# gh as the example workflows use it: no earlier comment or issue is found; the file a
+# comment or an issue would be posted from is kept as $POSTED.
+previous=""
+for argument in "$@"; do
+  if [ "$previous" = --body-file ]; then cp "$argument" "$POSTED"; fi
+  previous="$argument"
+done
+"""
+
+# GitLab's API as the example's jobs call it: no earlier note or issue; a note's body or an
+# issue's description is kept as $POSTED, and each call is listed in $CALLS.
+GITLAB_STANDINS = """
+api() {
+  echo "$1 $2" >> "$CALLS"
+  for argument in "$@"; do
+    case "$argument" in body@*|description@*) cp "${argument#*@}" "$POSTED" ;; esac
+  done
+  if [ "$1" = GET ]; then echo '[]'; fi
+}
+plan_note() { :; }
+"""
+
+
+@pytest.fixture
+def acme(tmp_path: Path) -> Path:
+    """A checkout of the example repository."""
+    checkout = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, checkout)
+    return checkout
+
+
+@pytest.fixture
+def ci_env(tmp_path: Path) -> dict[str, str]:
+    """What the CI gives the steps: the sandbox, the run's coordinates, gh's stand-in."""
+    bin_dir = tmp_path / "standins"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(FAKE_GH, encoding="utf-8")
+    (bin_dir / "gh").chmod(0o755)
+    sandbox = seeded_sandbox(tmp_path, EXAMPLE / "sandbox-seed.yaml")
+    return {
+        "PATH": os.pathsep.join([str(bin_dir), str(BIN), os.environ["PATH"]]),
+        "DOCFORM_API_URL": f"sandbox:{sandbox}",
+        "NO_COLOR": "1",
+        "POSTED": str(tmp_path / "posted.md"),
+        "CALLS": str(tmp_path / "calls"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_OUTPUT": str(tmp_path / "github-output"),
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": "acme/docs",
+        "GITHUB_RUN_ID": "42",
+        "PR": "7",
+        "FROM_FORK": "false",
+        "VALIDATE_OUTCOME": "success",
+        "CI_JOB_URL": JOB_URL,
+        "CI_PIPELINE_URL": "https://gitlab.example/acme/docs/-/pipelines/5",
+        "CI_MERGE_REQUEST_IID": "3",
+        "PLAN_MARKER": MARKER,
+        "DRIFT_LABEL": "docform-drift",
+    }
+
+
+def break_the_deletion_rail(acme: Path) -> None:
+    """The plan deletes Dan (prune is on); no deletion is allowed any more."""
+    organization = acme / "manifests" / "organization.yaml"
+    text = organization.read_text(encoding="utf-8")
+    organization.write_text(text.replace("maxDeletions: 5", "maxDeletions: 0"), encoding="utf-8")
+
+
+def invite_many(acme: Path, count: int = 400) -> None:
+    """Enough new members for a plan (and a drift report) longer than a comment allows."""
+    members = "".join(f"  person{n:04}@acme.test: read\n" for n in range(count))
+    (acme / "manifests" / "invites.yaml").write_text(f"members:\n{members}", encoding="utf-8")
+
+
+def read(path: Path | str) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def github_plan(acme: Path, env: dict[str, str]) -> int:
+    """The plan workflow's Plan step, then the step that shows the plan, as after it."""
+    planned = bash_step(step("docform-plan.yml", "Plan")["run"], acme, env)
+    outcome = "success" if planned.returncode == 0 else "failure"
+    shown = bash_step(
+        step("docform-plan.yml", SHOW_PLAN)["run"], acme, env | {"PLAN_OUTCOME": outcome}
+    )
+    assert shown.returncode == 0, shown.stderr
+    return planned.returncode
+
+
+def test_github_posts_a_plan_that_breaks_a_rail_with_its_rails(acme, ci_env):
+    break_the_deletion_rail(acme)
+    assert github_plan(acme, ci_env) == 1
+    posted = read(ci_env["POSTED"])
+    assert posted == f"{MARKER}\n{read(acme / 'plan.md')}"
+    assert "> **Apply will refuse this plan: it breaks 1 safety rail.**\n" in posted
+    assert "- `max-deletions`: the plan deletes 1 objects, more than the 0 allowed" in posted
+    assert "The plan failed" not in posted
+    assert read(ci_env["GITHUB_STEP_SUMMARY"]) == read(acme / "plan-full.md")
+
+
+def test_github_posts_a_long_plan_summarised_and_publishes_the_whole(acme, ci_env):
+    invite_many(acme)
+    assert github_plan(acme, ci_env) == 0
+    whole = read(acme / "plan-full.md")
+    assert len(whole) > GITHUB_LIMIT
+    posted = read(ci_env["POSTED"])
+    assert len(posted) < GITHUB_LIMIT
+    assert posted == (
+        f"{MARKER}\n{read(acme / 'plan.md')}\nThe whole plan: the job summary of "
+        f"[this run]({RUN_URL}) (up to 1 MiB), and `plan-full.md` in its docform-plan artifact.\n"
+    )
+    assert "The whole plan is in `plan-full.md`." in posted
+    assert read(ci_env["GITHUB_STEP_SUMMARY"]) == whole
+
+
+def test_github_posts_a_plan_that_fits_as_it_is(acme, ci_env):
+    assert github_plan(acme, ci_env) == 0
+    assert read(ci_env["POSTED"]) == f"{MARKER}\n{read(acme / 'plan-full.md')}"
+
+
+def gitlab_script(job: str) -> str:
+    """A GitLab job's script with the API stand-ins defined after the job's own helpers, and
+    without the merge of the target branch (the checkout here is no Git repository)."""
+    document = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+    helpers = document[".gitlab-api"]
+    lines = [
+        helpers + GITLAB_STANDINS if line == helpers else line
+        for line in document[job]["script"]
+        if "git fetch" not in line
+    ]
+    return "\n".join(lines)
+
+
+def test_gitlab_posts_a_plan_that_breaks_a_rail_with_its_rails_and_fails_the_job(acme, ci_env):
+    break_the_deletion_rail(acme)
+    done = bash_step(gitlab_script("plan"), acme, ci_env)
+    assert done.returncode == 1
+    assert read(ci_env["CALLS"]) == "POST /merge_requests/3/notes\n"
+    posted = read(ci_env["POSTED"])
+    assert posted == f"{MARKER}\n{read(acme / 'plan.md')}"
+    assert "> **Apply will refuse this plan: it breaks 1 safety rail.**\n" in posted
+
+
+def test_gitlab_posts_a_long_plan_summarised_with_a_link_to_the_whole(acme, ci_env):
+    invite_many(acme)
+    done = bash_step(gitlab_script("plan"), acme, ci_env)
+    assert done.returncode == 0, done.stderr
+    assert len(read(acme / "plan-full.md")) > GITHUB_LIMIT
+    assert read(ci_env["POSTED"]) == (
+        f"{MARKER}\n{read(acme / 'plan.md')}\n"
+        f"The whole plan: [plan-full.md]({JOB_URL}/artifacts/file/plan-full.md).\n"
+    )
+
+
+def test_github_drift_issue_of_a_long_report_links_the_whole(acme, ci_env):
+    invite_many(acme)
+    detected = bash_step(step("docform-drift.yml", "Detect drift", "drift")["run"], acme, ci_env)
+    assert detected.returncode == 0, detected.stderr
+    assert read(ci_env["GITHUB_OUTPUT"]) == "status=2\n"
+    whole = read(acme / "drift-full.md")
+    assert len(whole) > GITHUB_LIMIT
+    assert read(ci_env["GITHUB_STEP_SUMMARY"]) == whole
+    opened = bash_step(
+        step("docform-drift.yml", "Open or update the drift issue", "drift")["run"], acme, ci_env
+    )
+    assert opened.returncode == 0, opened.stderr
+    issue = read(ci_env["POSTED"])
+    assert len(issue) < GITHUB_LIMIT
+    assert issue.startswith(
+        f"{read(acme / 'drift.md')}\nThe whole report: the job summary of [this run]({RUN_URL}) "
+        "(up to 1 MiB), and `drift-full.md` in its docform-drift artifact.\n\n---\nLast checked "
+        f"by [this run]({RUN_URL}) on "
+    )
+
+
+def test_gitlab_drift_issue_of_a_long_report_links_the_whole(acme, ci_env):
+    invite_many(acme)
+    done = bash_step(gitlab_script("drift"), acme, ci_env)
+    assert done.returncode == 0, done.stderr
+    assert read(ci_env["CALLS"]) == "GET /issues?state=opened&labels=docform-drift\nPOST /issues\n"
+    assert len(read(acme / "drift-full.md")) > GITHUB_LIMIT
+    assert read(ci_env["POSTED"]).endswith(
+        f"\nThe whole report: [drift-full.md]({JOB_URL}/artifacts/file/drift-full.md).\n"
+        f"\n---\nLast checked by {ci_env['CI_PIPELINE_URL']}\n"
+    )

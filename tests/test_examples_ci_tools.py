@@ -1,0 +1,361 @@
+"""The example repository's CI and pre-commit definitions, read by the tools a user's platform
+applies to them: check-jsonschema with the GitHub and GitLab schemas it ships (no network),
+pre-commit (`validate-config`, `validate-manifest`, `try-repo`), and the shell steps the CI
+runs around docform (annotations, the job summary, paging through merge request notes), run in
+bash. test_examples_workflows.py runs the docform lines of the same files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import yaml
+
+from docform.manifest import schema_text
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE = ROOT / "examples" / "acme"
+WORKFLOWS = sorted((EXAMPLE / ".github" / "workflows").glob("*.yml"))
+BIN = Path(sys.executable).parent
+READER_TOKEN = "tok_hannah_reader_0123456789"
+ADMIN_TOKEN = "tok_ci_tools_admin_5e6f7a8b"
+STARTUP_SECONDS = 10.0
+
+
+def tool(name: str, *args: Any, cwd: Path = ROOT, env: dict[str, str] | None = None):
+    """A console script of this environment (installed with the dev dependencies)."""
+    return subprocess.run(
+        [str(BIN / name), *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+
+
+# -- the platforms' schemas ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "files"),
+    [
+        ("vendor.github-workflows", WORKFLOWS),
+        ("custom.github-workflows-require-timeout", WORKFLOWS),
+        ("vendor.github-actions", [ROOT / "action.yml"]),
+        ("vendor.gitlab-ci", [EXAMPLE / ".gitlab-ci.yml"]),
+    ],
+)
+def test_ci_files_fit_the_schemas_of_their_platforms(schema: str, files: list[Path]):
+    done = tool("check-jsonschema", "--builtin-schema", schema, *files)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout == "ok -- validation done\n"
+
+
+def ci_shell_scripts() -> dict[str, str]:
+    """Every shell script the example's CI runs, by where it is: each `run:` of the GitHub
+    workflows and the action (expressions `${{ ... }}` made plain words), and each GitLab
+    job's script after the helpers it uses."""
+    scripts = {}
+    for path in [*WORKFLOWS, ROOT / "action.yml"]:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        jobs = document.get("jobs") or {"runs": document["runs"]}
+        for job_name, job in jobs.items():
+            for number, step in enumerate(job["steps"]):
+                if "run" in step:
+                    script = re.sub(r"\$\{\{[^}]*\}\}", "EXPRESSION", step["run"])
+                    scripts[f"{path.name}: {job_name}: step {number + 1}"] = script
+    gitlab = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+    for job_name, job in gitlab.items():
+        if isinstance(job, dict) and "script" in job:
+            script = "\n".join([*job.get("before_script", []), *job["script"]])
+            scripts[f".gitlab-ci.yml: {job_name}"] = script
+    return scripts
+
+
+@pytest.mark.parametrize(("where", "script"), ci_shell_scripts().items())
+def test_ci_shell_passes_shellcheck(where: str, script: str):
+    done = subprocess.run(
+        [str(BIN / "shellcheck"), "--severity=warning", "--shell=bash", "-"],
+        input=script,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, f"{where}\n{done.stdout}"
+
+
+def test_ci_and_hook_files_pass_yamllint():
+    files = [*WORKFLOWS, EXAMPLE / ".gitlab-ci.yml", EXAMPLE / ".pre-commit-config.yaml"]
+    files += [ROOT / "action.yml", ROOT / ".pre-commit-hooks.yaml"]
+    done = tool("yamllint", "--config-data", "relaxed", "--no-warnings", *files)
+    assert (done.returncode, done.stdout) == (0, "")
+
+
+def test_pre_commit_reads_the_hook_definition_and_the_example_config():
+    manifest = tool("pre-commit", "validate-manifest", ".pre-commit-hooks.yaml")
+    assert (manifest.returncode, manifest.stdout, manifest.stderr) == (0, "", "")
+    config = tool("pre-commit", "validate-config", ".pre-commit-config.yaml", cwd=EXAMPLE)
+    assert (config.returncode, config.stdout, config.stderr) == (0, "", "")
+
+
+def test_the_pinned_docform_revision_is_a_commit_with_this_hook_definition():
+    config = yaml.safe_load((EXAMPLE / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    revision = config["repos"][0]["rev"]
+    shown = subprocess.run(
+        ["git", "show", f"{revision}:.pre-commit-hooks.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert shown.returncode == 0, (
+        f"the examples pin docform at {revision}, which is not a commit of this repository: "
+        "pin a commit that has the current .pre-commit-hooks.yaml and action.yml"
+    )
+    assert shown.stdout == (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    for path in [*WORKFLOWS, EXAMPLE / ".gitlab-ci.yml"]:
+        words = path.read_text(encoding="utf-8").split()
+        pins = [word for word in words if "your-org/docform@" in word]
+        assert pins and all(pin.rstrip('"').endswith(f"docform@{revision}") for pin in pins), path
+
+
+@pytest.mark.parametrize(
+    ("manifests", "copy"),
+    [
+        (EXAMPLE / "manifests", EXAMPLE / "schemas"),
+        (ROOT / "examples" / "quickstart", ROOT / "examples" / "quickstart" / "schemas"),
+    ],
+    ids=["acme", "quickstart"],
+)
+def test_each_example_has_a_current_schema_copy_that_its_manifests_point_to(
+    manifests: Path, copy: Path
+):
+    """So that an example copied as a repository of its own keeps its editor support."""
+    schema = copy / "docform.schema.json"
+    # When this fails: make schema
+    assert schema.read_text(encoding="utf-8") == schema_text()
+    for manifest in manifests.glob("*.yaml"):
+        first_line = manifest.read_text(encoding="utf-8").splitlines()[0]
+        target = first_line.removeprefix("# yaml-language-server: $schema=")
+        assert (manifest.parent / target).resolve() == schema, manifest.name
+
+
+# -- pre-commit try-repo -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def example_repository(tmp_path: Path) -> Path:
+    """A copy of examples/acme as a Git repository of its own, as a user would start one."""
+    repository = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, repository)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.test"]
+    subprocess.run([*git, "init", "--quiet"], cwd=repository, check=True)
+    subprocess.run([*git, "add", "--all"], cwd=repository, check=True)
+    subprocess.run([*git, "commit", "--quiet", "-m", "acme"], cwd=repository, check=True)
+    return repository
+
+
+def test_pre_commit_try_repo_runs_the_hook_on_the_example_layout(example_repository, tmp_path):
+    """pre-commit installs docform from this checkout into an environment of its own (that
+    takes the package index, as it does for a user) and runs the hook with its default args."""
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    env.pop("DOCFORM_API_URL", None)
+    command = ["try-repo", ROOT, "docform-validate", "--all-files"]
+    passed = tool("pre-commit", *command, cwd=example_repository, env=env)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "docform validate" in passed.stdout and "Passed" in passed.stdout
+
+    (example_repository / "manifests" / "qa.yaml").write_text("teams: {qa: {titel: QA}}\n")
+    failed = tool("pre-commit", *command, cwd=example_repository, env=env)
+    assert failed.returncode == 1
+    assert (
+        "manifests/qa.yaml:1:14: teams.qa.titel: unknown key 'titel' (did you mean 'title'?)\n"
+    ) in failed.stdout
+
+
+# -- GitHub: the shell around docform ------------------------------------------------------------
+
+
+def step(workflow: str, name: str, job: str = "plan") -> dict[str, Any]:
+    document = yaml.safe_load((EXAMPLE / ".github" / "workflows" / workflow).read_text())
+    return next(s for s in document["jobs"][job]["steps"] if s.get("name") == name)
+
+
+def bash_step(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A GitHub `run:` step as the runner runs it (bash -e), with docform on the PATH."""
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed here (GitHub's runners have it)")
+    full_env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", **env}
+    return subprocess.run(
+        ["bash", "-e", "-c", script], cwd=cwd, env=full_env, capture_output=True, text=True
+    )
+
+
+def test_github_validation_problems_become_annotations_on_their_lines(example_repository):
+    (example_repository / "manifests" / "qa, 100%.yaml").write_text(
+        "# a comment\nteams: {qa: {titel: QA}}\n"
+    )
+    done = bash_step(
+        step("docform-plan.yml", "Validate the manifests")["run"], example_repository, {}
+    )
+    assert done.returncode == 1
+    # In a property, "," ":" and "%" are escaped.
+    assert done.stdout == (
+        "::error file=manifests/qa%2C 100%25.yaml,line=2,col=14,title=docform "
+        "validate::teams.qa.titel: unknown key 'titel' (did you mean 'title'?)\n"
+    )
+
+
+def test_github_fork_gets_the_validation_failure_in_the_job_summary(example_repository):
+    (example_repository / "problems.json").write_text(
+        json.dumps(
+            [
+                {
+                    "file": "manifests/people.yaml",
+                    "line": 3,
+                    "column": 5,
+                    "path": "teams.qa.titel",
+                    "message": "unknown key 'titel' (did you mean 'title'?)",
+                }
+            ]
+        )
+    )
+    summary = example_repository / "summary.md"
+    env = {
+        "FROM_FORK": "true",
+        "VALIDATE_OUTCOME": "failure",
+        "PLAN_OUTCOME": "skipped",
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": "acme/docs",
+        "GITHUB_RUN_ID": "42",
+        "PR": "7",
+    }
+    script = step(
+        "docform-plan.yml",
+        "Show the plan in the job summary and on the pull request (one comment, updated)",
+    )["run"]
+    done = bash_step(script, example_repository, env)
+    assert done.returncode == 0, done.stderr
+    assert summary.read_text(encoding="utf-8") == (
+        "### docform plan\n\n:x: **The manifests are not valid**, so nothing was planned "
+        "([log](https://github.example/acme/docs/actions/runs/42)):\n\n```text\n"
+        "manifests/people.yaml:3:5: teams.qa.titel: unknown key 'titel' (did you mean "
+        "'title'?)\n```\n"
+    )
+
+
+# -- GitLab: the plan note, found on any page ----------------------------------------------------
+
+
+class FakeNotes(BaseHTTPRequestHandler):
+    """GitLab's merge request notes API, newest first, 100 a page, with X-Next-Page."""
+
+    notes: ClassVar[list[dict[str, Any]]] = []
+    tokens_seen: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        query = parse_qs(urlsplit(self.path).query)
+        assert urlsplit(self.path).path == "/api/v4/projects/7/merge_requests/3/notes"
+        assert query["sort"] == ["desc"] and query["per_page"] == ["100"]
+        page = int(query["page"][0])
+        self.tokens_seen.append(self.headers["PRIVATE-TOKEN"])
+        items = self.notes[(page - 1) * 100 : page * 100]
+        body = json.dumps(items).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("X-Next-Page", str(page + 1) if page * 100 < len(self.notes) else "")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_gitlab() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeNotes)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/api/v4"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_gitlab_finds_the_plan_note_behind_hundreds_of_newer_notes(fake_gitlab, tmp_path):
+    marker = "<!-- docform-plan -->"
+    FakeNotes.notes = [{"id": 1000 - n, "body": f"looks good {n}"} for n in range(250)]
+    FakeNotes.notes.insert(230, {"id": 17, "body": f"{marker}\nPlan ... checksum `abc`"})
+    FakeNotes.tokens_seen = []
+    helpers = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text())[".gitlab-api"]
+    env = {
+        **os.environ,
+        "CI_API_V4_URL": fake_gitlab,
+        "CI_PROJECT_ID": "7",
+        "GITLAB_API_TOKEN": "glpat-test",
+        "PLAN_MARKER": marker,
+    }
+    for field, expected in [("id", "17\n"), ("body", f"{marker}\nPlan ... checksum `abc`\n")]:
+        done = subprocess.run(
+            ["bash", "-e", "-c", f"{helpers}\nplan_note 3 {field}"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
+    assert FakeNotes.tokens_seen == ["glpat-test"] * 6  # three pages, twice
+
+
+# -- the two tokens ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def served_acme(tmp_path: Path) -> Iterator[str]:
+    """The example's sandbox, served, with a token of a member who has the read role: only a
+    served sandbox lets a token act as its user (in-process, every token is an admin)."""
+    ready = tmp_path / "sandbox-url"
+    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0", "-q"]
+    command += ["--data", str(tmp_path / "acme.sqlite"), "--token", ADMIN_TOKEN]
+    seed = tmp_path / "seed.yaml"
+    reader = f"  - {{token: {READER_TOKEN}, user: u_hannah}}  # Hannah has the read role\n"
+    seed.write_text((EXAMPLE / "sandbox-seed.yaml").read_text(encoding="utf-8") + reader)
+    command += ["--seed", str(seed), "--ready-file", str(ready)]
+    server = subprocess.Popen(command)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not ready.exists():
+            assert server.poll() is None and time.monotonic() < deadline, "no sandbox"
+            time.sleep(0.02)
+        yield ready.read_text(encoding="utf-8").strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_a_reader_token_cannot_plan_since_saml_providers_need_an_admin(served_acme: str):
+    """Why docs/ci.md asks for an admin's token for plans too, though a different one: every
+    plan reads the SAML providers (managed or not, to list the unmanaged), and reading them
+    takes an admin."""
+    env = {**os.environ, "DOCFORM_API_URL": served_acme, "DOCFORM_API_TOKEN": READER_TOKEN}
+    planned = tool("docform", "plan", EXAMPLE / "manifests", "-q", env=env)
+    assert planned.returncode == 1
+    assert "GET /orgs/org_acme/saml failed: 403" in planned.stderr
+    env["DOCFORM_API_TOKEN"] = ADMIN_TOKEN
+    assert tool("docform", "plan", EXAMPLE / "manifests", "-q", env=env).returncode == 0
