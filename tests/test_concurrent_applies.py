@@ -17,8 +17,7 @@ from docform.api import ApiClient
 from docform.manifest import load_manifest_set
 from docform.workflow.apply_lock import lock_path
 from docform.workflow.run import apply_changes, plan_manifests
-from planning import live_api, run, write_manifests
-from test_sandbox_faults import TOKEN, served
+from planning import SERVE_TOKEN, live_api, run, served_sandbox, write_manifests
 
 TEAMS = """\
 organization: {id: org_acme}
@@ -115,9 +114,9 @@ def test_the_live_objects_of_a_kind_are_read_once_before_its_creates(
 
 def test_two_applies_started_at_once_create_nothing_twice(tmp_path):
     manifests = write_manifests(tmp_path / "m", TEAMS)
-    env = {**os.environ, "DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1",
+    env = {**os.environ, "DOCFORM_API_TOKEN": SERVE_TOKEN, "NO_COLOR": "1",
            "DOCFORM_LOCK_DIR": str(tmp_path / "locks")}  # fmt: skip
-    with served(tmp_path / "served.sqlite", "--latency-ms", "100") as (root, _):
+    with served_sandbox(tmp_path / "served.sqlite", "--latency-ms", "100") as (root, _):
         env["DOCFORM_API_URL"] = root
         command = [sys.executable, "-m", "docform", "apply", str(manifests), "--yes"]
         applies = [
@@ -147,6 +146,6 @@ def test_two_applies_started_at_once_create_nothing_twice(tmp_path):
 def live(root: str, route: str) -> list[str]:
     import httpx
 
-    headers = {"Authorization": f"Bearer {TOKEN}"}
+    headers = {"Authorization": f"Bearer {SERVE_TOKEN}"}
     answer = httpx.get(f"{root}/v1/orgs/org_acme/{route}", headers=headers).json()
     return sorted(item["title"] for item in answer["items"])
