@@ -278,7 +278,8 @@ class _Runner:
         """One call and its status; a create whose answer was lost is looked for before it is
         sent again (found so, it has no status of its own: None)."""
         try:
-            return await self.client.answered(doc["method"], doc["path"], json=body)
+            retry = change.calls[i].retry
+            return await self.client.answered(doc["method"], doc["path"], json=body, retry=retry)
         except DocformError as exc:
             if not (change.action == "create" and i == 0 and _answer_lost(exc)):
                 raise
