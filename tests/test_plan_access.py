@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from docform.sandbox.seed import apply_seed, load_seed_file
 from planning import (
     actions,
     apply,
@@ -22,6 +23,7 @@ from planning import (
     calls,
     change,
     live_api,
+    open_store,
     plan_json,
     plan_request_count,
     run,
@@ -466,3 +468,60 @@ def test_export_writes_access_and_plans_nothing_after(
     sites = yaml.safe_load((exported / "sites.yaml").read_text(encoding="utf-8"))
     assert sites["sites"]["acme-docs"]["access"] == {"users": {"erin@acme.test": "admin"}}
     assert_converged(exported, sandbox)
+
+
+def test_export_leaves_out_the_access_of_an_object_shared_with_a_user_without_an_email(
+    sandbox: Path, tmp_path: Path, arranged: dict[str, str]
+) -> None:
+    # Written without that grant, the access would tell the next apply to remove it.
+    seed = tmp_path / "dana.yaml"
+    seed.write_text(
+        "organizations: [{id: org_acme, title: Acme, "
+        "members: [{id: u_dana, displayName: Dana, role: read}]}]\n",
+        encoding="utf-8",
+    )
+    with open_store(sandbox) as store:
+        apply_seed(store, load_seed_file(seed))
+    base = f"/spaces/{arranged['handbook']}"
+    grant(sandbox, base, "edit", teams=[arranged["platform"]])
+    grant(sandbox, base, "read", users=["u_dana"])
+    exported = tmp_path / "exported"
+    result = run(["export", "org_acme", exported], sandbox)
+    assert result.exit_code == 0, result.output
+    content = yaml.safe_load((exported / "content.yaml").read_text(encoding="utf-8"))
+    assert "access" not in content["spaces"]["handbook"]
+    assert (
+        "spaces.handbook.access left out (not managed): it refers to user without an email "
+        "u_dana, which cannot be named in the manifests"
+    ) in result.output
+
+
+def test_docform_lock_records_the_objects_not_their_grants(
+    sandbox: Path, manifests: Path, arranged: dict[str, str]
+) -> None:
+    write_manifests(
+        manifests,
+        HEAD + "spaces:\n  handbook: {title: Handbook, access: {teams: {platform: edit}}}\n",
+    )
+    apply(manifests, sandbox)
+    lock = (manifests / "docform.lock").read_text(encoding="utf-8")
+    assert f"space.handbook: {arranged['handbook']}" in lock
+    assert ".access." not in lock
+
+
+def test_ignore_sets_the_grants_of_an_object_aside(
+    sandbox: Path, manifests: Path, arranged: dict[str, str]
+) -> None:
+    grant(sandbox, f"/spaces/{arranged['handbook']}", "admin", users=["u_erin"])
+    write_manifests(
+        manifests,
+        'docform: {ignore: ["space.handbook.access.*"]}\n'
+        + HEAD
+        + "spaces:\n  handbook: {title: Handbook, access: {teams: {platform: edit}}}\n",
+    )
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == []
+    assert [(i["item"], i["address"]) for i in plan["ignored"]] == [
+        ("unmanaged", "space.handbook.access.user.erin@acme.test"),
+        ("change", "space.handbook.access.team.platform"),
+    ]
