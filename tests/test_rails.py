@@ -235,9 +235,9 @@ def test_get_user_is_retried_after_a_transient_failure(tmp_path, sandbox, monkey
 
 
 NO_USER_NOTE = (
-    "Note: the API token belongs to no user (GET /user answered 404, as for an integration's "
-    "token), so it holds no membership to lose: the own-membership rail had nothing to refuse "
-    "in the 2 changes that remove or demote a membership\n"
+    "Note: the API token belongs to no user (an integration's token, say), so it holds no "
+    "membership to lose: the own-membership rail had nothing to refuse in the 2 changes that "
+    "remove or demote a membership\n"
 )
 
 
