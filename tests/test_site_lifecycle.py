@@ -93,6 +93,7 @@ def test_a_new_site_is_created_set_up_and_published_with_its_new_spaces_in_one_a
         ("site.help", "create"),
         ("site.help.space.guide", "create"),
         ("site.help.space.faq", "create"),
+        ("site.help.space.faq", "reorder"),  # both created at once: order set afterwards
     ]
     new_site = f"{SITES}/${{site.help.id}}"
     assert calls(change(plan, "site.help")) == [
@@ -104,11 +105,11 @@ def test_a_new_site_is_created_set_up_and_published_with_its_new_spaces_in_one_a
         ),
         ("POST", f"{new_site}/publish", None),
     ]
-    faq = change(plan, "site.help.space.faq")
+    faq = change(plan, "site.help.space.faq", "create")
     assert calls(faq)[-1] == (
         "PATCH",
         new_site,
-        {"defaultSiteSpace": "${site.help.space.faq.id}"},
+        {"defaultSiteSpace": {"$placeholder": "site.help.space.faq.id"}},
     )
     assert {"site.help#create", "space.faq#create"} <= set(faq["depends_on"])
     apply_and_converge(manifests, sandbox)
@@ -240,7 +241,7 @@ def test_a_proxy_with_a_scheme_is_a_located_validation_error(
     result = run(["validate", manifests], sandbox)
     assert result.exit_code == 1
     assert (
-        f"{manifests / 'main.yaml'}:5:12: sites.docs.proxy: must be a host and path without a "
+        f"{manifests / 'main.yaml'}:5:5: sites.docs.proxy: must be a host and path without a "
         "scheme, such as 'example.com/docs' (not 'https://acme.test/docs')"
     ) in result.output
 
@@ -382,7 +383,7 @@ def test_a_site_with_sections_lives_from_creation_to_deletion(
     dev = site_titled(sandbox, "Developers")
     assert dev["published"] is True
     sections = live_api(sandbox, "GET", f"{SITES}/{dev['id']}/sections")["items"]
-    assert [(s["path"], s["default"]) for s in sections] == [("start", False), ("api", True)]
+    assert {s["path"]: s["default"] for s in sections} == {"start": False, "api": True}
 
     doc["sites"]["dev"] |= {"published": False, "visibility": "unlisted"}
     write(manifests, doc)

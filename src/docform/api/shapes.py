@@ -120,6 +120,8 @@ ITEM_SHAPES: dict[str, Mapping[str, Field]] = {
         "visibility": OPTIONAL_TEXT,
         "basename": OPTIONAL_TEXT,
         "defaultLevel": may(str, NULL),
+        "published": may(bool),
+        "proxy": may(dict, shape={"origin": need(str)}),
     },
     "/orgs/*/sites/*/section-groups": {
         "id": ID,
