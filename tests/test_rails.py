@@ -215,7 +215,13 @@ def test_the_own_membership_check_fails_closed_when_get_user_keeps_failing(
     manifests = write_manifests(tmp_path / "m", PRUNE_MEMBERS + "  alice@acme.test: admin\n")
     result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
     assert result.exit_code == 1
-    assert "GET /user failed" in result.stderr
+    assert result.stderr == (
+        "Error: nothing was applied: the own-membership rail could not tell which user the API "
+        "token belongs to, and the plan removes or demotes 2 memberships: GET /user failed after "
+        "6 attempts: "
+        "503 Service unavailable (fault injected by the sandbox). The service failed; try again "
+        "later.\n"
+    )
     members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
     assert sorted(m["id"] for m in members) == ["u_alice", "u_bob", "u_erin"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docform.engine.plan import Plan
-from docform.errors import DocformError
+from docform.errors import DocformError, ServiceCallError
 from docform.paths import UnsafePathError, path_segments
 
 SHARE_FLOOR = 10
@@ -219,7 +219,14 @@ async def check_caller(plan: Plan, kinds: Sequence[Any], client: Any) -> CallerC
         risky = kind.risky_for_caller([c for c in plan.changes if c.kind == kind.name])
         if not risky:
             continue
-        caller = await kind.identify_caller(client)
+        try:
+            caller = await kind.identify_caller(client)
+        except ServiceCallError as error:
+            raise RailError(
+                "nothing was applied: the own-membership rail could not tell which user the API "
+                f"token belongs to, and the plan removes or demotes {len(risky)} "
+                f"{_memberships(len(risky))}: {error}"
+            ) from error
         if caller is None:
             check.notes.append(
                 "the API token belongs to no user (an integration's token, say), so it holds "
@@ -242,3 +249,7 @@ async def check_caller(plan: Plan, kinds: Sequence[Any], client: Any) -> CallerC
 
 def _changes(count: int) -> str:
     return "change" if count == 1 else "changes"
+
+
+def _memberships(count: int) -> str:
+    return "membership" if count == 1 else "memberships"
