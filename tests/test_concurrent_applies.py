@@ -124,15 +124,24 @@ def test_two_applies_started_at_once_create_nothing_twice(tmp_path):
             subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for _ in range(2)
         ]
-        outcomes = [(p.wait(timeout=120), p.stderr.read().decode()) for p in applies]
+        outcomes = [
+            (p.wait(timeout=120), p.stderr.read().decode(), p.stdout.read().decode())
+            for p in applies
+        ]
         teams = live(root, "teams")
         collections = live(root, "collections")
     assert teams == ["Docs", "Platform"], outcomes
     assert collections == ["Handbook"], outcomes
-    assert sorted(code for code, _ in outcomes) == [0, 1], outcomes
-    refused = next(err for code, err in outcomes if code == 1)
-    assert "another docform apply" in refused or "not created: a live" in refused, refused
-    assert CANARY_TOKEN not in "".join(err for _, err in outcomes)
+    codes = sorted(code for code, _, _ in outcomes)
+    if codes == [0, 0]:
+        # On a loaded machine the second apply may only start planning once the first is done:
+        # then it has nothing to do, which is no race at all.
+        assert any("No changes" in out for _, _, out in outcomes), outcomes
+    else:
+        assert codes == [0, 1], outcomes
+        refused = next(err for code, err, _ in outcomes if code == 1)
+        assert "another docform apply" in refused or "not created: a live" in refused, refused
+    assert CANARY_TOKEN not in "".join(err + out for _, err, out in outcomes)
 
 
 def live(root: str, route: str) -> list[str]:
