@@ -162,6 +162,7 @@ ITEM_SHAPES: dict[str, Mapping[str, Field]] = {
         "label": need(str),
         "entityID": OPTIONAL_TEXT,
         "ssoURL": OPTIONAL_TEXT,
+        "certificate": OPTIONAL_TEXT,
         "defaultTeam": may(dict, NULL, shape={"id": ID}),
         "defaultRole": may(str, NULL),
     },
