@@ -175,7 +175,14 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         }
         for g in range(shape.section_groups)
     }
-    return {"id": SITE_ID, "title": "Bench Docs", "sectionGroups": groups, "sections": sections}
+    return {
+        "id": SITE_ID,
+        "title": "Bench Docs",
+        "published": True,  # read from the site list: no request of its own
+        "proxy": "bench.test/docs",
+        "sectionGroups": groups,
+        "sections": sections,
+    }
 
 
 def _give_access(org: Org, rng: random.Random) -> None:

@@ -59,6 +59,8 @@ class ApplyReport:
     interrupted: bool = False
     verification: Any = None
     """What reading back the changed kinds found (`docform.workflow.verify.Verification`)."""
+    notes: list[str] = field(default_factory=list)
+    """What the apply has to tell beyond its changes (why a rail had nothing to check)."""
 
     @property
     def ok(self) -> bool:
