@@ -525,3 +525,25 @@ def test_ignore_sets_the_grants_of_an_object_aside(
         ("unmanaged", "space.handbook.access.user.erin@acme.test"),
         ("change", "space.handbook.access.team.platform"),
     ]
+
+
+def test_a_new_site_is_created_before_its_grants(sandbox: Path, manifests: Path) -> None:
+    write_manifests(
+        manifests,
+        HEAD + "sites:\n  help: {title: Help Center, access: {teams: {support: admin}}}\n",
+    )
+    plan = plan_json(manifests, sandbox)
+    created = change(plan, "site.help.access.team.support", "create")
+    assert calls(created) == [
+        (
+            "POST",
+            f"{ORG_PATH}/sites/${{site.help.id}}/permissions",
+            {"role": "admin", "teams": [{"$placeholder": "team.support.id"}]},
+        )
+    ]
+    assert created["depends_on"] == ["site.help#create", "team.support#create"]
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    sites = live_api(sandbox, "GET", f"{ORG_PATH}/sites")["items"]
+    help_site = next(site["id"] for site in sites if site["title"] == "Help Center")
+    assert grants(sandbox, f"{ORG_PATH}/sites/{help_site}")["teams"] == {"Support": "admin"}
