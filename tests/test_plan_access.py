@@ -547,3 +547,27 @@ def test_a_new_site_is_created_before_its_grants(sandbox: Path, manifests: Path)
     sites = live_api(sandbox, "GET", f"{ORG_PATH}/sites")["items"]
     help_site = next(site["id"] for site in sites if site["title"] == "Help Center")
     assert grants(sandbox, f"{ORG_PATH}/sites/{help_site}")["teams"] == {"Support": "admin"}
+
+
+def test_a_deleted_space_is_restored_before_its_grants_are_given(
+    sandbox: Path, manifests: Path, arranged: dict[str, str]
+) -> None:
+    live_api(sandbox, "DELETE", f"/spaces/{arranged['handbook']}")
+    write_manifests(
+        manifests,
+        HEAD
+        + "spaces:\n"
+        + f"  handbook: {{id: {arranged['handbook']}, title: Handbook, "
+        + "access: {teams: {platform: edit}}}\n",
+    )
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == [
+        ("space.handbook", "restore"),
+        ("space.handbook.access.team.platform", "create"),
+    ]
+    assert change(plan, "space.handbook.access.team.platform")["depends_on"] == [
+        "space.handbook#restore"
+    ]
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    assert grants(sandbox, f"/spaces/{arranged['handbook']}")["teams"] == {"Platform": "edit"}

@@ -94,6 +94,8 @@ class Kind:
 
     name: ClassVar[str]
     """Address prefix and the ``kind`` of plan changes: ``team``, ``space``..."""
+    plural: ClassVar[str] = ""
+    """How messages name several objects of this kind; ``{name}s`` when empty."""
     prune_setting: ClassVar[str | None]
     """Key of ``docform.prune`` that allows deleting unmanaged objects of this kind; None for a
     kind read only inside entries that list all of its objects there (an object's ``access``),

@@ -61,7 +61,7 @@ async def _read_kind(kind: Kind, reader: LiveReader, wanted: Sequence[str]) -> l
         return await kind.read(reader, wanted)
     except ServiceCallError as exc:
         raise ReadError(
-            f"reading the live {kind.name}s failed, so no plan was made: {exc}"
+            f"reading the live {kind.plural or kind.name + 's'} failed, so no plan was made: {exc}"
         ) from None
 
 

@@ -71,8 +71,11 @@ class AccessKind(Kind):
     """
 
     name = "access"
+    plural = "access grants"
     prune_setting = None
     references = ("space", "collection", "site", "team", "member")
+    # Members too: what the grants are on must be matched before they are read, and a space is
+    # matched after the members its merge rules name.
     read_after = ("member", "collection", "space", "site")
     null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     renamable = False
@@ -85,25 +88,22 @@ class AccessKind(Kind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The teams' and the users' grants of each live object whose entry writes ``access``
         (of every object when exporting, with no manifests)."""
-        targets = [
-            (on, raw["id"])
+        lists = [
+            (on, raw["id"], principal)
             for on in ON
             for raw in reader.managed(on)
-            if _writes_access(reader.entry(on, raw["id"]))
+            # A deleted space that the plan restores answers 404 until then; its grants stay.
+            if _writes_access(reader.entry(on, raw["id"])) and not raw.get("deletedAt")
+            for principal in PRINCIPALS
         ]
-        lists = await asyncio.gather(
-            *(
-                reader.list(self.name, f"{self._path(on, on_id)}/{principal}s")
-                for on, on_id in targets
-                for principal in PRINCIPALS
-            )
+        answers = await asyncio.gather(
+            *(reader.list(self.name, f"{self._path(on, on_id)}/{who}s") for on, on_id, who in lists)
         )
-        grants = []
-        for (on, on_id, principal), items in zip(
-            [(on, i, p) for on, i in targets for p in PRINCIPALS], lists, strict=True
-        ):
-            grants += [_tagged(item, on, on_id, principal) for item in items]
-        return grants
+        return [
+            _tagged(item, *listed)
+            for listed, items in zip(lists, answers, strict=True)
+            for item in items
+        ]
 
     # -- manifest and live side ---------------------------------------------------------------
 
