@@ -28,10 +28,12 @@ import httpx
 
 from docform.api import ApiClient
 from docform.engine.apply import apply_plan
-from docform.engine.run import check_safety, make_plan, recover_by_planning
-from docform.engine.saved import secret_resolver
+from docform.kinds.registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.render import render_text
+from docform.workflow.connect import Client
+from docform.workflow.run import check_safety, make_plan, recover_by_planning
+from docform.workflow.saved import secret_resolver
 
 TEAM_MEMBERS = re.compile(r"^/v1/orgs/[^/]+/teams/[^/]+/members$")
 PER_OBJECT_PARALLELISM = 10
@@ -57,7 +59,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
 def open_client(url: str, seen: Counter[str], **options: Any) -> ApiClient:
     transport = RecordingTransport(httpx.AsyncHTTPTransport(), seen)
     token = os.environ["DOCFORM_API_TOKEN"]
-    return ApiClient(url, token, transport=transport, **options)
+    return Client(url, token, transport=transport, **options)
 
 
 def call_report(seen: Counter[str], client: ApiClient) -> dict[str, Any]:
@@ -116,6 +118,7 @@ async def run_apply(directory: str, url: str) -> dict[str, Any]:
             parallelism=manifests.settings.limits.parallelism,
             resolve_secret=secret_resolver(manifests),
             recover=recover,
+            kinds=build_kinds(manifests.organization.id),
         )
     applied = {
         "wall_s": time.monotonic() - started,

@@ -24,10 +24,10 @@ import uvicorn
 from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
-from docform.api import ApiClient
 from docform.cli import cli
 from docform.sandbox import Store
 from docform.sandbox.seed import apply_seed, load_seed_file
+from docform.workflow.connect import Client
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SEED_FILE = FIXTURES / "seed.yaml"
@@ -138,7 +138,7 @@ def live_api(sandbox: Path, method: str, path: str, body: Any = None) -> Any:
     """One API call (``/orgs/org_acme``-style path) through docform's ``ApiClient``."""
 
     async def call() -> Any:
-        async with ApiClient(f"sandbox:{sandbox}") as client:
+        async with Client(f"sandbox:{sandbox}") as client:
             return await client.request(method, path, json=body)
 
     return asyncio.run(call())

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from docform.api import ApiClient
 from docform.sandbox.openapi_description import openapi_description
+from docform.workflow.connect import Client
 
 SCHEMAS = openapi_description()["components"]["schemas"]
 TIME = "2026-01-02T03:04:05.000Z"
@@ -220,7 +220,7 @@ def read_through_client(path: str, answer: dict[str, Any]) -> Any:
 
     async def read() -> Any:
         transport = httpx.MockTransport(service)
-        async with ApiClient("https://service.test", "tok_fields_0123456789",
+        async with Client("https://service.test", "tok_fields_0123456789",
                              transport=transport, read_only=True) as client:  # fmt: skip
             if path in OBJECT_ROUTES:
                 return await client.get(path)

@@ -16,7 +16,6 @@ from docform.api import (
     ApiStatusError,
     MalformedAnswerError,
     ReadOnlyError,
-    SandboxTransport,
     resolve_api_url,
     route_of,
 )
@@ -24,6 +23,8 @@ from docform.errors import DocformError
 from docform.sandbox import Store
 from docform.sandbox.http import timestamp
 from docform.sandbox.seed import apply_seed, load_seed_file, member_document, user_document
+from docform.sandbox.transport import SandboxTransport
+from docform.workflow.connect import Client
 
 pytestmark = pytest.mark.anyio
 WRONG_TOKEN = "tok_wrong_9f8e7d6c5b4a"
@@ -41,7 +42,7 @@ def sandbox_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def client(sandbox_file: Path) -> AsyncIterator[ApiClient]:
-    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, backoff_base=0.01) as api:
+    async with Client(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, backoff_base=0.01) as api:
         yield api
 
 
@@ -54,7 +55,7 @@ async def sandbox_stats(api: ApiClient) -> dict[str, Any]:
 def as_user(sandbox_file: Path, token: str, **options: Any) -> ApiClient:
     """A client whose token the sandbox checks against its seeded tokens, not as an admin."""
     transport = SandboxTransport(sandbox_file)
-    return ApiClient("https://api.sandbox.test", token, transport=transport, **options)
+    return Client("https://api.sandbox.test", token, transport=transport, **options)
 
 
 # -- answers -----------------------------------------------------------------------------------
@@ -161,7 +162,7 @@ async def test_list_all_on_an_object_is_a_malformed_answer(client: ApiClient) ->
 async def test_read_only_client_refuses_changes_before_sending(
     sandbox_file: Path, method: str
 ) -> None:
-    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
+    async with Client(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
         with pytest.raises(ReadOnlyError) as caught:
             await api.request(method, f"/orgs/{ORG}", json={"title": "Changed"})
         stats = await sandbox_stats(api)
@@ -175,7 +176,7 @@ async def test_read_only_client_refuses_changes_before_sending(
 async def test_read_only_transport_refuses_changes_that_bypass_the_client(
     sandbox_file: Path,
 ) -> None:
-    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
+    async with Client(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
         with pytest.raises(ReadOnlyError) as caught:
             await api.http.patch(f"orgs/{ORG}", json={"title": "Changed"})
         stats = await sandbox_stats(api)
@@ -186,7 +187,7 @@ async def test_read_only_transport_refuses_changes_that_bypass_the_client(
 
 
 async def test_read_only_client_reads(sandbox_file: Path) -> None:
-    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
+    async with Client(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN, read_only=True) as api:
         orgs = await api.list_all("/orgs")
     assert sorted(org["id"] for org in orgs) == ["org_acme", "org_other"]
 
@@ -208,7 +209,7 @@ def add_members(sandbox_file: Path, count: int) -> set[str]:
 
 async def test_list_all_reads_2500_members_each_exactly_once(sandbox_file: Path) -> None:
     added = add_members(sandbox_file, 2500)
-    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN) as api:
+    async with Client(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN) as api:
         members = await api.list_all(f"/orgs/{ORG}/members")
     ids = [m["id"] for m in members]
     assert len(ids) == 2503
@@ -218,7 +219,7 @@ async def test_list_all_reads_2500_members_each_exactly_once(sandbox_file: Path)
 
 async def test_list_all_keeps_the_callers_filters_on_every_page(sandbox_file: Path) -> None:
     add_members(sandbox_file, 1200)
-    async with ApiClient(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN) as api:
+    async with Client(f"sandbox:{sandbox_file}", SANDBOX_ADMIN_TOKEN) as api:
         admins = await api.list_all(f"/orgs/{ORG}/members", {"role": "admin"})
         readers = await api.list_all(f"/orgs/{ORG}/members", {"role": "read"})
     assert [m["id"] for m in admins] == ["u_alice"]
@@ -250,7 +251,7 @@ def test_route_of_replaces_ids_after_list_names() -> None:
 
 async def test_from_env_reads_url_and_token(sandbox_file: Path) -> None:
     environ = {"DOCFORM_API_URL": f"sandbox:{sandbox_file}", "DOCFORM_API_TOKEN": EDITOR_TOKEN}
-    async with ApiClient.from_env(environ=environ) as api:
+    async with Client.from_env(environ=environ) as api:
         with pytest.raises(ApiStatusError) as caught:
             await api.get(f"/orgs/{ORG}/members/nobody")
     # The sandbox trusts the configured token as an admin, so this is a 404, not a 403.
@@ -258,14 +259,14 @@ async def test_from_env_reads_url_and_token(sandbox_file: Path) -> None:
 
 
 async def test_sandbox_url_without_token_uses_the_local_token(sandbox_file: Path) -> None:
-    async with ApiClient.from_env(environ={"DOCFORM_API_URL": f"sandbox:{sandbox_file}"}) as api:
+    async with Client.from_env(environ={"DOCFORM_API_URL": f"sandbox:{sandbox_file}"}) as api:
         org = await api.get(f"/orgs/{ORG}")
     assert org["permissions"]["admin"] is True
 
 
 def test_from_env_without_url_says_what_to_set() -> None:
     with pytest.raises(ApiConfigError) as caught:
-        ApiClient.from_env(environ={})
+        Client.from_env(environ={})
     assert str(caught.value) == (
         "DOCFORM_API_URL is not set: set it to the service's root URL (https://api.example.com) "
         "or to sandbox:FILE.sqlite for the built-in sandbox."
@@ -274,7 +275,7 @@ def test_from_env_without_url_says_what_to_set() -> None:
 
 def test_real_url_without_token_says_what_to_set() -> None:
     with pytest.raises(ApiConfigError) as caught:
-        ApiClient.from_env(environ={"DOCFORM_API_URL": "https://api.example.test"})
+        Client.from_env(environ={"DOCFORM_API_URL": "https://api.example.test"})
     assert str(caught.value) == (
         "DOCFORM_API_TOKEN is not set: set it to an API token of a member of the organization "
         "(docform never takes the token as a command-line argument)."
@@ -284,7 +285,7 @@ def test_real_url_without_token_says_what_to_set() -> None:
 def test_missing_sandbox_file_says_how_to_create_it(tmp_path: Path) -> None:
     missing = tmp_path / "none.sqlite"
     with pytest.raises(ApiConfigError) as caught:
-        ApiClient(f"sandbox:{missing}")
+        Client(f"sandbox:{missing}")
     assert str(caught.value) == (
         f"the sandbox file {missing} does not exist: create it with "
         f"'docform sandbox seed --data {missing} SEED.yaml'."
@@ -299,7 +300,7 @@ def test_api_url_is_the_service_root_and_v1_is_appended() -> None:
 
 def test_plain_http_to_a_remote_host_is_refused() -> None:
     with pytest.raises(ApiConfigError) as caught:
-        ApiClient("http://user:pw@api.example.test", "tok_secret_123")
+        Client("http://user:pw@api.example.test", "tok_secret_123")
     assert str(caught.value) == (
         "DOCFORM_API_URL 'http://***@api.example.test' is plain http: docform sends the API "
         "token over https only (plain http is accepted for loopback addresses); use https://."
@@ -307,7 +308,7 @@ def test_plain_http_to_a_remote_host_is_refused() -> None:
 
 
 def test_client_repr_masks_url_credentials() -> None:
-    api = ApiClient(
+    api = Client(
         "https://bot:pw@api.example.test", "tok_secret_123", transport=httpx.MockTransport(None)
     )
     assert (

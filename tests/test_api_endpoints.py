@@ -21,12 +21,14 @@ import httpx
 import pytest
 
 from conftest import ADMIN_TOKEN, ORG, SANDBOX_ADMIN_TOKEN, SEED_FILE
-from docform.api import ApiClient, ApiStatusError, SandboxTransport
+from docform.api import ApiClient, ApiStatusError
 from docform.api.urls import API_PREFIX
 from docform.sandbox import Store
 from docform.sandbox.http import Endpoint
 from docform.sandbox.routes import ENDPOINTS
 from docform.sandbox.seed import apply_seed, load_seed_file
+from docform.sandbox.transport import SandboxTransport
+from docform.workflow.connect import Client
 
 pytestmark = pytest.mark.anyio
 
@@ -73,7 +75,7 @@ def seeded_sandbox(directory: Path) -> Path:
 async def open_session(directory: Path) -> AsyncIterator[Session]:
     """A client on a new seeded sandbox under ``directory``, recording each answered call."""
     sandbox = seeded_sandbox(directory)
-    async with ApiClient(f"sandbox:{sandbox}", token=SANDBOX_ADMIN_TOKEN) as api:
+    async with Client(f"sandbox:{sandbox}", token=SANDBOX_ADMIN_TOKEN) as api:
         session = Session(api, sandbox)
         record_calls(session, api)
         yield session
@@ -399,7 +401,7 @@ async def test_saml_providers_and_sso(session: Session) -> None:
 @family
 async def test_the_caller(session: Session) -> None:
     # A seeded user's token, since the session's own token belongs to no user.
-    async with ApiClient(f"sandbox:{session.sandbox}", token=ADMIN_TOKEN) as alice:
+    async with Client(f"sandbox:{session.sandbox}", token=ADMIN_TOKEN) as alice:
         record_calls(session, alice)
         user = await alice.get("/user")
         assert session.calls[-1] == ("GET", "/user", 200)
@@ -491,7 +493,7 @@ async def test_a_wrong_token_raises_401_without_the_token(tmp_path: Path) -> Non
     sandbox = seeded_sandbox(tmp_path)
     # A transport of its own makes the sandbox check the token instead of trusting it.
     transport = SandboxTransport(sandbox)
-    async with ApiClient(f"sandbox:{sandbox}", token=WRONG_TOKEN, transport=transport) as api:
+    async with Client(f"sandbox:{sandbox}", token=WRONG_TOKEN, transport=transport) as api:
         with pytest.raises(ApiStatusError) as caught:
             await api.get(f"/orgs/{ORG}")
     exc = caught.value

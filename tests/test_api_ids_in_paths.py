@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from docform.api.paths import UnsafePathError, api_path, id_misfit
+from docform.paths import UnsafePathError, api_path, id_misfit
 from planning import live_api, open_store, run, write_manifests
 
 PRUNE_TEAMS = "docform: {prune: {teams: true}}\norganization: {id: org_acme}\n"

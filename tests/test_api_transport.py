@@ -21,10 +21,10 @@ from docform.api import (
     ApiStatusError,
     ApiTransportError,
     MalformedAnswerError,
-    SandboxTransport,
 )
 from docform.sandbox import SandboxConfig, Store
 from docform.sandbox.seed import apply_seed, load_seed_file
+from docform.sandbox.transport import SandboxTransport
 
 pytestmark = pytest.mark.anyio
 ROOT = "https://api.sandbox.test"

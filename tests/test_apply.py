@@ -9,12 +9,14 @@ from pathlib import Path
 
 import httpx
 
-from docform.api import ApiClient, SandboxTransport
+from docform.api import ApiClient
 from docform.engine.apply import apply_plan
-from docform.engine.run import make_plan, recover_by_planning
-from docform.engine.saved import secret_resolver
 from docform.manifest import load_manifest_set
 from docform.sandbox import SandboxConfig
+from docform.sandbox.transport import SandboxTransport
+from docform.workflow.connect import Client
+from docform.workflow.run import make_plan, recover_by_planning
+from docform.workflow.saved import secret_resolver
 from planning import FIXTURES, assert_converged, live_api, seeded_sandbox
 
 TOKEN = "tok_test_apply_0123456789"
@@ -40,7 +42,7 @@ class LosesAnswers(httpx.AsyncBaseTransport):
 
 def client(sandbox: Path, transport: httpx.AsyncBaseTransport | None = None, **kw) -> ApiClient:
     inner = SandboxTransport(sandbox, SandboxConfig(admin_tokens=(TOKEN,)))
-    return ApiClient(f"sandbox:{sandbox}", token=TOKEN, transport=transport or inner, **kw)
+    return Client(f"sandbox:{sandbox}", token=TOKEN, transport=transport or inner, **kw)
 
 
 def test_a_create_whose_answer_was_lost_is_found_not_repeated(tmp_path):

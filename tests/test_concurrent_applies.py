@@ -14,9 +14,9 @@ from pathlib import Path
 
 from canary import CANARY_TOKEN
 from docform.api import ApiClient
-from docform.engine.apply_lock import lock_path
-from docform.engine.run import apply_changes, plan_manifests
 from docform.manifest import load_manifest_set
+from docform.workflow.apply_lock import lock_path
+from docform.workflow.run import apply_changes, plan_manifests
 from planning import live_api, run, write_manifests
 from test_sandbox_faults import TOKEN, served
 

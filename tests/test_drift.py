@@ -1,4 +1,4 @@
-"""`docform drift` (cli/drift.py, engine/drift.py, render/drift.py) against the sandbox."""
+"""`docform drift` (cli/drift.py, workflow/drift.py, render/drift.py) against the sandbox."""
 
 from __future__ import annotations
 

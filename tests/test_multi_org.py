@@ -1,4 +1,4 @@
-"""Several organizations in one repository (manifest/discover.py, engine/sets.py, cli/multi.py).
+"""Several organizations in one repository (manifest/discover.py, workflow/sets.py, cli/multi.py).
 
 The seed holds two organizations, org_acme and org_other; each test writes one manifest set
 per subdirectory and runs the CLI on the directory above them.

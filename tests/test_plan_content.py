@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from docform.api import ApiClient
-from docform.engine.run import make_plan
 from docform.manifest import load_manifest_set
+from docform.workflow.connect import Client
+from docform.workflow.run import make_plan
 from planning import (
     actions,
     apply,
@@ -631,7 +631,7 @@ def test_plan_of_a_converged_organization_reads_each_list_once(
     apply(manifests, sandbox)
 
     async def plan_routes() -> dict[str, int]:
-        async with ApiClient(f"sandbox:{sandbox}", read_only=True) as client:
+        async with Client(f"sandbox:{sandbox}", read_only=True) as client:
             plan = await make_plan(load_manifest_set(manifests), client)
             assert plan.changes == []
             return dict(client.stats.by_route)

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from docform.api import ApiClient
-from docform.api.transport import SandboxTransport
-from docform.engine.run import make_plan
-from docform.engine.snapshot import ReadError
+from docform.engine.live import ReadError
 from docform.manifest import load_manifest_set
 from docform.sandbox import SandboxConfig
+from docform.sandbox.transport import SandboxTransport
+from docform.workflow.connect import Client
+from docform.workflow.run import make_plan
 from planning import (
     actions,
     apply,
@@ -198,7 +198,7 @@ def test_organization_the_token_cannot_see_is_an_error(sandbox: Path, manifests:
     async def plan_as_carol() -> None:
         # A user token of another organization: the sandbox answers 403 for org_acme.
         transport = SandboxTransport(sandbox, SandboxConfig())
-        async with ApiClient(
+        async with Client(
             "https://sandbox.test", "tok_carol_0123456789", transport=transport, read_only=True
         ) as client:
             await make_plan(loaded, client)

@@ -20,13 +20,15 @@ from typing import Any
 import pytest
 
 from docform.api import ApiClient
+from docform.engine.live import LiveState, ReadError
 from docform.engine.match import MatchError
 from docform.engine.planner import plan_changes, plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
-from docform.engine.run import make_plan
-from docform.engine.snapshot import LiveState, ReadError, read_live_state
+from docform.engine.snapshot import read_live_state
 from docform.kinds.registry import build_kinds
 from docform.manifest import load_manifest_set
+from docform.workflow.connect import Client
+from docform.workflow.run import make_plan
 from planning import FIXTURES, append_manifests, apply, live_api, seeded_sandbox, write_manifests
 
 ORG = "/orgs/org_rich"
@@ -76,7 +78,7 @@ def changed(rich: Path, tmp_path: Path) -> Path:
 
 async def _read(sandbox: Path, manifests: Any) -> LiveState:
     kinds = build_kinds(manifests.organization.id)
-    async with ApiClient(f"sandbox:{sandbox}", read_only=True) as client:
+    async with Client(f"sandbox:{sandbox}", read_only=True) as client:
         return await read_live_state(client, manifests.organization.id, kinds, {})
 
 
@@ -150,7 +152,7 @@ def test_a_plan_made_while_reading_equals_the_plan_made_after(rich: Path, change
     expected = _in_reference_order(manifests, live)
 
     async def plan_while_reading(slowest_first: list[str]) -> dict[str, Any]:
-        async with ApiClient(f"sandbox:{rich}", read_only=True) as client:
+        async with Client(f"sandbox:{rich}", read_only=True) as client:
             return (await make_plan(manifests, SlowKinds(client, slowest_first))).to_json()
 
     for slowest_first in (["members", "collections"], ["spaces", "teams", "site-spaces"]):
@@ -212,7 +214,7 @@ def test_planning_gives_back_the_garbage_collector_settings_it_changed(
     before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
 
     async def plan(failing: bool) -> None:
-        async with ApiClient(f"sandbox:{rich}", read_only=True) as client:
+        async with Client(f"sandbox:{rich}", read_only=True) as client:
             reader = FailingReads(client) if failing else client
             await asyncio.gather(make_plan(manifests, reader), make_plan(manifests, client))
 

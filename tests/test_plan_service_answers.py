@@ -18,12 +18,12 @@ from typing import Any
 import httpx
 import pytest
 
-from docform.api import ApiClient
-from docform.api.transport import SandboxTransport
 from docform.engine.plan import Plan
-from docform.engine.run import make_plan
 from docform.manifest import load_manifest_set
 from docform.sandbox.seed import apply_seed, load_seed_file
+from docform.sandbox.transport import SandboxTransport
+from docform.workflow.connect import Client
+from docform.workflow.run import make_plan
 from planning import (
     actions,
     apply,
@@ -167,7 +167,7 @@ def plan_through(manifests: Path, transport: RewritingTransport) -> Plan:
     loaded = load_manifest_set(manifests)
 
     async def plan() -> Plan:
-        async with ApiClient("https://sandbox.test", "tok_alice_0123456789",
+        async with Client("https://sandbox.test", "tok_alice_0123456789",
                              transport=transport, read_only=True) as client:  # fmt: skip
             return await make_plan(loaded, client)
 

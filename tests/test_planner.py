@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from docform.api import ApiClient
 from docform.engine.kind import Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.planner import EmptyChangeError, plan_changes
@@ -16,6 +15,7 @@ from docform.engine.snapshot import read_live_state
 from docform.kinds.registry import build_kinds
 from docform.kinds.team import TeamKind
 from docform.manifest import load_manifest_set
+from docform.workflow.connect import Client
 from planning import live_api, write_manifests
 
 
@@ -47,7 +47,7 @@ def test_a_change_without_calls_is_refused(sandbox: Path, tmp_path: Path) -> Non
     ]
 
     async def read() -> Any:
-        async with ApiClient(f"sandbox:{sandbox}", read_only=True) as client:
+        async with Client(f"sandbox:{sandbox}", read_only=True) as client:
             return await read_live_state(client, "org_acme", kinds, {})
 
     live = asyncio.run(read())

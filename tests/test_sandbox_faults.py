@@ -20,10 +20,12 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import ORG, SEED_FILE
-from docform.api import ApiClient, ApiTransportError, SandboxTransport
+from docform.api import ApiTransportError
 from docform.cli import cli
 from docform.sandbox import Sandbox, SandboxConfig
 from docform.sandbox.faults import FaultSettings, FaultSpecError, parse_fault_spec, path_matches
+from docform.sandbox.transport import SandboxTransport
+from docform.workflow.connect import Client
 from planning import FIXTURES, assert_converged, live_api, run, seeded_sandbox
 
 pytestmark = pytest.mark.anyio
@@ -240,7 +242,7 @@ async def test_the_in_process_sandbox_reads_its_faults_from_the_environment(
 ) -> None:
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "drop:1@GET:/orgs/*#1,503:1@GET:/orgs/*#2")
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULT_SEED", "11")
-    async with ApiClient(f"sandbox:{seeded_sandbox(tmp_path)}", sleep=no_wait) as client:
+    async with Client(f"sandbox:{seeded_sandbox(tmp_path)}", sleep=no_wait) as client:
         org = await client.get(f"/orgs/{ORG}")
     assert org["id"] == ORG
     assert dict(client.stats.retries_by_reason) == {"RemoteProtocolError": 1, "503": 1}
@@ -253,7 +255,7 @@ async def test_a_slow_read_times_out_in_process_and_is_retried(
     monkeypatch.setenv("DOCFORM_SANDBOX_SLOW_SECONDS", "5")
     sandbox_file = seeded_sandbox(tmp_path)
     started = time.monotonic()
-    async with ApiClient(f"sandbox:{sandbox_file}", timeout=0.2, sleep=no_wait) as client:
+    async with Client(f"sandbox:{sandbox_file}", timeout=0.2, sleep=no_wait) as client:
         org = await client.get(f"/orgs/{ORG}")
     assert org["id"] == ORG
     assert dict(client.stats.retries_by_reason) == {"ReadTimeout": 1}
@@ -264,7 +266,7 @@ async def test_a_dropped_post_is_a_transport_error_and_is_not_retried(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "drop:1@POST:/orgs/*/collections")
-    async with ApiClient(f"sandbox:{seeded_sandbox(tmp_path)}", sleep=no_wait) as client:
+    async with Client(f"sandbox:{seeded_sandbox(tmp_path)}", sleep=no_wait) as client:
         with pytest.raises(ApiTransportError) as caught:
             await client.post(f"/orgs/{ORG}/collections", {"title": "Docs"})
     assert str(caught.value).startswith(
@@ -279,7 +281,7 @@ def test_a_bad_fault_spec_in_the_environment_is_refused_naming_the_variable(
 ) -> None:
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "500:0.1,oops")
     with pytest.raises(FaultSpecError) as caught:
-        ApiClient(f"sandbox:{seeded_sandbox(tmp_path)}")
+        Client(f"sandbox:{seeded_sandbox(tmp_path)}")
     assert str(caught.value) == (
         "DOCFORM_SANDBOX_FAULTS: fault rule 'oops': write KIND:PROBABILITY[@METHOD:PATH][#N]"
     )
@@ -290,7 +292,7 @@ def test_a_bad_fault_seed_in_the_environment_is_refused(
 ) -> None:
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULT_SEED", "seven")
     with pytest.raises(FaultSpecError) as caught:
-        ApiClient(f"sandbox:{seeded_sandbox(tmp_path)}")
+        Client(f"sandbox:{seeded_sandbox(tmp_path)}")
     assert str(caught.value) == "DOCFORM_SANDBOX_FAULT_SEED must be a number, not 'seven'"
 
 
@@ -376,7 +378,7 @@ async def test_a_served_sandbox_drops_and_loses_answers_and_counts_them(tmp_path
     spec = "lost:1@POST:/orgs/*/collections#1,drop:1@GET:/orgs/*#1"
     options = ("--faults", spec, "--fault-seed", "3")
     with served(tmp_path / "served.sqlite", *options) as (root, output):
-        async with ApiClient(root, TOKEN, sleep=no_wait) as client:
+        async with Client(root, TOKEN, sleep=no_wait) as client:
             with pytest.raises(ApiTransportError, match="RemoteProtocolError"):
                 await client.post(f"/orgs/{ORG}/collections", {"title": "Kept"})
             await client.get(f"/orgs/{ORG}")

@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from conftest import ORG, SEED_FILE
-from docform.api import ApiClient, ApiStatusError
+from docform.api import ApiStatusError
+from docform.workflow.connect import Client
 
 pytestmark = pytest.mark.anyio
 SERVE_TOKEN = "tok_serve_admin_5a4b3c2d1e"
@@ -63,7 +64,7 @@ def wait_until_answering(root: str, process: subprocess.Popen[bytes]) -> None:
 
 async def test_served_sandbox_lists_organizations(tmp_path: Path) -> None:
     with served(tmp_path / "served.sqlite") as root:
-        async with ApiClient(root, SERVE_TOKEN) as api:
+        async with Client(root, SERVE_TOKEN) as api:
             orgs = await api.list_all("/orgs")
     assert sorted(org["id"] for org in orgs) == ["org_acme", "org_other"]
 
@@ -71,17 +72,17 @@ async def test_served_sandbox_lists_organizations(tmp_path: Path) -> None:
 async def test_served_sandbox_keeps_changes_across_restarts(tmp_path: Path) -> None:
     data = tmp_path / "served.sqlite"
     with served(data) as root:
-        async with ApiClient(root, SERVE_TOKEN) as api:
+        async with Client(root, SERVE_TOKEN) as api:
             await api.patch(f"/orgs/{ORG}", {"title": "Acme Renamed"})
     with served(data) as root:
-        async with ApiClient(root, SERVE_TOKEN) as api:
+        async with Client(root, SERVE_TOKEN) as api:
             org = await api.get(f"/orgs/{ORG}")
     assert org["title"] == "Acme Renamed"
 
 
 async def test_served_sandbox_refuses_a_wrong_token(tmp_path: Path) -> None:
     with served(tmp_path / "served.sqlite") as root:
-        async with ApiClient(root, WRONG_TOKEN) as api:
+        async with Client(root, WRONG_TOKEN) as api:
             with pytest.raises(ApiStatusError) as caught:
                 await api.get("/orgs")
     assert caught.value.status == 401

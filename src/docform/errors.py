@@ -6,3 +6,15 @@ The CLI prints any `DocformError` as ``Error: <message>`` and exits 1; anything 
 
 class DocformError(Exception):
     """A problem the user can act on; ``str()`` says what is wrong, where, and what to do."""
+
+
+class ServiceCallError(DocformError):
+    """A call to the service failed; ``status`` is the HTTP status, or None without an answer.
+
+    `docform.api` raises its subclasses; the engine catches this class, so it reads and applies
+    through any client without importing one.
+    """
+
+    status: int | None = None
+    answer_lost: bool = False
+    """No answer came back (a dropped connection, a timeout): the call may or may not have run."""

@@ -10,7 +10,7 @@ from docform.api.errors import (
     ReadOnlyError,
 )
 from docform.api.stats import CallStats, route_of
-from docform.api.transport import ReadOnlyTransport, SandboxTransport
+from docform.api.transport import ReadOnlyTransport
 from docform.api.urls import resolve_api_url
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "MalformedAnswerError",
     "ReadOnlyError",
     "ReadOnlyTransport",
-    "SandboxTransport",
     "resolve_api_url",
     "route_of",
 ]

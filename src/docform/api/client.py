@@ -2,13 +2,9 @@
 
 The API URL (``DOCFORM_API_URL``, or ``base_url`` in code) is the service's root, for example
 ``https://api.example.com``; the client appends ``/v1`` (see `docform.api.urls`).
-``sandbox:PATH.sqlite`` calls the built-in sandbox over that file in-process, with no socket; the
-sandbox then trusts the client's token as an admin of every organization (like
-``docform sandbox serve --token``) unless it is a user's token from the seed, which acts as that
-user; a fixed local token is used when none is set. It injects
-the faults of ``DOCFORM_SANDBOX_FAULTS`` (seeded by ``DOCFORM_SANDBOX_FAULT_SEED``; ``slow``
-waits ``DOCFORM_SANDBOX_SLOW_SECONDS``), as `docform.sandbox.faults` describes; each client
-opens its own sandbox, so fault counts and draws start afresh with each client.
+``sandbox:PATH.sqlite`` names the built-in sandbox: this client takes its transport from the
+caller (`docform.workflow.connect.Client` opens the sandbox in-process), so the API layer never
+imports the sandbox; a fixed local token is used when none is set.
 
 The token comes from ``DOCFORM_API_TOKEN`` (or ``token`` in code), never from a command-line
 argument, and never appears in a repr, a log line or an error (`docform.redact`).
@@ -34,22 +30,15 @@ from docform import __version__
 from docform.api.answers import count_misfit
 from docform.api.errors import ApiConfigError
 from docform.api.limits import AnswerLimitExceeded, AnswerLimits
-from docform.api.paths import api_path
 from docform.api.reader import AnswerReader
 from docform.api.retry import RateBudget, RetryPolicy, is_retryable_call, shared_budget
 from docform.api.sender import Call, Sender, Sleep
 from docform.api.slots import Slots
 from docform.api.stats import CallStats
-from docform.api.transport import (
-    BearerAuth,
-    ReadOnlyTransport,
-    SandboxTransport,
-    read_only_refusal,
-)
+from docform.api.transport import BearerAuth, ReadOnlyTransport, read_only_refusal
 from docform.api.urls import API_PREFIX, environment_proxy, resolve_api_url
+from docform.paths import api_path
 from docform.redact import redact_url
-from docform.sandbox import SandboxConfig
-from docform.sandbox.faults import settings_from_env
 
 LOCAL_SANDBOX_TOKEN = "docform-local-sandbox-token"
 LIST_PAGE_SIZE = 1000
@@ -84,10 +73,13 @@ class ApiClient:
         # (a test's) keeps its own.
         budget_key = None if transport is not None else str(sandbox_file or self.base_url)
         if sandbox_file is not None:
-            token = token or LOCAL_SANDBOX_TOKEN
             if transport is None:
-                config = SandboxConfig(admin_tokens=(token,), faults=settings_from_env())
-                transport = SandboxTransport(sandbox_file, config)
+                raise ApiConfigError(
+                    f"{url_source} names the sandbox file {sandbox_file}, which this client "
+                    "cannot open by itself: open it through docform.workflow.connect.Client. "
+                    "This is a bug in docform; please report it."
+                )
+            token = token or LOCAL_SANDBOX_TOKEN
         elif not token:
             raise ApiConfigError(
                 "DOCFORM_API_TOKEN is not set: set it to an API token of a member of the "

@@ -7,7 +7,7 @@ token and URL credentials never reach an error (see `docform.redact`).
 
 from __future__ import annotations
 
-from docform.errors import DocformError
+from docform.errors import ServiceCallError
 
 HINTS = {
     400: "The service refused the request as invalid; check the value the message names.",
@@ -36,7 +36,7 @@ POST_HINT = (
 )
 
 
-class ApiError(DocformError):
+class ApiError(ServiceCallError):
     """A call to the API failed; ``method``, ``path`` and (for HTTP answers) ``status`` say which.
 
     ``status`` is None when no HTTP answer came back (connection failures, read-only refusal).
@@ -70,6 +70,8 @@ class ApiStatusError(ApiError):
 
 class ApiTransportError(ApiError):
     """No answer came back (connection refused or dropped, timeout), after any retries."""
+
+    answer_lost = True
 
 
 class MalformedAnswerError(ApiError):

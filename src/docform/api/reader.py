@@ -26,12 +26,12 @@ from docform.api.errors import (
     status_hint,
     transport_hint,
 )
-from docform.api.paths import answer_ids_misfit
 from docform.api.retry import asked_wait
 from docform.api.sender import Call
 from docform.api.shapes import item_shape, object_misfit
 from docform.api.urls import API_PREFIX
 from docform.json_depth import deeper_than
+from docform.paths import answer_ids_misfit
 from docform.redact import redact_text
 
 MAX_ANSWER_DEPTH = 64

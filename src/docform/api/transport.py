@@ -1,4 +1,4 @@
-"""The transports under the client: read-only enforcement, the in-process sandbox, bearer auth.
+"""The transports under the client: read-only enforcement and bearer auth.
 
 Read-only is enforced here, below the client, so that no code path (a bug in a kind, a direct
 use of ``client.http``) can send anything but a GET through a client opened for planning.
@@ -6,15 +6,11 @@ use of ``client.http``) can send anything but a GET through a client opened for 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Generator
-from pathlib import Path
 
 import httpx
 
 from docform.api.errors import ReadOnlyError
-from docform.sandbox import SandboxConfig, Store, create_app
-from docform.sandbox.faults import ConnectionHangup
 
 
 class BearerAuth(httpx.Auth):
@@ -58,31 +54,3 @@ class ReadOnlyTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-class SandboxTransport(httpx.ASGITransport):
-    """The sandbox app over the SQLite file at ``path``, called in-process (no socket).
-
-    It behaves as a socket would where the sandbox's faults need it: a connection the sandbox
-    closes raises `httpx.RemoteProtocolError`, and an answer later than the request's read
-    timeout raises `httpx.ReadTimeout`. Closing the transport closes the store.
-    """
-
-    def __init__(self, path: str | Path, config: SandboxConfig | None = None) -> None:
-        self.store = Store(path)
-        self.app = create_app(self.store, config or SandboxConfig())
-        super().__init__(app=self.app)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        timeout = request.extensions.get("timeout", {}).get("read")
-        try:
-            return await asyncio.wait_for(super().handle_async_request(request), timeout)
-        except ConnectionHangup as exc:
-            raise httpx.RemoteProtocolError(str(exc), request=request) from None
-        except TimeoutError:
-            raise httpx.ReadTimeout(
-                f"no answer within the read timeout of {timeout} s", request=request
-            ) from None
-
-    async def aclose(self) -> None:
-        self.store.close()

@@ -91,8 +91,8 @@ def apply(
     apply records in docform.lock, beside the manifests, the live object each entry manages
     (commit it): a later rename or move of an entry then keeps its object.
     """
-    from docform.engine.run import assess_rails, check_safety
     from docform.render import render_text
+    from docform.workflow.run import assess_rails, check_safety
 
     sets = manifest_sets(source) if source.is_dir() else []
     if len(sets) > 1:
@@ -156,8 +156,8 @@ def _plan_to_apply(
 def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:
     import asyncio
 
-    from docform.engine.run import plan_manifests
-    from docform.engine.saved import load_plan, saved_manifest_directory, stale_objects
+    from docform.workflow.run import plan_manifests
+    from docform.workflow.saved import load_plan, saved_manifest_directory, stale_objects
 
     the_plan, saved = load_plan(source)
     manifests = load_manifests(saved_manifest_directory(source, saved))

@@ -17,8 +17,8 @@ from docform.errors import DocformError
 
 def load_manifests(directory: Path) -> Any:
     """The manifest set, or every problem printed and exit 1."""
-    from docform.engine.sets import invalid_manifests
     from docform.manifest import ManifestError, load_manifest_set
+    from docform.workflow.sets import invalid_manifests
 
     try:
         return load_manifest_set(directory)
@@ -32,8 +32,8 @@ def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
     """The plan of ``manifests`` and the API call counts, with read progress on a terminal."""
     import asyncio
 
-    from docform.engine.run import plan_manifests
     from docform.render.progress import ReadProgress
+    from docform.workflow.run import plan_manifests
 
     with ReadProgress(output().console(stderr=True)) as progress:
         return asyncio.run(plan_manifests(manifests, progress=progress))
@@ -43,13 +43,13 @@ def apply_with_progress(
     manifests: Any, plan: Any, parallelism: int | None, as_json: bool, *, lock_file: bool = True
 ) -> bool:
     """Make the calls of ``plan``, showing progress, then print the report; True when every
-    change was made. ``lock_file``: keep docform.lock in step (`docform.identity`). Ctrl-C
+    change was made. ``lock_file``: keep docform.lock in step (`docform.workflow.identity`). Ctrl-C
     stops it cleanly (`stop_on_ctrl_c`)."""
     import asyncio
 
-    from docform.engine.run import apply_changes
     from docform.engine.stop import ApplyStop
     from docform.render.apply import ApplyProgress, render_report
+    from docform.workflow.run import apply_changes
 
     recorder = start_lock(manifests, plan) if lock_file else None
     workers = parallelism or manifests.settings.limits.parallelism
@@ -81,7 +81,7 @@ def apply_with_progress(
 
 def start_lock(manifests: Any, plan: Any) -> Any:
     """Write docform.lock with the entries ``plan`` matched; the recorder of what follows."""
-    from docform.identity import LockRecorder
+    from docform.workflow.identity import LockRecorder
 
     recorder = LockRecorder(manifests, plan)
     recorder.start()

@@ -13,7 +13,7 @@ from docform.cli.multi import manifest_sets, planned_sets, report_failures
 from docform.cli.output import output, output_options
 
 if TYPE_CHECKING:
-    from docform.engine.drift import DriftReport
+    from docform.workflow.drift import DriftReport
 
 FORMATS = ("markdown", "json")
 
@@ -52,7 +52,7 @@ def drift(
     in the settings leaves out is counted, not reported. Exits 0 when in sync, 2 when drift is
     found, 1 on error. A DIRECTORY with one subdirectory per organization checks them all.
     """
-    from docform.engine.drift import DriftReport
+    from docform.workflow.drift import DriftReport
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")

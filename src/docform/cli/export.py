@@ -29,12 +29,12 @@ def export(org_id: str, directory: Path, force: bool) -> int:
     """
     import asyncio
 
-    from docform.api import ApiClient
-    from docform.export.run import ExportResult, export_organization
     from docform.render.progress import ReadProgress
+    from docform.workflow.connect import Client
+    from docform.workflow.export import ExportResult, export_organization
 
     async def run() -> ExportResult:
-        async with ApiClient.from_env(read_only=True) as client:
+        async with Client.from_env(read_only=True) as client:
             return await export_organization(
                 org_id,
                 directory,

@@ -54,7 +54,7 @@ def refuse_single_plan_option(
 
 
 def validate_several(sets: Sequence[Any], as_json: bool) -> int:
-    from docform.engine.sets import load_sets
+    from docform.workflow.sets import load_sets
 
     outcomes = load_sets(sets)
     problems = [p for o in outcomes for p in o.problems]
@@ -92,10 +92,10 @@ def plan_several(
     ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``); ``markdown``:
     ``--markdown-out`` and ``--markdown-limit``. A target need match in one set only: each
     set is narrowed by what matches in it."""
-    from docform.engine.sets import worst_exit_code
     from docform.engine.targets import check_patterns, narrow_plan
     from docform.render.limit import fit_sets_markdown
     from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
+    from docform.workflow.sets import worst_exit_code
 
     def narrow(plan: Any) -> Any:
         return narrow_plan(plan, targets, excludes, check=False)
@@ -186,8 +186,8 @@ def planned_sets(
     and each plan its safety rails as ``assess_rails(**rails)`` evaluates them."""
     import asyncio
 
-    from docform.engine.run import assess_rails
-    from docform.engine.sets import load_sets, plan_sets
+    from docform.workflow.run import assess_rails
+    from docform.workflow.sets import load_sets, plan_sets
 
     outcomes = load_sets(sets)
     asyncio.run(plan_sets(outcomes, narrow))
@@ -213,7 +213,7 @@ def _plan_code(outcome: Any, detailed_exitcode: bool) -> int:
 
 
 def _check_rails(outcome: Any, max_deletions: int | None, force: bool) -> None:
-    from docform.engine.run import check_safety
+    from docform.workflow.run import check_safety
 
     try:
         bypassed = check_safety(

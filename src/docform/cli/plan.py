@@ -135,9 +135,9 @@ def plan(
     DOCFORM_API_URL, else from `docform: api` in the manifests; the token from
     DOCFORM_API_TOKEN.
     """
-    from docform.engine.run import assess_rails
-    from docform.engine.saved import save_plan
     from docform.engine.targets import narrow_plan
+    from docform.workflow.run import assess_rails
+    from docform.workflow.saved import save_plan
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")

@@ -32,9 +32,9 @@ def show(
     The plan reads as when it was made: its changes, the safety rails as then evaluated,
     targeting, unmanaged and ignored objects. A plan edited after it was saved is refused.
     """
-    from docform.engine.saved import load_plan
     from docform.render import render_markdown, render_text
     from docform.render.limit import fit_plan_markdown
+    from docform.workflow.saved import load_plan
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.engine.kind import Kind
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.engine.stop import ApplyStop
-from docform.errors import DocformError
+from docform.errors import DocformError, ServiceCallError
+from docform.paths import id_misfit
 from docform.redact import redact_text, secret_fragments
 
 SecretResolver = Callable[[Any], str]
@@ -30,8 +31,6 @@ BeforeCreate = Callable[[Change], Awaitable[str | None]]
 Recover = Callable[[Change], Awaitable[Any]]
 Created = Callable[[Change, Any], None]
 """Told of each object a create made, with the create call's answer, as soon as it answers."""
-
-NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
 
 
 class ApplyError(DocformError):
@@ -59,7 +58,7 @@ class ApplyReport:
     """In progress when the apply was told to stop at once: made, partly made or not at all."""
     interrupted: bool = False
     verification: Any = None
-    """What reading back the changed kinds found (`docform.engine.verify.Verification`)."""
+    """What reading back the changed kinds found (`docform.workflow.verify.Verification`)."""
 
     @property
     def ok(self) -> bool:
@@ -114,6 +113,7 @@ async def apply_plan(
     before_create: BeforeCreate | None = None,
     on_start: Callable[[Change], None] | None = None,
     stop: ApplyStop | None = None,
+    kinds: Sequence[Kind] = (),
 ) -> ApplyReport:
     """Run every change's calls; returns what was done, what failed and what was not tried.
 
@@ -121,10 +121,12 @@ async def apply_plan(
     API would have answered), or None when it really does not exist, so it is created again.
     ``on_created`` hears of each create's answer before the change's next call is made, so
     what a change creates can be recorded even if a later call of it fails. ``on_start`` hears
-    of each change as its first call starts; ``stop`` stops the apply early.
+    of each change as its first call starts; ``stop`` stops the apply early. ``kinds`` say
+    which failed calls answered that their work is already done (`Kind.already_done`).
     """
     secrets = _resolve_secrets(changes, resolve_secret)
     runner = _Runner(client, secrets, on_event)
+    runner.kinds = {kind.name: kind for kind in kinds}
     runner.recover = recover
     runner.on_created = on_created or (lambda change, answer: None)
     runner.before_create = before_create
@@ -172,6 +174,7 @@ class _Runner:
         self.recover: Recover | None = None
         self.on_created: Created = lambda change, answer: None
         self.before_create: BeforeCreate | None = None
+        self.kinds: dict[str, Kind] = {}
         self.on_start: Callable[[Change], None] = lambda change: None
         self.stop = ApplyStop()
 
@@ -237,7 +240,7 @@ class _Runner:
                 status, answer = await self._send(change, i, doc, body)
                 message = ""
             except DocformError as exc:
-                if change.action == "move" and _is_no_op_move(exc):
+                if self._already_done(change, exc):
                     status, answer = getattr(exc, "status", None), None
                     message = "already in place"
                 else:
@@ -286,13 +289,16 @@ class _Runner:
                 return None, found
             return await self.client.answered(doc["method"], doc["path"], json=body, retry=False)
 
+    def _already_done(self, change: Change, exc: DocformError) -> bool:
+        kind = self.kinds.get(change.kind)
+        status = exc.status if isinstance(exc, ServiceCallError) else None
+        return kind is not None and kind.already_done(change, status, str(exc))
+
     def _fill_path(self, path: str) -> str:
         return PLACEHOLDER_IN_PATH.sub(lambda m: self._path_id(m.group(1)), path)
 
     def _path_id(self, ref: str) -> str:
         """A created object's id, for a path: one safe segment, or the call is not made."""
-        from docform.api.paths import id_misfit
-
         value = str(self.outputs.lookup(ref))
         problem = id_misfit(value)
         if problem:
@@ -350,12 +356,6 @@ def _chain_ranks(
 def _answer_lost(exc: Exception) -> bool:
     """The call may or may not have run: no answer came back (dropped connection, timeout), or
     the service failed (5xx) possibly after it had written."""
-    from docform.api import ApiTransportError
-
-    return isinstance(exc, ApiTransportError) or (getattr(exc, "status", None) or 0) >= 500
-
-
-def _is_no_op_move(exc: Exception) -> bool:
-    """A move to where the object already is may answer 409 (docs/service.md): done, not
-    failed."""
-    return getattr(exc, "status", None) == 409 and bool(NO_OP_MOVE.search(str(exc)))
+    return (isinstance(exc, ServiceCallError) and exc.answer_lost) or (
+        getattr(exc, "status", None) or 0
+    ) >= 500

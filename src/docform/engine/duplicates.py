@@ -3,7 +3,7 @@
 The API offers no lock, so two applies to one organization (two CI jobs, a person and a job)
 can both plan "create team Platform" and both create it. Three defences, from the cheapest:
 
-- `docform.engine.apply_lock` keeps applies from one machine from overlapping;
+- `docform.workflow.apply_lock` keeps applies from one machine from overlapping;
 - `CreateGuard`: just before the first create of a kind, the kind's live objects are read
   again (one read per kind, only for kinds the plan creates) and a create whose object has
   appeared since the plan is not sent: it fails, naming the object, so the apply reports that
@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
+from docform.engine.live import LiveReader, LiveState
 from docform.engine.plan import Change, Plan
-from docform.engine.snapshot import LiveReader, LiveState
 
 
 class CreateGuard:

@@ -28,10 +28,6 @@ from docform.engine.match import unmanaged_address
 from docform.engine.plan import Change, Plan
 from docform.engine.targets import dependents_of
 
-#: An item is ignored as a whole ``change``, one ``field`` of a matched object, or an
-#: ``unmanaged`` object.
-ITEMS = ("change", "field", "unmanaged")
-
 
 @dataclass(frozen=True)
 class Ignored:

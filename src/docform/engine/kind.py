@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call, Placeholder
-
-if TYPE_CHECKING:
-    from docform.engine.snapshot import LiveReader
 
 
 @dataclass(frozen=True)
@@ -196,6 +194,18 @@ class Kind:
         """Those of ``changes`` that would lock the API token's own user out if its ``live_id``
         were that user's (removing or demoting a membership); apply refuses them then."""
         return []
+
+    async def identify_caller(self, client: Any) -> str | None:
+        """The live id of the API token's own user, when this kind's objects are users and the
+        API lets the kind tell (`risky_for_caller` changes are compared with it)."""
+        return None
+
+    # -- API facts -----------------------------------------------------------------------------
+
+    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+        """Whether a failed call of ``change`` answered that its work is already done (a move
+        to where the object is); the apply then counts it as made."""
+        return False
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex

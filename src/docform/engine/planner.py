@@ -8,6 +8,7 @@ from typing import Any
 from docform.engine.graph import topological_order
 from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
+from docform.engine.live import LiveState
 from docform.engine.match import Matching, Pair, unmanaged_address
 from docform.engine.plan import (
     PLACEHOLDER_IN_PATH,
@@ -20,7 +21,6 @@ from docform.engine.plan import (
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import Violation
 from docform.engine.replacements import mark_replacements
-from docform.engine.snapshot import LiveState
 from docform.engine.values import differing_parts, same_value
 from docform.errors import DocformError
 

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docform.api.paths import UnsafePathError, path_segments
 from docform.engine.plan import Plan
 from docform.errors import DocformError
+from docform.paths import UnsafePathError, path_segments
 
 SHARE_FLOOR = 10
 """The share limit applies only to kinds with at least this many live objects (the default of
@@ -139,9 +139,6 @@ def enforce(violations: Sequence[Violation], *, force: bool) -> list[Violation]:
     return list(violations)
 
 
-SCOPED_ROOTS = ("spaces", "collections")
-
-
 def scope_violations(plan: Plan) -> list[Violation]:
     """Calls outside the organization the manifests name: never made, whatever the flags.
 
@@ -172,7 +169,9 @@ def _in_scope(path: str, organization: str, known: set[str]) -> bool:
         return False
     if segments[:2] == ["orgs", organization]:
         return True
-    if len(segments) >= 2 and segments[0] in SCOPED_ROOTS:
+    # Objects some kinds address outside /orgs (/spaces/ID): in scope when the plan read them
+    # from this organization, or the apply creates them.
+    if len(segments) >= 2 and segments[0] != "orgs":
         target = segments[1]
         return target in known or target.startswith("${")
     return False
@@ -205,7 +204,7 @@ async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> li
     risky = risky_for_caller(plan, kinds)
     if not risky:
         return []
-    caller = await identify_caller(client, plan.organization)
+    caller = await identify_caller(kinds, client)
     return [
         Violation(
             "own-membership",
@@ -218,21 +217,11 @@ async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> li
     ]
 
 
-async def identify_caller(client: Any, org_id: str) -> str | None:
-    """The member whose token ``client`` uses, or None when that cannot be told.
-
-    The API has no "who am I": a ping marks the caller as seen now, so the caller is the
-    member at the top of the last-seen order if the ping moved that top.
-    """
-    before = await _last_seen(client, org_id)
-    # A ping only marks the caller as seen: repeating it is harmless, so a transient failure
-    # is retried like any idempotent call instead of aborting the apply.
-    await client.post(f"/orgs/{org_id}/ping", retry=True)
-    after = await _last_seen(client, org_id)
-    return after[0] if after is not None and after != before else None
-
-
-async def _last_seen(client: Any, org_id: str) -> tuple[str, str] | None:
-    params = {"sort": "lastSeenAt", "order": "desc", "limit": 1}
-    items = (await client.get(f"/orgs/{org_id}/members", params=params)).get("items") or []
-    return (items[0]["id"], items[0].get("lastSeenAt")) if items else None
+async def identify_caller(kinds: Sequence[Any], client: Any) -> str | None:
+    """The live id of the token's own user, as the first kind that can tell says (the API
+    has no "who am I": `Kind.identify_caller`)."""
+    for kind in kinds:
+        caller = await kind.identify_caller(client)
+        if caller is not None:
+            return caller
+    return None

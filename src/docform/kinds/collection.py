@@ -8,13 +8,13 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call
-from docform.engine.snapshot import LiveReader
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name
-from docform.kinds.planning import body_of, created, entry_desired, level_value, ref
+from docform.kinds.planning import body_of, created, entry_desired, is_no_op_move, level_value, ref
 
 
 class CollectionEntry(Entry):
@@ -49,6 +49,9 @@ class CollectionKind(Kind):
     references = ("collection",)
     field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
     PATCHED = ("title", "description", "defaultLevel")
+
+    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+        return is_no_op_move(change, status, message)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/collections")

@@ -11,8 +11,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call
-from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.export.model import EnvValue, Exported
 from docform.kinds.base import Entry, ManifestModel

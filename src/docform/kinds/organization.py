@@ -12,8 +12,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.live import LiveReader, ReadError
 from docform.engine.plan import Call
-from docform.engine.snapshot import LiveReader, ReadError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import ID_PATTERN, BoundModel, ManifestModel
 from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from docform.engine.kind import AddressIndex, Desired, Ref, Resolve
-from docform.engine.plan import Call, Placeholder, SecretRef
-from docform.engine.snapshot import LiveReader
+from docform.engine.live import LiveReader
+from docform.engine.plan import Placeholder, SecretRef
 from docform.kinds.base import BoundModel
 from docform.kinds.fields import role_value
+
+NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
+
+
+def is_no_op_move(change: Any, status: int | None, message: str) -> bool:
+    """A move to where the object already is may answer 409 (docs/service.md): done, not
+    failed (`Kind.already_done` of the kinds that move)."""
+    return change.action == "move" and status == 409 and bool(NO_OP_MOVE.search(message))
 
 
 def ref(kind: str, name: str | None) -> Ref | None:
@@ -127,11 +136,6 @@ def created(address: str, field: str = "id") -> Placeholder:
 
 def secret(address: str, field: str) -> SecretRef:
     return SecretRef(f"{address}.{field}")
-
-
-def patch_after_create(path: str, body: Mapping[str, Any]) -> list[Call]:
-    """The PATCH that sets, right after a create, what the create call cannot carry."""
-    return [Call("PATCH", path, dict(body))] if body else []
 
 
 def site_prefix(org_id: str, site_id: Any) -> str:

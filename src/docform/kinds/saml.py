@@ -11,9 +11,9 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
-from docform.engine.snapshot import LiveReader
 from docform.export.model import Exported, FileValue, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.fields import Name, RoleOrGuest, Secret, Url, role_value, secret_check

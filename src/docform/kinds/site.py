@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 from pydantic import Field, model_validator
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call
-from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kinds.base import Entry

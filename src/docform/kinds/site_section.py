@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call, Change
-from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry

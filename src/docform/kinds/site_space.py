@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call, Change, Placeholder
-from docform.engine.snapshot import LiveReader
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
@@ -22,6 +22,7 @@ from docform.kinds.planning import (
     created,
     entry_desired,
     id_in_path,
+    is_no_op_move,
     read_per_site,
     ref,
     site_prefix,
@@ -76,6 +77,9 @@ class SiteSpaceKind(Kind):
     read_after = ("site",)
     field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}
     PATCHED = ("path", "condition", "hidden")
+
+    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+        return is_no_op_move(change, status, message)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "site-spaces")

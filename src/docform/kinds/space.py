@@ -13,8 +13,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call
-from docform.engine.snapshot import LiveReader
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
@@ -23,6 +23,7 @@ from docform.kinds.planning import (
     body_of,
     created,
     entry_desired,
+    is_no_op_move,
     level_value,
     merge_rules_desired,
     merge_rules_observed,
@@ -74,6 +75,9 @@ class SpaceKind(Kind):
     field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
     CREATED_WITH = ("title", "emoji", "language", "editMode")
     PATCHED = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")
+
+    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+        return is_no_op_move(change, status, message)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         spaces = await reader.list(self.name, f"/orgs/{self.org_id}/spaces")

@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.live import LiveReader
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
-from docform.engine.snapshot import LiveReader
 from docform.export.model import Exported
 from docform.kinds.base import Entry
 from docform.kinds.fields import Email, TeamRole

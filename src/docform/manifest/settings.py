@@ -12,7 +12,6 @@ from pydantic import AfterValidator, Field, PrivateAttr, field_validator
 
 from docform.kinds.base import ManifestModel
 
-SANDBOX_PREFIX = "sandbox:"
 ADDRESS_KINDS = ("organization", "member", "team", "collection", "space", "site", "openapi", "saml")
 _API_PATTERN = re.compile(r"^(https?://\S+|sandbox:\S+)$")
 

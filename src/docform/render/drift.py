@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from docform.engine.drift import DriftReport, OrgDrift
 from docform.engine.plan import Change
 from docform.render.limit import take_rows
 from docform.render.markdown import (
@@ -22,6 +21,7 @@ from docform.render.markdown import (
 )
 from docform.render.rails import rails_markdown, rails_text
 from docform.render.values import change_symbol, field_sides, replacement_lines
+from docform.workflow.drift import DriftReport, OrgDrift
 
 HEADING = "### docform drift"
 WHEN_UNKNOWN = (

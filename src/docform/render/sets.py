@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from docform.engine.plan import FORMAT_VERSION, Plan
-from docform.engine.sets import SetOutcome, total_summary
 from docform.render.markdown import code, fence_safe, render_markdown
 from docform.render.text import render_text
 from docform.render.values import summary_line
+from docform.workflow.sets import SetOutcome, total_summary
 
 
 def total_line(outcomes: Sequence[SetOutcome]) -> str:

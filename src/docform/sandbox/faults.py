@@ -40,7 +40,7 @@ not which call each one hits; ``#COUNT`` rules have the same caveat.
 Faults never touch ``/_sandbox/*``, and the rules only see requests that name an API route.
 Over HTTP, a closed connection is emulated by starting an answer and closing the connection
 before its body (an HTTP client reports a protocol error, as for any connection cut mid-answer);
-in-process, `docform.api.transport.SandboxTransport` turns the same event into
+in-process, `docform.sandbox.transport.SandboxTransport` turns the same event into
 ``httpx.RemoteProtocolError``.
 """
 

@@ -272,12 +272,3 @@ def check_role(value: Any, field_name: str, *, allow_inherit: bool = False) -> N
     if value is not None and value not in allowed:
         names = ", ".join(repr(r) for r in allowed)
         raise bad_request(f"{field_name}: must be one of {names} or null, not {value!r}")
-
-
-def check_length(value: Any, field_name: str, low: int, high: int) -> None:
-    if value is None:
-        return
-    if not low <= len(value) <= high:
-        if low == 0:
-            raise bad_request(f"{field_name}: must be at most {high} characters")
-        raise bad_request(f"{field_name}: must be {low} to {high} characters")

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from docform.api import ApiError
+from docform.api.urls import SANDBOX_SCHEME
 from docform.engine.snapshot import Progress, read_live_state
 from docform.export.document import build_sections
 from docform.export.model import Exported
@@ -28,7 +30,7 @@ from docform.export.writer import (
 )
 from docform.kinds.base import ID_PATTERN
 from docform.kinds.registry import build_kinds
-from docform.manifest.settings import SANDBOX_PREFIX
+from docform.manifest import schema_text
 from docform.manifest.sources import manifest_files
 from docform.redact import holds_credentials
 
@@ -85,8 +87,6 @@ def _manifest_texts(sections: Mapping[str, Any], directory: Path) -> dict[str, s
     """Each file of `FILES` that has a non-empty section, and the schema copy when needed."""
     files, schema = {}, schema_reference(directory)
     if schema is None:
-        from docform.manifest import schema_text
-
         files[SCHEMA_FILE] = schema_text()
         schema = SCHEMA_FILE
     for name, keys in FILES:
@@ -110,7 +110,6 @@ def _foreign_manifests(directory: Path, written: Mapping[str, str]) -> list[str]
 
 async def _check_organization(client: Any, org_id: str) -> None:
     """A clear error, before anything else is read, when the organization cannot be seen."""
-    from docform.api import ApiError
 
     try:
         await client.get(f"/orgs/{org_id}")
@@ -146,9 +145,9 @@ def api_setting(url: str | None, directory: Path, notes: list[str]) -> Mapping[s
     if holds_credentials(url):
         notes.append("the API URL holds credentials, so it was not written: set DOCFORM_API_URL")
         return {}
-    if url.startswith(SANDBOX_PREFIX):
+    if url.startswith(SANDBOX_SCHEME):
         # A relative sandbox path in the settings is relative to the manifest directory.
-        path = Path(url[len(SANDBOX_PREFIX) :]).resolve()
+        path = Path(url[len(SANDBOX_SCHEME) :]).resolve()
         relative = os.path.relpath(path, directory.resolve())
-        return {"api": SANDBOX_PREFIX + Path(relative).as_posix()}
+        return {"api": SANDBOX_SCHEME + Path(relative).as_posix()}
     return {"api": url}

@@ -15,7 +15,9 @@ from typing import Any
 
 from docform.engine.plan import Plan
 from docform.errors import DocformError
+from docform.manifest import ManifestError, load_manifest_set
 from docform.manifest.discover import ManifestDir, check_distinct_organizations
+from docform.workflow.run import plan_manifests
 
 #: Exit codes from best to worst: 0 nothing to report, 2 changes or drift, 1 an error.
 _SEVERITY = {0: 0, 2: 1, 1: 2}
@@ -58,7 +60,6 @@ def load_sets(sets: Sequence[ManifestDir]) -> list[SetOutcome]:
 
     Two sets describing one organization is an error for the whole run (`DiscoveryError`).
     """
-    from docform.manifest import ManifestError, load_manifest_set
 
     outcomes = []
     for source in sets:
@@ -85,7 +86,6 @@ async def plan_sets(
     outcomes: Sequence[SetOutcome], narrow: Callable[[Plan], Plan] | None = None
 ) -> None:
     """Plan every loaded set concurrently; each gets its plan and call counts, or its error."""
-    from docform.engine.run import plan_manifests
 
     async def plan_one(outcome: SetOutcome) -> None:
         try:

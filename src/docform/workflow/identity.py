@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from docform.errors import DocformError
+from docform.kinds.registry import build_kinds
 from docform.manifest.lock import LOCK_NAME, write_lock
 
 
@@ -19,7 +20,6 @@ class LockRecorder:
     """The identity file of one manifest set during one apply."""
 
     def __init__(self, manifests: Any, plan: Any) -> None:
-        from docform.kinds.registry import build_kinds
 
         self.directory = manifests.directory
         self.organization = manifests.organization.id

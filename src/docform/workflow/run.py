@@ -8,11 +8,24 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from docform.engine.apply import apply_plan
+from docform.engine.duplicates import CreateGuard
 from docform.engine.plan import Plan
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
+from docform.engine.rails import (
+    RailReport,
+    caller_violations,
+    check_rails,
+    checked_at_apply,
+    enforce,
+)
 from docform.engine.snapshot import Progress, read_live_state
 from docform.kinds.registry import build_kinds
+from docform.workflow.apply_lock import apply_lock
+from docform.workflow.connect import api_url, open_client
+from docform.workflow.saved import secret_resolver
+from docform.workflow.verify import verify_applied
 
 PLANNING_GC_THRESHOLD = 50_000
 """Allocations between two collections of the youngest generation while planning (Python's
@@ -72,7 +85,6 @@ def _collecting_rarely() -> Iterator[None]:
 
 async def plan_manifests(manifests: Any, *, progress: Progress | None = None) -> tuple[Plan, Any]:
     """Plan with a read-only client of the manifests' API; returns the plan and call counts."""
-    from docform.connect import open_client
 
     async with open_client(manifests, read_only=True) as client:
         plan = await make_plan(manifests, client, progress=progress)
@@ -84,7 +96,6 @@ def assess_rails(
 ) -> Any:
     """Evaluate every safety rail of ``plan`` as apply will, and record it in ``plan.rails``
     (a `RailReport`) for the renderings; returns it."""
-    from docform.engine.rails import RailReport, check_rails, checked_at_apply
 
     limits = manifests.settings.limits
     violations = check_rails(
@@ -104,7 +115,6 @@ def check_safety(
 ) -> list[Any]:
     """Every safety rail, before the first call: raises `RailError`, or returns the rails
     ``force`` bypassed (for apply to print)."""
-    from docform.engine.rails import enforce
 
     report = assess_rails(manifests, plan, max_deletions=max_deletions, force=force)
     return enforce(report.violations, force=force)
@@ -125,12 +135,6 @@ async def apply_changes(
     Call `check_safety` first: this runs whatever it is given. ``on_created``, ``on_event``,
     ``on_start`` and ``stop``: see `apply_plan`.
     """
-    from docform.connect import api_url, open_client
-    from docform.engine.apply import apply_plan
-    from docform.engine.apply_lock import apply_lock
-    from docform.engine.duplicates import CreateGuard
-    from docform.engine.rails import caller_violations, enforce
-    from docform.engine.saved import secret_resolver
 
     recover = recover_by_planning(manifests, lambda: open_client(manifests, read_only=True))
     with apply_lock(api_url(manifests), manifests.organization.id):
@@ -149,6 +153,7 @@ async def apply_changes(
                 before_create=guard.raced,
                 on_start=on_start,
                 stop=stop,
+                kinds=kinds,
             )
         if report.ok:
             report.verification = await verify_by_reading(manifests, plan, report.done)
@@ -157,9 +162,7 @@ async def apply_changes(
 
 async def verify_by_reading(manifests: Any, plan: Plan, applied: Any) -> Any:
     """What a read after the apply of ``plan`` finds still to change in the kinds ``applied``
-    changed (`docform.engine.verify`), read with a read-only client of the manifests' API."""
-    from docform.connect import open_client
-    from docform.engine.verify import verify_applied
+    changed (`docform.workflow.verify`), read with a read-only client of the manifests' API."""
 
     async with open_client(manifests, read_only=True) as client:
         kinds = build_kinds(manifests.organization.id)

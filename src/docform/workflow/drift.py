@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docform.engine.plan import Plan
-from docform.engine.sets import SetOutcome, worst_exit_code
+from docform.workflow.sets import SetOutcome, worst_exit_code
 
 FORMAT_VERSION = "1.0"
 

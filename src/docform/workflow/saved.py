@@ -16,7 +16,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from docform.engine.ignore import Ignored
 from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged
+from docform.engine.rails import RailReport
+from docform.engine.targets import Targeting
 from docform.errors import DocformError
 
 SENSITIVE = "(sensitive)"
@@ -76,9 +79,6 @@ def _read_context(plan: Plan, doc: dict[str, Any]) -> None:
     """What the plan showed besides its changes (unmanaged and ignored objects, notes, the
     rails and the targeting as planned), so a saved plan reads as it was reviewed. Apply
     evaluates the rails again."""
-    from docform.engine.ignore import Ignored
-    from docform.engine.rails import RailReport
-    from docform.engine.targets import Targeting
 
     plan.unmanaged = [Unmanaged(u["kind"], u["id"], u["title"]) for u in doc.get("unmanaged", [])]
     plan.ignored = [Ignored(**item) for item in doc.get("ignored", [])]

@@ -1,0 +1,150 @@
+"""The layers of docform, checked by walking every module's imports with `ast`.
+
+Bottom to top: the shared modules (errors, paths, redact...), then `api` (talks HTTP) beside
+`engine` (plans and applies whatever it is handed) and `sandbox` (the emulated service), then
+`kinds`, `manifest`, `workflow` (loads manifests, opens clients, runs organizations), `render`
+and `cli`. An import never runs back up a floor, there is no import cycle, and the engine
+imports nothing inside its functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parent.parent / "src"
+PACKAGE = SOURCE / "docform"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+FORBIDDEN = {
+    "docform.engine": (
+        "kinds",
+        "manifest",
+        "api",
+        "sandbox",
+        "cli",
+        "workflow",
+        "render",
+        "export",
+    ),
+    "docform.kinds": ("cli", "workflow", "manifest", "api", "sandbox", "render"),
+    "docform.api": ("engine", "sandbox", "kinds", "manifest", "workflow", "cli", "render"),
+    "docform.manifest": ("engine", "api", "sandbox", "workflow", "cli", "render"),
+    "docform.sandbox": ("engine", "kinds", "manifest", "api", "workflow", "cli", "render"),
+    "docform.workflow": ("cli", "render"),
+    "docform.render": ("cli", "sandbox", "api"),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SOURCE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path, node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The docform modules an import statement names."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level == 0:
+        module = node.module or ""
+    else:
+        package = module_name(path).split(".")
+        if path.name != "__init__.py":
+            package = package[:-1]
+        base = package[: len(package) - node.level + 1]
+        module = ".".join([*base, node.module] if node.module else base)
+    # ``from docform.cli import apply`` imports the module docform.cli.apply
+    return [
+        f"{module}.{alias.name}" if f"{module}.{alias.name}" in MODULES else module
+        for alias in node.names
+    ]
+
+
+def imports(path: Path, *, top_level_only: bool = False) -> Iterator[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    for node in nodes:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for name in imported(path, node):
+                if name == "docform" or name.startswith("docform."):
+                    yield node.lineno, name
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+MODULES = {module_name(path) for path in modules()}
+
+
+def test_the_layer_rules_see_every_package() -> None:
+    packages = {module_name(p).split(".")[1] for p in modules() if p.parent != PACKAGE}
+    assert set(FORBIDDEN) - {f"docform.{p}" for p in packages} == set()
+    assert len(modules()) > 100
+
+
+def test_no_import_runs_back_up_a_floor() -> None:
+    wrong = []
+    for path in modules():
+        layer = ".".join(module_name(path).split(".")[:2])
+        for line, name in imports(path):
+            target = name.split(".")[1] if "." in name else ""
+            if target in FORBIDDEN.get(layer, ()):
+                wrong.append(f"{path.relative_to(SOURCE)}:{line} imports {name}")
+    assert wrong == []
+
+
+def test_the_engine_imports_nothing_inside_its_functions() -> None:
+    inside = []
+    for path in (PACKAGE / "engine").rglob("*.py"):
+        top = set(imports(path, top_level_only=True))
+        inside += [
+            f"{path.name}:{line} {name}" for line, name in imports(path) if (line, name) not in top
+        ]
+    assert inside == []
+
+
+def test_no_import_cycle_between_modules() -> None:
+    graph: dict[str, set[str]] = {}
+    for path in modules():
+        names = {name for _, name in imports(path, top_level_only=True)}
+        graph[module_name(path)] = {n for n in names if n in MODULES} - {module_name(path)}
+    sorter = graphlib.TopologicalSorter(graph)
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as exc:
+        pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
+
+
+def test_a_plan_against_an_https_service_loads_no_sandbox_or_server() -> None:
+    """Planning against a URL that is not the sandbox never imports the sandbox, Starlette or
+    uvicorn. Nothing listens at the URL: the plan fails reading, after the point where a
+    sandbox would have been opened."""
+    env = {
+        **os.environ,
+        "DOCFORM_API_URL": "https://127.0.0.1:9",
+        "DOCFORM_API_TOKEN": "tok_plan",
+        "DOCFORM_API_TIMEOUT": "1",
+    }
+    command = [sys.executable, "-X", "importtime", "-m", "docform", "plan", str(FIXTURES / "basic")]
+    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    imported = [
+        line.rsplit("|", 1)[1].strip()
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    ]
+    assert result.returncode == 1
+    assert "no answer from https://127.0.0.1:9" in result.stderr
+    assert "docform.workflow.connect" in imported
+    assert [
+        name
+        for name in imported
+        if name.split(".")[0] in ("starlette", "uvicorn") or name.startswith("docform.sandbox")
+    ] == []
