@@ -267,7 +267,9 @@ def test_pruned_redirects_count_against_the_deletion_limit(sandbox: Path, manife
     write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
     result = run(["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 1, result.output
-    assert "3 deletions exceed the limit of 2" in result.output
+    assert "[max-deletions] the plan deletes 3 objects, more than the 2 allowed per apply" in (
+        result.output
+    )
     assert len(live_redirects(sandbox)) == 3
 
 
