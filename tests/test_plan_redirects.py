@@ -181,6 +181,33 @@ def test_redirect_of_a_site_without_sections_points_at_a_root_site_space(
     assert made["destination"] == {"kind": "site-space", "siteSpaceId": site_space["id"]}
 
 
+def test_a_new_site_its_sections_and_redirects_are_one_plan(sandbox: Path, manifests: Path) -> None:
+    doc = site_doc({"/old": {"to": {"section": "guides"}}})
+    doc["sites"] = {"help": {**doc["sites"]["docs"], "title": "Help Center"}}
+    del doc["sites"]["help"]["id"]
+    write(manifests, doc)
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan)[1:] == [
+        ("site.help", "create"),
+        ("site.help.section.guides", "create"),
+        ("site.help.section.guides.space.main", "create"),
+        ("site.help.redirect./old", "create"),
+    ]
+    made = change(plan, "site.help.redirect./old")
+    assert [(method, path) for method, path, _ in calls(made)] == [
+        ("POST", f"{ORG_PATH}/sites/${{site.help.id}}/redirects")
+    ]
+    assert {"site.help#create", "site.help.section.guides#create"} <= set(made["depends_on"])
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    [site] = [
+        s for s in live_api(sandbox, "GET", f"{ORG_PATH}/sites")["items"] if s["id"] != "site_docs"
+    ]
+    [section] = live_api(sandbox, "GET", f"{ORG_PATH}/sites/{site['id']}/sections")["items"]
+    [redirect] = live_api(sandbox, "GET", f"{ORG_PATH}/sites/{site['id']}/redirects")["items"]
+    assert redirect["destination"] == {"kind": "site-section", "siteSectionId": section["id"]}
+
+
 # -- change --------------------------------------------------------------------------------------
 
 
