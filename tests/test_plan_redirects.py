@@ -22,6 +22,7 @@ from planning import (
     calls,
     change,
     live_api,
+    open_store,
     plan_json,
     plan_request_count,
     run,
@@ -327,6 +328,22 @@ def test_redirects_cost_one_paged_list_read_per_site_that_writes_them(
     write(manifests, site_doc(listed))
     assert plan_request_count(manifests, sandbox) == without + 2  # 1001 redirects: two pages
     assert_converged(manifests, sandbox)
+
+
+def test_a_redirect_answer_that_does_not_fit_stops_the_plan(sandbox: Path, manifests: Path) -> None:
+    applied_site(sandbox, manifests, {"/old": {"to": "https://acme.test/"}})
+    [made] = live_redirects(sandbox)
+    with open_store(sandbox) as store:
+        stored = store.get("site-redirect", made["id"])
+        assert stored is not None
+        store.update("site-redirect", {**stored, "destination": "https://acme.test/"})
+    result = run(["plan", manifests], sandbox)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(
+        "Error: reading the live redirects failed, so no plan was made: GET "
+        f"{REDIRECTS} failed: the answer does not fit the API: items[0].destination is a "
+        "string ('https://acme.test/'), not an object."
+    )
 
 
 # -- drift and export ----------------------------------------------------------------------------
