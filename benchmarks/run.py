@@ -8,7 +8,8 @@ Scenarios (each on a fresh copy of the generated sandbox, served by ``docform sa
 3. both again at latency 0: docform's CPU time and peak memory (its own process).
 Plus the per-object pattern of a Terraform provider on the same organization, with docform's
 own client, and docform's speed-up over it; and the HTTP floor of the machine: the no-change
-plan's requests sent again with bare httpx, nothing done with the answers.
+plan's requests sent again with bare httpx, nothing done with the answers (at both latencies);
+and PyYAML's C loader on the same manifest files (the irreducible part of loading them).
 
 ``--quick`` uses a 10x smaller organization (under a minute). ``--check`` exits 1 when a
 request count is off its ideal or a request was sent twice; never because of a time.
@@ -66,6 +67,9 @@ def measure(out: Path, latency_ms: float) -> dict[str, Any]:
     print("scenario 3: the same at latency 0 (CPU time, peak memory)", file=sys.stderr)
     with served_sandbox(out, "s3", 0) as server:
         results["plan_cpu"] = worker(server, "plan", str(out / "match"))
+        print("HTTP floor at latency 0; PyYAML's C loader on the manifests", file=sys.stderr)
+        results["replay_cpu"] = worker(server, "replay", str(out / "match"))
+        results["c_loader"] = worker(server, "c-loader", str(out / "match"))
     with served_sandbox(out, "s3b", 0) as server:
         results["apply_cpu"] = worker(server, "apply", str(out / "changed"))
     return results

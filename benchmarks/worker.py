@@ -4,6 +4,7 @@
     python benchmarks/worker.py apply DIR URL       # plan, check the safety rails, apply
     python benchmarks/worker.py per-object ORG URL  # a Terraform provider's per-object pattern
     python benchmarks/worker.py replay DIR URL      # the plan's GETs again, bare httpx (floor)
+    python benchmarks/worker.py c-loader DIR URL    # PyYAML's C loader on DIR's manifest files
 
 The API token is read from DOCFORM_API_TOKEN. It prints one JSON object on stdout. docform runs
 through its own entry points (`make_plan`, `check_safety`, `apply_plan`, `render_text`), with
@@ -19,14 +20,18 @@ import inspect
 import json
 import os
 import re
+import statistics
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
+import yaml
 
 from docform.api import ApiClient
+from docform.api.connections import network_transport
 from docform.engine.apply import apply_plan
 from docform.kinds.registry import build_kinds
 from docform.manifest import load_manifest_set
@@ -38,6 +43,7 @@ from docform.workflow.saved import secret_resolver
 TEAM_MEMBERS = re.compile(r"^/v1/orgs/[^/]+/teams/[^/]+/members$")
 PER_OBJECT_PARALLELISM = 10
 """Terraform's default ``-parallelism``."""
+C_LOADER_REPEATS = 3
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
@@ -57,7 +63,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
 
 
 def open_client(url: str, seen: Counter[str], **options: Any) -> ApiClient:
-    transport = RecordingTransport(httpx.AsyncHTTPTransport(), seen)
+    transport = RecordingTransport(network_transport(), seen)
     token = os.environ["DOCFORM_API_TOKEN"]
     return Client(url, token, transport=transport, **options)
 
@@ -82,7 +88,7 @@ def call_report(seen: Counter[str], client: ApiClient) -> dict[str, Any]:
 async def run_plan(directory: str, url: str) -> tuple[dict[str, Any], Any, Any]:
     started, cpu = time.monotonic(), time.process_time()
     manifests = load_manifest_set(directory)
-    loaded = time.monotonic()
+    loaded, load_cpu = time.monotonic(), time.process_time() - cpu
     seen: Counter[str] = Counter()
     async with open_client(url, seen, read_only=True) as client:
         plan = await make_plan(manifests, client)
@@ -91,6 +97,7 @@ async def run_plan(directory: str, url: str) -> tuple[dict[str, Any], Any, Any]:
     report = {
         "wall_s": time.monotonic() - started,
         "cpu_s": time.process_time() - cpu,
+        "load_cpu_s": load_cpu,
         "phases_s": {
             "load": loaded - started,
             "read_and_plan": planned - loaded,
@@ -205,6 +212,20 @@ async def run_replay(directory: str, url: str) -> dict[str, Any]:
     }
 
 
+def run_c_loader(directory: str) -> dict[str, Any]:
+    """The irreducible part of loading: PyYAML's C loader (``yaml.load`` with ``CSafeLoader``)
+    on the manifest files of ``directory``, read from disk; the median CPU of a few runs."""
+    files = sorted(p for p in Path(directory).rglob("*") if p.suffix in (".yaml", ".yml"))
+    runs = []
+    for _ in range(C_LOADER_REPEATS):
+        cpu = time.process_time()
+        for path in files:
+            yaml.load(path.read_text("utf-8"), Loader=yaml.CSafeLoader)
+        runs.append(time.process_time() - cpu)
+    median = statistics.median(runs)
+    return {"wall_s": median, "cpu_s": median, "runs_s": runs, "files": len(files), "requests": 0}
+
+
 def main(argv: list[str]) -> int:
     mode, *args = argv
     if mode == "plan":
@@ -215,8 +236,10 @@ def main(argv: list[str]) -> int:
         result = asyncio.run(run_per_object(url=args[1], org_id=args[0]))
     elif mode == "replay":
         result = asyncio.run(run_replay(args[0], args[1]))
+    elif mode == "c-loader":
+        result = run_c_loader(args[0])
     else:
-        raise SystemExit(f"unknown mode {mode!r}: plan, apply, per-object or replay")
+        raise SystemExit(f"unknown mode {mode!r}: plan, apply, per-object, replay or c-loader")
     json.dump(result, sys.stdout)
     return 0
 

@@ -7,19 +7,31 @@ limit on what a hostile peer sends.
 
 from __future__ import annotations
 
+from itertools import chain, compress
 from typing import Any
+
+_IS_DICT = frozenset({dict}).__contains__
+_IS_LIST = frozenset({list}).__contains__
 
 
 def deeper_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` holds lists or objects more than ``limit`` levels down."""
-    level = [value]
-    for _ in range(limit + 1):
-        level = [
-            child
-            for item in level
-            if isinstance(item, dict | list)
-            for child in (item.values() if isinstance(item, dict) else item)
-        ]
-        if not level:
+    """Whether ``value`` (as ``json.loads`` makes it: dicts, lists and plain values) holds
+    lists or objects more than ``limit`` levels down."""
+    # Level by level, with built-ins only (no Python code per value): checked on every
+    # answer, this walks every value docform reads.
+    dicts, lists = _containers([value])
+    for _ in range(limit):
+        children = list(
+            chain(chain.from_iterable(map(dict.values, dicts)), chain.from_iterable(lists))
+        )
+        dicts, lists = _containers(children)
+        if not dicts and not lists:
             return False
-    return True
+    return any(dicts) or any(lists)
+
+
+def _containers(values: list[Any]) -> tuple[list[dict[str, Any]], list[list[Any]]]:
+    types = list(map(type, values))
+    return list(compress(values, map(_IS_DICT, types))), list(
+        compress(values, map(_IS_LIST, types))
+    )

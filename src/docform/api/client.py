@@ -28,6 +28,7 @@ import httpx
 
 from docform import __version__
 from docform.api.answers import count_misfit
+from docform.api.connections import network_transport
 from docform.api.errors import ApiConfigError
 from docform.api.limits import AnswerLimitExceeded, AnswerLimits
 from docform.api.reader import AnswerReader
@@ -100,7 +101,7 @@ class ApiClient:
     def _http_client(
         self, transport: httpx.AsyncBaseTransport | None, token: str, timeout: float
     ) -> httpx.AsyncClient:
-        inner = transport or httpx.AsyncHTTPTransport(proxy=environment_proxy(self.base_url))
+        inner = transport or network_transport(proxy=environment_proxy(self.base_url))
         return httpx.AsyncClient(
             base_url=self.base_url + "/",
             transport=ReadOnlyTransport(inner, API_PREFIX) if self.read_only else inner,

@@ -219,15 +219,22 @@ def misfit(value: Any, shape: Mapping[str, Field], where: str = "") -> str | Non
     if not isinstance(value, dict):
         return f"{where or 'the answer'} is {describe(value)}, not an object"
     for name, field in shape.items():
-        path = f"{where}.{name}" if where else name
         if name not in value:
             if field.required:
-                return f"{path} is missing ({field.expected()} expected)"
+                return f"{_joined(where, name)} is missing ({field.expected()} expected)"
             continue
-        problem = _field_misfit(value[name], field, path)
+        item = value[name]
+        # Most values are plain ones of an exact type listed: they fit, with no path to name.
+        if type(item) in field.types and field.shape is None and field.items is None:
+            continue
+        problem = _field_misfit(item, field, _joined(where, name))
         if problem:
             return problem
     return None
+
+
+def _joined(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
 
 
 def _field_misfit(value: Any, field: Field, path: str) -> str | None:

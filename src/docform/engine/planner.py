@@ -70,7 +70,7 @@ def plan_from_matcher(
             {p.desired.address: p.observed.id for p in (*matching.pairs, *matching.restores)}
         )
         plan.notes += matching.notes
-    plan.fingerprints.update(matcher.fingerprints(matchings))
+    plan.fingerprints = matcher.fingerprints(matchings)
     plan.addresses = _known_addresses(matchings)
     plan.warnings = _ignore_warnings(ignore, matchings, plan)
     plan.changes.extend(reversed(deletes))

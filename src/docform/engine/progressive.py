@@ -15,7 +15,7 @@ from typing import Any
 from docform.engine.graph import topological_order
 from docform.engine.kind import AddressIndex, Desired, Kind
 from docform.engine.match import MatchError, Matching, match_kind
-from docform.engine.plan import fingerprint
+from docform.engine.plan import Fingerprints
 
 
 def kinds_in_reference_order(kinds: Sequence[Kind]) -> list[Kind]:
@@ -47,7 +47,6 @@ class ProgressiveMatcher:
         self._read: dict[str, Sequence[Mapping[str, Any]]] = {}
         self._matched: dict[str, Matching] = {}
         self._problems: dict[str, list[str]] = {}
-        self._fingerprints: dict[str, str] = {}
         self._desired: dict[str, list[Desired]] = {}
 
     def desired(self, kind: Kind) -> list[Desired]:
@@ -98,15 +97,14 @@ class ProgressiveMatcher:
             raise MatchError(problems)
         return [(kind, self._matched[kind.name]) for kind in self.order]
 
-    def fingerprints(self, matchings: Sequence[tuple[Kind, Matching]]) -> dict[str, str]:
+    def fingerprints(self, matchings: Sequence[tuple[Kind, Matching]]) -> Fingerprints:
         """Fingerprints of the live objects the final ``matchings`` hold (those the ignore rules
-        set aside are gone), computed when each kind was matched."""
-        out: dict[str, str] = {}
+        set aside are gone), each computed when first read (`Fingerprints`)."""
+        out = Fingerprints()
         for kind, matching in matchings:
             observed = [p.observed for p in (*matching.pairs, *matching.restores)]
             for obs in (*observed, *matching.unmatched):
-                key = f"{kind.name}:{obs.id}"
-                out[key] = self._fingerprints.get(key) or fingerprint(dict(obs.raw))
+                out.add_object(f"{kind.name}:{obs.id}", obs.raw)
         return out
 
     def _is_ready(self, kind: Kind) -> bool:
@@ -127,9 +125,6 @@ class ProgressiveMatcher:
         )
         self._matched[kind.name] = matching
         self._problems[kind.name] = problems
-        observed = [p.observed for p in (*matching.pairs, *matching.restores)]
-        for obs in (*observed, *matching.unmatched):
-            self._fingerprints[f"{kind.name}:{obs.id}"] = fingerprint(dict(obs.raw))
 
 
 class PinnedIds(Sequence[str]):

@@ -47,6 +47,11 @@ _SCALARS = SafeConstructor()
 _MERGE = object()
 _END_EVENTS = (yaml.DocumentEndEvent, yaml.MappingEndEvent, yaml.SequenceEndEvent)
 _BAD_KEY = object()
+# The first characters for which the loader has an implicit tag (null, bool, int, float,
+# merge...); a plain scalar starting with any other is a string, with no regex tried (unless
+# a resolver applies to any first character: the key None).
+_RESOLVED_STARTS = frozenset(Loader.yaml_implicit_resolvers)
+_SHORTCUT = None not in _RESOLVED_STARTS
 
 
 @dataclass
@@ -237,7 +242,7 @@ class _Builder:
         top = self.stack[-1]
         tag = event.tag
         if tag is None or tag == "!":
-            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            tag = self._implicit_tag(event)
         key: Any = _MERGE if tag == _TAG + "merge" else event.value
         if key is not _MERGE and key in top.lines:
             path = (*top.path, key)
@@ -251,11 +256,7 @@ class _Builder:
 
     def _scalar_value(self, event: Any, position: tuple[int, int]) -> Any:
         explicit = event.tag not in (None, "!")
-        tag = (
-            event.tag
-            if explicit
-            else self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
-        )
+        tag = event.tag if explicit else self._implicit_tag(event)
         if tag in _CONSTRUCTED_TAGS:
             node = yaml.ScalarNode(tag, event.value)
             return _SCALARS.yaml_constructors[tag](_SCALARS, node)
@@ -264,6 +265,13 @@ class _Builder:
             return event.value
         self._problem(position, self._child_path(), f"unsupported YAML tag '{_short(tag)}'")
         return None
+
+    def _implicit_tag(self, event: Any) -> str:
+        """The tag the loader's resolver gives a scalar written without one."""
+        value = event.value
+        if _SHORTCUT and event.implicit[0] and value and value[0] not in _RESOLVED_STARTS:
+            return _TAG + "str"
+        return self.loader.resolve(yaml.ScalarNode, value, event.implicit)
 
     def _alias(self, event: Any) -> None:
         position = self._mark_item(event.start_mark)

@@ -1,0 +1,104 @@
+"""docform's network transport (`docform.api.connections`): httpx's, whose idle connections are
+checked through their socket, found once. It keeps httpcore's behaviour: a connection the
+server closed while it was idle is dropped before the next request, which then goes out on a
+new connection with no failed attempt; connections the server keeps open are reused."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import anyio
+import pytest
+
+from docform.api import ApiClient
+from docform.api.connections import network_transport, uses_socket_backend
+
+pytestmark = pytest.mark.anyio
+TOKEN = "connections-test-token"
+ANSWER = b'{"ok": true}'
+
+
+class OneShotServer:
+    """Answers each request with ``ANSWER`` over HTTP/1.1; closes each connection after its
+    first answer when ``close_after_answer``, keeps it open otherwise. Counts connections."""
+
+    def __init__(self, close_after_answer: bool) -> None:
+        self.close_after_answer = close_after_answer
+        self.connections = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+
+    def serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            while self._read_request(conn):
+                head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                head += f"content-length: {len(ANSWER)}\r\n\r\n"
+                conn.sendall(head.encode() + ANSWER)
+                if self.close_after_answer:
+                    return
+
+    @staticmethod
+    def _read_request(conn: socket.socket) -> bool:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(4096)
+            if not chunk:
+                return False
+            data += chunk
+        return True
+
+
+@contextmanager
+def one_shot_server(*, close_after_answer: bool) -> Iterator[OneShotServer]:
+    server = OneShotServer(close_after_answer)
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.listener.close()
+
+
+async def test_a_connection_the_server_closed_while_idle_is_replaced_with_no_retry() -> None:
+    with one_shot_server(close_after_answer=True) as server:
+        async with ApiClient(server.url, TOKEN, max_in_flight=1) as client:
+            first = await client.get("/ping")
+            await wait_for_close()
+            second = await client.get("/ping")
+    assert first == second == {"ok": True}
+    assert server.connections == 2
+    assert (client.stats.requests, client.stats.retries) == (2, 0)
+
+
+async def test_a_connection_the_server_keeps_open_is_reused() -> None:
+    with one_shot_server(close_after_answer=False) as server:
+        async with ApiClient(server.url, TOKEN, max_in_flight=1) as client:
+            for _ in range(3):
+                assert await client.get("/ping") == {"ok": True}
+                await wait_for_close()
+    assert server.connections == 1
+    assert (client.stats.requests, client.stats.retries) == (3, 0)
+
+
+def test_the_transport_makes_connections_through_the_socket_backend_unless_proxied() -> None:
+    # Guards the speed-up against an httpx release that no longer pools through httpcore's
+    # AsyncConnectionPool: this fails instead of docform silently getting slower.
+    assert uses_socket_backend(network_transport())
+    assert not uses_socket_backend(network_transport(proxy="http://proxy.example:3128"))
+
+
+async def wait_for_close() -> None:
+    """Time for the server's close to reach the client's socket (loopback: well under this)."""
+    await anyio.sleep(0.05)
