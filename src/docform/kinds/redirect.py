@@ -84,20 +84,20 @@ class RedirectTarget(ManifestModel):
         if isinstance(value, str):
             _check_url(value)
             return {"url": value}
+        if isinstance(value, Mapping) and "url" in value:
+            raise ValueError("an external URL is written as the value itself: `to: URL`")
         return value
 
     @model_validator(mode="after")
     def _names_one_place(self) -> RedirectTarget:
-        if self.url is not None:
-            if self.section or self.space or self.page:
-                raise ValueError("an external URL is written as `to: URL`, alone")
-            _check_url(self.url)
-        elif self.page is not None and self.space is None:
+        if self.url is not None:  # checked as the string it was written as
+            return self
+        if self.page is not None and self.space is None:
             raise ValueError(
                 "a page belongs to a site space: name it too, "
                 "{section: NAME, space: NAME, page: ID}"
             )
-        elif self.section is None and self.space is None:
+        if self.section is None and self.space is None:
             raise ValueError("names no destination: write {section: NAME}, a site space or a URL")
         return self
 
