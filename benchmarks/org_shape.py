@@ -171,13 +171,14 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         }
         for g in range(shape.section_groups)
     }
-    redirects = dict(_redirects(shape, sections))
     return {
         "id": SITE_ID,
         "title": "Bench Docs",
+        "published": True,  # read from the site list: no request of its own
+        "proxy": "bench.test/docs",
         "sectionGroups": groups,
         "sections": sections,
-        "redirects": redirects,
+        "redirects": dict(_redirects(shape, sections)),
     }
 
 

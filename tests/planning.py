@@ -12,6 +12,8 @@ import asyncio
 import json
 import re
 import socket
+import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -20,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 from click.testing import CliRunner, Result
 
@@ -31,7 +34,8 @@ from docform.workflow.connect import Client
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SEED_FILE = FIXTURES / "seed.yaml"
-PLAN_FIXTURES = FIXTURES / "plans"
+SERVE_TOKEN = "tok_faults_admin_0123456789"
+"""The token of a `served_sandbox`: its control routes' admin token and an API token."""
 REQUEST_COUNT = re.compile(r"^(\d+) API requests? \(", re.MULTILINE)
 
 
@@ -144,12 +148,47 @@ def live_api(sandbox: Path, method: str, path: str, body: Any = None) -> Any:
     return asyncio.run(call())
 
 
+def free_port() -> int:
+    """A loopback port free now (another process may take it before it is used)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def served_sandbox(data: Path, *options: str) -> Iterator[tuple[str, list[str]]]:
+    """``docform sandbox serve`` with ``options`` on a free loopback port, seeded from
+    ``fixtures/seed.yaml``, its token `SERVE_TOKEN`: yields its root URL and a list that holds
+    the server's output once it has stopped."""
+    port = free_port()
+    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", str(port)]
+    command += ["--data", str(data), "--token", SERVE_TOKEN, "--seed", str(SEED_FILE), *options]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    root, output = f"http://127.0.0.1:{port}", []
+    try:
+        deadline = time.monotonic() + 10.0
+        while not _answers(root):
+            assert process.poll() is None, process.stdout.read() if process.stdout else ""
+            assert time.monotonic() < deadline, "sandbox serve did not start"
+            time.sleep(0.05)
+        yield root, output
+    finally:
+        process.terminate()
+        output.append(process.communicate(timeout=10)[0])
+
+
+def _answers(root: str) -> bool:
+    try:
+        httpx.get(f"{root}/_sandbox/faults", timeout=1.0)
+    except httpx.TransportError:
+        return False
+    return True
+
+
 @contextmanager
 def served_app(app: Any) -> Iterator[str]:
     """``app`` behind uvicorn on a free loopback port, in a thread; yields its root URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -391,6 +391,8 @@ def test_every_route_docform_reads_has_a_shape(served: tuple[str, Spoiler]) -> N
     """A route read without a shape would be trusted blindly."""
     baseline_plan(served)
     templates = [*OBJECT_SHAPES, *ITEM_SHAPES]
+    # No route seen would pass for every route having a shape.
+    assert PLANNED_ROUTES, f"the plan read no GET /v1/ route: {sorted(served[1].seen)}"
     for route in PLANNED_ROUTES:
         path = route.split(" ", 1)[1].removeprefix("/v1")
         assert object_shape(path) or item_shape(path), f"{route} (shapes: {templates})"

@@ -25,11 +25,16 @@ from docform.api import (
 from docform.sandbox import SandboxConfig, Store
 from docform.sandbox.seed import apply_seed, load_seed_file
 from docform.sandbox.transport import SandboxTransport
+from planning import change, live_api, plan_json, run, seeded_sandbox, write_manifests
 
 pytestmark = pytest.mark.anyio
 ROOT = "https://api.sandbox.test"
 BASE = 0.01
 Step = httpx.Response | Exception
+GUIDES_TEAM = """\
+    organization: {id: org_acme}
+    teams: {guides: {title: Guides}}
+"""
 
 
 @pytest.fixture
@@ -148,12 +153,43 @@ async def test_post_is_not_retried_after_a_dropped_connection(sandbox: SandboxTr
     assert len(transport.seen) == 1
 
 
-async def test_team_creation_by_put_is_not_retried(sandbox: SandboxTransport) -> None:
-    api, transport, _ = scripted_client(sandbox, [dropped()])
-    async with api:
-        with pytest.raises(ApiTransportError):
-            await api.put(f"/orgs/{ORG}/teams", {"title": "Platform"})
-    assert len(transport.seen) == 1
+@pytest.mark.parametrize("fault", ["lost", "502"])
+def test_team_creation_by_put_is_not_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """The team kind marks its create ``retry: false`` in the plan and the applier passes that
+    to the client: after a lost answer or a 5xx the team is looked for, never sent blindly again
+    (a repeated PUT would create a second team)."""
+    sandbox = seeded_sandbox(tmp_path)
+    manifests = write_manifests(tmp_path / "m", GUIDES_TEAM)
+    planned = change(plan_json(manifests, sandbox), "team.guides", "create")
+    assert planned["calls"][0] == {
+        "method": "PUT",
+        "path": f"/orgs/{ORG}/teams",
+        "body": {"title": "Guides"},
+        "retry": False,
+    }
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", f"{fault}:1@PUT:/orgs/*/teams#1")
+    result = run(["apply", manifests, "--yes", "-v"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "retrying" not in result.stderr
+    teams = live_api(sandbox, "GET", f"/orgs/{ORG}/teams")
+    assert [t["title"] for t in teams["items"]].count("Guides") == 1
+
+
+def test_a_saved_plan_keeps_its_team_creation_from_being_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox = seeded_sandbox(tmp_path)
+    manifests = write_manifests(tmp_path / "m", GUIDES_TEAM)
+    saved = tmp_path / "docform.plan"
+    assert run(["plan", manifests, "--out", saved], sandbox).exit_code == 0
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "lost:1@PUT:/orgs/*/teams#1")
+    result = run(["apply", saved, "--yes", "-v"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "retrying" not in result.stderr
+    teams = live_api(sandbox, "GET", f"/orgs/{ORG}/teams")
+    assert [t["title"] for t in teams["items"]].count("Guides") == 1
 
 
 async def test_retry_false_turns_retries_off_for_one_call(sandbox: SandboxTransport) -> None:

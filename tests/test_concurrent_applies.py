@@ -17,8 +17,7 @@ from docform.api import ApiClient
 from docform.manifest import load_manifest_set
 from docform.workflow.apply_lock import lock_path
 from docform.workflow.run import apply_changes, plan_manifests
-from planning import live_api, run, write_manifests
-from test_sandbox_faults import TOKEN, served
+from planning import SERVE_TOKEN, live_api, run, served_sandbox, write_manifests
 
 TEAMS = """\
 organization: {id: org_acme}
@@ -115,29 +114,38 @@ def test_the_live_objects_of_a_kind_are_read_once_before_its_creates(
 
 def test_two_applies_started_at_once_create_nothing_twice(tmp_path):
     manifests = write_manifests(tmp_path / "m", TEAMS)
-    env = {**os.environ, "DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1",
+    env = {**os.environ, "DOCFORM_API_TOKEN": SERVE_TOKEN, "NO_COLOR": "1",
            "DOCFORM_LOCK_DIR": str(tmp_path / "locks")}  # fmt: skip
-    with served(tmp_path / "served.sqlite", "--latency-ms", "100") as (root, _):
+    with served_sandbox(tmp_path / "served.sqlite", "--latency-ms", "100") as (root, _):
         env["DOCFORM_API_URL"] = root
         command = [sys.executable, "-m", "docform", "apply", str(manifests), "--yes"]
         applies = [
             subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for _ in range(2)
         ]
-        outcomes = [(p.wait(timeout=120), p.stderr.read().decode()) for p in applies]
+        outcomes = [
+            (p.wait(timeout=120), p.stderr.read().decode(), p.stdout.read().decode())
+            for p in applies
+        ]
         teams = live(root, "teams")
         collections = live(root, "collections")
     assert teams == ["Docs", "Platform"], outcomes
     assert collections == ["Handbook"], outcomes
-    assert sorted(code for code, _ in outcomes) == [0, 1], outcomes
-    refused = next(err for code, err in outcomes if code == 1)
-    assert "another docform apply" in refused or "not created: a live" in refused, refused
-    assert CANARY_TOKEN not in "".join(err for _, err in outcomes)
+    codes = sorted(code for code, _, _ in outcomes)
+    if codes == [0, 0]:
+        # On a loaded machine the second apply may only start planning once the first is done:
+        # then it has nothing to do, which is no race at all.
+        assert any("No changes" in out for _, _, out in outcomes), outcomes
+    else:
+        assert codes == [0, 1], outcomes
+        refused = next(err for code, err, _ in outcomes if code == 1)
+        assert "another docform apply" in refused or "not created: a live" in refused, refused
+    assert CANARY_TOKEN not in "".join(err + out for _, err, out in outcomes)
 
 
 def live(root: str, route: str) -> list[str]:
     import httpx
 
-    headers = {"Authorization": f"Bearer {TOKEN}"}
+    headers = {"Authorization": f"Bearer {SERVE_TOKEN}"}
     answer = httpx.get(f"{root}/v1/orgs/org_acme/{route}", headers=headers).json()
     return sorted(item["title"] for item in answer["items"])

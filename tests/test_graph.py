@@ -3,6 +3,10 @@
 import pytest
 
 from docform.engine.graph import CycleError, topological_order
+from docform.engine.live import ReadError
+from docform.engine.snapshot import read_waves
+from docform.kinds.registry import build_kinds
+from docform.kinds.site import SiteKind
 
 
 def order(items, deps):
@@ -32,3 +36,28 @@ def test_a_cycle_is_an_error_naming_its_members():
     assert str(err.value) == (
         "these changes depend on each other in a cycle and cannot be ordered: a, b"
     )
+
+
+# -- the order kinds are read in (engine/snapshot.py) ------------------------------------------
+
+
+def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
+    waves = read_waves(build_kinds("org_acme"))
+    assert [[kind.name for kind in wave] for wave in waves] == [
+        ["organization", "member", "team", "collection", "space", "site", "openapi", "saml"],
+        ["section", "section_group", "site_space"],
+    ]
+
+
+def test_kinds_that_wait_on_each_other_to_be_read_name_the_cycle() -> None:
+    class First(SiteKind):
+        name = "first"
+        read_after = ("second",)
+
+    class Second(SiteKind):
+        name = "second"
+        read_after = ("first",)
+
+    with pytest.raises(ReadError) as caught:
+        read_waves([First("org_acme"), Second("org_acme"), *build_kinds("org_acme")])
+    assert str(caught.value) == "kinds wait on each other to be read: first -> second -> first"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docform.engine.ignore import Ignored, IgnoreRules
+from docform.engine.plan import Change, Plan
 from planning import (
     actions,
     append_manifests,
@@ -202,3 +204,64 @@ def test_patterns_that_match_an_entry_a_field_or_an_unmanaged_object_give_no_war
     directory = manifests(tmp_path, patterns)
     append_manifests(directory, "teams: {core: {title: Core}}\n")
     assert plan_json(directory, sandbox)["warnings"] == []
+
+
+# -- IgnoreRules on its own --------------------------------------------------------------------
+
+
+def test_an_address_pattern_covers_the_object_and_what_is_inside_it_only() -> None:
+    rules = IgnoreRules(["site.docs", "member.*@acme.test"])
+    assert rules.address_pattern("site.docs") == "site.docs"
+    assert rules.address_pattern("site.docs.section.start") == "site.docs"
+    assert rules.address_pattern("site.docsy") is None
+    assert rules.address_pattern("member.bob@acme.test") == "member.*@acme.test"
+
+
+def test_a_field_pattern_names_one_field_of_the_objects_it_matches() -> None:
+    rules = IgnoreRules(["team.*.members"])
+    assert rules.field_pattern("team.platform", "members") == "team.*.members"
+    assert rules.field_pattern("team.platform", "title") is None
+    assert rules.address_pattern("team.platform") is None
+
+
+def test_unused_warns_of_each_pattern_matching_nothing_at_its_place() -> None:
+    rules = IgnoreRules(
+        ["space.scratch", "team.*.title", "space.old", "site.nope"],
+        ["main.yaml:2:5", "main.yaml:3:5", "main.yaml:4:5"],
+    )
+    warnings = rules.unused(["space.scratch"], ["team.core.title"], used=["space.old"])
+    assert warnings == [
+        "docform.ignore: ignore pattern 'site.nope' matches nothing in the manifests or the "
+        "live organization; correct it, or remove it from `ignore:`"
+    ]
+
+
+def test_drop_changes_drops_what_needs_an_ignored_change_and_records_why() -> None:
+    def planned(address: str, action: str, *needs: str) -> Change:
+        kind = address.split(".", 1)[0]
+        return Change(address, kind, action, "planned", None, {}, depends_on=list(needs))
+
+    plan = Plan(
+        "org_acme",
+        changes=[
+            planned("collection.eng", "create"),
+            planned("space.handbook", "create", "collection.eng#create"),
+            planned("team.core", "update"),
+        ],
+    )
+    IgnoreRules(["collection.*"]).drop_changes(plan)
+    assert [c.key for c in plan.changes] == ["team.core#update"]
+    assert plan.ignored == [
+        Ignored("change", "collection.eng", "collection", "collection.*", action="create"),
+        Ignored(
+            "change",
+            "space.handbook",
+            "space",
+            "collection.*",
+            action="create",
+            because="collection.eng#create",
+        ),
+    ]
+    assert plan.ignored[1].describe() == (
+        "space.handbook (create): needs collection.eng#create, ignored by collection.*"
+    )

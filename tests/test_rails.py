@@ -197,10 +197,37 @@ def test_another_admin_may_remove_a_member_and_the_caller_may_demote_others(tmp_
     assert [m["id"] for m in members] == ["u_alice"]
 
 
-def test_the_own_membership_ping_is_retried_after_a_transient_failure(
+def test_the_callers_own_member_is_told_by_get_user_and_a_ping_is_never_needed(
     tmp_path, sandbox, monkeypatch
 ):
-    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@POST:/orgs/*/ping#1")
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@POST:/orgs/*/ping")
+    manifests = write_manifests(tmp_path / "m", PRUNE_MEMBERS + "  erin@acme.test: admin\n")
+    result = run(["apply", manifests, "--yes", "--force"], sandbox, token=ADMIN_TOKEN)
+    assert result.exit_code == 1
+    assert OWN_RAIL.format("~u_alice#delete") in result.stderr
+    assert "ping" not in result.output
+
+
+def test_the_own_membership_check_fails_closed_when_get_user_keeps_failing(
+    tmp_path, sandbox, monkeypatch
+):
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@GET:/user")
+    manifests = write_manifests(tmp_path / "m", PRUNE_MEMBERS + "  alice@acme.test: admin\n")
+    result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: nothing was applied: the own-membership rail could not tell which user the API "
+        "token belongs to, and the plan removes or demotes 2 memberships: GET /user failed after "
+        "6 attempts: "
+        "503 Service unavailable (fault injected by the sandbox). The service failed; try again "
+        "later.\n"
+    )
+    members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
+    assert sorted(m["id"] for m in members) == ["u_alice", "u_bob", "u_erin"]
+
+
+def test_get_user_is_retried_after_a_transient_failure(tmp_path, sandbox, monkeypatch):
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@GET:/user#1")
     manifests = write_manifests(
         tmp_path / "m",
         "docform: {prune: {members: true}}\n"
@@ -211,6 +238,32 @@ def test_the_own_membership_ping_is_retried_after_a_transient_failure(
     assert result.exit_code == 0, result.output
     members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
     assert sorted(m["id"] for m in members) == ["u_alice", "u_erin"]
+
+
+NO_USER_NOTE = (
+    "Note: the API token belongs to no user (an integration's token, say), so it holds no "
+    "membership to lose: the own-membership rail had nothing to refuse in the 2 changes that "
+    "remove or demote a membership\n"
+)
+
+
+def test_a_token_of_no_user_may_remove_members_and_apply_says_why_that_is_safe(tmp_path, sandbox):
+    manifests = write_manifests(tmp_path / "m", PRUNE_MEMBERS + "  alice@acme.test: admin\n")
+    result = run(["apply", manifests, "--yes"], sandbox)  # the canary token is no user's
+    assert result.exit_code == 0, result.output
+    assert NO_USER_NOTE in result.stderr
+    members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
+    assert [m["id"] for m in members] == ["u_alice"]
+
+
+def test_a_plan_without_membership_changes_never_asks_whose_token_it_is(
+    tmp_path, sandbox, monkeypatch
+):
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@GET:/user")
+    manifests = write_manifests(tmp_path / "m", HEAD + "teams:\n  core: {title: Core}\n")
+    result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
+    assert result.exit_code == 0, result.output
+    assert "Note: the API token" not in result.stderr
 
 
 # -- every rail at plan time -------------------------------------------------------------------

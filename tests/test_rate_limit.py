@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from docform.api.retry import RateBudget
 from docform.cli import cli
-from test_sandbox_faults import TOKEN, served
+from planning import SERVE_TOKEN, served_sandbox
 
 REPO = Path(__file__).parent.parent
 QUICKSTART = REPO / "examples" / "quickstart"
@@ -23,7 +23,7 @@ LIMIT = 2
 
 
 def docform(args: list[Any], root: str) -> Result:
-    env = {"DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
+    env = {"DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN, "NO_COLOR": "1"}
     return CliRunner().invoke(cli, [str(a) for a in args], env=env)
 
 
@@ -31,10 +31,10 @@ def test_plan_and_apply_keep_under_the_rate_limit_after_the_first_429s(tmp_path:
     manifests = tmp_path / "quickstart"
     shutil.copytree(QUICKSTART, manifests)
     options = ("--rate-limit", str(LIMIT), "--seed", str(DEMO_SEED))
-    with served(tmp_path / "served.sqlite", *options) as (root, _):
+    with served_sandbox(tmp_path / "served.sqlite", *options) as (root, _):
         planned = docform(["plan", manifests, "--detailed-exitcode"], root)
         applied = docform(["apply", manifests, "--yes"], root)
-        admin = {"Authorization": f"Bearer {TOKEN}"}
+        admin = {"Authorization": f"Bearer {SERVE_TOKEN}"}
         stats = httpx.get(f"{root}/_sandbox/stats", headers=admin).json()
     assert planned.exit_code == 2, planned.output
     assert applied.exit_code == 0, applied.output

@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +18,25 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from conftest import ORG, SEED_FILE
+from conftest import ORG
 from docform.api import ApiTransportError
 from docform.cli import cli
 from docform.sandbox import Sandbox, SandboxConfig
 from docform.sandbox.faults import FaultSettings, FaultSpecError, parse_fault_spec, path_matches
 from docform.sandbox.transport import SandboxTransport
 from docform.workflow.connect import Client
-from planning import FIXTURES, assert_converged, live_api, run, seeded_sandbox
+from planning import (
+    FIXTURES,
+    SERVE_TOKEN,
+    assert_converged,
+    live_api,
+    run,
+    seeded_sandbox,
+    served_sandbox,
+)
 
 pytestmark = pytest.mark.anyio
-TOKEN = "tok_faults_admin_0123456789"
+TOKEN = SERVE_TOKEN
 ROOT = "http://sandbox.test"
 
 
@@ -339,45 +346,10 @@ def test_retries_are_quiet_unless_plan_is_verbose(
 # -- served over HTTP --------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def served(data: Path, *options: str) -> Iterator[tuple[str, list[str]]]:
-    """``docform sandbox serve`` with ``options`` on a free loopback port: yields its root URL
-    and a list that holds the server's output once it has stopped."""
-    port = free_port()
-    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", str(port)]
-    command += ["--data", str(data), "--token", TOKEN, "--seed", str(SEED_FILE), *options]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    root, output = f"http://127.0.0.1:{port}", []
-    try:
-        deadline = time.monotonic() + 10.0
-        while not _answers(root):
-            assert process.poll() is None, process.stdout.read() if process.stdout else ""
-            assert time.monotonic() < deadline, "sandbox serve did not start"
-            time.sleep(0.05)
-        yield root, output
-    finally:
-        process.terminate()
-        output.append(process.communicate(timeout=10)[0])
-
-
-def _answers(root: str) -> bool:
-    try:
-        httpx.get(f"{root}/_sandbox/faults", timeout=1.0)
-    except httpx.TransportError:
-        return False
-    return True
-
-
 async def test_a_served_sandbox_drops_and_loses_answers_and_counts_them(tmp_path: Path) -> None:
     spec = "lost:1@POST:/orgs/*/collections#1,drop:1@GET:/orgs/*#1"
     options = ("--faults", spec, "--fault-seed", "3")
-    with served(tmp_path / "served.sqlite", *options) as (root, output):
+    with served_sandbox(tmp_path / "served.sqlite", *options) as (root, output):
         async with Client(root, TOKEN, sleep=no_wait) as client:
             with pytest.raises(ApiTransportError, match="RemoteProtocolError"):
                 await client.post(f"/orgs/{ORG}/collections", {"title": "Kept"})

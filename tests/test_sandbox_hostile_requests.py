@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from conftest import ADMIN_TOKEN, ORG, SANDBOX_ADMIN_TOKEN
 from docform.cli import cli
+from planning import SERVE_TOKEN, served_sandbox
 
 
 def error(status: int, message: str) -> dict:
@@ -118,12 +119,12 @@ def test_serve_refuses_a_host_beyond_loopback_without_allow_remote(tmp_path):
 
 
 def test_serve_with_allow_remote_listens_beyond_loopback_and_warns(tmp_path):
-    from test_sandbox_faults import TOKEN, served
-
     options = ("--host", "0.0.0.0", "--allow-remote")
-    with served(tmp_path / "served.sqlite", *options) as (root, output):
+    with served_sandbox(tmp_path / "served.sqlite", *options) as (root, output):
         anonymous = httpx.get(f"{root}/_sandbox/stats")
-        admin = httpx.get(f"{root}/_sandbox/stats", headers={"Authorization": f"Bearer {TOKEN}"})
+        admin = httpx.get(
+            f"{root}/_sandbox/stats", headers={"Authorization": f"Bearer {SERVE_TOKEN}"}
+        )
     assert anonymous.status_code == 401
     assert admin.status_code == 200
     assert (

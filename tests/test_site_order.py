@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
+from docform.engine.kind import AddressIndex, Desired, Ref
+from docform.kinds.ordering import AS_CREATED, Container, reorder_changes
 from planning import (
     actions,
     apply,
@@ -214,3 +216,79 @@ def test_example_reference_group_reordered_settles_in_one_apply(tmp_path: Path) 
         ("Start here", ["start"]),
         ("Reference", ["sdks", "api"]),
     ]
+
+
+# -- reorder_changes on its own ----------------------------------------------------------------
+
+SECTION = "site.docs.section"
+
+
+def sections_of_docs(*live: str, created: tuple[str, ...] = ()) -> AddressIndex:
+    """An index where site.docs is site_docs, each of ``live`` (``a``) is sec_a, and each of
+    ``created`` is created by this apply."""
+    index = AddressIndex()
+    index.record("site", "site_docs", "site.docs")
+    for name in live:
+        index.record("site_section", f"sec_{name}", f"{SECTION}.{name}")
+    for name in created:
+        index.record_created(f"{SECTION}.{name}")
+    return index
+
+
+def wanted(*names: str) -> list[Desired]:
+    return [
+        Desired(f"{SECTION}.{name}", (name,), {"site": Ref("site.docs")}, "main.yaml:1:1")
+        for name in names
+    ]
+
+
+def test_reorder_changes_moves_only_what_is_out_of_place() -> None:
+    container = Container(wanted("a", "b", "c"), [f"{SECTION}.{n}" for n in ("a", "c", "b")])
+    index = sections_of_docs("a", "b", "c")
+    changes = reorder_changes("site_section", "site-section", "org_acme", [container], index)
+    assert [(c.address, c.action, c.before, c.after) for c in changes] == [
+        (
+            f"{SECTION}.b",
+            "reorder",
+            {"position": f"after {SECTION}.c"},
+            {"position": f"after {SECTION}.a"},
+        )
+    ]
+    assert [c.to_json() for c in changes[0].calls] == [
+        {
+            "method": "PATCH",
+            "path": f"{DOCS}/structure/sort",
+            "body": {
+                "item": {"type": "site-section", "id": "sec_b"},
+                "position": {"after": {"type": "site-section", "id": "sec_a"}},
+            },
+        }
+    ]
+
+
+def test_reorder_changes_leaves_a_container_in_manifest_order_alone() -> None:
+    container = Container(wanted("a", "b"), [f"{SECTION}.a", f"{SECTION}.b"])
+    index = sections_of_docs("a", "b")
+    assert reorder_changes("site_section", "site-section", "org_acme", [container], index) == []
+
+
+def test_reorder_changes_sorts_racing_creates_after_what_brings_them_in() -> None:
+    container = Container(
+        wanted("a", "b"),
+        [],
+        racing=frozenset({f"{SECTION}.a", f"{SECTION}.b"}),
+        after=("site.docs.section.a#create", "site.docs.section.b#create"),
+    )
+    index = sections_of_docs(created=("a", "b"))
+    changes = reorder_changes("site_section", "site-section", "org_acme", [container], index)
+    assert [(c.address, c.before, c.depends_on) for c in changes] == [
+        (
+            f"{SECTION}.b",
+            {"position": AS_CREATED},
+            ["site.docs.section.a#create", "site.docs.section.b#create"],
+        )
+    ]
+    assert changes[0].calls[0].to_json()["body"] == {
+        "item": {"type": "site-section", "id": {"$placeholder": f"{SECTION}.b.id"}},
+        "position": {"after": {"type": "site-section", "id": {"$placeholder": f"{SECTION}.a.id"}}},
+    }

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from docform.engine.plan import Change, Plan
+from docform.engine.targets import TargetError, Targeting, narrow_plan
 from planning import actions, live_api, plan_json, run, write_manifests
 
 WHOLE_PLAN = 14
@@ -125,3 +129,60 @@ def test_a_saved_plan_takes_no_target(sandbox, basic, tmp_path):
     assert "Error: --target goes with a directory; a saved plan applies as it was reviewed" in (
         result.stderr
     )
+
+
+# -- narrow_plan on its own --------------------------------------------------------------------
+
+
+def planned(address: str, action: str, *needs: str, human_key: str | None = None) -> Change:
+    """A change of ``address`` depending on the changes keyed ``needs``."""
+    kind = address.split(".", 1)[0]
+    return Change(
+        address, kind, action, "planned", None, {}, depends_on=list(needs), human_key=human_key
+    )
+
+
+def three_changes() -> Plan:
+    """A collection's create, a space inside it, and an unrelated unmanaged member's delete."""
+    return Plan(
+        "org_acme",
+        changes=[
+            planned("collection.eng", "create"),
+            planned("space.handbook", "create", "collection.eng#create"),
+            planned("member.~u_bob", "delete", human_key="bob@acme.test"),
+        ],
+    )
+
+
+def test_narrow_plan_keeps_a_target_and_what_it_depends_on() -> None:
+    narrowed = narrow_plan(three_changes(), ["space.handbook"], [])
+    assert [c.key for c in narrowed.changes] == ["collection.eng#create", "space.handbook#create"]
+    assert narrowed.targeting == Targeting(("space.handbook",), (), 1)
+
+
+def test_narrow_plan_drops_an_exclude_and_what_depends_on_it() -> None:
+    narrowed = narrow_plan(three_changes(), [], ["collection.eng"])
+    assert [c.key for c in narrowed.changes] == ["member.~u_bob#delete"]
+    assert narrowed.targeting == Targeting((), ("collection.eng",), 2)
+
+
+def test_narrow_plan_targets_an_unmanaged_object_by_its_human_key() -> None:
+    narrowed = narrow_plan(three_changes(), ["member.bob@acme.test"], [])
+    assert [c.key for c in narrowed.changes] == ["member.~u_bob#delete"]
+
+
+def test_narrow_plan_without_patterns_is_the_plan_itself() -> None:
+    plan = three_changes()
+    assert narrow_plan(plan, [], []) is plan
+
+
+def test_narrow_plan_refuses_a_pattern_that_matches_nothing_unless_told_not_to_check() -> None:
+    with pytest.raises(TargetError) as caught:
+        narrow_plan(three_changes(), ["space.handbok"], [])
+    assert str(caught.value) == (
+        "--target space.handbok matches no address in the manifests or the live organization "
+        "(closest: space.handbook); check the spelling, or list the addresses with "
+        "'docform plan --json'"
+    )
+    unchecked = narrow_plan(three_changes(), ["space.handbok"], [], check=False)
+    assert unchecked.changes == []

@@ -188,7 +188,7 @@ class ApiClient:
         path = api_path(path)
         if self.read_only and method != "GET":
             raise read_only_refusal(method, path)
-        retryable = is_retryable_call(method, path) if retry is None else retry
+        retryable = is_retryable_call(method) if retry is None else retry
         call = Call(method, path, _clean_params(params), json, retryable)
         await self._slots.acquire(priority)
         try:

@@ -2,10 +2,11 @@
 
 Retried: answers 500, 502, 503 and 504, and failures to get any answer (`httpx.TransportError`:
 refused or dropped connections, timeouts), for GET, PUT, PATCH and DELETE. Not retried after
-those: POST, and the one PUT that creates (``PUT /orgs/{id}/teams``), because the service may
-have done the work before the answer was lost; the applier decides what to do then (re-read,
-then maybe repeat), so no object is created twice. A 429 is retried for every method, POST
-included: a rate-limited request is turned away before the service does anything with it.
+those: POST, and a call its caller marks ``retry=False`` (a PUT that creates: the kind says so
+on its call, `docform.engine.plan.Call.retry`), because the service may have done the work
+before the answer was lost; the applier decides what to do then (re-read, then maybe repeat), so
+no object is created twice. A 429 is retried for every method, POST included: a rate-limited
+request is turned away before the service does anything with it.
 
 Waits: the service's ``Retry-After`` (seconds or an HTTP date) when it sends one; else, on 429,
 until ``X-RateLimit-Reset`` (UTC epoch seconds, docs/service.md); else exponential backoff with
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
 import threading
 import time
 from collections.abc import Mapping
@@ -31,16 +31,14 @@ from email.utils import parsedate_to_datetime
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 RETRIED_METHODS = frozenset({"GET", "PUT", "PATCH", "DELETE"})
-CREATES_BY_PUT = (re.compile(r"^/orgs/[^/]+/teams/?$"),)
 # Epoch seconds are above this; a smaller X-RateLimit-Reset can only be a number of seconds.
 EPOCH_FLOOR = 1_000_000_000
 
 
-def is_retryable_call(method: str, path: str) -> bool:
-    """Whether ``method path`` can be repeated without risk of doing the work twice."""
-    if method not in RETRIED_METHODS:
-        return False
-    return not (method == "PUT" and any(p.match(path) for p in CREATES_BY_PUT))
+def is_retryable_call(method: str) -> bool:
+    """Whether a call of ``method`` can be repeated without risk of doing the work twice, unless
+    its caller says otherwise (a PUT that creates is not: the caller passes ``retry=False``)."""
+    return method in RETRIED_METHODS
 
 
 @dataclass

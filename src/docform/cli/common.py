@@ -74,6 +74,8 @@ def apply_with_progress(
     ) as progress:
         report = asyncio.run(apply())
     click.echo(render_report(report), err=not report.ok)
+    for note in report.notes:
+        click.echo(f"Note: {note}", err=True)
     if recorder and recorder.warning:
         click.echo(f"Warning: {recorder.warning}", err=True)
     return bool(report.ok)

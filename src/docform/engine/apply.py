@@ -59,6 +59,8 @@ class ApplyReport:
     interrupted: bool = False
     verification: Any = None
     """What reading back the changed kinds found (`docform.workflow.verify.Verification`)."""
+    notes: list[str] = field(default_factory=list)
+    """What the apply has to tell beyond its changes (why a rail had nothing to check)."""
 
     @property
     def ok(self) -> bool:
@@ -278,7 +280,8 @@ class _Runner:
         """One call and its status; a create whose answer was lost is looked for before it is
         sent again (found so, it has no status of its own: None)."""
         try:
-            return await self.client.answered(doc["method"], doc["path"], json=body)
+            retry = change.calls[i].retry
+            return await self.client.answered(doc["method"], doc["path"], json=body, retry=retry)
         except DocformError as exc:
             if not (change.action == "create" and i == 0 and _answer_lost(exc)):
                 raise

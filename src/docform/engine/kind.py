@@ -196,8 +196,9 @@ class Kind:
         return []
 
     async def identify_caller(self, client: Any) -> str | None:
-        """The live id of the API token's own user, when this kind's objects are users and the
-        API lets the kind tell (`risky_for_caller` changes are compared with it)."""
+        """The live id of the API token's own user among this kind's objects, or None when the
+        token belongs to no user; `risky_for_caller` changes are compared with it, so a kind
+        that has such changes says how to tell (it raises when it cannot)."""
         return None
 
     # -- API facts -----------------------------------------------------------------------------

@@ -68,9 +68,17 @@ class Call:
     method: str
     path: str
     body: Any = None
+    retry: bool | None = None
+    """Whether the client may send the call again after a failure that may have done its work
+    (no answer, a 5xx): None leaves it to the client, by method (a POST is never repeated);
+    False for a call that creates though its method is repeatable (a PUT that creates): the
+    applier then looks for the object before it sends the call again."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"method": self.method, "path": self.path, "body": _jsonable(self.body)}
+        doc = {"method": self.method, "path": self.path, "body": _jsonable(self.body)}
+        if self.retry is not None:
+            doc["retry"] = self.retry
+        return doc
 
 
 @dataclass

@@ -6,8 +6,8 @@ owner), and apply prints each rail it bypassed; ``protect: true`` is never bypas
 from the entry first.
 
 Every rail is evaluated when planning too (`RailReport`), so a plan that apply would refuse
-fails in the pull request, not after the merge. One rail needs a write to check (whose token
-apply uses: `caller_violations`); the plan lists the changes it will look at.
+fails in the pull request, not after the merge. One rail is checked with the token apply uses
+(`check_caller`), which need not be planning's; the plan lists the changes it will look at.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docform.engine.plan import Plan
-from docform.errors import DocformError
+from docform.errors import DocformError, ServiceCallError
 from docform.paths import UnsafePathError, path_segments
 
 SHARE_FLOOR = 10
@@ -186,8 +186,8 @@ def risky_for_caller(plan: Plan, kinds: Sequence[Any]) -> list[Any]:
 
 
 def checked_at_apply(plan: Plan, kinds: Sequence[Any]) -> list[Violation]:
-    """What the own-membership rail will look at when applying: planning cannot tell whose
-    token it reads with, since the API answers that only to a write (`identify_caller`)."""
+    """What the own-membership rail will look at when applying: the token apply writes with
+    need not be the one planning reads with (`check_caller`)."""
     return [
         Violation(
             "own-membership",
@@ -199,29 +199,57 @@ def checked_at_apply(plan: Plan, kinds: Sequence[Any]) -> list[Violation]:
     ]
 
 
-async def caller_violations(plan: Plan, kinds: Sequence[Any], client: Any) -> list[Violation]:
-    """Changes that would remove or demote the membership of the token's own user."""
-    risky = risky_for_caller(plan, kinds)
-    if not risky:
-        return []
-    caller = await identify_caller(kinds, client)
-    return [
-        Violation(
-            "own-membership",
-            f"{c.key} would remove or demote the membership of the API token's own user "
-            f"({caller}); apply this change with another admin's token",
-            forceable=False,
-        )
-        for c in risky
-        if c.live_id == caller
-    ]
+@dataclass
+class CallerCheck:
+    """The own-membership rail as apply found it: what it refuses, and what it has to say."""
+
+    violations: list[Violation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
-async def identify_caller(kinds: Sequence[Any], client: Any) -> str | None:
-    """The live id of the token's own user, as the first kind that can tell says (the API
-    has no "who am I": `Kind.identify_caller`)."""
+async def check_caller(plan: Plan, kinds: Sequence[Any], client: Any) -> CallerCheck:
+    """Changes that would remove or demote the membership of the token's own user.
+
+    Each kind with such changes tells whose token ``client`` holds (`Kind.identify_caller`),
+    and only then: a plan without them costs no request. A token that belongs to no user
+    holds no membership to lose, which a note says.
+    """
+    check = CallerCheck()
     for kind in kinds:
-        caller = await kind.identify_caller(client)
-        if caller is not None:
-            return caller
-    return None
+        risky = kind.risky_for_caller([c for c in plan.changes if c.kind == kind.name])
+        if not risky:
+            continue
+        try:
+            caller = await kind.identify_caller(client)
+        except ServiceCallError as error:
+            raise RailError(
+                "nothing was applied: the own-membership rail could not tell which user the API "
+                f"token belongs to, and the plan removes or demotes {len(risky)} "
+                f"{_memberships(len(risky))}: {error}"
+            ) from error
+        if caller is None:
+            check.notes.append(
+                "the API token belongs to no user (an integration's token, say), so it holds "
+                "no membership to lose: the own-membership rail had nothing to refuse in the "
+                f"{len(risky)} {_changes(len(risky))} that remove or demote a membership"
+            )
+            continue
+        check.violations += [
+            Violation(
+                "own-membership",
+                f"{c.key} would remove or demote the membership of the API token's own user "
+                f"({caller}); apply this change with another admin's token",
+                forceable=False,
+            )
+            for c in risky
+            if c.live_id == caller
+        ]
+    return check
+
+
+def _changes(count: int) -> str:
+    return "change" if count == 1 else "changes"
+
+
+def _memberships(count: int) -> str:
+    return "membership" if count == 1 else "memberships"

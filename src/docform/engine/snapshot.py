@@ -9,6 +9,7 @@ nothing read in part is ever taken for "absent".
 from __future__ import annotations
 
 import asyncio
+import graphlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -65,18 +66,21 @@ async def _read_kind(kind: Kind, reader: LiveReader, wanted: Sequence[str]) -> l
 
 
 def read_waves(kinds: Sequence[Kind]) -> list[list[Kind]]:
-    """Kinds grouped so that each group only needs groups before it."""
-    names = {k.name for k in kinds}
-    done: set[str] = set()
+    """Kinds grouped so that each group only needs groups before it, each in ``kinds``' order.
+
+    Raises `ReadError` naming the cycle when kinds wait on each other (``read_after``)."""
+    position = {kind.name: i for i, kind in enumerate(kinds)}
+    sorter = graphlib.TopologicalSorter(
+        {kind.name: [n for n in kind.read_after if n in position] for kind in kinds}
+    )
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as exc:
+        cycle = " -> ".join(exc.args[1])
+        raise ReadError(f"kinds wait on each other to be read: {cycle}") from None
     waves: list[list[Kind]] = []
-    remaining = list(kinds)
-    while remaining:
-        wave = [k for k in remaining if all(d in done or d not in names for d in k.read_after)]
-        if not wave:
-            raise ReadError(
-                "kinds wait on each other to be read: " + ", ".join(k.name for k in remaining)
-            )
-        waves.append(wave)
-        done.update(k.name for k in wave)
-        remaining = [k for k in remaining if k not in wave]
+    while sorter.is_active():
+        ready = sorted(sorter.get_ready(), key=position.__getitem__)
+        sorter.done(*ready)
+        waves.append([kinds[position[name]] for name in ready])
     return waves

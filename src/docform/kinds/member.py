@@ -16,7 +16,7 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
-from docform.errors import DocformError
+from docform.errors import DocformError, ServiceCallError
 from docform.export.model import Exported
 from docform.kinds.base import Entry
 from docform.kinds.exporting import role_entry
@@ -163,20 +163,15 @@ class MemberKind(Kind):
         ]
 
     async def identify_caller(self, client: Any) -> str | None:
-        """The API has no "who am I": a ping marks the caller as seen now, so the caller is the
-        member at the top of the last-seen order if the ping moved that top."""
-        before = await self._last_seen(client)
-        # A ping only marks the caller as seen: repeating it is harmless, so a transient failure
-        # is retried like any idempotent call instead of aborting the apply.
-        await client.post(f"/orgs/{self.org_id}/ping", retry=True)
-        after = await self._last_seen(client)
-        return after[0] if after is not None and after != before else None
-
-    async def _last_seen(self, client: Any) -> tuple[str, str] | None:
-        params = {"sort": "lastSeenAt", "order": "desc", "limit": 1}
-        answer = await client.get(f"/orgs/{self.org_id}/members", params=params)
-        items = answer.get("items") or []
-        return (items[0]["id"], items[0].get("lastSeenAt")) if items else None
+        """``GET /user`` answers the token's own user, and a member's id is its user's id; a
+        token that belongs to no user (an integration's) is answered 404."""
+        try:
+            user = await client.get("/user")
+        except ServiceCallError as error:
+            if error.status == 404:
+                return None
+            raise
+        return str(user["id"])
 
     def risky_for_caller(self, changes: Sequence[Change]) -> list[Change]:
         """Removing a member, or taking admin from one, could lock out the token's own user."""

@@ -1,15 +1,18 @@
 """Published sites (``sites:``) with their section groups, sections and site spaces.
 
 A site is matched by its pinned ``id``, else by title. A site with sections holds its site
-spaces in the sections; a site without sections lists them under ``spaces``.
+spaces in the sections; a site without sections lists them under ``spaces``. docform creates,
+changes, publishes and deletes sites: ``published`` is changed by the API's publish and
+unpublish calls, never by a PATCH (docs/service.md, "Sites").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
@@ -25,6 +28,21 @@ from docform.kinds.site_section import SiteSectionEntry
 from docform.kinds.site_section_group import SiteSectionGroupEntry
 from docform.kinds.site_space import SiteSpaceEntry
 
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+PROXY_PATTERN = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")
+SCHEME = re.compile(r"^https?://")
+
+
+def _check_proxy(value: str) -> str:
+    if not PROXY_PATTERN.fullmatch(value):
+        raise ValueError(
+            f"must be a host and path without a scheme, such as 'example.com/docs' (not {value!r})"
+        )
+    return value
+
+
+Proxy = Annotated[str, Field(max_length=512), AfterValidator(_check_proxy)]
+
 
 class SiteEntry(Entry):
     """One site and its structure (order as written is the order on the site)."""
@@ -33,12 +51,17 @@ class SiteEntry(Entry):
     key_label = "title"
     former_key_fields = ("title",)
     child_fields = frozenset({"sectionGroups", "sections", "spaces", "redirects"})
+    nullable_fields = frozenset({"proxy"})
 
     title: str | None = Field(None, min_length=2, max_length=128)
     type: SiteType | None = None
     visibility: SiteVisibility | None = None
     basename: str | None = Field(None, min_length=1, max_length=100)
     defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
+    proxy: Proxy | None = Field(
+        None, description="Serve the site at this host and path (no scheme); null removes it."
+    )
+    published: bool | None = Field(None, description="Published (live) or not.")
     sectionGroups: dict[Name, SiteSectionGroupEntry] = Field(default_factory=dict)
     sections: dict[Name, SiteSectionEntry] = Field(default_factory=dict)
     spaces: dict[Name, SiteSpaceEntry] = Field(
@@ -77,7 +100,9 @@ class SiteKind(Kind):
     name = "site"
     prune_setting = "sites"
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
-    PATCHED = ("title", "visibility", "basename", "defaultLevel")
+    # A site's structure, redirects and grants go with it: replacing it by a look-alike loses them.
+    guard_replacement = True
+    PATCHED = ("title", "visibility", "basename", "defaultLevel", "proxy")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/sites")
@@ -93,6 +118,8 @@ class SiteKind(Kind):
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         fields = {k: raw.get(k) for k in (*self.PATCHED, "type")}
+        fields["proxy"] = proxy_of(raw)
+        fields["published"] = bool(raw.get("published"))
         return Observed(
             id=raw["id"], key=(raw["title"],), fields=fields, title=raw["title"], raw=raw
         )
@@ -100,10 +127,15 @@ class SiteKind(Kind):
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         body = body_of(desired.fields, resolve, ("title", "visibility", "type"))
         calls = [Call("POST", f"/orgs/{self.org_id}/sites", body)]
-        extra = body_of(desired.fields, resolve, ("basename", "defaultLevel"))
+        path = f"/orgs/{self.org_id}/sites/{created(desired.address).in_path()}"
+        settings = ["basename", "defaultLevel"]
+        if desired.fields.get("proxy"):  # a new site has no proxy to remove (null)
+            settings.append("proxy")
+        extra = body_of(desired.fields, resolve, settings)
         if extra:
-            path = f"/orgs/{self.org_id}/sites/{created(desired.address).in_path()}"
             calls.append(Call("PATCH", path, extra))
+        if desired.fields.get("published"):  # a new site is not published
+            calls.append(Call("POST", f"{path}/publish"))
         return calls
 
     def change_calls(
@@ -121,7 +153,12 @@ class SiteKind(Kind):
                 "service, or remove `type:` from the manifest"
             )
         path = f"/orgs/{self.org_id}/sites/{observed.id}"
-        return [Call("PATCH", path, body_of(changed, resolve, self.PATCHED))]
+        body = body_of(changed, resolve, self.PATCHED)
+        calls = [Call("PATCH", path, body)] if body else []
+        if "published" in changed:
+            action = "publish" if changed["published"] else "unpublish"
+            calls.append(Call("POST", f"{path}/{action}"))
+        return calls
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/sites/{observed.id}")]
@@ -130,4 +167,16 @@ class SiteKind(Kind):
         fields = {"id": raw["id"], **set_fields(raw, ("title", "type", "visibility", "basename"))}
         if raw.get("defaultLevel") is not None:  # null is what a new site has
             fields["defaultLevel"] = role_entry(raw["defaultLevel"])
+        proxy = proxy_of(raw)
+        if proxy is not None:
+            fields["proxy"] = proxy
+        fields["published"] = bool(raw.get("published"))
         return Exported("sites", self.name, raw["id"], raw["title"], fields)
+
+
+def proxy_of(raw: Mapping[str, Any]) -> str | None:
+    """The proxy as it is set (``example.com/docs``): the answer gives the URL visitors use."""
+    proxy = raw.get("proxy")
+    if not isinstance(proxy, Mapping) or not proxy.get("origin"):
+        return None
+    return SCHEME.sub("", str(proxy["origin"]))

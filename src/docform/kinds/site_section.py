@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
@@ -79,17 +80,18 @@ class SiteSectionKind(Kind):
     def desired(self, manifests: Any) -> list[Desired]:
         # Order is per container: a section's container is the group listing it, and its
         # place there is where that list names it (not where `sections:` defines it).
-        self._group_of = {
+        listed = {
             f"{site.address}.section.{name}": (group.address, place)
             for site in manifests.sites.values()
             for group in site.sectionGroups.values()
             for place, name in enumerate(group.sections or ())
         }
-        return [
+        sections = [
             self._desired(site.address, section)
             for site in manifests.sites.values()
             for section in site.sections.values()
         ]
+        return [GroupedSection(**vars(d), group=listed.get(d.address, (None, 0))) for d in sections]
 
     def _desired(self, site_address: str, e: SiteSectionEntry) -> Desired:
         site = Ref(site_address)
@@ -164,13 +166,12 @@ class SiteSectionKind(Kind):
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
     ) -> list[Change]:
-        group_of = getattr(self, "_group_of", {})
         wanted: dict[tuple[str, str | None], list[Desired]] = defaultdict(list)
         for d in desired:
-            group, _ = group_of.get(d.address, (None, 0))
+            group, _ = _listed_in(d)
             wanted[(d.fields["site"].address, group)].append(d)
         for entries in wanted.values():
-            entries.sort(key=lambda d: group_of.get(d.address, (None, 0))[1])
+            entries.sort(key=lambda d: _listed_in(d)[1])
         in_live: dict[tuple[str | None, str | None], list[str]] = defaultdict(list)
         for raw in live:
             address = index.address_of(self.name, raw["id"])
@@ -190,6 +191,19 @@ class SiteSectionKind(Kind):
         site = LiveRef("site", raw["_site"])
         return Exported("sites", self.name, raw["id"], raw["path"], fields, within=site,
                         nested_as="sections")  # fmt: skip
+
+
+@dataclass
+class GroupedSection(Desired):
+    """A section as the engine sees it, and where the manifest places it among its siblings."""
+
+    group: tuple[str | None, int] = (None, 0)
+    """The address of the section group listing it and its place in that list; no group
+    (None) for a section at the site's root, placed where `sections:` defines it."""
+
+
+def _listed_in(desired: Desired) -> tuple[str | None, int]:
+    return desired.group if isinstance(desired, GroupedSection) else (None, 0)
 
 
 def _container(

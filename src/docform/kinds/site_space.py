@@ -43,7 +43,9 @@ class SiteSpaceEntry(Entry):
     path: str = Field(min_length=1, max_length=100)
     condition: str | None = Field(None, min_length=1, max_length=1024)
     hidden: bool | None = Field(None, description="Hidden from the site navigation.")
-    default: bool | None = Field(None, description="The default site space of its section.")
+    default: bool | None = Field(
+        None, description="The default site space of its section (or of a site without sections)."
+    )
 
     @property
     def address(self) -> str:
@@ -63,7 +65,7 @@ class SiteSpaceEntry(Entry):
 
 class SiteSpaceKind(Kind):
     """Site spaces of managed sites, keyed by (section, path); ``default: true`` makes one the
-    default of its section.
+    default of its section (of the site, for a site without sections).
 
     The first site space of a section that this apply creates is made by the section's own
     create call; this kind then only sets its path, condition and visibility.
@@ -149,9 +151,9 @@ class SiteSpaceKind(Kind):
             calls = [Call("POST", f"{prefix}/site-spaces", body)]
             made = created(desired.address).in_path()
             calls.append(Call("PATCH", f"{prefix}/site-spaces/{made}", settings))
-        if desired.fields.get("default") and section is not None:
+        if desired.fields.get("default"):
             default = {"defaultSiteSpace": created(desired.address)}
-            calls.append(Call("PATCH", f"{prefix}/sections/{id_in_path(section)}", default))
+            calls.append(Call("PATCH", _default_holder(prefix, section), default))
         return calls
 
     def change_calls(
@@ -170,12 +172,13 @@ class SiteSpaceKind(Kind):
             body["spaceId"] = resolve(changed["space"])
         calls = [Call("PATCH", f"{prefix}/site-spaces/{observed.id}", body)] if body else []
         section = resolve(desired.fields["section"])
-        if changed.get("default") is True and section is not None:
-            path = f"{prefix}/sections/{id_in_path(section)}"
-            calls.append(Call("PATCH", path, {"defaultSiteSpace": observed.id}))
+        if changed.get("default") is True:
+            default = {"defaultSiteSpace": observed.id}
+            calls.append(Call("PATCH", _default_holder(prefix, section), default))
         elif "default" in changed:
+            holder = "section" if section is not None else "site"
             raise DocformError(
-                f"{desired.location}: {desired.address}: default: a section always has a "
+                f"{desired.location}: {desired.address}: default: a {holder} always has a "
                 "default site space; mark another one `default: true` instead"
             )
         return calls
@@ -251,3 +254,9 @@ class SiteSpaceKind(Kind):
         within = LiveRef("section", section) if section else LiveRef("site", raw["_site"])
         return Exported("sites", self.name, raw["id"], raw["path"], fields, within=within,
                         nested_as="spaces")  # fmt: skip
+
+
+def _default_holder(prefix: str, section: Any) -> str:
+    """What holds a site space's ``defaultSiteSpace``: its section, or the site itself for a
+    site without sections."""
+    return prefix if section is None else f"{prefix}/sections/{id_in_path(section)}"

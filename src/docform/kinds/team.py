@@ -83,7 +83,9 @@ class TeamKind(Kind):
         )
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        calls = [Call("PUT", f"/orgs/{self.org_id}/teams", {"title": desired.fields["title"]})]
+        # The service creates a team by PUT: a repeat after a lost answer could make two.
+        title = {"title": desired.fields["title"]}
+        calls = [Call("PUT", f"/orgs/{self.org_id}/teams", title, retry=False)]
         if desired.fields.get("members"):
             path = self._members_path(created(desired.address).in_path())
             calls.append(membership_call(path, {}, desired.fields["members"]))

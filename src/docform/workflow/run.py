@@ -15,7 +15,7 @@ from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import (
     RailReport,
-    caller_violations,
+    check_caller,
     check_rails,
     checked_at_apply,
     enforce,
@@ -140,7 +140,8 @@ async def apply_changes(
     with apply_lock(api_url(manifests), manifests.organization.id):
         async with open_client(manifests, read_only=False) as client:
             kinds = build_kinds(manifests.organization.id)
-            enforce(await caller_violations(plan, kinds, client), force=False)
+            caller = await check_caller(plan, kinds, client)
+            enforce(caller.violations, force=False)
             guard = CreateGuard(plan, kinds, manifests, client)
             report = await apply_plan(
                 plan.changes,
@@ -155,6 +156,7 @@ async def apply_changes(
                 stop=stop,
                 kinds=kinds,
             )
+            report.notes += caller.notes
         if report.ok:
             report.verification = await verify_by_reading(manifests, plan, report.done)
     return report

@@ -102,7 +102,7 @@ def _change(doc: dict[str, Any]) -> Change:
         before=doc.get("before"),
         after=doc.get("after"),
         fields=[_field(f) for f in doc.get("fields", [])],
-        calls=[Call(c["method"], c["path"], c.get("body")) for c in doc["calls"]],
+        calls=[Call(c["method"], c["path"], c.get("body"), c.get("retry")) for c in doc["calls"]],
         depends_on=list(doc.get("depends_on", [])),
         replacement=doc.get("replacement"),
     )
