@@ -76,13 +76,16 @@ class ProgressiveMatcher:
                     self._match(ready)
                     progress = True
 
-    def manages(self, kind: str, live_id: str) -> bool:
-        """Whether an entry manages the live ``kind`` object ``live_id``; ``kind`` must be matched
-        already (a read per parent runs after its parent kind is read, hence matched, as long as
-        that kind refers to none that is read later)."""
+    def manages(self, kind: str, live_id: str) -> Desired | None:
+        """The entry that manages the live ``kind`` object ``live_id``, or None; ``kind`` must be
+        matched already (a read per parent runs after its parent kind is read, hence matched, as
+        long as that kind refers to none that is read later)."""
         if kind not in self._matched:
             raise RuntimeError(f"{kind} is not matched yet, so its scope is not known")
-        return self.index.managed_ref(kind, live_id) is not None
+        managed = self.index.managed_ref(kind, live_id)
+        if managed is None:
+            return None
+        return next((d for d in self._desired[kind] if d.address == managed.address), None)
 
     def matchings(self) -> list[tuple[Kind, Matching]]:
         """Every kind's matching in reference order; raises `MatchError` with every problem."""
