@@ -70,6 +70,8 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
         ("site-spaces", shape.site_spaces),
     ):
         _chain(graph, f"site.{name}", pages(count), after="sites.0")
+    # Only sites whose manifest entry writes redirects read them: the benchmark site does.
+    _chain(graph, "site.redirects", pages(shape.redirects), after="sites.0")
     return graph
 
 

@@ -32,6 +32,7 @@ class Shape:
     section_groups: int = 30
     sections: int = 300
     site_spaces: int = 1_000
+    redirects: int = 400
     openapi: int = 200
     saml: int = 5
     access: int = 300
@@ -182,7 +183,33 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         "proxy": "bench.test/docs",
         "sectionGroups": groups,
         "sections": sections,
+        "redirects": dict(_redirects(shape, sections)),
     }
+
+
+def _redirects(
+    shape: Shape, sections: dict[str, dict[str, Any]]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Old paths of a migration, in turn to a section, a site space, a page and another site;
+    one in five a wildcard carried over, one in three permanent."""
+    names = list(sections)
+    for i in range(shape.redirects):
+        section = names[i % len(names)]
+        site_space = next(iter(sections[section]["spaces"]))
+        to: Any = [
+            {"section": section},
+            {"section": section, "space": site_space},
+            {"section": section, "space": site_space, "page": f"page{i:04d}"},
+            f"https://archive.{EMAIL_DOMAIN}/{i:04d}",
+        ][i % 4]
+        entry: dict[str, Any] = {"to": to}
+        source = f"/old/r{i:04d}"
+        if i % 5 == 0:
+            source += "/*"
+            entry["captureWildcard"] = True
+        if i % 3 == 0:
+            entry["permanent"] = True
+        yield source, entry
 
 
 def _give_access(org: Org, rng: random.Random) -> None:

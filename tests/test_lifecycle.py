@@ -84,9 +84,12 @@ def test_every_kind_is_created_then_changed_renamed_moved_and_pruned(
         ("team.platform", "membership"),
         ("member.bob@acme.test", "update"),
         ("site.docs.sectionGroup.guides", "update"),
+        ("site.docs.redirect./news", "update"),
     } <= actions
     deleted = sorted(c["kind"] for c in plan["changes"] if c["action"] == "delete")
-    assert deleted == ["collection", "openapi", "section", "section_group", "site_space", "team"]
+    assert deleted == [
+        "collection", "openapi", "redirect", "section", "section_group", "site_space", "team"
+    ]  # fmt: skip
     apply(every_kind, sandbox)
     assert_converged(every_kind, sandbox)
 
@@ -101,6 +104,7 @@ def test_every_kind_is_created_then_changed_renamed_moved_and_pruned(
 
 def add_group(doc: dict[str, Any]) -> None:
     doc["sites"]["docs"]["sectionGroups"]["extra"] = {"title": "Extra"}
+    doc["sites"]["docs"]["redirects"]["/temp"] = {"to": "https://acme.test/temp"}
 
 
 def rename_and_move_content(doc: dict[str, Any], handbook_id: str) -> None:
@@ -134,6 +138,8 @@ def change_sites(doc: dict[str, Any]) -> None:
     doc["sites"]["blog"].update(title="Acme Journal", formerly=["Acme Blog"])
     docs["sections"]["start"]["description"] = "The very first steps"
     docs["sections"]["start"]["spaces"]["legacy"]["condition"] = "visitor.claims.v0"
+    del docs["redirects"]["/temp"]
+    docs["redirects"]["/news"]["to"] = {"section": "start"}
 
 
 def ids_by_title(sandbox: Path) -> dict[str, dict[str, str]]:

@@ -54,6 +54,13 @@ def may(
 
 
 ID = need(str)
+DESTINATION = {  # a redirect's: kind says which of the others it holds
+    "kind": need(str),
+    "siteSectionId": may(str),
+    "siteSpaceId": may(str),
+    "pageId": may(str),
+    "url": may(str),
+}
 ROLE = need(str, NULL)  # a role, or null for a guest
 OPTIONAL_TEXT = may(str, NULL)
 USER = {"email": may(str)}  # the service does not promise one: such a member matches by id
@@ -153,6 +160,14 @@ ITEM_SHAPES: dict[str, Mapping[str, Field]] = {
         "condition": OPTIONAL_TEXT,
         "hidden": may(bool, NULL),
         "default": may(bool, NULL),
+    },
+    "/orgs/*/sites/*/redirects": {
+        "id": ID,
+        "source": need(str),
+        "destination": need(dict, shape=DESTINATION),
+        "captureWildcard": need(bool),
+        "permanent": need(bool),
+        "draft": need(bool),
     },
     **{
         f"{on}/permissions/{principal}": grant

@@ -13,8 +13,8 @@ Progress = Callable[[str, int], None]
 """Called with a kind's name and how many of its objects have been read so far."""
 
 Manages = Callable[[str, str], Any]
-"""The entry (`docform.engine.kind.Desired`) that manages the live object of a kind (by name)
-with an id, or None."""
+"""The manifest entry (as its kind's `Desired`) that manages the live object of a kind (by
+name) with an id, or None when none does."""
 
 
 @dataclass
@@ -67,15 +67,16 @@ class LiveReader:
     def managed(self, kind: str) -> list[dict[str, Any]]:
         """The live objects of ``kind`` that manifest entries manage (all of them when reading
         without manifests, as export does): what lies inside the others is out of scope."""
-        if self._manages is None:
-            return self.live(kind)
-        return [obj for obj in self.live(kind) if self._manages(kind, obj["id"]) is not None]
+        return [obj for obj, _ in self.managed_with_entries(kind)]
 
-    def entry(self, kind: str, live_id: str) -> Any:
-        """The manifest entry that manages a live object of ``kind`` (a read inside it may
-        depend on what the entry writes), or None when reading without manifests."""
-        managing = None if self._manages is None else self._manages(kind, live_id)
-        return None if managing is None else managing.entry
+    def managed_with_entries(self, kind: str) -> list[tuple[dict[str, Any], Any]]:
+        """`managed` with the `Desired` of the entry that manages each object, so a read can
+        look at what the entry writes (a site without ``redirects:`` has none read); the entry
+        is None for every object when reading without manifests."""
+        if self._manages is None:
+            return [(obj, None) for obj in self.live(kind)]
+        found = [(obj, self._manages(kind, obj["id"])) for obj in self.live(kind)]
+        return [(obj, desired) for obj, desired in found if desired is not None]
 
     def _count(self, kind: str, n: int) -> None:
         self._counts[kind] = self._counts.get(kind, 0) + n

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docform.export.model import EnvValue, Exported, FileValue, LiveRef
+from docform.export.model import EnvValue, Exported, FileValue, LiveRef, WithinRef
 
 #: Keys of nested entries, in the order an entry lists them (after its own fields).
-NESTED_ORDER = ("sectionGroups", "sections", "spaces")
+NESTED_ORDER = ("sectionGroups", "sections", "spaces", "redirects")
 _NOT_ENV = re.compile(r"[^A-Z0-9]+")
 
 
@@ -39,9 +39,12 @@ def build_sections(entries: Sequence[Exported], names: Mapping[LiveRef, str]) ->
     """Every entry resolved and nested; top-level entries sorted by name."""
     built = Built()
     nodes: dict[LiveRef, dict[str, Any]] = {}
+    holders = {entry.ref: entry.within for entry in entries if entry.within is not None}
     for entry in entries:
         if not entry.part:
-            nodes[entry.ref] = _resolve_fields(entry, names.get(entry.ref, ""), names, built)
+            values = _within_resolved(entry.fields, holders)
+            name = names.get(entry.ref, "")
+            nodes[entry.ref] = _resolve_fields(entry, values, name, names, built)
         built.notes += entry.notes
     _merge_parts([e for e in entries if e.part], nodes, names, built)
     top: dict[str, dict[str, Any]] = {}
@@ -110,11 +113,27 @@ def _sorted(value: Any) -> Any:
     return value
 
 
+def _within_resolved(value: Any, holders: Mapping[LiveRef, LiveRef]) -> Any:
+    """``value`` with each `WithinRef` replaced by the holder it names, and left out when the
+    holder is of another kind."""
+    if isinstance(value, Mapping):
+        out = {k: _within_resolved(v, holders) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v is not None or value[k] is None}
+    if isinstance(value, WithinRef):
+        holder = holders.get(value.of)
+        return holder if holder is not None and holder.kind == value.kind else None
+    return value
+
+
 def _resolve_fields(
-    entry: Exported, name: str, names: Mapping[LiveRef, str], built: Built
+    entry: Exported,
+    fields: Mapping[str, Any],
+    name: str,
+    names: Mapping[LiveRef, str],
+    built: Built,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, value in entry.fields.items():
+    for key, value in fields.items():
         try:
             out[key] = _resolve(value, entry, name, names, built)
         except _Dangling as exc:

@@ -22,6 +22,15 @@ class LiveRef:
 
 
 @dataclass(frozen=True)
+class WithinRef:
+    """The manifest name of the entry that holds another (a site space's section), when that
+    entry is of ``kind``; otherwise the field is left out (a site space at a site's root)."""
+
+    of: LiveRef
+    kind: str
+
+
+@dataclass(frozen=True)
 class FileValue:
     """Text written to ``FOLDER/<entry name>.EXTENSION`` and referenced as ``{file: ...}``."""
 

@@ -91,9 +91,9 @@ class AccessKind(Kind):
         lists = [
             (on, raw["id"], principal)
             for on in ON
-            for raw in reader.managed(on)
+            for raw, desired in reader.managed_with_entries(on)
             # A deleted space that the plan restores answers 404 until then; its grants stay.
-            if _writes_access(reader.entry(on, raw["id"])) and not raw.get("deletedAt")
+            if _writes_access(desired) and not raw.get("deletedAt")
             for principal in PRINCIPALS
         ]
         answers = await asyncio.gather(
@@ -224,9 +224,9 @@ def grant_address(on: Ref, principal: str, who: Ref | Unresolved) -> str:
     return f"{on.address}.access.{principal}.{name}"
 
 
-def _writes_access(entry: Any) -> bool:
+def _writes_access(desired: Desired | None) -> bool:
     # No entry: reading without manifests (export), where every object's grants are wanted.
-    return entry is None or getattr(entry, "access", None) is not None
+    return desired is None or getattr(desired.entry, "access", None) is not None
 
 
 def _tagged(item: Mapping[str, Any], on: str, on_id: str, principal: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from docform.kinds.collection import CollectionKind
 from docform.kinds.member import MemberKind
 from docform.kinds.openapi import OpenApiKind
 from docform.kinds.organization import OrganizationKind
+from docform.kinds.redirect import RedirectKind
 from docform.kinds.saml import SamlKind
 from docform.kinds.site import SiteKind
 from docform.kinds.site_section import SiteSectionKind
@@ -26,6 +27,7 @@ KIND_CLASSES: tuple[type[Kind], ...] = (
     SiteSectionKind,
     SiteSectionGroupKind,
     SiteSpaceKind,
+    RedirectKind,
     OpenApiKind,
     SamlKind,
     AccessKind,

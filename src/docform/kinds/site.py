@@ -24,6 +24,7 @@ from docform.kinds.base import Entry
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
 from docform.kinds.planning import body_of, created, entry_desired, level_value
+from docform.kinds.redirect import RedirectEntry, RedirectSource
 from docform.kinds.site_section import SiteSectionEntry
 from docform.kinds.site_section_group import SiteSectionGroupEntry
 from docform.kinds.site_space import SiteSpaceEntry
@@ -50,7 +51,7 @@ class SiteEntry(Entry):
     kind = "site"
     key_label = "title"
     former_key_fields = ("title",)
-    child_fields = frozenset({"sectionGroups", "sections", "spaces", "access"})
+    child_fields = frozenset({"sectionGroups", "sections", "spaces", "redirects", "access"})
     nullable_fields = frozenset({"proxy"})
 
     title: str | None = Field(None, min_length=2, max_length=128)
@@ -67,6 +68,11 @@ class SiteEntry(Entry):
     sections: dict[Name, SiteSectionEntry] = Field(default_factory=dict)
     spaces: dict[Name, SiteSpaceEntry] = Field(
         default_factory=dict, description="Site spaces of a site without sections."
+    )
+    redirects: dict[RedirectSource, RedirectEntry] | None = Field(
+        None,
+        description="Redirects by source path; a site without this key has its redirects left "
+        "alone (neither read nor pruned).",
     )
 
     @model_validator(mode="after")
@@ -86,6 +92,7 @@ class SiteEntry(Entry):
             nested.append(section)
             nested.extend(section.children())
         nested.extend(self.spaces.values())
+        nested.extend((self.redirects or {}).values())
         return nested
 
 

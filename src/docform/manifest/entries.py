@@ -103,6 +103,8 @@ def _bind_site(tree: MergedTree, site: SiteEntry, path: Path) -> None:
             _bind_nested(tree, site_space, space_path, (site.name, name))
     for name, site_space in site.spaces.items():
         _bind_nested(tree, site_space, (*path, "spaces", name), scope)
+    for source, redirect in (site.redirects or {}).items():
+        _bind_nested(tree, redirect, (*path, "redirects", source), scope)
 
 
 def _bind_nested(tree: MergedTree, entry: BaseModel, path: Path, scope: tuple[str, ...]) -> None:

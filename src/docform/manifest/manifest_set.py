@@ -23,6 +23,7 @@ _NESTED_NOUNS = (
     ("sectionGroup", "section groups"),
     ("section", "sections"),
     ("space", "site spaces"),
+    ("redirect", "redirects"),
 )
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docform.kinds.base import Entry
+from docform.kinds.redirect import redirect_problems
 from docform.kinds.site import SiteEntry
 from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.entries import ValidatedEntries
@@ -165,6 +166,8 @@ class ReferenceChecker:
             )
         self._one_default((*base, "sections"), sections, "section of a site")
         self._check_groups(name, site)
+        for path, message in redirect_problems(site, unknown_name):
+            self._problem((*base, *path), message)
 
     def _check_site_spaces(self, path: Path, spaces: dict[str, Any]) -> None:
         for name, site_space in spaces.items():

@@ -43,6 +43,7 @@ class PruneSettings(ManifestModel):
     sectionGroups: bool = Field(False, description="Section groups of managed sites.")
     sections: bool = Field(False, description="Sections of managed sites.")
     siteSpaces: bool = Field(False, description="Site spaces of managed sites.")
+    redirects: bool = Field(False, description="Redirects of managed sites that write redirects.")
     openapi: bool = False
     saml: bool = False
 
