@@ -37,7 +37,7 @@ def resolve_api_url(url: str, source: str = "DOCFORM_API_URL") -> tuple[str, Pat
             f"{source} {redact_url(url)!r} is not usable: give the service's root "
             "URL (https://api.example.com) or sandbox:FILE.sqlite."
         )
-    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+    if parts.scheme == "http" and not is_loopback_host(parts.hostname):
         raise ApiConfigError(
             f"{source} {redact_url(url)!r} is plain http: docform sends the API token "
             "over https only (plain http is accepted for loopback addresses); use https://."
@@ -71,7 +71,8 @@ def _sandbox_file(path: str) -> Path:
     return Path(path)
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` names this machine (``localhost`` or a loopback address)."""
     if host == "localhost":
         return True
     try:
@@ -84,7 +85,7 @@ def environment_proxy(base_url: str) -> str | None:
     """The proxy that ``HTTPS_PROXY``/``HTTP_PROXY`` name, unless ``NO_PROXY`` excludes the host."""
     parts = urlsplit(base_url)
     proxies = urllib.request.getproxies_environment()
-    if not parts.hostname or _is_loopback(parts.hostname):
+    if not parts.hostname or is_loopback_host(parts.hostname):
         return None
     if urllib.request.proxy_bypass_environment(parts.hostname, proxies):
         return None

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from docform.api.urls import is_loopback_host
 from docform.cli.group import cli
 from docform.cli.output import output, output_options
 
@@ -129,17 +130,6 @@ def _check_host(host: str, allow_remote: bool) -> None:
         "port can call it with a seeded token, over plain http. Stop it when done.",
         err=True,
     )
-
-
-def is_loopback_host(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @sandbox.command("seed")
