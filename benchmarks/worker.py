@@ -4,7 +4,7 @@
     python benchmarks/worker.py apply DIR URL       # plan, check the safety rails, apply
     python benchmarks/worker.py per-object ORG URL  # a Terraform provider's per-object pattern
     python benchmarks/worker.py replay DIR URL      # the plan's GETs again, bare httpx (floor)
-    python benchmarks/worker.py c-loader DIR URL    # PyYAML's C loader on DIR's manifest files
+    python benchmarks/worker.py c-loader DIR URL    # PyYAML's C loader, and docform's, on DIR
 
 The API token is read from DOCFORM_API_TOKEN. It prints one JSON object on stdout. docform runs
 through its own entry points (`make_plan`, `check_safety`, `apply_plan`, `render_text`), with
@@ -37,7 +37,7 @@ from docform.kinds.registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.render import render_text
 from docform.workflow.connect import Client
-from docform.workflow.run import check_safety, make_plan, recover_by_planning
+from docform.workflow.run import check_safety, load_and_plan, make_plan, recover_by_planning
 from docform.workflow.saved import secret_resolver
 
 TEAM_MEMBERS = re.compile(r"^/v1/orgs/[^/]+/teams/[^/]+/members$")
@@ -52,11 +52,17 @@ class RecordingTransport(httpx.AsyncBaseTransport):
     def __init__(self, inner: httpx.AsyncBaseTransport, seen: Counter[str]) -> None:
         self.inner = inner
         self.seen = seen
+        self.first_sent: float | None = None
+        self.last_answered: float | None = None
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = hashlib.sha1(request.content).hexdigest()[:12] if request.content else ""
         self.seen[f"{request.method} {request.url.raw_path.decode()} {body}".rstrip()] += 1
-        return await self.inner.handle_async_request(request)
+        if self.first_sent is None:
+            self.first_sent = time.monotonic()
+        response = await self.inner.handle_async_request(request)
+        self.last_answered = time.monotonic()
+        return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -66,6 +72,19 @@ def open_client(url: str, seen: Counter[str], **options: Any) -> ApiClient:
     transport = RecordingTransport(network_transport(), seen)
     token = os.environ["DOCFORM_API_TOKEN"]
     return Client(url, token, transport=transport, **options)
+
+
+def timeline(started: float, client: ApiClient, **moments: float) -> dict[str, float]:
+    """When the first request left, when the last answer came, and ``moments``: seconds since
+    ``started``, in the order they happened."""
+    recorder = client.http._transport
+    while not isinstance(recorder, RecordingTransport):
+        recorder = recorder.inner
+    moments["first_request"] = recorder.first_sent or started
+    moments["last_answer"] = recorder.last_answered or started
+    return {
+        name: round(at - started, 3) for name, at in sorted(moments.items(), key=lambda m: m[1])
+    }
 
 
 def call_report(seen: Counter[str], client: ApiClient) -> dict[str, Any]:
@@ -86,23 +105,25 @@ def call_report(seen: Counter[str], client: ApiClient) -> dict[str, Any]:
 
 
 async def run_plan(directory: str, url: str) -> tuple[dict[str, Any], Any, Any]:
+    """Load and plan as ``docform plan`` does (`load_and_plan`: the reads start while the
+    manifests load), with a recording client of ``url``."""
     started, cpu = time.monotonic(), time.process_time()
-    manifests = load_manifest_set(directory)
-    loaded, load_cpu = time.monotonic(), time.process_time() - cpu
     seen: Counter[str] = Counter()
-    async with open_client(url, seen, read_only=True) as client:
-        plan = await make_plan(manifests, client)
+    clients: list[ApiClient] = []
+
+    def open_reader(view: Any) -> ApiClient:
+        clients.append(open_client(url, seen, read_only=True))
+        return clients[-1]
+
+    manifests, plan, _ = await load_and_plan(Path(directory), open_reader)
     planned = time.monotonic()
     text = render_text(plan, color=False)
+    client = clients[0]
     report = {
         "wall_s": time.monotonic() - started,
         "cpu_s": time.process_time() - cpu,
-        "load_cpu_s": load_cpu,
-        "phases_s": {
-            "load": loaded - started,
-            "read_and_plan": planned - loaded,
-            "render": time.monotonic() - planned,
-        },
+        "phases_s": {"read_and_plan": planned - started, "render": time.monotonic() - planned},
+        "timeline_s": timeline(started, client, planned=planned),
         "changes": len(plan.changes),
         "actions": Counter(c.action for c in plan.changes),
         "summary": plan.summary(),
@@ -214,16 +235,29 @@ async def run_replay(directory: str, url: str) -> dict[str, Any]:
 
 def run_c_loader(directory: str) -> dict[str, Any]:
     """The irreducible part of loading: PyYAML's C loader (``yaml.load`` with ``CSafeLoader``)
-    on the manifest files of ``directory``, read from disk; the median CPU of a few runs."""
+    on the manifest files of ``directory``, read from disk; the median CPU of a few runs. And
+    docform's own loading (`load_manifest_set`) of the same files the same way, as
+    ``docform_load`` (a plan loads them while it reads, so its timeline does not show it)."""
     files = sorted(p for p in Path(directory).rglob("*") if p.suffix in (".yaml", ".yml"))
-    runs = []
+    runs, docform_runs = [], []
     for _ in range(C_LOADER_REPEATS):
         cpu = time.process_time()
         for path in files:
             yaml.load(path.read_text("utf-8"), Loader=yaml.CSafeLoader)
         runs.append(time.process_time() - cpu)
-    median = statistics.median(runs)
-    return {"wall_s": median, "cpu_s": median, "runs_s": runs, "files": len(files), "requests": 0}
+        cpu = time.process_time()
+        load_manifest_set(directory)
+        docform_runs.append(time.process_time() - cpu)
+    median, docform = statistics.median(runs), statistics.median(docform_runs)
+    docform_load = {"wall_s": docform, "cpu_s": docform, "runs_s": docform_runs, "requests": 0}
+    return {
+        "wall_s": median,
+        "cpu_s": median,
+        "runs_s": runs,
+        "files": len(files),
+        "requests": 0,
+        "docform_load": docform_load,
+    }
 
 
 def main(argv: list[str]) -> int:
