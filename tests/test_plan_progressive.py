@@ -140,7 +140,9 @@ class SlowKinds:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
-    async def list_all(self, path: str, params: Mapping[str, Any] | None = None) -> list:
+    async def list_all(
+        self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0
+    ) -> list:
         last = path.rstrip("/").split("/")[-1]
         await asyncio.sleep(self._delays.get(last, 0.0))
         return await self._client.list_all(path, params)
@@ -201,7 +203,9 @@ class FailingReads:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
-    async def list_all(self, path: str, params: Mapping[str, Any] | None = None) -> list:
+    async def list_all(
+        self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0
+    ) -> list:
         from docform.api import ApiError
 
         raise ApiError(f"GET {path} failed: the service is down", method="GET", path=path)

@@ -217,17 +217,18 @@ class ApiClient:
         return await self.request("DELETE", path, **kwargs)
 
     async def list_all(
-        self, path: str, params: Mapping[str, Any] | None = None
+        self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0
     ) -> list[dict[str, Any]]:
         """Every item of a list, reading pages of 1000 and following ``next.page`` cursors.
 
         A next page goes before other waiting calls, the more pages remain the sooner: pages
-        can only be read one after another (see `docform.api.slots`).
+        can only be read one after another (see `docform.api.slots`). ``priority``: the first
+        page's (lower goes first), and at most the next pages'.
         """
         query = {**(params or {}), "limit": LIST_PAGE_SIZE}
         items: list[dict[str, Any]] = []
         seen: set[str] = set()
-        priority = 0
+        first = priority
         while True:
             page = await self.request("GET", path, params=query, priority=priority)
             items.extend(self._reader.list_items(path, page, len(seen) + 1))
@@ -242,7 +243,7 @@ class ApiClient:
                 raise self._reader.malformed_list(path, "gave the same next page cursor twice")
             seen.add(cursor)
             query["page"] = cursor
-            priority = -_pages_left(page, len(items))
+            priority = min(first, -_pages_left(page, len(items)))
 
 
 def check_token(token: str | None) -> None:

@@ -11,8 +11,8 @@ import click
 from docform.cli.common import (
     apply_with_progress,
     confirm_apply,
+    load_and_plan_with_progress,
     load_manifests,
-    plan_with_progress,
     start_lock,
     use_color,
 )
@@ -140,8 +140,7 @@ def _plan_to_apply(
     from docform.engine.targets import narrow_plan
 
     if source.is_dir():
-        manifests = load_manifests(source)
-        the_plan, stats = plan_with_progress(manifests)
+        manifests, the_plan, stats = load_and_plan_with_progress(source)
         if output().verbose:
             click.echo(stats.summary(), err=True)
         return manifests, narrow_plan(the_plan, targets, excludes)

@@ -28,6 +28,29 @@ def load_manifests(directory: Path) -> Any:
         raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
 
 
+def load_and_plan_with_progress(directory: Path) -> tuple[Any, Any, Any]:
+    """`load_manifests` and `plan_with_progress` at once, the reads starting while the
+    manifests load (`docform.workflow.run.load_and_plan`): the manifests, plan, call counts."""
+    import asyncio
+
+    from docform.manifest import ManifestError
+    from docform.render.progress import ReadProgress
+    from docform.workflow.connect import open_client
+    from docform.workflow.run import load_and_plan
+    from docform.workflow.sets import invalid_manifests
+
+    def open_reader(view: Any) -> Any:
+        return open_client(view, read_only=True)
+
+    try:
+        with ReadProgress(output().console(stderr=True)) as progress:
+            return asyncio.run(load_and_plan(directory, open_reader, progress=progress))
+    except ManifestError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem.seen_from(directory)), err=True)
+        raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
+
+
 def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
     """The plan of ``manifests`` and the API call counts, with read progress on a terminal."""
     import asyncio

@@ -9,9 +9,8 @@ from typing import Any
 import click
 
 from docform.cli.common import (
-    load_manifests,
+    load_and_plan_with_progress,
     markdown_options,
-    plan_with_progress,
     refuse_if_rails_broken,
     use_color,
     write_output,
@@ -158,8 +157,7 @@ def plan(
             verbose=verbose,
             rails={"max_deletions": max_deletions, "force": force},
         )
-    manifests = load_manifests(directory)
-    the_plan, stats = plan_with_progress(manifests)
+    manifests, the_plan, stats = load_and_plan_with_progress(directory)
     the_plan = narrow_plan(the_plan, targets, excludes)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
     _print_plan(the_plan, manifests, form, not compact, (markdown_out, markdown_limit))

@@ -104,6 +104,9 @@ class Kind:
     """Kinds whose objects this kind's keys or fields refer to; they are matched first."""
     read_after: ClassVar[tuple[str, ...]] = ()
     """Kinds whose live objects must be read first (sections are listed per site)."""
+    reads_pinned_ids: ClassVar[bool] = False
+    """Whether ``read`` looks at its ``wanted_ids`` (the ids the entries pin): such a read, like
+    one with ``read_after``, starts only once the manifests are loaded."""
     created_id: ClassVar[str] = "id"
     """Where a create call's answer holds the new object's id (``users.0`` for an invite)."""
     field_actions: ClassVar[Mapping[str, str]] = {}

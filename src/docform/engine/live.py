@@ -12,6 +12,9 @@ from docform.errors import DocformError, ServiceCallError
 Progress = Callable[[str, int], None]
 """Called with a kind's name and how many of its objects have been read so far."""
 
+AHEAD = -1
+"""The priority of the lists of kinds other reads wait for (0: the others; `docform.api.slots`)."""
+
 Manages = Callable[[str, str], Any]
 """The manifest entry (as its kind's `Desired`) that manages the live object of a kind (by
 name) with an id, or None when none does."""
@@ -37,16 +40,21 @@ class LiveReader:
         state: LiveState,
         progress: Progress | None = None,
         manages: Manages | None = None,
+        awaited: frozenset[str] = frozenset(),
     ) -> None:
+        """``awaited``: kinds other kinds' reads wait for (`Kind.read_after`); their lists go
+        before the calls already waiting, which no read waits for."""
         self.client = client
         self.org_id = org_id
         self._state = state
         self._progress = progress
         self._manages = manages
+        self._awaited = awaited
         self._counts: dict[str, int] = {}
 
     async def list(self, kind: str, path: str, params: Mapping[str, Any] | None = None) -> list:
-        items = await self.client.list_all(path, dict(params or {}))
+        priority = AHEAD if kind in self._awaited else 0
+        items = await self.client.list_all(path, dict(params or {}), priority=priority)
         self._count(kind, len(items))
         return items
 

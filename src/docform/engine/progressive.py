@@ -5,6 +5,9 @@ A kind's matching reads the `AddressIndex` only for itself and the kinds in its
 ``references``, and writes it only for itself; so any order in which every kind follows the
 kinds it refers to gives the same matchings as matching them one by one in reference order.
 Problems are kept per kind and reported in reference order, as if matched in that order.
+
+The manifests may arrive after the first kinds are read (reads start while they load): kinds
+read before then are matched when `take_manifests` hands them over.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ class ProgressiveMatcher:
         finishing: bool = False,
         locked: Mapping[str, str] | None = None,
     ) -> None:
-        """``locked``: the live id recorded for each address in the identity file."""
+        """``manifests``: None until `take_manifests`; ``locked``: the live id recorded for each
+        address in the identity file."""
         self.order = kinds_in_reference_order(kinds)
         self.index = AddressIndex()
         self._manifests = manifests
@@ -50,8 +54,16 @@ class ProgressiveMatcher:
         self._desired: dict[str, list[Desired]] = {}
         self._entries: dict[str, dict[str, Desired]] = {}
 
+    def take_manifests(self, manifests: Any, locked: Mapping[str, str] | None = None) -> None:
+        """The manifests are loaded: match every kind read so far whose turn has come."""
+        self._manifests = manifests
+        self._locked = locked or {}
+        self._match_ready()
+
     def desired(self, kind: Kind) -> list[Desired]:
         """``kind``'s entries of the manifests, made once (for reading and for matching)."""
+        if self._manifests is None:
+            raise RuntimeError(f"the {kind.name} entries are asked for before the manifests")
         if kind.name not in self._desired:
             desired = kind.desired(self._manifests)
             for d in desired:
@@ -69,6 +81,11 @@ class ProgressiveMatcher:
     def kind_read(self, kind: Kind, raws: Sequence[Mapping[str, Any]]) -> None:
         """``kind``'s live objects are all in: match it, and every kind that waited on it."""
         self._read[kind.name] = raws
+        self._match_ready()
+
+    def _match_ready(self) -> None:
+        if self._manifests is None:
+            return
         progress = True
         while progress:
             progress = False

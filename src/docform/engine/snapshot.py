@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import graphlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from docform.engine.kind import Kind
@@ -21,6 +21,10 @@ KindRead = Callable[[Kind, list[dict[str, Any]]], None]
 """Called with a kind and all its live objects as soon as they are read, while other kinds
 may still be reading (the planner matches it then)."""
 
+BeforeRead = Callable[[Kind], Awaitable[None]]
+"""Awaited before a kind's read starts, after the kinds of its ``read_after`` are read (the
+planner waits there for the manifests a read needs)."""
+
 
 async def read_live_state(
     client: Any,
@@ -30,16 +34,21 @@ async def read_live_state(
     progress: Progress | None = None,
     on_kind_read: KindRead | None = None,
     manages: Manages | None = None,
+    before_read: BeforeRead | None = None,
 ) -> LiveState:
-    """Every kind's live objects; ``on_kind_read`` gets each kind's as soon as they are in, and
-    ``manages`` tells reads per parent which parents are in scope (`LiveReader.managed`)."""
+    """Every kind's live objects; ``on_kind_read`` gets each kind's as soon as they are in,
+    ``manages`` tells reads per parent which parents are in scope (`LiveReader.managed`), and
+    ``before_read`` may hold a kind's read back (`BeforeRead`)."""
     state = LiveState()
-    reader = LiveReader(client, org_id, state, progress, manages)
     names = {kind.name for kind in kinds}
+    awaited = frozenset(name for kind in kinds for name in kind.read_after if name in names)
+    reader = LiveReader(client, org_id, state, progress, manages, awaited)
     tasks: dict[str, asyncio.Task[None]] = {}
 
     async def read_one(kind: Kind) -> None:
         await asyncio.gather(*(tasks[name] for name in kind.read_after if name in names))
+        if before_read is not None:
+            await before_read(kind)
         state.objects[kind.name] = await _read_kind(kind, reader, wanted_ids.get(kind.name, ()))
         if on_kind_read is not None:
             on_kind_read(kind, state.objects[kind.name])

@@ -75,6 +75,7 @@ class SpaceKind(Kind):
     guard_replacement = True
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection", "member")
+    reads_pinned_ids = True
     field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
     CREATED_WITH = ("title", "emoji", "language", "editMode")
     PATCHED = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")

@@ -14,20 +14,25 @@ from docform.manifest.references import check_references
 from docform.manifest.settings import Settings
 from docform.manifest.sources import MergedTree, read_directory
 from docform.manifest.values import resolve_values
+from docform.manifest.yaml_reader import YamlFile
 
 
 def load_manifest_set(
-    directory: str | os.PathLike[str], env: Mapping[str, str] | None = None
+    directory: str | os.PathLike[str],
+    env: Mapping[str, str] | None = None,
+    *,
+    read_already: Mapping[FsPath, YamlFile] | None = None,
 ) -> ManifestSet:
     """Load every manifest under ``directory`` (no network).
 
-    ``env`` holds the variables ``${env:NAME}`` may read (default: the process environment).
+    ``env`` holds the variables ``${env:NAME}`` may read (default: the process environment);
+    ``read_already``: files already read, not read again (`read_directory`).
     Raises `ManifestError` listing every problem found, sorted by file and line.
     """
     root = FsPath(directory)
     if not root.is_dir():
         raise ManifestError([Problem(".", 0, 0, "", "not a directory")])
-    tree = read_directory(root)
+    tree = read_directory(root, read_already)
     if not tree.files:
         none = Problem(".", 0, 0, "", "no manifest files (*.yaml, *.yml)")
         raise ManifestError(tree.problems or [none])

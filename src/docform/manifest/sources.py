@@ -9,7 +9,7 @@ then document order, which the planner uses for the order of a site's structure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -85,13 +85,16 @@ class MergedTree:
     complete: bool = True
 
 
-def read_directory(directory: FsPath) -> MergedTree:
-    """Read and merge every manifest file under ``directory``."""
+def read_directory(
+    directory: FsPath, read_already: Mapping[FsPath, YamlFile] | None = None
+) -> MergedTree:
+    """Read and merge every manifest file under ``directory``; ``read_already`` holds files
+    read before (by path as `manifest_files` lists it), which are not read again."""
     tree = MergedTree()
     for path in manifest_files(directory):
         name = path.relative_to(directory).as_posix()
         tree.files.append(name)
-        parsed = read_yaml_file(path, name)
+        parsed = (read_already or {}).get(path) or read_yaml_file(path, name)
         tree.problems.extend(parsed.problems)
         tree.reported.update(parsed.reported)
         tree.complete = tree.complete and not parsed.fatal

@@ -3,13 +3,16 @@ it is read, then plan against it."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from docform.engine.apply import apply_plan
 from docform.engine.duplicates import CreateGuard
+from docform.engine.kind import Kind
 from docform.engine.plan import Plan
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
@@ -21,9 +24,11 @@ from docform.engine.rails import (
     enforce,
 )
 from docform.engine.snapshot import Progress, read_live_state
+from docform.errors import DocformError
 from docform.kinds.registry import build_kinds
 from docform.workflow.apply_lock import apply_lock
 from docform.workflow.connect import api_url, open_client
+from docform.workflow.early import EarlyView, load_seen_early
 from docform.workflow.saved import secret_resolver
 from docform.workflow.verify import verify_applied
 
@@ -42,19 +47,64 @@ async def make_plan(
 
     ``client`` should be read-only: planning never writes. ``finishing``: see `match_kind`.
     """
+    loaded = asyncio.get_running_loop().create_future()
+    loaded.set_result(manifests)
     org_id = manifests.organization.id
+    return await plan_while_loading(org_id, loaded, client, progress=progress, finishing=finishing)
+
+
+async def plan_while_loading(
+    org_id: str,
+    loading: Awaitable[Any],
+    client: Any,
+    *,
+    progress: Progress | None = None,
+    finishing: bool = False,
+) -> Plan:
+    """`make_plan` of the manifests ``loading`` gives, for organization ``org_id``: the reads
+    that need no manifest start at once, the others (`needs_manifests`) once they are loaded.
+    A failed load fails the plan with its error, cancelling the reads."""
     kinds = build_kinds(org_id)
     with _collecting_rarely():
-        locked = manifests.lock.ids_for(org_id)
-        matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing, locked=locked)
+        matcher = ProgressiveMatcher(kinds, None, finishing=finishing)
+
+        async def take_manifests() -> Any:
+            # Shielded: a failed read cancels this, but the caller still reports the load's
+            # own outcome (its problems come first).
+            manifests = await asyncio.shield(loading)
+            if manifests.organization.id != org_id:
+                raise RuntimeError(f"planned {org_id}, but the manifests describe another")
+            matcher.take_manifests(manifests, manifests.lock.ids_for(org_id))
+            return manifests
+
+        taken = asyncio.ensure_future(take_manifests())
+
+        async def before_read(kind: Kind) -> None:
+            if needs_manifests(kind):
+                await asyncio.shield(taken)
+
         wanted = {kind.name: matcher.pinned_ids(kind) for kind in kinds}
-        live = await read_live_state(
-            client, org_id, kinds, wanted, progress, matcher.kind_read, matcher.manages
-        )
+        try:
+            live = await read_live_state(
+                client, org_id, kinds, wanted, progress, matcher.kind_read, matcher.manages,
+                before_read,
+            )  # fmt: skip
+            manifests = await taken
+        finally:
+            if not taken.done():
+                taken.cancel()
+            elif not taken.cancelled():
+                taken.exception()  # the caller reports a failed load from ``loading`` itself
         prune = manifests.settings.prune.model_dump()
         plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
     plan.requests = client.stats.requests if hasattr(client, "stats") else 0
     return plan
+
+
+def needs_manifests(kind: Kind) -> bool:
+    """Whether ``kind``'s read looks at the manifests: at the entries that manage the objects
+    of the kinds it reads after (`LiveReader.managed`), or at the ids they pin."""
+    return bool(kind.read_after) or kind.reads_pinned_ids
 
 
 @contextmanager
@@ -81,6 +131,55 @@ def _collecting_rarely() -> Iterator[None]:
         if _planning_depth == 0:
             gc.set_threshold(*_saved_thresholds)
             gc.unfreeze()
+
+
+async def load_and_plan(
+    directory: Path, open_reader: Callable[[Any], Any], *, progress: Progress | None = None
+) -> tuple[Any, Plan, Any]:
+    """Load the manifest set of ``directory`` and plan it: the manifests, the plan and the
+    client's call counts. ``open_reader(view)`` opens the read-only client for a `ManifestSet`
+    or an `EarlyView`.
+
+    The reads start while the manifests load, when the files naming the organization and the
+    API name them plainly (`docform.workflow.early`); the outcome is the same as loading first
+    and planning after: a set with problems raises its `ManifestError`, cancelling the reads.
+    """
+    loop = asyncio.get_running_loop()
+    seen: asyncio.Future[EarlyView | None] = loop.create_future()
+
+    def tell(view: EarlyView | None) -> None:
+        loop.call_soon_threadsafe(lambda: seen.done() or seen.set_result(view))
+
+    loading = asyncio.ensure_future(asyncio.to_thread(load_seen_early, directory, tell))
+    await asyncio.wait({seen, loading}, return_when=asyncio.FIRST_COMPLETED)
+    client = _early_reader(open_reader, seen.result() if seen.done() else None)
+    if client is None:
+        manifests = await loading
+        async with open_reader(manifests) as client:
+            plan = await make_plan(manifests, client, progress=progress)
+        return manifests, plan, client.stats
+    async with client:
+        try:
+            plan = await plan_while_loading(
+                seen.result().organization.id, loading, client, progress=progress
+            )
+        except BaseException:
+            await asyncio.wait({loading})
+            if not loading.cancelled() and loading.exception() is not None:
+                raise loading.exception() from None
+            raise
+    return loading.result(), plan, client.stats
+
+
+def _early_reader(open_reader: Callable[[Any], Any], view: EarlyView | None) -> Any:
+    """The client for ``view``, or None: without a view, or when opening it fails (loading
+    first, then opening the client, reports that failure where it always did)."""
+    if view is None:
+        return None
+    try:
+        return open_reader(view)
+    except DocformError:
+        return None
 
 
 async def plan_manifests(manifests: Any, *, progress: Progress | None = None) -> tuple[Plan, Any]:
