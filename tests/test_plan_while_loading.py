@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from canary import CANARY_TOKEN
 from docform.cli import cli
+from docform.cli.common import run_async
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.snapshot import read_live_state
 from docform.kinds.registry import build_kinds
@@ -299,3 +300,20 @@ def test_lists_other_reads_wait_for_go_before_those_queued_earlier(rich: Path) -
     spaces = transport.paths.index(f"{ORG}/spaces")
     assert len(team_lists) == 2
     assert spaces < team_lists[1]
+
+
+def test_running_a_plan_never_formats_its_result() -> None:
+    """`asyncio.run` in Python 3.11 formats its main task's result on the way out; a plan's
+    result is the whole manifest set and plan."""
+    formatted: list[str] = []
+
+    class Large:
+        def __repr__(self) -> str:
+            formatted.append("repr")
+            return "Large()"
+
+    async def plan() -> Large:
+        return Large()
+
+    assert isinstance(run_async(plan()), Large)
+    assert formatted == []

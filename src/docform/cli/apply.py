@@ -13,6 +13,7 @@ from docform.cli.common import (
     confirm_apply,
     load_and_plan_with_progress,
     load_manifests,
+    run_async,
     start_lock,
     use_color,
 )
@@ -153,14 +154,13 @@ def _plan_to_apply(
 
 
 def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:
-    import asyncio
 
     from docform.workflow.run import plan_manifests
     from docform.workflow.saved import load_plan, saved_manifest_directory, stale_objects
 
     the_plan, saved = load_plan(source)
     manifests = load_manifests(saved_manifest_directory(source, saved))
-    fresh, _ = asyncio.run(plan_manifests(manifests))
+    fresh, _ = run_async(plan_manifests(manifests))
     stale = stale_objects(the_plan, fresh)
     if stale:
         raise DocformError(

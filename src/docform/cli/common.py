@@ -4,15 +4,32 @@ progress, colour."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from docform.cli.output import output
 from docform.errors import DocformError
+
+T = TypeVar("T")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)``, without formatting its result: Python 3.11's `asyncio.run`
+    formats its main task, result included, when it puts the Ctrl-C handler back, and the
+    full text of a manifest set and its plan takes longer than the plan took to make."""
+    import asyncio
+
+    results: list[T] = []
+
+    async def main() -> None:
+        results.append(await coroutine)
+
+    asyncio.run(main())
+    return results[0]
 
 
 def load_manifests(directory: Path) -> Any:
@@ -31,7 +48,6 @@ def load_manifests(directory: Path) -> Any:
 def load_and_plan_with_progress(directory: Path) -> tuple[Any, Any, Any]:
     """`load_manifests` and `plan_with_progress` at once, the reads starting while the
     manifests load (`docform.workflow.run.load_and_plan`): the manifests, plan, call counts."""
-    import asyncio
 
     from docform.manifest import ManifestError
     from docform.render.progress import ReadProgress
@@ -44,7 +60,7 @@ def load_and_plan_with_progress(directory: Path) -> tuple[Any, Any, Any]:
 
     try:
         with ReadProgress(output().console(stderr=True)) as progress:
-            return asyncio.run(load_and_plan(directory, open_reader, progress=progress))
+            return run_async(load_and_plan(directory, open_reader, progress=progress))
     except ManifestError as exc:
         for problem in exc.problems:
             click.echo(str(problem.seen_from(directory)), err=True)
@@ -53,13 +69,12 @@ def load_and_plan_with_progress(directory: Path) -> tuple[Any, Any, Any]:
 
 def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
     """The plan of ``manifests`` and the API call counts, with read progress on a terminal."""
-    import asyncio
 
     from docform.render.progress import ReadProgress
     from docform.workflow.run import plan_manifests
 
     with ReadProgress(output().console(stderr=True)) as progress:
-        return asyncio.run(plan_manifests(manifests, progress=progress))
+        return run_async(plan_manifests(manifests, progress=progress))
 
 
 def apply_with_progress(
@@ -68,7 +83,6 @@ def apply_with_progress(
     """Make the calls of ``plan``, showing progress, then print the report; True when every
     change was made. ``lock_file``: keep docform.lock in step (`docform.workflow.identity`). Ctrl-C
     stops it cleanly (`stop_on_ctrl_c`)."""
-    import asyncio
 
     from docform.engine.stop import ApplyStop
     from docform.render.apply import ApplyProgress, render_report
@@ -95,7 +109,7 @@ def apply_with_progress(
     with ApplyProgress(
         plan.changes, as_json=as_json, console=shown.console(), show_calls=not shown.quiet
     ) as progress:
-        report = asyncio.run(apply())
+        report = run_async(apply())
     click.echo(render_report(report), err=not report.ok)
     for note in report.notes:
         click.echo(f"Note: {note}", err=True)
