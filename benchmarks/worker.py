@@ -32,6 +32,7 @@ import yaml
 
 from docform.api import ApiClient
 from docform.api.connections import network_transport
+from docform.cli.common import run_async
 from docform.engine.apply import apply_plan
 from docform.kinds.registry import build_kinds
 from docform.manifest import load_manifest_set
@@ -263,9 +264,9 @@ def run_c_loader(directory: str) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     mode, *args = argv
     if mode == "plan":
-        result: Any = asyncio.run(run_plan(args[0], args[1]))[0]
+        result: Any = run_async(run_plan(args[0], args[1]))[0]
     elif mode == "apply":
-        result = asyncio.run(run_apply(args[0], args[1]))
+        result = run_async(run_apply(args[0], args[1]))
     elif mode == "per-object":
         result = asyncio.run(run_per_object(url=args[1], org_id=args[0]))
     elif mode == "replay":
