@@ -25,6 +25,11 @@ class _SocketStream(httpcore.AsyncNetworkStream):
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self._inner = inner
         self._socket: socket.socket | None = inner.get_extra_info("socket")
+        # The pool asks each idle connection on every request and answer: one poll object
+        # per socket, registered once, makes each question a single system call.
+        self._poll = select.poll()
+        if self._socket is not None:
+            self._poll.register(self._socket, select.POLLIN)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         return await self._inner.read(max_bytes, timeout)
@@ -45,17 +50,15 @@ class _SocketStream(httpcore.AsyncNetworkStream):
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":
-            return _readable(self._socket)
+            return self._readable()
         return self._inner.get_extra_info(info)
 
-
-def _readable(sock: socket.socket | None) -> bool:
-    """Whether ``sock`` has something to read (or is gone): httpcore's test of an idle one."""
-    if sock is None or sock.fileno() < 0:
-        return True
-    poll = select.poll()
-    poll.register(sock, select.POLLIN)
-    return bool(poll.poll(0))
+    def _readable(self) -> bool:
+        """Whether the socket has something to read (or is gone): httpcore's test of an idle
+        connection."""
+        if self._socket is None or self._socket.fileno() < 0:
+            return True
+        return bool(self._poll.poll(0))
 
 
 class _SocketBackend(httpcore.AsyncNetworkBackend):
