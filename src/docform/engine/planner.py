@@ -111,6 +111,8 @@ def _protect_violations(
     """Nothing may go down with a deleted object it lives in unless the plan says so: a
     protected object never, anything else only with --force."""
     deleted = {c.address: c for c in changes if c.action == "delete"}
+    if not deleted:
+        return []  # no container is deleted: skip mapping what lies in what
     moved = {c.address for c in changes if c.action == "move"}
     inside: dict[str, set[str]] = {}
     entries: dict[str, Desired | None] = {}
