@@ -12,6 +12,7 @@ read before then are matched when `take_manifests` hands them over.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -48,6 +49,9 @@ class ProgressiveMatcher:
         self._finishing = finishing
         self._locked = locked or {}
         self._names = {kind.name for kind in kinds}
+        # kind_read runs in worker threads (`docform.engine.snapshot.KindRead`): one match
+        # at a time. `manages` only looks up kinds matched before, so it needs no lock.
+        self._matching = threading.Lock()
         self._read: dict[str, Sequence[Mapping[str, Any]]] = {}
         self._matched: dict[str, Matching] = {}
         self._problems: dict[str, list[str]] = {}
@@ -56,9 +60,10 @@ class ProgressiveMatcher:
 
     def take_manifests(self, manifests: Any, locked: Mapping[str, str] | None = None) -> None:
         """The manifests are loaded: match every kind read so far whose turn has come."""
-        self._manifests = manifests
-        self._locked = locked or {}
-        self._match_ready()
+        with self._matching:
+            self._manifests = manifests
+            self._locked = locked or {}
+            self._match_ready()
 
     def desired(self, kind: Kind) -> list[Desired]:
         """``kind``'s entries of the manifests, made once (for reading and for matching)."""
@@ -80,8 +85,9 @@ class ProgressiveMatcher:
 
     def kind_read(self, kind: Kind, raws: Sequence[Mapping[str, Any]]) -> None:
         """``kind``'s live objects are all in: match it, and every kind that waited on it."""
-        self._read[kind.name] = raws
-        self._match_ready()
+        with self._matching:
+            self._read[kind.name] = raws
+            self._match_ready()
 
     def _match_ready(self) -> None:
         if self._manifests is None:

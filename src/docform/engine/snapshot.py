@@ -19,7 +19,8 @@ from docform.errors import ServiceCallError
 
 KindRead = Callable[[Kind, list[dict[str, Any]]], None]
 """Called with a kind and all its live objects as soon as they are read, while other kinds
-may still be reading (the planner matches it then)."""
+may still be reading (the planner matches it then); in a worker thread, one kind at a time or
+several at once, so it must hold its own lock."""
 
 BeforeRead = Callable[[Kind], Awaitable[None]]
 """Awaited before a kind's read starts, after the kinds of its ``read_after`` are read (the
@@ -51,7 +52,10 @@ async def read_live_state(
             await before_read(kind)
         state.objects[kind.name] = await _read_kind(kind, reader, wanted_ids.get(kind.name, ()))
         if on_kind_read is not None:
-            on_kind_read(kind, state.objects[kind.name])
+            # In a worker thread: matching ten thousand objects on the event loop would hold
+            # every answer and every next request back until it is done; from a thread, the
+            # loop takes its turn at each switch of the interpreter lock (a few ms).
+            await asyncio.to_thread(on_kind_read, kind, state.objects[kind.name])
 
     for kind in (kind for wave in read_waves(kinds) for kind in wave):
         tasks[kind.name] = asyncio.ensure_future(read_one(kind))

@@ -74,7 +74,10 @@ async def plan_while_loading(
             manifests = await asyncio.shield(loading)
             if manifests.organization.id != org_id:
                 raise RuntimeError(f"planned {org_id}, but the manifests describe another")
-            matcher.take_manifests(manifests, manifests.lock.ids_for(org_id))
+            # The kinds read so far are matched now: in a thread, as `read_live_state` does.
+            await asyncio.to_thread(
+                matcher.take_manifests, manifests, manifests.lock.ids_for(org_id)
+            )
             return manifests
 
         taken = asyncio.ensure_future(take_manifests())
