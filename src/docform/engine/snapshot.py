@@ -13,6 +13,7 @@ import graphlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.live import LiveReader, LiveState, Manages, Progress, ReadError
 from docform.errors import ServiceCallError
@@ -23,7 +24,7 @@ may still be reading (the planner matches it then)."""
 
 
 async def read_live_state(
-    client: Any,
+    client: ServiceClient,
     org_id: str,
     kinds: Sequence[Kind],
     wanted_ids: Mapping[str, Sequence[str]],
@@ -56,7 +57,7 @@ async def read_live_state(
     return state
 
 
-async def _read_kind(kind: Kind, reader: LiveReader, wanted: Sequence[str]) -> list[dict]:
+async def _read_kind(kind: Kind, reader: LiveReader, wanted: Sequence[str]) -> list[dict[str, Any]]:
     try:
         return await kind.read(reader, wanted)
     except ServiceCallError as exc:

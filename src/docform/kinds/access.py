@@ -26,6 +26,7 @@ from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Placeholder
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import ManifestModel
@@ -107,10 +108,10 @@ class AccessKind(Kind):
 
     # -- manifest and live side ---------------------------------------------------------------
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         found = []
         for _on, (section, _) in ON.items():
-            for entry in getattr(manifests, section).values():
+            for entry in manifests.section(section).values():
                 if entry.access is not None:
                     found += self._desired(entry)
         return found

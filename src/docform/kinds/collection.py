@@ -9,7 +9,8 @@ from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
-from docform.engine.plan import Call
+from docform.engine.manifests import ManifestView
+from docform.engine.plan import Call, Change
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
@@ -53,14 +54,14 @@ class CollectionKind(Kind):
     field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
     PATCHED = ("title", "description", "defaultLevel")
 
-    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+    def already_done(self, change: Change, status: int | None, message: str) -> bool:
         return is_no_op_move(change, status, message)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/collections")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.collections.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("collections").values()]
 
     def _desired(self, e: CollectionEntry) -> Desired:
         fields = e.managed()

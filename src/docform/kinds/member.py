@@ -12,8 +12,11 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
+from docform.engine.client import ServiceClient
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.errors import DocformError, ServiceCallError
@@ -76,8 +79,8 @@ class MemberKind(Kind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/members")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.members.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("members").values()]
 
     def _desired(self, e: MemberEntry) -> Desired:
         fields: dict[str, Any] = {"role": role_value(e.role)}
@@ -141,7 +144,7 @@ class MemberKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/members/{observed.id}")]
 
-    def rail_violations(self, matching: Any, changes: Sequence[Change]) -> list[Violation]:
+    def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
         """Never leave the organization without an admin."""
         observed = [p.observed for p in matching.pairs] + list(matching.unmatched)
         admins = {o.id: o.title for o in observed if o.fields["role"] == "admin"}
@@ -162,7 +165,7 @@ class MemberKind(Kind):
             )
         ]
 
-    async def identify_caller(self, client: Any) -> str | None:
+    async def identify_caller(self, client: ServiceClient) -> str | None:
         """``GET /user`` answers the token's own user, and a member's id is its user's id; a
         token that belongs to no user (an integration's) is answered 404."""
         try:

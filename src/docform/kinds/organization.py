@@ -13,6 +13,7 @@ from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader, ReadError
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import ID_PATTERN, BoundModel, ManifestModel
@@ -81,7 +82,7 @@ class OrganizationKind(Kind):
             )
         return [org]
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         e: OrganizationEntry = manifests.organization
         fields = e.managed()
         fields.pop("id", None)

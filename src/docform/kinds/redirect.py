@@ -16,6 +16,7 @@ from pydantic import AfterValidator, Field, model_validator
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef, WithinRef
 from docform.kinds.base import ID_PATTERN, Entry, ManifestModel
@@ -170,10 +171,10 @@ class RedirectKind(Kind):
             for item in items
         ]
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         return [
             self._desired(site.address, site.name, entry)
-            for site in manifests.sites.values()
+            for site in manifests.section("sites").values()
             for entry in (site.redirects or {}).values()
         ]
 

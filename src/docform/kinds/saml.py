@@ -12,6 +12,8 @@ from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.export.model import Exported, FileValue, LiveRef
@@ -53,8 +55,8 @@ class SamlKind(Kind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/saml")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.saml.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("saml").values()]
 
     def _desired(self, e: SamlEntry) -> Desired:
         fields = e.managed()
@@ -104,7 +106,7 @@ class SamlKind(Kind):
         return [Call("DELETE", f"/orgs/{self.org_id}/saml/{observed.id}")]
 
     def rails_across_kinds(
-        self, matchings: Mapping[str, Any], changes: Sequence[Change]
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
     ) -> list[Violation]:
         """Never delete the last SAML provider of an organization that enforces SSO: nobody
         could sign in through SSO, and SSO-only members not at all."""

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, Field, model_validator
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import Exported
@@ -109,8 +110,8 @@ class SiteKind(Kind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/sites")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.sites.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("sites").values()]
 
     def _desired(self, e: SiteEntry) -> Desired:
         fields = e.managed()

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
@@ -77,18 +78,18 @@ class SiteSectionKind(Kind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "sections")
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         # Order is per container: a section's container is the group listing it, and its
         # place there is where that list names it (not where `sections:` defines it).
         listed = {
             f"{site.address}.section.{name}": (group.address, place)
-            for site in manifests.sites.values()
+            for site in manifests.section("sites").values()
             for group in site.sectionGroups.values()
             for place, name in enumerate(group.sections or ())
         }
         sections = [
             self._desired(site.address, section)
-            for site in manifests.sites.values()
+            for site in manifests.section("sites").values()
             for section in site.sections.values()
         ]
         return [GroupedSection(**vars(d), group=listed.get(d.address, (None, 0))) for d in sections]

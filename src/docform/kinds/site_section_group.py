@@ -10,6 +10,7 @@ from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
@@ -97,9 +98,9 @@ class SiteSectionGroupKind(Kind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "section-groups")
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         out = []
-        for site in manifests.sites.values():
+        for site in manifests.section("sites").values():
             listed = {
                 group.address: [Ref(f"{site.address}.section.{name}") for name in group.sections]
                 for group in site.sectionGroups.values()

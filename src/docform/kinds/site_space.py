@@ -11,6 +11,7 @@ from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, Placeholder
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
@@ -80,17 +81,17 @@ class SiteSpaceKind(Kind):
     field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}
     PATCHED = ("path", "condition", "hidden")
 
-    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+    def already_done(self, change: Change, status: int | None, message: str) -> bool:
         return is_no_op_move(change, status, message)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "site-spaces")
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         out = []
         # The site spaces written next to each one in its section: where a move places it.
         self._neighbours: dict[str, tuple[str | None, str | None]] = {}
-        for site in manifests.sites.values():
+        for site in manifests.section("sites").values():
             for section in site.sections.values():
                 for i, e in enumerate(section.spaces.values()):
                     out.append(self._desired(site.address, Ref(section.address), e, i == 0))

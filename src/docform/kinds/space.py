@@ -14,7 +14,8 @@ from pydantic import Field, model_validator
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
-from docform.engine.plan import Call
+from docform.engine.manifests import ManifestView
+from docform.engine.plan import Call, Change
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
@@ -79,7 +80,7 @@ class SpaceKind(Kind):
     CREATED_WITH = ("title", "emoji", "language", "editMode")
     PATCHED = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")
 
-    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+    def already_done(self, change: Change, status: int | None, message: str) -> bool:
         return is_no_op_move(change, status, message)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -97,8 +98,8 @@ class SpaceKind(Kind):
     def restorable(self, raw: Mapping[str, Any]) -> bool:
         return bool(raw.get("deletedAt"))
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.spaces.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("spaces").values()]
 
     def _desired(self, e: SpaceEntry) -> Desired:
         written = e.managed()

@@ -14,6 +14,8 @@ from pydantic import Field
 
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.export.model import Exported
@@ -54,8 +56,8 @@ class TeamKind(Kind):
         )
         return [{**t, "members": m} for t, m in zip(teams, member_lists, strict=True)]
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.teams.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("teams").values()]
 
     def _desired(self, e: TeamEntry) -> Desired:
         fields: dict[str, Any] = {"title": e.title}
@@ -108,7 +110,7 @@ class TeamKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/teams/{observed.id}")]
 
-    def rail_violations(self, matching: Any, changes: Sequence[Change]) -> list[Violation]:
+    def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
         """Never leave a team that had an owner without one."""
         found = []
         for c in changes:
