@@ -24,14 +24,17 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from docform.answer_fields import ID, Shape, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Placeholder
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import ManifestModel
+from docform.kinds.declaration import Declaration, Reads
 from docform.kinds.exporting import role_entry
-from docform.kinds.fields import Email, Name, RoleOrGuest, role_value
+from docform.kinds.fields import MemberEmail, RoleOrGuest, TeamName, role_value
+from docform.kinds.member import ROLE_SHAPE, USER_SHAPE
 from docform.kinds.planning import id_in_path, member_ref
 
 PRINCIPALS = ("team", "user")
@@ -45,6 +48,16 @@ ON: Mapping[str, tuple[str, str]] = {
 #: Where the kind a principal refers to keeps its objects (a user is a member).
 PRINCIPAL_KIND = {"team": "team", "user": "member"}
 
+#: A grant of a role on a space, collection or site (docs/service.md, "Content access").
+TEAM_GRANT_SHAPE: Shape = {
+    "permission": ROLE_SHAPE,
+    "team": need(dict, shape={"id": ID, "title": may(str)}),
+}
+USER_GRANT_SHAPE: Shape = {
+    "permission": ROLE_SHAPE,
+    "user": need(dict, shape={"id": ID, **USER_SHAPE}),
+}
+
 
 ACCESS_DESCRIPTION = (
     "Every grant of a role on it: {teams: {team: role}, users: {email: role}}; a team or member "
@@ -55,10 +68,10 @@ ACCESS_DESCRIPTION = (
 class Access(ManifestModel):
     """Every grant of one space, collection or site: a team or member it leaves out has none."""
 
-    teams: dict[Name, RoleOrGuest] = Field(
+    teams: dict[TeamName, RoleOrGuest] = Field(
         default_factory=dict, description="Team name -> role (guest: the API's null role)."
     )
-    users: dict[Email, RoleOrGuest] = Field(
+    users: dict[MemberEmail, RoleOrGuest] = Field(
         default_factory=dict, description="Member email (listed under members:) -> role."
     )
 
@@ -74,6 +87,17 @@ class AccessKind(Kind):
     name = "access"
     plural = "access grants"
     prune_setting = None
+    declaration = Declaration(
+        position=130,
+        reads=Reads(
+            items={
+                f"{template.replace('{id}', '*').replace('{org}', '*')}/{principal}": grant
+                for _, template in ON.values()
+                for principal, grant in (("teams", TEAM_GRANT_SHAPE), ("users", USER_GRANT_SHAPE))
+            },
+            list_names=("teams", "users"),
+        ),
+    )
     references = ("space", "collection", "site", "team", "member")
     # Members too: what the grants are on must be matched before they are read, and a space is
     # matched after the members its merge rules name.

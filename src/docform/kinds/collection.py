@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -14,8 +15,9 @@ from docform.engine.plan import Call, Change
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry, set_fields
-from docform.kinds.fields import Level, Name
+from docform.kinds.fields import CollectionName, Level
 from docform.kinds.planning import body_of, created, entry_desired, is_no_op_move, level_value, ref
 
 
@@ -29,7 +31,9 @@ class CollectionEntry(Entry):
 
     title: str = Field(min_length=1, max_length=50)
     description: str | None = Field(None, max_length=100)
-    parent: Name | None = Field(None, description="Manifest name of the parent collection.")
+    parent: CollectionName | None = Field(
+        None, description="Manifest name of the parent collection."
+    )
     defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
     access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
 
@@ -47,6 +51,23 @@ class CollectionKind(Kind):
 
     name = "collection"
     prune_setting = "collections"
+    declaration = Declaration(
+        position=40,
+        section=Section("collections", CollectionEntry, "collection", "collections"),
+        export_file="content.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/collections": {
+                    "id": ID,
+                    "title": need(str),
+                    "parent": may(str, NULL),
+                    "description": OPTIONAL_TEXT,
+                    "defaultLevel": may(str, NULL),
+                },
+            },
+            list_names=("collections",),
+        ),
+    )
     container_key_parts = (0,)
     guard_replacement = True
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
+from docform.answer_fields import ID, NULL, Shape, may, need
 from docform.engine.client import ServiceClient
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
@@ -22,9 +23,21 @@ from docform.engine.rails import Violation
 from docform.errors import DocformError, ServiceCallError
 from docform.export.model import Exported
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry
-from docform.kinds.fields import RoleOrGuest, escape_invisible, role_value
+from docform.kinds.fields import EMAIL_PATTERN, Email, RoleOrGuest, escape_invisible, role_value
 from docform.kinds.planning import entry_desired
+
+#: A user as answers show it: the service does not promise an email (such a member matches by id).
+USER_SHAPE: Shape = {"email": may(str)}
+#: A role, or null for a guest.
+ROLE_SHAPE = need(str, NULL)
+MEMBER_SHAPE: Shape = {
+    "id": ID,
+    "role": ROLE_SHAPE,
+    "user": need(dict, shape=USER_SHAPE),
+    "sso": need(bool),
+}
 
 
 class MemberEntry(Entry):
@@ -68,6 +81,25 @@ class MemberKind(Kind):
 
     name = "member"
     prune_setting = "members"
+    declaration = Declaration(
+        position=20,
+        section=Section(
+            "members",
+            MemberEntry,
+            "member",
+            "members",
+            key=Email,
+            key_pattern=EMAIL_PATTERN,
+            value=RoleOrGuest | MemberEntry,
+            description="Members by email: a role, or {role, sso}.",
+        ),
+        export_file="members.yaml",
+        reads=Reads(
+            callers={"/user": {"id": ID}},
+            items={"/orgs/*/members": MEMBER_SHAPE},
+            list_names=("members",),
+        ),
+    )
     null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     created_id = "users.0"
     renamable = False

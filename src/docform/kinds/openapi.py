@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from docform.answer_fields import ID, OPTIONAL_TEXT, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -17,6 +18,7 @@ from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import EnvValue, Exported
 from docform.kinds.base import Entry, ManifestModel
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.fields import SLUG_PATTERN, SecretUrl
 from docform.kinds.planning import entry_desired, secret
 from docform.redact import holds_credentials
@@ -55,6 +57,22 @@ class OpenApiKind(Kind):
 
     name = "openapi"
     prune_setting = "openapi"
+    declaration = Declaration(
+        position=110,
+        section=Section("openapi", OpenApiEntry, "OpenAPI spec", "OpenAPI specs"),
+        export_file="openapi.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/openapi": {
+                    "id": ID,
+                    "slug": need(str),
+                    "sourceURL": OPTIONAL_TEXT,
+                    "visibility": OPTIONAL_TEXT,
+                },
+            },
+            list_names=("openapi",),
+        ),
+    )
     renamable = False
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -14,12 +14,14 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
+from docform.answer_fields import ID, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef, WithinRef
 from docform.kinds.base import ID_PATTERN, Entry, ManifestModel
+from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
 from docform.kinds.planning import entry_desired, site_prefix, site_ref
 
@@ -152,6 +154,34 @@ class RedirectKind(Kind):
 
     name = "redirect"
     prune_setting = "redirects"
+    declaration = Declaration(
+        position=100,
+        nested=Nested(RedirectEntry, "redirects"),
+        prune_description="Redirects of managed sites that write redirects.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/redirects": {
+                    "id": ID,
+                    "source": need(str),
+                    # `kind` says which of the others it holds
+                    "destination": need(
+                        dict,
+                        shape={
+                            "kind": need(str),
+                            "siteSectionId": may(str),
+                            "siteSpaceId": may(str),
+                            "pageId": may(str),
+                            "url": may(str),
+                        },
+                    ),
+                    "captureWildcard": need(bool),
+                    "permanent": need(bool),
+                    "draft": need(bool),
+                },
+            },
+            list_names=("redirects",),
+        ),
+    )
     references = ("site", "section", "site_space")
     read_after = ("site",)
     unmanaged_go_with_container = True

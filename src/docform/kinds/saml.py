@@ -10,6 +10,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -18,7 +19,8 @@ from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.export.model import Exported, FileValue, LiveRef
 from docform.kinds.base import Entry
-from docform.kinds.fields import Name, RoleOrGuest, Secret, Url, role_value, secret_check
+from docform.kinds.declaration import Declaration, Reads, Section
+from docform.kinds.fields import RoleOrGuest, Secret, TeamName, Url, role_value, secret_check
 from docform.kinds.planning import body_of, entry_desired, ref, secret
 
 
@@ -35,7 +37,7 @@ class SamlEntry(Entry):
     certificate: Annotated[Secret, secret_check(10000)] | None = Field(
         None, description="PEM text, ${env:NAME} or {file: PATH}."
     )
-    defaultTeam: Name | None = Field(None, description="Manifest name of a team.")
+    defaultTeam: TeamName | None = Field(None, description="Manifest name of a team.")
     defaultRole: RoleOrGuest | None = None
 
     def natural_key(self) -> str:
@@ -48,6 +50,25 @@ class SamlKind(Kind):
 
     name = "saml"
     prune_setting = "saml"
+    declaration = Declaration(
+        position=120,
+        section=Section("saml", SamlEntry, "SAML provider", "SAML providers"),
+        export_file="saml.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/saml": {
+                    "id": ID,
+                    "label": need(str),
+                    "entityID": OPTIONAL_TEXT,
+                    "ssoURL": OPTIONAL_TEXT,
+                    "certificate": OPTIONAL_TEXT,
+                    "defaultTeam": may(dict, NULL, shape={"id": ID}),
+                    "defaultRole": may(str, NULL),
+                },
+            },
+            list_names=("saml",),
+        ),
+    )
     null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
     references = ("team",)
     FIELDS = ("label", "entityID", "ssoURL", "certificate", "defaultTeam", "defaultRole")

@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, model_validator
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -22,6 +23,7 @@ from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
 from docform.kinds.planning import body_of, created, entry_desired, level_value
@@ -102,6 +104,26 @@ class SiteKind(Kind):
 
     name = "site"
     prune_setting = "sites"
+    declaration = Declaration(
+        position=60,
+        section=Section("sites", SiteEntry, "site", "sites"),
+        export_file="sites.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/sites": {
+                    "id": ID,
+                    "title": need(str),
+                    "type": OPTIONAL_TEXT,
+                    "visibility": OPTIONAL_TEXT,
+                    "basename": OPTIONAL_TEXT,
+                    "defaultLevel": may(str, NULL),
+                    "published": may(bool),
+                    "proxy": may(dict, shape={"origin": need(str)}),
+                },
+            },
+            list_names=("sites",),
+        ),
+    )
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     # A site's structure, redirects and grants go with it: replacing it by a look-alike loses them.
     guard_replacement = True

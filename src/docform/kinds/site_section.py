@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -16,6 +17,7 @@ from docform.engine.plan import Call, Change
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.exporting import set_fields
 from docform.kinds.fields import Name
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
@@ -71,6 +73,31 @@ class SiteSectionKind(Kind):
 
     name = "section"
     prune_setting = "sections"
+    declaration = Declaration(
+        position=70,
+        nested=Nested(SiteSectionEntry, "sections"),
+        prune_description="Sections of managed sites.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/sections": {
+                    "id": ID,
+                    "path": need(str),
+                    "title": need(str),
+                    "description": OPTIONAL_TEXT,
+                    "condition": OPTIONAL_TEXT,
+                    "icon": OPTIONAL_TEXT,
+                    "default": may(bool, NULL),
+                    "sectionGroup": may(str, NULL),
+                    "siteSpaces": may(
+                        list,
+                        NULL,
+                        items=need(dict, shape={"space": need(dict, shape={"id": ID})}),
+                    ),
+                },
+            },
+            list_names=("sections",),
+        ),
+    )
     references = ("site", "space")
     read_after = ("site",)
     PATCHED = ("title", "path", "description", "condition", "icon")

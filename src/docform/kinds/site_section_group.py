@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -15,6 +16,7 @@ from docform.engine.plan import Call, Change
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.fields import Name
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kinds.planning import (
@@ -92,6 +94,25 @@ class SiteSectionGroupKind(Kind):
 
     name = "section_group"
     prune_setting = "sectionGroups"
+    declaration = Declaration(
+        position=80,
+        nested=Nested(SiteSectionGroupEntry, "section groups"),
+        prune_description="Section groups of managed sites.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/section-groups": {
+                    "id": ID,
+                    "title": need(str),
+                    "icon": OPTIONAL_TEXT,
+                    # Sections, nested groups and external links: `object` says which.
+                    "children": may(list, items=need(dict, shape={"object": need(str), "id": ID})),
+                    # deprecated: read when no children
+                    "sections": may(list, NULL, items=need(dict, shape={"id": ID})),
+                },
+            },
+            list_names=("section-groups",),
+        ),
+    )
     references = ("site", "section")
     read_after = ("site",)
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -16,7 +17,8 @@ from docform.engine.plan import Call, Change, Placeholder
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
-from docform.kinds.fields import Name
+from docform.kinds.declaration import Declaration, Nested, Reads
+from docform.kinds.fields import SpaceName
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kinds.planning import (
     body_of,
@@ -40,7 +42,7 @@ class SiteSpaceEntry(Entry):
     key_label = "path"
     former_key_fields = ("section", "path")
 
-    space: Name = Field(description="Manifest name of the space published here.")
+    space: SpaceName = Field(description="Manifest name of the space published here.")
     path: str = Field(min_length=1, max_length=100)
     condition: str | None = Field(None, min_length=1, max_length=1024)
     hidden: bool | None = Field(None, description="Hidden from the site navigation.")
@@ -74,6 +76,26 @@ class SiteSpaceKind(Kind):
 
     name = "site_space"
     prune_setting = "siteSpaces"
+    declaration = Declaration(
+        position=90,
+        nested=Nested(SiteSpaceEntry, "site spaces"),
+        prune_description="Site spaces of managed sites.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/site-spaces": {
+                    "id": ID,
+                    "path": need(str),
+                    "title": may(str),
+                    "section": may(str, NULL),
+                    "space": need(dict, shape={"id": ID}),
+                    "condition": OPTIONAL_TEXT,
+                    "hidden": may(bool, NULL),
+                    "default": may(bool, NULL),
+                },
+            },
+            list_names=("site-spaces",),
+        ),
+    )
     container_key_parts = (1,)
     references = ("site", "section", "space")
     unmanaged_go_with_container = True

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, Shape, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -19,8 +20,15 @@ from docform.engine.plan import Call, Change
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
-from docform.kinds.fields import Language, Level, Name, SpaceMergeRules
+from docform.kinds.fields import (
+    MERGE_RULES_SHAPE,
+    CollectionName,
+    Language,
+    Level,
+    SpaceMergeRules,
+)
 from docform.kinds.planning import (
     body_of,
     created,
@@ -31,6 +39,19 @@ from docform.kinds.planning import (
     merge_rules_observed,
     ref,
 )
+
+SPACE_SHAPE: Shape = {
+    "id": ID,
+    "title": need(str),
+    "emoji": may(str, NULL),
+    "parent": may(str, NULL),
+    "organization": may(str),
+    "deletedAt": may(str, NULL),
+    "language": OPTIONAL_TEXT,
+    "editMode": OPTIONAL_TEXT,
+    "defaultLevel": may(str, NULL),
+    "mergeRules": may(dict, NULL, shape=MERGE_RULES_SHAPE),
+}
 
 
 class SpaceEntry(Entry):
@@ -45,7 +66,7 @@ class SpaceEntry(Entry):
     title: str = Field(min_length=1, max_length=50)
     emoji: str | None = Field(None, min_length=1, max_length=50)
     icon: str | None = Field(None, min_length=1, max_length=50, description="Instead of emoji.")
-    collection: Name | None = Field(None, description="Manifest name of the collection.")
+    collection: CollectionName | None = Field(None, description="Manifest name of the collection.")
     language: Language | None = None
     editMode: Literal["live", "locked"] | None = None
     defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
@@ -72,6 +93,16 @@ class SpaceKind(Kind):
 
     name = "space"
     prune_setting = "spaces"
+    declaration = Declaration(
+        position=50,
+        section=Section("spaces", SpaceEntry, "space", "spaces"),
+        export_file="content.yaml",
+        reads=Reads(
+            objects={"/spaces/*": SPACE_SHAPE},
+            items={"/orgs/*/spaces": SPACE_SHAPE},
+            list_names=("spaces",),
+        ),
+    )
     container_key_parts = (0,)
     guard_replacement = True
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from docform.answer_fields import ID, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -20,7 +21,9 @@ from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.export.model import Exported
 from docform.kinds.base import Entry
-from docform.kinds.fields import Email, TeamRole
+from docform.kinds.declaration import Declaration, Reads, Section
+from docform.kinds.fields import MemberEmail, TeamRole
+from docform.kinds.member import MEMBER_SHAPE
 from docform.kinds.planning import created, entry_desired, member_ref
 
 
@@ -32,7 +35,7 @@ class TeamEntry(Entry):
     former_key_fields = ("title",)
 
     title: str = Field(min_length=1, max_length=64)
-    members: dict[Email, TeamRole] | None = Field(
+    members: dict[MemberEmail, TeamRole] | None = Field(
         None, description="Member email -> owner (manages the team) or member."
     )
 
@@ -46,6 +49,21 @@ class TeamKind(Kind):
 
     name = "team"
     prune_setting = "teams"
+    declaration = Declaration(
+        position=30,
+        section=Section("teams", TeamEntry, "team", "teams"),
+        export_file="teams.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/teams": {"id": ID, "title": need(str)},
+                "/orgs/*/teams/*/members": {
+                    "organization": need(dict, shape=MEMBER_SHAPE),
+                    "team": need(dict, shape={"role": need(str)}),
+                },
+            },
+            list_names=("teams", "members"),
+        ),
+    )
     references = ("member",)
     field_actions: ClassVar[Mapping[str, str]] = {"members": "membership"}
 

@@ -66,7 +66,7 @@ def _validate_section(
             shown = escape_invisible(name)
             tree.problems.append(Problem.at(tree.sources.locate(path), path, f"'{shown}' {what}"))
             continue
-        entry = _validate(tree, section.model, path, value)
+        entry = _validate(tree, section.entry, path, value)
         if entry is not None:
             entries[name] = entry
     return entries
