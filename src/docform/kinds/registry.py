@@ -10,9 +10,9 @@ from docform.kinds.openapi import OpenApiKind
 from docform.kinds.organization import OrganizationKind
 from docform.kinds.redirect import RedirectKind
 from docform.kinds.saml import SamlKind
+from docform.kinds.section import SectionKind
+from docform.kinds.section_group import SectionGroupKind
 from docform.kinds.site import SiteKind
-from docform.kinds.site_section import SiteSectionKind
-from docform.kinds.site_section_group import SiteSectionGroupKind
 from docform.kinds.site_space import SiteSpaceKind
 from docform.kinds.space import SpaceKind
 from docform.kinds.team import TeamKind
@@ -24,8 +24,8 @@ KIND_CLASSES: tuple[type[Kind], ...] = (
     CollectionKind,
     SpaceKind,
     SiteKind,
-    SiteSectionKind,
-    SiteSectionGroupKind,
+    SectionKind,
+    SectionGroupKind,
     SiteSpaceKind,
     RedirectKind,
     OpenApiKind,

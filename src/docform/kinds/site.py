@@ -25,8 +25,8 @@ from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
 from docform.kinds.planning import body_of, created, entry_desired, level_value
 from docform.kinds.redirect import RedirectEntry, RedirectSource
-from docform.kinds.site_section import SiteSectionEntry
-from docform.kinds.site_section_group import SiteSectionGroupEntry
+from docform.kinds.section import SectionEntry
+from docform.kinds.section_group import SectionGroupEntry
 from docform.kinds.site_space import SiteSpaceEntry
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
@@ -64,8 +64,8 @@ class SiteEntry(Entry):
     )
     published: bool | None = Field(None, description="Published (live) or not.")
     access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
-    sectionGroups: dict[Name, SiteSectionGroupEntry] = Field(default_factory=dict)
-    sections: dict[Name, SiteSectionEntry] = Field(default_factory=dict)
+    sectionGroups: dict[Name, SectionGroupEntry] = Field(default_factory=dict)
+    sections: dict[Name, SectionEntry] = Field(default_factory=dict)
     spaces: dict[Name, SiteSpaceEntry] = Field(
         default_factory=dict, description="Site spaces of a site without sections."
     )

@@ -1,4 +1,4 @@
-"""Site section groups (``sites.<site>.sectionGroups``): titled groups of the site's sections."""
+"""Section groups of a site (``sites.<site>.sectionGroups``): titled groups of its sections."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from docform.kinds.planning import (
 SECTION_OBJECT, GROUP_OBJECT = "site-section", "site-section-group"
 
 
-class SiteSectionGroupEntry(Entry):
+class SectionGroupEntry(Entry):
     """One section group; ``sections`` names sections of the same site, in order."""
 
     kind = "sectionGroup"
@@ -76,7 +76,7 @@ class GroupSections(tuple[Ref, ...]):
         return hash(frozenset(self))
 
 
-class SiteSectionGroupKind(Kind):
+class SectionGroupKind(Kind):
     """Section groups of managed sites, by title; ``sections`` lists the sections in a group.
 
     The API adds a section to a group but has no call to take one out: a section leaves a group
@@ -110,7 +110,7 @@ class SiteSectionGroupKind(Kind):
         return out
 
     def _desired(
-        self, site_address: str, e: SiteSectionGroupEntry, listed: Mapping[str, list[Ref]]
+        self, site_address: str, e: SectionGroupEntry, listed: Mapping[str, list[Ref]]
     ) -> Desired:
         site = Ref(site_address)
         fields: dict[str, Any] = {**e.managed(), "site": site}
@@ -223,7 +223,7 @@ def sections_of(raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def refuse_nested(raw: Mapping[str, Any], site: object) -> None:
-    """Stop at a group that sits in another group or holds one (see `SiteSectionGroupKind`)."""
+    """Stop at a group that sits in another group or holds one (see `SectionGroupKind`)."""
     inner = [c for c in raw.get("children") or [] if c["object"] == GROUP_OBJECT]
     if raw.get("sectionGroup") is None and not inner:
         return

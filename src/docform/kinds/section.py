@@ -1,4 +1,4 @@
-"""Site sections (``sites.<site>.sections``), keyed by path; they own their site spaces."""
+"""Sections of a site (``sites.<site>.sections``), keyed by path; they own their site spaces."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from docform.kinds.planning import (
 from docform.kinds.site_space import SiteSpaceEntry
 
 
-class SiteSectionEntry(Entry):
+class SectionEntry(Entry):
     """One section of a site; ``spaces`` are its site spaces in order."""
 
     kind = "section"
@@ -60,7 +60,7 @@ class SiteSectionEntry(Entry):
         return list(self.spaces.values())
 
 
-class SiteSectionKind(Kind):
+class SectionKind(Kind):
     """Sections of managed sites, keyed by path within their site.
 
     The API creates a section together with its first site space (``POST /sections`` takes a
@@ -93,7 +93,7 @@ class SiteSectionKind(Kind):
         ]
         return [GroupedSection(**vars(d), group=listed.get(d.address, (None, 0))) for d in sections]
 
-    def _desired(self, site_address: str, e: SiteSectionEntry) -> Desired:
+    def _desired(self, site_address: str, e: SectionEntry) -> Desired:
         site = Ref(site_address)
         first = next(iter(e.spaces.values()), None)
         unfinished = [(site, _unfinished(e.title, ref("space", first.space)))] if first else []
@@ -119,7 +119,7 @@ class SiteSectionKind(Kind):
         )
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        entry: SiteSectionEntry = desired.entry
+        entry: SectionEntry = desired.entry
         first = next(iter(entry.spaces.values()), None)
         if first is None:
             raise DocformError(
