@@ -31,7 +31,8 @@ from docform.export.model import Exported, LiveRef
 from docform.kinds.base import ManifestModel
 from docform.kinds.exporting import role_entry
 from docform.kinds.fields import Email, Name, RoleOrGuest, role_value
-from docform.kinds.planning import id_in_path, member_ref
+from docform.kinds.planning import member_ref
+from docform.kinds.rest import id_in_path
 
 PRINCIPALS = ("team", "user")
 #: The kinds grants are given on: the manifest section of their entries, and the path of their

@@ -19,12 +19,12 @@ from docform.kinds.base import ID_PATTERN, BoundModel, ManifestModel
 from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
 from docform.kinds.fields import DOMAIN_PATTERN, MergeRules, Name, RoleOrGuest, Url, role_value
 from docform.kinds.planning import (
-    body_of,
     location,
     merge_rules_desired,
     merge_rules_observed,
     ref,
 )
+from docform.kinds.rest import body_of
 
 Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN, max_length=253)]
 

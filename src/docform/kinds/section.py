@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
@@ -18,15 +18,8 @@ from docform.kinds.base import Entry
 from docform.kinds.exporting import set_fields
 from docform.kinds.fields import Name
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
-from docform.kinds.planning import (
-    body_of,
-    created,
-    entry_desired,
-    read_per_site,
-    ref,
-    site_prefix,
-    site_ref,
-)
+from docform.kinds.planning import entry_desired, read_per_site, ref, site_ref
+from docform.kinds.rest import PathValues, SiteRestKind, created
 from docform.kinds.site_space import SiteSpaceEntry
 
 
@@ -60,7 +53,7 @@ class SectionEntry(Entry):
         return list(self.spaces.values())
 
 
-class SectionKind(Kind):
+class SectionKind(SiteRestKind):
     """Sections of managed sites, keyed by path within their site.
 
     The API creates a section together with its first site space (``POST /sections`` takes a
@@ -72,7 +65,11 @@ class SectionKind(Kind):
     prune_setting = "sections"
     references = ("site", "space")
     read_after = ("site",)
-    PATCHED = ("title", "path", "description", "condition", "icon")
+    create_path = "{site}/sections"
+    object_path = "{site}/sections/{id}"
+    created_with = ("title", "icon")
+    set_after_create = ("path", "description", "condition")
+    patched = ("title", "path", "description", "condition", "icon")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "sections")
@@ -105,7 +102,7 @@ class SectionKind(Kind):
         site = site_ref(index, raw)
         if site is None:
             return None
-        fields = {k: raw.get(k) for k in (*self.PATCHED, "default")}
+        fields = {k: raw.get(k) for k in (*self.patched, "default")}
         fields["site"] = site
         spaces = raw.get("siteSpaces") or []
         first = index.ref("space", spaces[0]["space"]["id"]) if spaces else None
@@ -118,7 +115,7 @@ class SectionKind(Kind):
             other_keys=((site, _unfinished(raw["title"], first)),),
         )
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+    def create_body(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
         entry: SectionEntry = desired.entry
         first = next(iter(entry.spaces.values()), None)
         if first is None:
@@ -126,42 +123,30 @@ class SectionKind(Kind):
                 f"{desired.location}: {desired.address}: the API creates a section together "
                 "with its first site space; list at least one under `spaces:`"
             )
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
         body = {"spaceId": resolve(ref("space", first.space))}
-        body |= body_of(desired.fields, resolve, ("title", "icon"))
-        calls = [Call("POST", f"{prefix}/sections", body)]
-        extra = body_of(desired.fields, resolve, ("path", "description", "condition"))
-        section = created(desired.address).in_path()
-        calls.append(Call("PATCH", f"{prefix}/sections/{section}", extra))
-        if desired.fields.get("default"):
-            calls.append(Call("PATCH", prefix, {"defaultSiteSection": created(desired.address)}))
-        return calls
+        return body | super().create_body(desired, resolve)
 
-    def change_calls(
+    def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
+        if not desired.fields.get("default"):
+            return []
+        return [Call("PATCH", at["site"], {"defaultSiteSection": created(desired.address)})]
+
+    def after_change(
         self,
-        action: str,
         observed: Observed,
         desired: Desired,
-        changed: dict[str, Any],
+        changed: Mapping[str, Any],
         resolve: Resolve,
+        at: PathValues,
     ) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
-        calls = []
-        body = body_of(changed, resolve, self.PATCHED)
-        if body:
-            calls.append(Call("PATCH", f"{prefix}/sections/{observed.id}", body))
         if changed.get("default") is True:
-            calls.append(Call("PATCH", prefix, {"defaultSiteSection": observed.id}))
-        elif "default" in changed:
+            return [Call("PATCH", at["site"], {"defaultSiteSection": observed.id})]
+        if "default" in changed:
             raise DocformError(
                 f"{desired.location}: {desired.address}: default: a site always has a default "
                 "section; mark another section `default: true` instead of this one `false`"
             )
-        return calls
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        prefix = site_prefix(self.org_id, observed.raw["_site"])
-        return [Call("DELETE", f"{prefix}/sections/{observed.id}")]
+        return []
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
@@ -185,7 +170,7 @@ class SectionKind(Kind):
         return reorder_changes(self.name, "site-section", self.org_id, containers, index)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
-        fields = {"id": raw["id"], **set_fields(raw, self.PATCHED)}
+        fields = {"id": raw["id"], **set_fields(raw, self.patched)}
         if raw.get("default"):
             fields["default"] = True
         site = LiveRef("site", raw["_site"])

@@ -19,7 +19,8 @@ from docform.engine.rails import Violation
 from docform.export.model import Exported
 from docform.kinds.base import Entry
 from docform.kinds.fields import Email, TeamRole
-from docform.kinds.planning import created, entry_desired, member_ref
+from docform.kinds.planning import entry_desired, member_ref
+from docform.kinds.rest import created
 
 
 class TeamEntry(Entry):
