@@ -35,7 +35,8 @@ from docform.kinds.declaration import Declaration, Reads
 from docform.kinds.exporting import role_entry
 from docform.kinds.fields import MemberEmail, RoleOrGuest, TeamName, role_value
 from docform.kinds.member import ROLE_SHAPE, USER_SHAPE
-from docform.kinds.planning import id_in_path, member_ref
+from docform.kinds.planning import member_ref
+from docform.kinds.rest import id_in_path
 
 PRINCIPALS = ("team", "user")
 #: The kinds grants are given on: the manifest section of their entries, and the path of their

@@ -8,17 +8,17 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
-from docform.engine.plan import Call, Change
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
 from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import CollectionName, Level
-from docform.kinds.planning import body_of, created, entry_desired, is_no_op_move, level_value, ref
+from docform.kinds.planning import entry_desired, level_value, ref
+from docform.kinds.rest import RestKind
 
 
 class CollectionEntry(Entry):
@@ -42,7 +42,7 @@ class CollectionEntry(Entry):
         return (self.parent, self.title)
 
 
-class CollectionKind(Kind):
+class CollectionKind(RestKind):
     """Collections, nested in each other: keyed by (parent, title), moved when the parent changes.
 
     The create call takes only a title and a parent, so a description or default level is set
@@ -73,10 +73,12 @@ class CollectionKind(Kind):
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection",)
     field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
-    PATCHED = ("title", "description", "defaultLevel")
-
-    def already_done(self, change: Change, status: int | None, message: str) -> bool:
-        return is_no_op_move(change, status, message)
+    create_path = "/orgs/{org}/collections"
+    object_path = "/collections/{id}"
+    created_with = ("title",)
+    set_after_create = ("description", "defaultLevel")
+    patched = ("title", "description", "defaultLevel")
+    parent_field = "parent"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/collections")
@@ -110,34 +112,6 @@ class CollectionKind(Kind):
 
     def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
         return raw.get("parent")
-
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        body = {"title": desired.fields["title"]}
-        if desired.fields["parent"] is not None:
-            body["parent"] = resolve(desired.fields["parent"])
-        calls = [Call("POST", f"/orgs/{self.org_id}/collections", body)]
-        extra = body_of(desired.fields, resolve, ("description", "defaultLevel"))
-        if extra:
-            calls.append(Call("PATCH", f"/collections/{created(desired.address).in_path()}", extra))
-        return calls
-
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        if action == "move":
-            body = {"parent": resolve(changed["parent"])}
-            return [Call("POST", f"/collections/{observed.id}/move", body)]
-        return [
-            Call("PATCH", f"/collections/{observed.id}", body_of(changed, resolve, self.PATCHED))
-        ]
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        return [Call("DELETE", f"/collections/{observed.id}")]
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"id": raw["id"], **set_fields(raw, ("title", "description"))}

@@ -30,12 +30,12 @@ from docform.kinds.fields import (
     role_value,
 )
 from docform.kinds.planning import (
-    body_of,
     location,
     merge_rules_desired,
     merge_rules_observed,
     ref,
 )
+from docform.kinds.rest import body_of
 
 Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN, max_length=253)]
 

@@ -1,25 +1,18 @@
-"""Small pieces several kinds use to plan: references, roles, bodies and site paths."""
+"""Small pieces several kinds use to state their entries: references, roles, merge rules,
+secrets, and the per-site reading of a site's parts."""
 
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from docform.engine.kind import AddressIndex, Desired, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.live import LiveReader
-from docform.engine.plan import Placeholder, SecretRef
+from docform.engine.plan import SecretRef
 from docform.kinds.base import BoundModel
 from docform.kinds.fields import role_value
-
-NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
-
-
-def is_no_op_move(change: Any, status: int | None, message: str) -> bool:
-    """A move to where the object already is may answer 409 (docs/service.md): done, not
-    failed (`Kind.already_done` of the kinds that move)."""
-    return change.action == "move" and status == 409 and bool(NO_OP_MOVE.search(message))
+from docform.kinds.rest import site_prefix
 
 
 def ref(kind: str, name: str | None) -> Ref | None:
@@ -125,27 +118,8 @@ def _rule_observed(rule: Mapping[str, Any], index: AddressIndex) -> dict[str, An
     return out
 
 
-def body_of(values: Mapping[str, Any], resolve: Resolve, names: Iterable[str]) -> dict[str, Any]:
-    """The request body of the fields ``names`` that ``values`` holds, references resolved."""
-    return {name: resolve(values[name]) for name in names if name in values}
-
-
-def created(address: str, field: str = "id") -> Placeholder:
-    return Placeholder(address, field)
-
-
 def secret(address: str, field: str) -> SecretRef:
     return SecretRef(f"{address}.{field}")
-
-
-def site_prefix(org_id: str, site_id: Any) -> str:
-    site = site_id.in_path() if isinstance(site_id, Placeholder) else site_id
-    return f"/orgs/{org_id}/sites/{site}"
-
-
-def id_in_path(value: Any) -> str:
-    """A live id, or ``${address.id}`` when the object is created earlier in the apply."""
-    return value.in_path() if isinstance(value, Placeholder) else str(value)
 
 
 async def read_per_site(reader: LiveReader, kind: str, org_id: str, suffix: str) -> list[dict]:

@@ -23,7 +23,8 @@ from docform.export.model import Exported, LiveRef, WithinRef
 from docform.kinds.base import ID_PATTERN, Entry, ManifestModel
 from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
-from docform.kinds.planning import entry_desired, site_prefix, site_ref
+from docform.kinds.planning import entry_desired, site_ref
+from docform.kinds.rest import site_prefix
 
 # A source: "/" then segments of unreserved characters or %XX escapes between single slashes,
 # optionally ending in "*" or "/*" (a wildcard, at the end only).

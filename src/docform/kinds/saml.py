@@ -21,7 +21,8 @@ from docform.export.model import Exported, FileValue, LiveRef
 from docform.kinds.base import Entry
 from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.fields import RoleOrGuest, Secret, TeamName, Url, role_value, secret_check
-from docform.kinds.planning import body_of, entry_desired, ref, secret
+from docform.kinds.planning import entry_desired, ref, secret
+from docform.kinds.rest import body_of
 
 
 class SamlEntry(Entry):

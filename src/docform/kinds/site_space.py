@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, Placeholder
@@ -20,17 +20,8 @@ from docform.kinds.base import Entry
 from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.fields import SpaceName
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
-from docform.kinds.planning import (
-    body_of,
-    created,
-    entry_desired,
-    id_in_path,
-    is_no_op_move,
-    read_per_site,
-    ref,
-    site_prefix,
-    site_ref,
-)
+from docform.kinds.planning import entry_desired, read_per_site, ref, site_ref
+from docform.kinds.rest import PathValues, SiteRestKind, created, id_in_path
 
 
 class SiteSpaceEntry(Entry):
@@ -66,7 +57,7 @@ class SiteSpaceEntry(Entry):
         return (self.section, self.path)
 
 
-class SiteSpaceKind(Kind):
+class SiteSpaceKind(SiteRestKind):
     """Site spaces of managed sites, keyed by (section, path); ``default: true`` makes one the
     default of its section (of the site, for a site without sections).
 
@@ -101,10 +92,10 @@ class SiteSpaceKind(Kind):
     unmanaged_go_with_container = True
     read_after = ("site",)
     field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}
-    PATCHED = ("path", "condition", "hidden")
-
-    def already_done(self, change: Change, status: int | None, message: str) -> bool:
-        return is_no_op_move(change, status, message)
+    create_path = "{site}/site-spaces"
+    object_path = "{site}/site-spaces/{id}"
+    set_after_create = ("path", "condition", "hidden")
+    patched = ("path", "condition", "hidden")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "site-spaces")
@@ -147,7 +138,7 @@ class SiteSpaceKind(Kind):
         if site is None:
             return None
         section = index.ref("section", raw.get("section"))
-        fields = {k: raw.get(k) for k in (*self.PATCHED, "default")}
+        fields = {k: raw.get(k) for k in (*self.patched, "default")}
         space = raw.get("space") or {}
         fields |= {"site": site, "section": section, "space": index.ref("space", space.get("id"))}
         return Observed(
@@ -159,52 +150,56 @@ class SiteSpaceKind(Kind):
             other_keys=((site, section, "showing", fields["space"]),),
         )
 
+    def create_body(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        body = {"spaceId": resolve(desired.fields["space"])}
+        section = resolve(desired.fields["section"])
+        if section is not None:
+            body["sectionId"] = section
+        return body
+
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
         section = resolve(desired.fields["section"])
         _, first = desired.entry
-        settings = body_of(desired.fields, resolve, self.PATCHED)
-        if first and isinstance(section, Placeholder):
-            made = Placeholder(section.address, "siteSpaces.0.id").in_path()
-            calls = [Call("PATCH", f"{prefix}/site-spaces/{made}", settings)]
-        else:
-            body = {"spaceId": resolve(desired.fields["space"])}
-            if section is not None:
-                body["sectionId"] = section
-            calls = [Call("POST", f"{prefix}/site-spaces", body)]
-            made = created(desired.address).in_path()
-            calls.append(Call("PATCH", f"{prefix}/site-spaces/{made}", settings))
-        if desired.fields.get("default"):
-            default = {"defaultSiteSpace": created(desired.address)}
-            calls.append(Call("PATCH", _default_holder(prefix, section), default))
-        return calls
+        if not (first and isinstance(section, Placeholder)):
+            return super().create_calls(desired, resolve)
+        # The section's create made this site space: only its settings are left to set.
+        at = self.path_values(desired, resolve)
+        made = Placeholder(section.address, "siteSpaces.0.id")
+        settings = self.settings_after_create(desired, resolve)
+        patch = Call("PATCH", self.path(self.object_path, at, made), settings)
+        return [patch, *self.after_create(desired, resolve, at)]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
-        if action == "move":
-            return [self._move_call(prefix, observed, desired, resolve)]
-        body = body_of(changed, resolve, self.PATCHED)
+    def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
+        if not desired.fields.get("default"):
+            return []
+        holder = _default_holder(at["site"], resolve(desired.fields["section"]))
+        return [Call("PATCH", holder, {"defaultSiteSpace": created(desired.address)})]
+
+    def patch_body(self, changed: Mapping[str, Any], resolve: Resolve) -> dict[str, Any]:
+        body = super().patch_body(changed, resolve)
         if "space" in changed:
             body["spaceId"] = resolve(changed["space"])
-        calls = [Call("PATCH", f"{prefix}/site-spaces/{observed.id}", body)] if body else []
+        return body
+
+    def after_change(
+        self,
+        observed: Observed,
+        desired: Desired,
+        changed: Mapping[str, Any],
+        resolve: Resolve,
+        at: PathValues,
+    ) -> list[Call]:
         section = resolve(desired.fields["section"])
         if changed.get("default") is True:
             default = {"defaultSiteSpace": observed.id}
-            calls.append(Call("PATCH", _default_holder(prefix, section), default))
-        elif "default" in changed:
+            return [Call("PATCH", _default_holder(at["site"], section), default)]
+        if "default" in changed:
             holder = "section" if section is not None else "site"
             raise DocformError(
                 f"{desired.location}: {desired.address}: default: a {holder} always has a "
                 "default site space; mark another one `default: true` instead"
             )
-        return calls
+        return []
 
     def may_move(self, desired: Desired, index: AddressIndex) -> bool:
         # The first site space of a section this apply creates is made by the section's create;
@@ -215,8 +210,13 @@ class SiteSpaceKind(Kind):
             return False
         return getattr(self, "_neighbours", {}).get(desired.address, (None, None)) != (None, None)
 
-    def _move_call(
-        self, prefix: str, observed: Observed, desired: Desired, resolve: Resolve
+    def move_call(
+        self,
+        observed: Observed,
+        desired: Desired,
+        changed: Mapping[str, Any],
+        resolve: Resolve,
+        at: PathValues,
     ) -> Call:
         """The API has no call that changes a site space's section: a sort that places it next
         to a site space of the other section moves it there."""
@@ -232,11 +232,7 @@ class SiteSpaceKind(Kind):
             "item": {"type": "site-space", "id": observed.id},
             "position": {side: {"type": "site-space", "id": resolve(Ref(str(anchor)))}},
         }
-        return Call("PATCH", f"{prefix}/structure/sort", body)
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        prefix = site_prefix(self.org_id, observed.raw["_site"])
-        return [Call("DELETE", f"{prefix}/site-spaces/{observed.id}")]
+        return Call("PATCH", self.path("{site}/structure/sort", at), body)
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex

@@ -13,10 +13,10 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, Shape, may, need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
-from docform.engine.plan import Call, Change
+from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
@@ -30,15 +30,13 @@ from docform.kinds.fields import (
     SpaceMergeRules,
 )
 from docform.kinds.planning import (
-    body_of,
-    created,
     entry_desired,
-    is_no_op_move,
     level_value,
     merge_rules_desired,
     merge_rules_observed,
     ref,
 )
+from docform.kinds.rest import RestKind
 
 SPACE_SHAPE: Shape = {
     "id": ID,
@@ -84,7 +82,7 @@ class SpaceEntry(Entry):
         return (self.collection, self.title)
 
 
-class SpaceKind(Kind):
+class SpaceKind(RestKind):
     """Spaces keyed by (collection, title); moved between collections, restored when deleted.
 
     A pinned space that the lists no longer show is looked up once: if it was deleted less than
@@ -108,11 +106,12 @@ class SpaceKind(Kind):
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection", "member")
     field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
-    CREATED_WITH = ("title", "emoji", "language", "editMode")
-    PATCHED = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")
-
-    def already_done(self, change: Change, status: int | None, message: str) -> bool:
-        return is_no_op_move(change, status, message)
+    create_path = "/orgs/{org}/spaces"
+    object_path = "/spaces/{id}"
+    created_with = ("title", "emoji", "language", "editMode")
+    set_after_create = ("defaultLevel", "mergeRules")
+    patched = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")
+    parent_field = "collection"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         spaces = await reader.list(self.name, f"/orgs/{self.org_id}/spaces")
@@ -146,7 +145,7 @@ class SpaceKind(Kind):
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         collection = index.ref("collection", raw.get("parent"))
-        fields = {k: raw.get(k) for k in self.PATCHED}
+        fields = {k: raw.get(k) for k in self.patched}
         # The API answers an emoji removed with null as "".
         fields["emoji"] = raw.get("emoji") or None
         fields["mergeRules"] = merge_rules_observed(raw.get("mergeRules"), index)
@@ -155,36 +154,14 @@ class SpaceKind(Kind):
             id=raw["id"], key=(collection, raw["title"]), fields=fields, title=raw["title"], raw=raw
         )
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        body = body_of(desired.fields, resolve, self.CREATED_WITH)
-        if desired.fields["collection"] is not None:
-            body["parent"] = resolve(desired.fields["collection"])
-        calls = [Call("POST", f"/orgs/{self.org_id}/spaces", body)]
-        extra = body_of(desired.fields, resolve, ("defaultLevel", "mergeRules"))
+    def settings_after_create(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        settings = super().settings_after_create(desired, resolve)
         if desired.entry.icon is not None:
-            extra["icon"] = desired.entry.icon
-        if extra:
-            calls.append(Call("PATCH", f"/spaces/{created(desired.address).in_path()}", extra))
-        return calls
-
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        if action == "move":
-            body = {"parent": resolve(changed["collection"])}
-            return [Call("POST", f"/spaces/{observed.id}/move", body)]
-        return [Call("PATCH", f"/spaces/{observed.id}", body_of(changed, resolve, self.PATCHED))]
+            settings["icon"] = desired.entry.icon
+        return settings
 
     def restore_calls(self, observed: Observed) -> list[Call]:
         return [Call("POST", f"/spaces/{observed.id}/restore")]
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        return [Call("DELETE", f"/spaces/{observed.id}")]
 
     #: What a new space has; left out of an export (a field left out is not managed).
     EXPORT_DEFAULTS: ClassVar[Mapping[str, Any]] = {"editMode": "live"}

@@ -24,7 +24,8 @@ from docform.kinds.base import Entry
 from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.fields import MemberEmail, TeamRole
 from docform.kinds.member import MEMBER_SHAPE
-from docform.kinds.planning import created, entry_desired, member_ref
+from docform.kinds.planning import entry_desired, member_ref
+from docform.kinds.rest import created
 
 
 class TeamEntry(Entry):

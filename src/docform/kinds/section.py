@@ -1,4 +1,4 @@
-"""Site sections (``sites.<site>.sections``), keyed by path; they own their site spaces."""
+"""Sections of a site (``sites.<site>.sections``), keyed by path; they own their site spaces."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
@@ -21,19 +21,12 @@ from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.exporting import set_fields
 from docform.kinds.fields import Name
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
-from docform.kinds.planning import (
-    body_of,
-    created,
-    entry_desired,
-    read_per_site,
-    ref,
-    site_prefix,
-    site_ref,
-)
+from docform.kinds.planning import entry_desired, read_per_site, ref, site_ref
+from docform.kinds.rest import PathValues, SiteRestKind, created
 from docform.kinds.site_space import SiteSpaceEntry
 
 
-class SiteSectionEntry(Entry):
+class SectionEntry(Entry):
     """One section of a site; ``spaces`` are its site spaces in order."""
 
     kind = "section"
@@ -63,7 +56,7 @@ class SiteSectionEntry(Entry):
         return list(self.spaces.values())
 
 
-class SiteSectionKind(Kind):
+class SectionKind(SiteRestKind):
     """Sections of managed sites, keyed by path within their site.
 
     The API creates a section together with its first site space (``POST /sections`` takes a
@@ -75,7 +68,7 @@ class SiteSectionKind(Kind):
     prune_setting = "sections"
     declaration = Declaration(
         position=70,
-        nested=Nested(SiteSectionEntry, "sections"),
+        nested=Nested(SectionEntry, "sections"),
         prune_description="Sections of managed sites.",
         reads=Reads(
             items={
@@ -100,7 +93,11 @@ class SiteSectionKind(Kind):
     )
     references = ("site", "space")
     read_after = ("site",)
-    PATCHED = ("title", "path", "description", "condition", "icon")
+    create_path = "{site}/sections"
+    object_path = "{site}/sections/{id}"
+    created_with = ("title", "icon")
+    set_after_create = ("path", "description", "condition")
+    patched = ("title", "path", "description", "condition", "icon")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "sections")
@@ -121,7 +118,7 @@ class SiteSectionKind(Kind):
         ]
         return [GroupedSection(**vars(d), group=listed.get(d.address, (None, 0))) for d in sections]
 
-    def _desired(self, site_address: str, e: SiteSectionEntry) -> Desired:
+    def _desired(self, site_address: str, e: SectionEntry) -> Desired:
         site = Ref(site_address)
         first = next(iter(e.spaces.values()), None)
         unfinished = [(site, _unfinished(e.title, ref("space", first.space)))] if first else []
@@ -133,7 +130,7 @@ class SiteSectionKind(Kind):
         site = site_ref(index, raw)
         if site is None:
             return None
-        fields = {k: raw.get(k) for k in (*self.PATCHED, "default")}
+        fields = {k: raw.get(k) for k in (*self.patched, "default")}
         fields["site"] = site
         spaces = raw.get("siteSpaces") or []
         first = index.ref("space", spaces[0]["space"]["id"]) if spaces else None
@@ -146,50 +143,38 @@ class SiteSectionKind(Kind):
             other_keys=((site, _unfinished(raw["title"], first)),),
         )
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        entry: SiteSectionEntry = desired.entry
+    def create_body(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        entry: SectionEntry = desired.entry
         first = next(iter(entry.spaces.values()), None)
         if first is None:
             raise DocformError(
                 f"{desired.location}: {desired.address}: the API creates a section together "
                 "with its first site space; list at least one under `spaces:`"
             )
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
         body = {"spaceId": resolve(ref("space", first.space))}
-        body |= body_of(desired.fields, resolve, ("title", "icon"))
-        calls = [Call("POST", f"{prefix}/sections", body)]
-        extra = body_of(desired.fields, resolve, ("path", "description", "condition"))
-        section = created(desired.address).in_path()
-        calls.append(Call("PATCH", f"{prefix}/sections/{section}", extra))
-        if desired.fields.get("default"):
-            calls.append(Call("PATCH", prefix, {"defaultSiteSection": created(desired.address)}))
-        return calls
+        return body | super().create_body(desired, resolve)
 
-    def change_calls(
+    def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
+        if not desired.fields.get("default"):
+            return []
+        return [Call("PATCH", at["site"], {"defaultSiteSection": created(desired.address)})]
+
+    def after_change(
         self,
-        action: str,
         observed: Observed,
         desired: Desired,
-        changed: dict[str, Any],
+        changed: Mapping[str, Any],
         resolve: Resolve,
+        at: PathValues,
     ) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
-        calls = []
-        body = body_of(changed, resolve, self.PATCHED)
-        if body:
-            calls.append(Call("PATCH", f"{prefix}/sections/{observed.id}", body))
         if changed.get("default") is True:
-            calls.append(Call("PATCH", prefix, {"defaultSiteSection": observed.id}))
-        elif "default" in changed:
+            return [Call("PATCH", at["site"], {"defaultSiteSection": observed.id})]
+        if "default" in changed:
             raise DocformError(
                 f"{desired.location}: {desired.address}: default: a site always has a default "
                 "section; mark another section `default: true` instead of this one `false`"
             )
-        return calls
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        prefix = site_prefix(self.org_id, observed.raw["_site"])
-        return [Call("DELETE", f"{prefix}/sections/{observed.id}")]
+        return []
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
@@ -213,7 +198,7 @@ class SiteSectionKind(Kind):
         return reorder_changes(self.name, "site-section", self.org_id, containers, index)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
-        fields = {"id": raw["id"], **set_fields(raw, self.PATCHED)}
+        fields = {"id": raw["id"], **set_fields(raw, self.patched)}
         if raw.get("default"):
             fields["default"] = True
         site = LiveRef("site", raw["_site"])
