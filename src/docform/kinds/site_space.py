@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -57,6 +58,17 @@ class SiteSpaceEntry(Entry):
         return (self.section, self.path)
 
 
+@dataclass(frozen=True)
+class Place:
+    """A site space entry where its section lists it: the kind's record on `Desired.entry`."""
+
+    entry: SiteSpaceEntry
+    first: bool = False
+    before: str | None = None
+    after: str | None = None
+    """Addresses of the site spaces written just before and after it in its section."""
+
+
 class SiteSpaceKind(SiteRestKind):
     """Site spaces of managed sites, keyed by (section, path); ``default: true`` makes one the
     default of its section (of the site, for a site without sections).
@@ -102,22 +114,20 @@ class SiteSpaceKind(SiteRestKind):
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
         out = []
-        # The site spaces written next to each one in its section: where a move places it.
-        self._neighbours: dict[str, tuple[str | None, str | None]] = {}
         for site in manifests.section("sites").values():
             for section in site.sections.values():
-                for i, e in enumerate(section.spaces.values()):
-                    out.append(self._desired(site.address, Ref(section.address), e, i == 0))
-                names = [e.address for e in section.spaces.values()]
-                for i, address in enumerate(names):
-                    after = names[i + 1] if i + 1 < len(names) else None
-                    self._neighbours[address] = (names[i - 1] if i else None, after)
-            out += [self._desired(site.address, None, e, False) for e in site.spaces.values()]
+                entries = list(section.spaces.values())
+                for i, e in enumerate(entries):
+                    # The site spaces written next to it in its section: where a move places it.
+                    before = entries[i - 1].address if i else None
+                    after = entries[i + 1].address if i + 1 < len(entries) else None
+                    place = Place(e, first=i == 0, before=before, after=after)
+                    out.append(self._desired(site.address, Ref(section.address), place))
+            out += [self._desired(site.address, None, Place(e)) for e in site.spaces.values()]
         return out
 
-    def _desired(
-        self, site_address: str, section: Ref | None, e: SiteSpaceEntry, first: bool
-    ) -> Desired:
+    def _desired(self, site_address: str, section: Ref | None, place: Place) -> Desired:
+        e = place.entry
         site = Ref(site_address)
         fields: dict[str, Any] = {**e.managed(), "site": site, "section": section}
         fields["space"] = ref("space", e.space)
@@ -130,7 +140,7 @@ class SiteSpaceKind(SiteRestKind):
 
         return entry_desired(
             e, fields, e.path, scope=(site, section), formerly=showing, requires=requires,
-            entry=(e, first), refs={"section": section_ref},
+            entry=place, refs={"section": section_ref},
         )  # fmt: skip
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
@@ -159,8 +169,7 @@ class SiteSpaceKind(SiteRestKind):
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         section = resolve(desired.fields["section"])
-        _, first = desired.entry
-        if not (first and isinstance(section, Placeholder)):
+        if not (desired.entry.first and isinstance(section, Placeholder)):
             return super().create_calls(desired, resolve)
         # The section's create made this site space: only its settings are left to set.
         at = self.path_values(desired, resolve)
@@ -204,11 +213,11 @@ class SiteSpaceKind(SiteRestKind):
     def may_move(self, desired: Desired, index: AddressIndex) -> bool:
         # The first site space of a section this apply creates is made by the section's create;
         # a move needs a site space next to it in its new section.
-        _, first = desired.entry
+        place: Place = desired.entry
         section = desired.fields["section"]
-        if first and section is not None and index.is_created(section.address):
+        if place.first and section is not None and index.is_created(section.address):
             return False
-        return getattr(self, "_neighbours", {}).get(desired.address, (None, None)) != (None, None)
+        return place.before is not None or place.after is not None
 
     def move_call(
         self,
@@ -220,7 +229,8 @@ class SiteSpaceKind(SiteRestKind):
     ) -> Call:
         """The API has no call that changes a site space's section: a sort that places it next
         to a site space of the other section moves it there."""
-        before, after = getattr(self, "_neighbours", {}).get(desired.address, (None, None))
+        place: Place = desired.entry
+        before, after = place.before, place.after
         if before is None and after is None:
             raise DocformError(
                 f"{desired.location}: {desired.address}: the API moves a site space to another "
