@@ -40,7 +40,7 @@ def _schema_without_nulls(schema: dict[str, Any], model: type[Any]) -> None:
     """Keep ``null`` in the JSON Schema only where the model accepts it (`nullable_fields`);
     an entry's former keys name its own key fields."""
     _former_key_schema(schema, model)
-    nullable = getattr(model, "nullable_fields", frozenset())
+    nullable: frozenset[str] = getattr(model, "nullable_fields", frozenset())
     for name, prop in schema.get("properties", {}).items():
         if name in nullable:
             continue
@@ -151,7 +151,7 @@ class BoundModel(ManifestModel):
 
     def managed(self) -> dict[str, Any]:
         """The fields the manifest wrote (others are not managed), without identity fields."""
-        return self.model_dump(exclude_unset=True, exclude=IDENTITY_FIELDS | self.child_fields)
+        return self.model_dump(exclude_unset=True, exclude={*IDENTITY_FIELDS, *self.child_fields})
 
     def children(self) -> list[Entry]:
         """Entries nested in this one, parents before children, in manifest order."""

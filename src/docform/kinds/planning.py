@@ -11,7 +11,7 @@ from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.live import LiveReader
 from docform.engine.plan import SecretRef
 from docform.kinds.base import BoundModel
-from docform.kinds.fields import role_value
+from docform.kinds.fields import MergeRule, MergeRules, role_value
 from docform.kinds.rest import site_prefix
 
 
@@ -80,12 +80,17 @@ def former_key(
     names = e.former_key_fields
     first = len(natural) - len(names)
     for name, value in item.items():
-        convert = refs.get(name, former)
-        parts[first + names.index(name)] = convert(value)
+        at = first + names.index(name)
+        if name in refs:
+            parts[at] = refs[name](value)
+        else:
+            # Only the entry's own name field has no `refs`, and its model refuses a null there.
+            assert value is not None, f"a former {name} of {e.address} is null"
+            parts[at] = former(value)
     return tuple(parts)
 
 
-def merge_rules_desired(rules: Any) -> dict[str, Any] | None:
+def merge_rules_desired(rules: MergeRules | None) -> dict[str, Any] | None:
     """Merge rules with member emails turned into member references (the API takes user ids)."""
     if rules is None:
         return None
@@ -95,7 +100,7 @@ def merge_rules_desired(rules: Any) -> dict[str, Any] | None:
     return body
 
 
-def _rule_desired(rule: Any) -> dict[str, Any]:
+def _rule_desired(rule: MergeRule) -> dict[str, Any]:
     out = rule.model_dump(exclude_none=True)
     if rule.users is not None:
         out["users"] = [member_ref(email) for email in rule.users]
@@ -122,7 +127,9 @@ def secret(address: str, field: str) -> SecretRef:
     return SecretRef(f"{address}.{field}")
 
 
-async def read_per_site(reader: LiveReader, kind: str, org_id: str, suffix: str) -> list[dict]:
+async def read_per_site(
+    reader: LiveReader, kind: str, org_id: str, suffix: str
+) -> list[dict[str, Any]]:
     """One list per managed site (``section-groups``, ``sections``, ``site-spaces``), each item
     tagged with its site's id as ``_site``."""
     sites = reader.managed("site")

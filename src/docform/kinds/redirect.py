@@ -115,7 +115,8 @@ def _target_schema(schema: dict[str, Any], model: Any) -> None:
     """Editors see the URL string too (the model reads a string as ``{url: ...}``)."""
     manifest_schema = ManifestModel.model_config.get("json_schema_extra")
     if callable(manifest_schema):
-        manifest_schema(schema, model)
+        # pydantic types the hook as taking one argument or two; ManifestModel's takes two.
+        manifest_schema(schema, model)  # type: ignore[call-arg]
     schema["properties"].pop("url", None)
     as_url = {"type": "string", "pattern": "^https?://", "maxLength": MAX_URL}
     object_schema = dict(schema)

@@ -254,13 +254,13 @@ class SiteSpaceKind(SiteRestKind):
         in_live: dict[tuple[str | None, str | None], list[str]] = defaultdict(list)
         for raw in live:
             address = index.address_of(self.name, raw["id"])
-            container = (
+            holder = (
                 index.address_of("site", raw["_site"]),
                 index.address_of("section", raw.get("section")),
             )
             if address:
-                in_live[container].append(address)
-        containers = []
+                in_live[holder].append(address)
+        containers: list[Container] = []
         for (site, section), entries in wanted.items():
             container = Container(entries, in_live.get((site, section), []))
             # A new section's create makes its first site space, before any other can come.

@@ -117,12 +117,12 @@ class SpaceKind(RestKind):
         spaces = await reader.list(self.name, f"/orgs/{self.org_id}/spaces")
         listed = {s["id"] for s in spaces}
         for space_id in wanted_ids:
-            if space_id not in listed:
-                found = await reader.get_or_none(self.name, f"/spaces/{space_id}")
-                # Only a space of this organization: a token may see others.
-                mine = found is not None and found.get("organization") == self.org_id
-                if mine and found.get("deletedAt"):
-                    spaces.append(found)
+            if space_id in listed:
+                continue
+            found = await reader.get_or_none(self.name, f"/spaces/{space_id}")
+            # Only a space of this organization: a token may see others.
+            if found and found.get("organization") == self.org_id and found.get("deletedAt"):
+                spaces.append(found)
         return spaces
 
     def restorable(self, raw: Mapping[str, Any]) -> bool:

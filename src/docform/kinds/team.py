@@ -163,7 +163,7 @@ class TeamKind(Kind):
 def team_member_key(member: Mapping[str, Any], *, lower: bool = False) -> str:
     """A team member by email (lower-cased for comparing), or by user id when the service
     shows no email: the manifest cannot name such a member, and the API takes either."""
-    email = member["user"].get("email")
+    email: str | None = member["user"].get("email")
     if email is None:
         return str(member["id"])
     return email.lower() if lower else email
