@@ -30,7 +30,7 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Placeholder
 from docform.export.model import Exported, LiveRef
-from docform.kinds.base import ManifestModel
+from docform.kinds.base import Entry, ManifestModel
 from docform.kinds.declaration import Declaration, Reads
 from docform.kinds.exporting import role_entry
 from docform.kinds.fields import MemberEmail, RoleOrGuest, TeamName, role_value
@@ -138,14 +138,14 @@ class AccessKind(Kind):
         for _on, (section, _) in ON.items():
             for entry in manifests.section(section).values():
                 if entry.access is not None:
-                    found += self._desired(entry)
+                    found += self._desired(entry, entry.access)
         return found
 
-    def _desired(self, entry: Any) -> list[Desired]:
+    def _desired(self, entry: Entry, access: Access) -> list[Desired]:
         on = Ref(entry.address)
         wanted: list[tuple[str, Ref, str]] = [
-            *(("team", Ref(f"team.{name}"), role) for name, role in entry.access.teams.items()),
-            *(("user", member_ref(email), role) for email, role in entry.access.users.items()),
+            *(("team", Ref(f"team.{name}"), role) for name, role in access.teams.items()),
+            *(("user", member_ref(email), role) for email, role in access.users.items()),
         ]
         return [
             Desired(
@@ -205,7 +205,9 @@ class AccessKind(Kind):
         base = self._path(raw["_on"], raw["_on_id"])
         return [Call("DELETE", f"{base}/{principal}s/{raw[principal]['id']}")]
 
-    def _grant(self, on: Ref, principal: str, who: Any, role: str | None, resolve: Resolve) -> Call:
+    def _grant(
+        self, on: Ref, principal: str, who: Ref | Unresolved, role: str | None, resolve: Resolve
+    ) -> Call:
         body = {"role": role, f"{principal}s": [resolve(who)]}
         return Call("POST", self._path_of(on, resolve), body)
 
@@ -222,7 +224,7 @@ class AccessKind(Kind):
         """A grant, as a part of its object's ``access``."""
         principal = raw["_principal"]
         if principal == "team":
-            who: Any = LiveRef("team", raw["team"]["id"])
+            who: str | LiveRef = LiveRef("team", raw["team"]["id"])
         else:
             # A user without an email cannot be named in the manifests: its object's access
             # is then left out whole (`docform.export.document`), never written without it.

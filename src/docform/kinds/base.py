@@ -8,6 +8,7 @@ fields the manifest wrote, which is what the planner compares with the live obje
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -145,7 +146,7 @@ class BoundModel(ManifestModel):
         self._location = location
         self._scope = scope
 
-    def natural_key(self) -> Any:
+    def natural_key(self) -> Hashable:
         """The key matching this entry to a live object when no id is pinned."""
         raise NotImplementedError
 

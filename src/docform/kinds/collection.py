@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
-from docform.engine.kind import AddressIndex, Desired, Observed
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.export.model import Exported, LiveRef
@@ -122,5 +122,5 @@ class CollectionKind(RestKind):
         return Exported("collections", self.name, raw["id"], raw["title"], fields)
 
 
-def _collection(name: str | None) -> Any:
+def _collection(name: str | None) -> Ref | None:
     return ref("collection", name)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from docform.answer_fields import Shape
 from docform.kinds.base import BoundModel
@@ -32,9 +31,9 @@ class Section:
     entry: type[BoundModel]
     noun: str  # "team", as in "unknown team 'x'"
     plural: str  # for the summary line
-    key: Any = Name
+    key: object = Name
     key_pattern: str = NAME_PATTERN
-    value: Any = None
+    value: object = None
     description: str | None = None
     single: bool = False
 

@@ -146,7 +146,7 @@ class MemberKind(Kind):
         )
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        email = desired.entry.email
+        email: str = desired.entry.email
         body: dict[str, Any] = {"emails": [email], "role": desired.fields["role"]}
         if desired.fields.get("sso"):
             body["sso"] = True

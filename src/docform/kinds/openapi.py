@@ -110,7 +110,7 @@ class OpenApiKind(Kind):
         return {"url": desired.fields["sourceURL"]}
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        slug = desired.entry.slug
+        slug: str = desired.entry.slug
         body = {"slug": slug, "source": self._source(desired)}
         calls = [Call("POST", f"/orgs/{self.org_id}/openapi", body)]
         if "visibility" in desired.fields:

@@ -10,7 +10,7 @@ from typing import Any
 from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.live import LiveReader
 from docform.engine.plan import SecretRef
-from docform.kinds.base import BoundModel
+from docform.kinds.base import BoundModel, Entry
 from docform.kinds.fields import MergeRule, MergeRules, role_value
 from docform.kinds.rest import site_prefix
 
@@ -34,13 +34,13 @@ def location(entry: BoundModel) -> str:
 
 
 def entry_desired(
-    e: Any,
+    e: Entry,
     fields: dict[str, Any],
-    key: Any,
+    key: object,
     *,
-    scope: tuple[Any, ...] = (),
-    former: Callable[[str], Any] = lambda name: name,
-    refs: Mapping[str, Callable[[str | None], Any]] | None = None,
+    scope: tuple[object, ...] = (),
+    former: Callable[[str], object] = lambda name: name,
+    refs: Mapping[str, Callable[[str | None], object]] | None = None,
     **extra: Any,
 ) -> Desired:
     """An entry as the engine compares it: its natural key is ``(*scope, key)``.
@@ -66,12 +66,12 @@ def entry_desired(
 
 
 def former_key(
-    e: Any,
-    natural: tuple[Any, ...],
+    e: Entry,
+    natural: tuple[object, ...],
     item: str | Mapping[str, str | None],
-    former: Callable[[str], Any],
-    refs: Mapping[str, Callable[[str | None], Any]],
-) -> tuple[Any, ...]:
+    former: Callable[[str], object],
+    refs: Mapping[str, Callable[[str | None], object]],
+) -> tuple[object, ...]:
     """One ``formerly`` item of ``e`` as a natural key (see `entry_desired`)."""
     parts = list(natural)
     if isinstance(item, str):
@@ -107,7 +107,7 @@ def _rule_desired(rule: MergeRule) -> dict[str, Any]:
     return out
 
 
-def merge_rules_observed(raw: Any, index: AddressIndex) -> dict[str, Any] | None:
+def merge_rules_observed(raw: object, index: AddressIndex) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         return None
     body: dict[str, Any] = {"type": raw.get("type")}
@@ -143,7 +143,7 @@ async def read_per_site(
     ]
 
 
-def site_ref(index: AddressIndex, raw: Mapping[str, Any]) -> Any:
+def site_ref(index: AddressIndex, raw: Mapping[str, Any]) -> Ref | None:
     """The managed site a structure item belongs to, or None when no manifest manages it."""
     # What lies inside an unmanaged site is not the manifests' business: deleting the site
     # takes it along.

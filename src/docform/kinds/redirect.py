@@ -259,7 +259,7 @@ class RedirectKind(Kind):
         )  # fmt: skip
 
 
-def _target_value(target: RedirectTarget, site: str) -> Any:
+def _target_value(target: RedirectTarget, site: str) -> str | Ref | dict[str, Ref | str]:
     """What a plan compares and shows: the URL, the section or site space (a reference), or
     ``{space, page}``."""
     if target.url is not None:
@@ -268,7 +268,7 @@ def _target_value(target: RedirectTarget, site: str) -> Any:
     return {"space": place, "page": target.page} if target.page else place
 
 
-def _observed_target(destination: Mapping[str, Any], index: AddressIndex) -> Any:
+def _observed_target(destination: Mapping[str, Any], index: AddressIndex) -> object:
     kind = destination.get("kind")
     if kind == "site-section":
         return index.ref("section", destination.get("siteSectionId"))
@@ -294,7 +294,7 @@ def _destination(desired: Desired, resolve: Resolve) -> dict[str, Any]:
     return {"kind": "site-section", "siteSectionId": resolve(value)}
 
 
-def _exported_target(destination: Mapping[str, Any]) -> Any:
+def _exported_target(destination: Mapping[str, Any]) -> object:
     kind = destination.get("kind")
     if kind == "site-section":
         return {"section": LiveRef("section", destination["siteSectionId"])}
@@ -352,5 +352,5 @@ def _target_problems(
         yield (*path, "space"), unknown("site space", space, list(spaces))
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
+def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}

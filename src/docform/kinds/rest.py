@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from docform.engine.kind import Desired, Kind, Observed, Resolve
-from docform.engine.plan import Call, Placeholder
+from docform.engine.plan import Call, Change, Placeholder
 
 NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
 
@@ -22,7 +22,7 @@ PathValues = dict[str, str]
 """What a path template's ``{site}`` and the like stand for (``{org}`` and ``{id}`` aside)."""
 
 
-def is_no_op_move(change: Any, status: int | None, message: str) -> bool:
+def is_no_op_move(change: Change, status: int | None, message: str) -> bool:
     """A move to where the object already is may answer 409 (docs/service.md): done, not
     failed (`Kind.already_done` of the kinds that move)."""
     return change.action == "move" and status == 409 and bool(NO_OP_MOVE.search(message))
@@ -37,12 +37,12 @@ def created(address: str, field: str = "id") -> Placeholder:
     return Placeholder(address, field)
 
 
-def id_in_path(value: Any) -> str:
+def id_in_path(value: str | Placeholder) -> str:
     """A live id, or ``${address.id}`` when the object is created earlier in the apply."""
     return value.in_path() if isinstance(value, Placeholder) else str(value)
 
 
-def site_prefix(org_id: str, site_id: Any) -> str:
+def site_prefix(org_id: str, site_id: str | Placeholder) -> str:
     return f"/orgs/{org_id}/sites/{id_in_path(site_id)}"
 
 
@@ -67,7 +67,7 @@ class RestKind(Kind):
     """The field naming the container the object sits in, sent as ``parent`` by the create
     (when set) and by ``POST {object_path}/move``."""
 
-    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+    def already_done(self, change: Change, status: int | None, message: str) -> bool:
         return is_no_op_move(change, status, message)
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
@@ -100,7 +100,9 @@ class RestKind(Kind):
         at = self.live_path_values(observed)
         return [Call("DELETE", self.path(self.object_path, at, observed.id))]
 
-    def path(self, template: str, at: PathValues, object_id: Any = None) -> str:
+    def path(
+        self, template: str, at: PathValues, object_id: str | Placeholder | None = None
+    ) -> str:
         """``template`` filled in; an id is a live id or the placeholder of a created one."""
         object_path = {} if object_id is None else {"id": id_in_path(object_id)}
         return template.format(org=self.org_id, **at, **object_path)

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
@@ -239,6 +239,8 @@ def _container(
     return container
 
 
-def _unfinished(title: str | None, first_space: Any) -> tuple[str, str | None, Any]:
+def _unfinished(
+    title: str | None, first_space: Ref | Unresolved | None
+) -> tuple[str, str | None, Ref | Unresolved | None]:
     """A section as its create POST leaves it: the path is set by a PATCH after it."""
     return ("unfinished", title, first_space)

@@ -169,7 +169,8 @@ class SiteSpaceKind(SiteRestKind):
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         section = resolve(desired.fields["section"])
-        if not (desired.entry.first and isinstance(section, Placeholder)):
+        place: Place = desired.entry
+        if not (place.first and isinstance(section, Placeholder)):
             return super().create_calls(desired, resolve)
         # The section's create made this site space: only its settings are left to set.
         at = self.path_values(desired, resolve)
@@ -285,7 +286,7 @@ class SiteSpaceKind(SiteRestKind):
                         nested_as="spaces")  # fmt: skip
 
 
-def _default_holder(prefix: str, section: Any) -> str:
+def _default_holder(prefix: str, section: str | Placeholder | None) -> str:
     """What holds a site space's ``defaultSiteSpace``: its section, or the site itself for a
     site without sections."""
     return prefix if section is None else f"{prefix}/sections/{id_in_path(section)}"

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, Shape, may, need
-from docform.engine.kind import AddressIndex, Desired, Observed, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -156,8 +156,9 @@ class SpaceKind(RestKind):
 
     def settings_after_create(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
         settings = super().settings_after_create(desired, resolve)
-        if desired.entry.icon is not None:
-            settings["icon"] = desired.entry.icon
+        entry: SpaceEntry = desired.entry
+        if entry.icon is not None:
+            settings["icon"] = entry.icon
         return settings
 
     def restore_calls(self, observed: Observed) -> list[Call]:
@@ -182,5 +183,5 @@ class SpaceKind(RestKind):
         return Exported("spaces", self.name, raw["id"], raw["title"], fields)
 
 
-def _collection(name: str | None) -> Any:
+def _collection(name: str | None) -> Ref | None:
     return ref("collection", name)
