@@ -8,12 +8,17 @@ fields the manifest wrote, which is what the planner compares with the live obje
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
+
+Unknown = Callable[[str, str, Sequence[str]], str]
+"""``unknown section 'guidse' (did you mean 'guides'?)`` for a noun, a name and the names."""
+WrittenProblems = Iterator[tuple[tuple[str | int, ...], str]]
 IDENTITY_FIELDS = frozenset({"id", "formerly", "protect"})
 
 
@@ -172,6 +177,14 @@ class Entry(BoundModel):
     protect: bool = Field(
         False, description="A plan that would delete or replace this object fails."
     )
+
+    @classmethod
+    def section_problems(cls, written: Mapping[str, Any], unknown: Unknown) -> WrittenProblems:
+        """Rules between the entries of this kind's section as written, which no single entry's
+        validation sees (collection parents forming a cycle, a site's structure): ``(path
+        within the section, message)``. Run before validation, so that an entry with an
+        unrelated mistake is still checked; ``written`` values may be of any type."""
+        return iter(())
 
     @field_validator("formerly")
     @classmethod
