@@ -87,6 +87,9 @@ class ManifestModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_schema_without_nulls)
     nullable_fields: ClassVar[frozenset[str]] = frozenset()
+    #: What to say of a key this model does not have but users write (``token``: never in a
+    #: manifest), instead of the closest field name.
+    unknown_key_hints: ClassVar[Mapping[str, str]] = {}
 
     @field_validator("*", mode="before")
     @classmethod
