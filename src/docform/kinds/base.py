@@ -8,13 +8,17 @@ fields the manifest wrote, which is what the planner compares with the live obje
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
+
+Unknown = Callable[[str, str, Sequence[str]], str]
+"""``unknown section 'guidse' (did you mean 'guides'?)`` for a noun, a name and the names."""
+WrittenProblems = Iterator[tuple[tuple[str | int, ...], str]]
 IDENTITY_FIELDS = frozenset({"id", "formerly", "protect"})
 
 
@@ -83,6 +87,9 @@ class ManifestModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_schema_without_nulls)
     nullable_fields: ClassVar[frozenset[str]] = frozenset()
+    #: What to say of a key this model does not have but users write (``token``: never in a
+    #: manifest), instead of the closest field name.
+    unknown_key_hints: ClassVar[Mapping[str, str]] = {}
 
     @field_validator("*", mode="before")
     @classmethod
@@ -173,6 +180,14 @@ class Entry(BoundModel):
     protect: bool = Field(
         False, description="A plan that would delete or replace this object fails."
     )
+
+    @classmethod
+    def section_problems(cls, written: Mapping[str, Any], unknown: Unknown) -> WrittenProblems:
+        """Rules between the entries of this kind's section as written, which no single entry's
+        validation sees (collection parents forming a cycle, a site's structure): ``(path
+        within the section, message)``. Run before validation, so that an entry with an
+        unrelated mistake is still checked; ``written`` values may be of any type."""
+        return iter(())
 
     @field_validator("formerly")
     @classmethod

@@ -13,7 +13,7 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
-from docform.kinds.base import Entry
+from docform.kinds.base import Entry, Unknown, WrittenProblems
 from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import CollectionName, Level
@@ -40,6 +40,27 @@ class CollectionEntry(Entry):
     def natural_key(self) -> tuple[str | None, str]:
         # NOTE: titles repeat across a tree ("Guides" in two products), never under one parent.
         return (self.parent, self.title)
+
+    @classmethod
+    def section_problems(cls, written: Mapping[str, Any], unknown: Unknown) -> WrittenProblems:
+        """Parents that lead back to the collection they start from."""
+        parents = {name: _parent(entry) for name, entry in written.items()}
+        done: set[str] = set()
+        for start in parents:
+            trail: list[str] = []
+            name: str | None = start
+            while name is not None and name not in done and name not in trail:
+                trail.append(name)
+                name = parents.get(name)
+            if name is not None and name in trail:
+                cycle = [*trail[trail.index(name) :], name]
+                yield (name, "parent"), f"collection parents form a cycle: {' -> '.join(cycle)}"
+            done.update(trail)
+
+
+def _parent(written: Any) -> str | None:
+    parent = written.get("parent") if isinstance(written, dict) else None
+    return parent if isinstance(parent, str) else None
 
 
 class CollectionKind(RestKind):

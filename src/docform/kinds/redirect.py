@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
@@ -20,7 +20,7 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef, WithinRef
-from docform.kinds.base import ID_PATTERN, Entry, ManifestModel
+from docform.kinds.base import ID_PATTERN, Entry, ManifestModel, Unknown
 from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
 from docform.kinds.planning import entry_desired, site_ref
@@ -309,9 +309,6 @@ def _exported_target(destination: Mapping[str, Any]) -> object:
 
 
 # -- checks between entries (run by the manifest's reference checker) ---------------------------
-
-Unknown = Callable[[str, str, Sequence[str]], str]
-"""``unknown section 'guidse' (did you mean 'guides'?)`` for a noun, a name and the names."""
 
 
 def redirect_problems(

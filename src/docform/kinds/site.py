@@ -22,7 +22,7 @@ from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
-from docform.kinds.base import Entry
+from docform.kinds.base import Entry, Unknown, WrittenProblems
 from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
@@ -31,6 +31,7 @@ from docform.kinds.redirect import RedirectEntry, RedirectSource
 from docform.kinds.rest import PathValues, RestKind, created
 from docform.kinds.section import SectionEntry
 from docform.kinds.section_group import SectionGroupEntry
+from docform.kinds.site_rules import site_problems
 from docform.kinds.site_space import SiteSpaceEntry
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
@@ -88,6 +89,10 @@ class SiteEntry(Entry):
     def natural_key(self) -> tuple[str, str]:
         # NOTE: sites are usually created outside docform, so the pinned id comes first.
         return ("id", self.id) if self.id else ("title", self.title or "")
+
+    @classmethod
+    def section_problems(cls, written: Mapping[str, Any], unknown: Unknown) -> WrittenProblems:
+        return site_problems(written, unknown)
 
     def children(self) -> list[Entry]:
         """Section groups, then sections each followed by its site spaces, then root spaces."""

@@ -60,6 +60,9 @@ class SpaceEntry(Entry):
     key_label = "collection and title"
     former_key_fields = ("collection", "title")
     child_fields = frozenset({"access"})
+    unknown_key_hints: ClassVar[Mapping[str, str]] = {
+        "visibility": "space visibility is read-only through the API"
+    }
 
     title: str = Field(min_length=1, max_length=50)
     emoji: str | None = Field(None, min_length=1, max_length=50)

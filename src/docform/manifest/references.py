@@ -1,5 +1,6 @@
-"""Checks between entries: references by manifest name, collection cycles, site structure rules,
-and entries that would match the same live object.
+"""Checks between entries: references by manifest name (fields typed with `RefTo`), each
+section's own rules between its entries (`Entry.section_problems`: collection cycles, a site's
+structure), and entries that would match the same live object.
 
 Names known to exist are taken from what was written (even an entry that failed validation
 exists), so one mistake is never reported twice. Team members must be listed under
@@ -17,12 +18,10 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from docform.kinds.base import Entry
+from docform.kinds.base import BoundModel, Entry
 from docform.kinds.fields import RefTo
 from docform.kinds.organization import OrganizationEntry
-from docform.kinds.redirect import redirect_problems
 from docform.kinds.registry import section_of
-from docform.kinds.site import SiteEntry
 from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.entries import ValidatedEntries
 from docform.manifest.problems import Path, Problem, unknown_name
@@ -54,9 +53,9 @@ class ReferenceChecker:
         for name, section in ENTRY_SECTIONS.items():
             for entry_name, entry in self._known(name).items():
                 self._check_refs(section.entry, entry, (name, entry_name))
-        self._check_collection_cycles()
-        for name, site in self._known("sites").items():
-            self._check_site(name, _mapping(site))
+        for name, section in ENTRY_SECTIONS.items():
+            for path, message in section.entry.section_problems(self._known(name), unknown_name):
+                self._problem((name, *path), message)
         self._check_former_containers()
         self._check_same_keys()
 
@@ -128,102 +127,24 @@ class ReferenceChecker:
                 for name, entry in self._known(section_name).items():
                     for path, item in self._former_keys((section_name, name), entry):
                         self._refer(target, item.get(field), (*path, field))
-        for site_name, site in self._known("sites").items():
-            sections = _mapping(_mapping(site).get("sections"))
-            for section_name, section in sections.items():
-                base = ("sites", site_name, "sections", section_name, "spaces")
-                for name, entry in _mapping(_mapping(section).get("spaces")).items():
-                    for path, item in self._former_keys((*base, name), entry):
-                        former = item.get("section")
-                        if isinstance(former, str) and former not in sections:
-                            message = self._unknown_section(site_name, sections, former)
-                            self._problem((*path, "section"), message)
-
-    def _check_collection_cycles(self) -> None:
-        parents = {
-            name: _text(_mapping(entry).get("parent"))
-            for name, entry in self._known("collections").items()
-        }
-        done: set[str] = set()
-        for start in parents:
-            trail: list[str] = []
-            name: str | None = start
-            while name is not None and name not in done and name not in trail:
-                trail.append(name)
-                name = parents.get(name)
-            if name is not None and name in trail:
-                cycle = [*trail[trail.index(name) :], name]
-                self._problem(
-                    ("collections", name, "parent"),
-                    f"collection parents form a cycle: {' -> '.join(cycle)}",
-                )
-            done.update(trail)
-
-    def _check_site(self, name: str, site: dict[str, Any]) -> None:
-        base: Path = ("sites", name)
-        sections, spaces = _mapping(site.get("sections")), _mapping(site.get("spaces"))
-        if sections and spaces:
-            self._problem(
-                (*base, "spaces"),
-                "a site with sections lists its site spaces under sections.<name>.spaces",
-            )
-        self._check_site_spaces((*base, "spaces"), spaces)
-        for section_name, section in sections.items():
-            section_path = (*base, "sections", section_name)
-            self._check_site_spaces(
-                (*section_path, "spaces"), _mapping(_mapping(section).get("spaces"))
-            )
-        self._one_default((*base, "sections"), sections, "section of a site")
-        self._check_groups(name, site)
-        for path, message in redirect_problems(site, unknown_name):
-            self._problem((*base, *path), message)
-
-    def _check_site_spaces(self, path: Path, spaces: dict[str, Any]) -> None:
-        self._one_default(path, spaces, "site space of a section")
-
-    def _one_default(self, path: Path, entries: dict[str, Any], what: str) -> None:
-        first: str | None = None
-        for name, entry in entries.items():
-            if _mapping(entry).get("default") is not True:
-                continue
-            if first is not None:
-                message = f"only one {what} can be the default (already '{first}')"
-                self._problem((*path, name, "default"), message)
-            first = first or name
-
-    def _check_groups(self, site_name: str, site: dict[str, Any]) -> None:
-        placed: dict[str, str] = {}
-        sections = _mapping(site.get("sections"))
-        for group_name, group in _mapping(site.get("sectionGroups")).items():
-            listed = _mapping(group).get("sections")
-            for index, section in enumerate(listed if isinstance(listed, list) else []):
-                if not isinstance(section, str):
-                    continue
-                path = ("sites", site_name, "sectionGroups", group_name, "sections", index)
-                if section in placed:
-                    message = f"section '{section}' is already in section group '{placed[section]}'"
-                    self._problem(path, message)
-                elif section not in sections:
-                    self._problem(path, self._unknown_section(site_name, sections, section))
-                placed.setdefault(section, group_name)
-
-    def _unknown_section(self, site_name: str, sections: dict[str, Any], section: str) -> str:
-        for other_name, other in self._known("sites").items():
-            if other_name != site_name and section in _mapping(_mapping(other).get("sections")):
-                return f"section '{section}' belongs to site '{other_name}', not '{site_name}'"
-        return unknown_name("section", section, list(sections))
 
     def _check_same_keys(self) -> None:
         for section in ENTRY_SECTIONS:
             entries = list(self.entries.sections[section].values())
             self._same_keys(entries)
-        for site in self.entries.sections["sites"].values():
-            assert isinstance(site, SiteEntry)
-            self._same_keys(list(site.sectionGroups.values()))
-            self._same_keys(list(site.sections.values()))
-            self._same_keys(list(site.spaces.values()))
-            for section in site.sections.values():
-                self._same_keys(list(section.spaces.values()))
+            for entry in entries:
+                self._check_nested_same_keys(entry)
+
+    def _check_nested_same_keys(self, entry: BoundModel) -> None:
+        """Entries nested side by side (a site's sections, a section's site spaces)."""
+        for name in type(entry).model_fields:
+            nested = getattr(entry, name) if name in entry.child_fields else None
+            children = list(nested.values()) if isinstance(nested, dict) else []
+            children = [child for child in children if isinstance(child, Entry)]
+            if children:
+                self._same_keys(children)
+            for child in children:
+                self._check_nested_same_keys(child)
 
     def _same_keys(self, entries: list[Entry]) -> None:
         by_id: dict[str, Entry] = {}

@@ -6,7 +6,8 @@ The API token is never written in manifests: it comes from DOCFORM_API_TOKEN onl
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field, PrivateAttr, create_model, field_validator
 
@@ -60,6 +61,11 @@ class LimitSettings(ManifestModel):
 
 class Settings(ManifestModel):
     """``docform:``. Every string here may use ``${env:NAME}``."""
+
+    unknown_key_hints: ClassVar[Mapping[str, str]] = {
+        "token": "never write the API token in manifests: set DOCFORM_API_TOKEN",
+        "apiToken": "never write the API token in manifests: set DOCFORM_API_TOKEN",
+    }
 
     api: str | None = Field(
         None,
