@@ -17,12 +17,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 -q
 	$(PY) benchmarks/run.py --quick --check --regenerate
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
@@ -41,4 +43,4 @@ schema: $(STAMP)
 	$(VENV)/bin/docform schema --write examples/quickstart/schemas/ -q
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .docform
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .docform

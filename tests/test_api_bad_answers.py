@@ -29,16 +29,11 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from docform.api.shapes import (
-    ITEM_SHAPES,
-    OBJECT_SHAPES,
-    Field,
-    item_shape,
-    misfit,
-    object_shape,
-)
+from docform.answer_fields import Field
+from docform.api.shapes import misfit
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
+from docform.workflow.connect import KIND_SHAPES
 from planning import FIXTURES, apply, seeded_sandbox
 
 TOKEN = "tok_bad_answers_admin_0123"
@@ -302,12 +297,12 @@ def expectation(route: str, path: list[str | int], value: Any) -> str:
     """``refused``, ``same`` (docform does not read that field) or ``either`` (a value the API
     may answer: an optional field left out, another value of the right type)."""
     bare = route.split(" ", 1)[1].removeprefix("/v1")
-    listed = item_shape(bare)
+    listed = KIND_SHAPES.item_shape(bare)
     if listed is not None and path[:1] != ["items"]:
         return "either"  # the envelope's count, next or previous
     if listed is not None and len(path) <= 2:
         return "refused"  # the items, or a whole item: gone, or not a list of objects
-    shape: Any = listed or object_shape(bare)
+    shape: Any = listed or KIND_SHAPES.object_shape(bare)
     field_shape: Field | None = None
     for part in path[2:] if listed is not None else path:
         if isinstance(part, int):
@@ -390,9 +385,11 @@ def without_checksums(plan_json: dict[str, Any]) -> dict[str, Any]:
 def test_every_route_docform_reads_has_a_shape(served: tuple[str, Spoiler]) -> None:
     """A route read without a shape would be trusted blindly."""
     baseline_plan(served)
-    templates = [*OBJECT_SHAPES, *ITEM_SHAPES]
+    templates = KIND_SHAPES.templates()
     # No route seen would pass for every route having a shape.
     assert PLANNED_ROUTES, f"the plan read no GET /v1/ route: {sorted(served[1].seen)}"
     for route in PLANNED_ROUTES:
         path = route.split(" ", 1)[1].removeprefix("/v1")
-        assert object_shape(path) or item_shape(path), f"{route} (shapes: {templates})"
+        assert KIND_SHAPES.object_shape(path) or KIND_SHAPES.item_shape(path), (
+            f"{route} (shapes: {templates})"
+        )

@@ -20,6 +20,7 @@ from docform.api import (
     route_of,
 )
 from docform.errors import DocformError
+from docform.kinds.registry import list_names
 from docform.sandbox import Store
 from docform.sandbox.http import timestamp
 from docform.sandbox.seed import apply_seed, load_seed_file, member_document, user_document
@@ -240,10 +241,12 @@ async def test_stats_count_requests_by_method_and_route(client: ApiClient) -> No
 
 
 def test_route_of_replaces_ids_after_list_names() -> None:
-    assert route_of("/orgs/org_acme/teams/t1/members/u_bob") == (
+    assert route_of("/orgs/org_acme/teams/t1/members/u_bob", list_names()) == (
         "/orgs/{id}/teams/{id}/members/{id}"
     )
-    assert route_of("/orgs/o/sites/s/structure/sort") == "/orgs/{id}/sites/{id}/structure/sort"
+    assert route_of("/orgs/o/sites/s/structure/sort", list_names()) == (
+        "/orgs/{id}/sites/{id}/structure/sort"
+    )
 
 
 # -- configuration -----------------------------------------------------------------------------

@@ -12,9 +12,9 @@ from docform.kinds.member import MemberEntry
 from docform.kinds.openapi import OpenApiEntry
 from docform.kinds.organization import OrganizationEntry
 from docform.kinds.saml import SamlEntry
+from docform.kinds.section import SectionEntry
+from docform.kinds.section_group import SectionGroupEntry
 from docform.kinds.site import SiteEntry
-from docform.kinds.site_section import SiteSectionEntry
-from docform.kinds.site_section_group import SiteSectionGroupEntry
 from docform.kinds.site_space import SiteSpaceEntry
 from docform.kinds.space import SpaceEntry
 from docform.kinds.team import TeamEntry
@@ -50,8 +50,8 @@ def test_member_natural_key_is_the_lower_cased_email() -> None:
         (SpaceEntry(title="Handbook"), (None, "Handbook")),
         (SiteEntry(id="site_docs", title="Docs"), ("id", "site_docs")),
         (SiteEntry(title="Docs"), ("title", "Docs")),
-        (SiteSectionGroupEntry(title="Guides"), "Guides"),
-        (SiteSectionEntry(path="start"), "start"),
+        (SectionGroupEntry(title="Guides"), "Guides"),
+        (SectionEntry(path="start"), "start"),
         (OpenApiEntry(slug="pets", source={"url": "https://x.test/a"}), "pets"),
         (SamlEntry(label="Okta"), "Okta"),
     ],
@@ -76,8 +76,8 @@ def test_site_children_list_groups_then_sections_with_their_spaces() -> None:
         }
     )
     assert [type(child).__name__ for child in site.children()] == [
-        "SiteSectionGroupEntry",
-        "SiteSectionEntry",
+        "SectionGroupEntry",
+        "SectionEntry",
         "SiteSpaceEntry",
     ]
 

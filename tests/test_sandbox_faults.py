@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -363,6 +364,25 @@ async def test_a_served_sandbox_drops_and_loses_answers_and_counts_them(tmp_path
     assert stats["faults"] == {"lost": 1, "drop": 1}
     assert settings == {"spec": spec, "seed": 3, "slowSeconds": 35.0, "retryAfter": 1}
     assert "Traceback" not in output[0]
+
+
+def test_a_served_sandbox_takes_a_client_leaving_mid_body_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    with served_sandbox(tmp_path / "served.sqlite") as (root, output):
+        port = int(root.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            head = f"PUT /v1/orgs/{ORG}/teams HTTP/1.1\r\nHost: sandbox\r\n"
+            head += f"Authorization: Bearer {TOKEN}\r\nContent-Length: 1000\r\n\r\n"
+            sock.sendall(head.encode() + b'{"title": "Half')
+            time.sleep(0.3)
+        time.sleep(0.3)
+        admin = {"Authorization": f"Bearer {TOKEN}"}
+        stats = httpx.get(f"{root}/_sandbox/stats", headers=admin).json()
+    assert "Traceback" not in output[0]
+    assert "ClientDisconnect" not in output[0]
+    assert stats["byRoute"] == {"PUT /orgs/{organizationId}/teams": 1}
+    assert stats["byStatus"] == {}
 
 
 def test_serve_refuses_a_bad_fault_spec() -> None:

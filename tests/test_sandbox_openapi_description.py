@@ -28,13 +28,13 @@ from jsonschema import Draft202012Validator
 
 from conftest import ADMIN_TOKEN, ORG, SyncApi
 from docform.api.answers import envelope_misfit, items_misfit
-from docform.api.shapes import item_shape, object_misfit
 from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.http import MAX_BODY_BYTES
 from docform.sandbox.openapi_description import ERROR_STATUSES, openapi_description
 from docform.sandbox.route_answers import ANSWERS
 from docform.sandbox.routes import ENDPOINTS
 from docform.sandbox.seed import apply_seed, load_seed_file
+from docform.workflow.connect import KIND_SHAPES
 from planning import FIXTURES, apply, seeded_sandbox
 
 DESCRIPTION = openapi_description()
@@ -429,10 +429,10 @@ def assert_fits_the_client(method: str, path: str, answer: Any, where: str) -> N
     """A read docform's client checks is one it accepts (`docform.api.shapes`)."""
     if method != "GET":
         return
-    assert object_misfit(path, answer) is None, where
-    if item_shape(path) is not None:
+    assert KIND_SHAPES.object_misfit(path, answer) is None, where
+    if KIND_SHAPES.item_shape(path) is not None:
         assert envelope_misfit(answer) is None, where
-        assert items_misfit(answer["items"], item_shape(path)) is None, where
+        assert items_misfit(answer["items"], KIND_SHAPES.item_shape(path)) is None, where
 
 
 def test_error_statuses_are_the_ones_the_sandbox_uses() -> None:

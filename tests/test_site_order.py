@@ -229,7 +229,7 @@ def sections_of_docs(*live: str, created: tuple[str, ...] = ()) -> AddressIndex:
     index = AddressIndex()
     index.record("site", "site_docs", "site.docs")
     for name in live:
-        index.record("site_section", f"sec_{name}", f"{SECTION}.{name}")
+        index.record("section", f"sec_{name}", f"{SECTION}.{name}")
     for name in created:
         index.record_created(f"{SECTION}.{name}")
     return index
@@ -245,7 +245,7 @@ def wanted(*names: str) -> list[Desired]:
 def test_reorder_changes_moves_only_what_is_out_of_place() -> None:
     container = Container(wanted("a", "b", "c"), [f"{SECTION}.{n}" for n in ("a", "c", "b")])
     index = sections_of_docs("a", "b", "c")
-    changes = reorder_changes("site_section", "site-section", "org_acme", [container], index)
+    changes = reorder_changes("section", "site-section", "org_acme", [container], index)
     assert [(c.address, c.action, c.before, c.after) for c in changes] == [
         (
             f"{SECTION}.b",
@@ -269,7 +269,7 @@ def test_reorder_changes_moves_only_what_is_out_of_place() -> None:
 def test_reorder_changes_leaves_a_container_in_manifest_order_alone() -> None:
     container = Container(wanted("a", "b"), [f"{SECTION}.a", f"{SECTION}.b"])
     index = sections_of_docs("a", "b")
-    assert reorder_changes("site_section", "site-section", "org_acme", [container], index) == []
+    assert reorder_changes("section", "site-section", "org_acme", [container], index) == []
 
 
 def test_reorder_changes_sorts_racing_creates_after_what_brings_them_in() -> None:
@@ -280,7 +280,7 @@ def test_reorder_changes_sorts_racing_creates_after_what_brings_them_in() -> Non
         after=("site.docs.section.a#create", "site.docs.section.b#create"),
     )
     index = sections_of_docs(created=("a", "b"))
-    changes = reorder_changes("site_section", "site-section", "org_acme", [container], index)
+    changes = reorder_changes("section", "site-section", "org_acme", [container], index)
     assert [(c.address, c.before, c.depends_on) for c in changes] == [
         (
             f"{SECTION}.b",

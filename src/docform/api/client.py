@@ -34,6 +34,7 @@ from docform.api.limits import AnswerLimitExceeded, AnswerLimits
 from docform.api.reader import AnswerReader
 from docform.api.retry import RateBudget, RetryPolicy, is_retryable_call, shared_budget
 from docform.api.sender import Call, Sender, Sleep
+from docform.api.shapes import RouteShapes
 from docform.api.slots import Slots
 from docform.api.stats import CallStats
 from docform.api.transport import BearerAuth, ReadOnlyTransport, read_only_refusal
@@ -66,7 +67,12 @@ class ApiClient:
         sleep: Sleep = asyncio.sleep,
         url_source: str = "DOCFORM_API_URL",
         limits: AnswerLimits | None = None,
+        shapes: RouteShapes | None = None,
+        list_names: frozenset[str] = frozenset(),
     ) -> None:
+        """``shapes`` are those of the answers the kinds read (`docform.api.shapes`);
+        ``list_names`` the path segments that name a list, for counting calls by route
+        (`docform.api.stats`). `docform.workflow.connect.Client` hands both over."""
         self.base_url, sandbox_file = resolve_api_url(base_url, url_source)
         check_token(token)
         self.root_url = self.base_url.removesuffix(API_PREFIX)
@@ -87,7 +93,7 @@ class ApiClient:
                 "organization (docform never takes the token as a command-line argument)."
             )
         self.read_only = read_only
-        self.stats = CallStats()
+        self.stats = CallStats(list_names)
         self.retry = RetryPolicy(
             max_retries, max_rate_limit_retries, backoff_base, backoff_cap, max_retry_wait
         )
@@ -96,7 +102,7 @@ class ApiClient:
         self.http = self._http_client(transport, token, timeout)
         budget = shared_budget(budget_key, token) if budget_key else RateBudget()
         self._sender = Sender(self.http, self.retry, self.stats, budget, sleep, limits)
-        self._reader = AnswerReader(token, self.root_url)
+        self._reader = AnswerReader(token, self.root_url, shapes)
 
     def _http_client(
         self, transport: httpx.AsyncBaseTransport | None, token: str, timeout: float

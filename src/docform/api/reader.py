@@ -2,7 +2,8 @@
 that says what went wrong, for whom, and what to do.
 
 Answers 204 and 205 are None; a DELETE also succeeds with an empty 200 (docs/service.md). A
-JSON answer of a read route must fit its shape (`docform.api.shapes`) before anyone uses it.
+JSON answer of a read route must fit the shape its kind declares (`docform.api.shapes`) before
+anyone uses it.
 Every message is redacted with the client's token (`docform.redact`).
 """
 
@@ -28,7 +29,7 @@ from docform.api.errors import (
 )
 from docform.api.retry import asked_wait
 from docform.api.sender import Call
-from docform.api.shapes import item_shape, object_misfit
+from docform.api.shapes import RouteShapes
 from docform.api.urls import API_PREFIX
 from docform.json_depth import deeper_than
 from docform.paths import answer_ids_misfit
@@ -41,9 +42,10 @@ MAX_ANSWER_DEPTH = 64
 class AnswerReader:
     """Reads the answers of one client, whose ``token`` no message may show."""
 
-    def __init__(self, token: str, root_url: str) -> None:
+    def __init__(self, token: str, root_url: str, shapes: RouteShapes | None = None) -> None:
         self._token = token
         self.root_url = root_url
+        self.shapes = shapes or RouteShapes()
 
     def decode(self, call: Call, response: httpx.Response) -> Any:
         """The parsed JSON of a 2xx answer, None for an empty one; raises for anything else."""
@@ -137,7 +139,7 @@ class AnswerReader:
         problem = envelope_misfit(page)
         if problem:
             raise self.malformed_list(path, f"{problem}; is {path} a list endpoint?")
-        problem = items_misfit(page["items"], item_shape("/" + path.lstrip("/")))
+        problem = items_misfit(page["items"], self.shapes.item_shape("/" + path.lstrip("/")))
         if problem:
             raise self.unfit(path, f"does not fit the API: {problem}", number)
         items: list[dict[str, Any]] = page["items"]
@@ -148,7 +150,7 @@ class AnswerReader:
         return items
 
     def check_object(self, path: str, answer: Any) -> None:
-        problem = object_misfit(path, answer)
+        problem = self.shapes.object_misfit(path, answer)
         if problem:
             raise self.unfit(path, f"does not fit the API: {problem}")
 

@@ -1,230 +1,79 @@
-"""The shape of the answers docform reads, so that a malformed answer stops a plan, not skews it.
+"""Checking the answers docform reads against their shapes, so that a malformed answer stops a
+plan, not skews it.
 
 Kinds read live objects as plain dicts (``raw["title"]``). An answer without a field docform
 relies on, or with a value of the wrong type, would otherwise end in a traceback or, worse, in a
 plan built on a guess (a missing ``parent`` read as "no parent" moves a collection). So the
-client checks each answer of a read route against its shape here, before anyone uses it, and
-names the call and the first bad value when it does not fit.
+client checks each answer of a read route against its shape before anyone uses it, and names
+the call and the first bad value when it does not fit.
 
-A shape lists only what docform uses, as docs/service.md describes it: a field is required
-(``need``) only where the service promises it in every answer; anything else may be left out,
-meaning "not set" (``may``), and docform must cope (a user without an email). Fields not listed
-are never looked at, so the service may add fields freely. Routes are matched by their path
-template: ``*`` stands for one path segment (an id).
+The shapes themselves are the kinds' (each declares the routes it reads, in the words of
+`docform.answer_fields`); the client is handed them as `RouteShapes` when it is opened. Routes
+are matched by their path template: ``*`` stands for one path segment (an id).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-NULL = type(None)
-_NAMES = {str: "a string", bool: "true or false", int: "a number", float: "a number",
-          list: "a list", dict: "an object", NULL: "null"}  # fmt: skip
+from docform.answer_fields import TYPE_NAMES, Field, Shape
 
 
-@dataclass(frozen=True)
-class Field:
-    """What one field may hold: values of ``types``; a list's ``items`` or an object's ``shape``."""
-
-    types: tuple[type, ...]
-    required: bool = True
-    shape: Mapping[str, Field] | None = None
-    items: Field | None = None
-
-    def expected(self) -> str:
-        names = dict.fromkeys(_NAMES[t] for t in self.types)
-        return " or ".join(names)
-
-
-def need(
-    *types: type, shape: Mapping[str, Field] | None = None, items: Field | None = None
-) -> Field:
-    """A field every answer holds."""
-    return Field(types, True, shape, items)
-
-
-def may(
-    *types: type, shape: Mapping[str, Field] | None = None, items: Field | None = None
-) -> Field:
-    """A field an answer may leave out (the API omits a value that is not set)."""
-    return Field(types, False, shape, items)
-
-
-ID = need(str)
-DESTINATION = {  # a redirect's: kind says which of the others it holds
-    "kind": need(str),
-    "siteSectionId": may(str),
-    "siteSpaceId": may(str),
-    "pageId": may(str),
-    "url": may(str),
-}
-ROLE = need(str, NULL)  # a role, or null for a guest
-OPTIONAL_TEXT = may(str, NULL)
-USER = {"email": may(str)}  # the service does not promise one: such a member matches by id
-MEMBER = {"id": ID, "role": ROLE, "user": need(dict, shape=USER), "sso": need(bool)}
-MERGE_RULES = {"type": need(str), "rules": may(list, NULL, items=need(dict))}
-SPACE = {
-    "id": ID,
-    "title": need(str),
-    "emoji": may(str, NULL),
-    "parent": may(str, NULL),
-    "organization": may(str),
-    "deletedAt": may(str, NULL),
-    "language": OPTIONAL_TEXT,
-    "editMode": OPTIONAL_TEXT,
-    "defaultLevel": may(str, NULL),
-    "mergeRules": may(dict, NULL, shape=MERGE_RULES),
-}
-# A grant of a role on a space, collection or site (docs/service.md, "Content access").
-TEAM_GRANT = {"permission": ROLE, "team": need(dict, shape={"id": ID, "title": may(str)})}
-USER_GRANT = {"permission": ROLE, "user": need(dict, shape={"id": ID, **USER})}
-SECTION_REF = need(dict, shape={"id": ID})
-# A group's children are sections, nested groups and external links: `object` says which.
-CHILD = need(dict, shape={"object": need(str), "id": ID})
-SITE_SPACE_REF = need(dict, shape={"space": need(dict, shape={"id": ID})})
-
-#: Routes (GET path templates) that answer one object, and its shape.
-OBJECT_SHAPES: dict[str, Mapping[str, Field]] = {
-    "/orgs/*": {
-        "id": ID,
-        "title": may(str),  # the API documents do not promise one
-        "emailDomains": may(list, NULL, items=need(str)),
-        "hostname": OPTIONAL_TEXT,
-        "defaultRole": may(str, NULL),
-        "defaultContent": may(dict, NULL, shape={"type": need(str)}),
-        "sso": may(bool),
-        "ai": may(bool),
-        "inviteLinks": may(bool),
-        "mergeRules": may(dict, NULL, shape=MERGE_RULES),
-        "urls": may(dict, shape={"logo": may(str, NULL)}),
-    },
-    "/spaces/*": SPACE,
-}
-
-#: Routes that answer an object no id in their path names: the token's own user.
-CALLER_SHAPES: dict[str, Mapping[str, Field]] = {"/user": {"id": ID}}
-
-#: Routes (GET path templates) that answer a list, and the shape of each of its items.
-ITEM_SHAPES: dict[str, Mapping[str, Field]] = {
-    "/orgs/*/members": MEMBER,
-    "/orgs/*/teams": {"id": ID, "title": need(str)},
-    "/orgs/*/teams/*/members": {
-        "organization": need(dict, shape=MEMBER),
-        "team": need(dict, shape={"role": need(str)}),
-    },
-    "/orgs/*/collections": {
-        "id": ID,
-        "title": need(str),
-        "parent": may(str, NULL),
-        "description": OPTIONAL_TEXT,
-        "defaultLevel": may(str, NULL),
-    },
-    "/orgs/*/spaces": SPACE,
-    "/orgs/*/sites": {
-        "id": ID,
-        "title": need(str),
-        "type": OPTIONAL_TEXT,
-        "visibility": OPTIONAL_TEXT,
-        "basename": OPTIONAL_TEXT,
-        "defaultLevel": may(str, NULL),
-        "published": may(bool),
-        "proxy": may(dict, shape={"origin": need(str)}),
-    },
-    "/orgs/*/sites/*/section-groups": {
-        "id": ID,
-        "title": need(str),
-        "icon": OPTIONAL_TEXT,
-        "children": may(list, items=CHILD),
-        "sections": may(list, NULL, items=SECTION_REF),  # deprecated: read when no children
-    },
-    "/orgs/*/sites/*/sections": {
-        "id": ID,
-        "path": need(str),
-        "title": need(str),
-        "description": OPTIONAL_TEXT,
-        "condition": OPTIONAL_TEXT,
-        "icon": OPTIONAL_TEXT,
-        "default": may(bool, NULL),
-        "sectionGroup": may(str, NULL),
-        "siteSpaces": may(list, NULL, items=SITE_SPACE_REF),
-    },
-    "/orgs/*/sites/*/site-spaces": {
-        "id": ID,
-        "path": need(str),
-        "title": may(str),
-        "section": may(str, NULL),
-        "space": need(dict, shape={"id": ID}),
-        "condition": OPTIONAL_TEXT,
-        "hidden": may(bool, NULL),
-        "default": may(bool, NULL),
-    },
-    "/orgs/*/sites/*/redirects": {
-        "id": ID,
-        "source": need(str),
-        "destination": need(dict, shape=DESTINATION),
-        "captureWildcard": need(bool),
-        "permanent": need(bool),
-        "draft": need(bool),
-    },
-    **{
-        f"{on}/permissions/{principal}": grant
-        for on in ("/spaces/*", "/collections/*", "/orgs/*/sites/*")
-        for principal, grant in (("teams", TEAM_GRANT), ("users", USER_GRANT))
-    },
-    "/orgs/*/openapi": {
-        "id": ID,
-        "slug": need(str),
-        "sourceURL": OPTIONAL_TEXT,
-        "visibility": OPTIONAL_TEXT,
-    },
-    "/orgs/*/saml": {
-        "id": ID,
-        "label": need(str),
-        "entityID": OPTIONAL_TEXT,
-        "ssoURL": OPTIONAL_TEXT,
-        "certificate": OPTIONAL_TEXT,
-        "defaultTeam": may(dict, NULL, shape={"id": ID}),
-        "defaultRole": may(str, NULL),
-    },
-}
-
-
-def _patterns(shapes: Mapping[str, Mapping[str, Field]]) -> list[tuple[re.Pattern[str], Any]]:
+def _patterns(shapes: Mapping[str, Shape]) -> list[tuple[re.Pattern[str], Shape]]:
     return [
         (re.compile("^" + re.escape(template).replace(r"\*", "[^/]+") + "$"), shape)
         for template, shape in shapes.items()
     ]
 
 
-_OBJECT_ROUTES = _patterns(OBJECT_SHAPES)
-_LIST_ROUTES = _patterns(ITEM_SHAPES)
+class RouteShapes:
+    """The shapes of the answers of every read route, by GET path template.
 
+    ``objects``: routes that answer one object, whose ``id`` is the last segment of the path;
+    ``callers``: routes that answer an object no id in their path names (the token's own user);
+    ``items``: routes that answer a list, and the shape of each of its items. A client with no
+    shapes checks only that a list is a list.
+    """
 
-def object_shape(path: str) -> Mapping[str, Field] | None:
-    """The shape of the object ``GET path`` answers; None when docform reads no such route."""
-    if path in CALLER_SHAPES:
-        return CALLER_SHAPES[path]
-    return next((shape for pattern, shape in _OBJECT_ROUTES if pattern.match(path)), None)
+    def __init__(
+        self,
+        objects: Mapping[str, Shape] | None = None,
+        callers: Mapping[str, Shape] | None = None,
+        items: Mapping[str, Shape] | None = None,
+    ) -> None:
+        self.objects = dict(objects or {})
+        self.callers = dict(callers or {})
+        self.items = dict(items or {})
+        self._object_routes = _patterns(self.objects)
+        self._list_routes = _patterns(self.items)
 
+    def templates(self) -> list[str]:
+        """Every route template a shape is known for."""
+        return [*self.objects, *self.callers, *self.items]
 
-def object_misfit(path: str, answer: Any) -> str | None:
-    """What is wrong with the answer of ``GET path`` for an object route, or None: its shape,
-    then its ``id``, which must be the one asked for (a proxy's cached or rewritten answer)."""
-    shape = object_shape(path)
-    if shape is None:
-        return None
-    problem = misfit(answer, shape)
-    if problem is None and path not in CALLER_SHAPES and answer["id"] != path.rsplit("/", 1)[-1]:
-        problem = f"id is {describe(answer['id'])}, not the id asked for"
-    return problem
+    def object_shape(self, path: str) -> Shape | None:
+        """The shape of the object ``GET path`` answers; None when docform reads no such route."""
+        if path in self.callers:
+            return self.callers[path]
+        return next((shape for pattern, shape in self._object_routes if pattern.match(path)), None)
 
+    def object_misfit(self, path: str, answer: Any) -> str | None:
+        """What is wrong with the answer of ``GET path`` for an object route, or None: its
+        shape, then its ``id``, which must be the one asked for (a proxy's cached or rewritten
+        answer)."""
+        shape = self.object_shape(path)
+        if shape is None:
+            return None
+        problem = misfit(answer, shape)
+        if problem is None and path not in self.callers and answer["id"] != path.rsplit("/", 1)[-1]:
+            problem = f"id is {describe(answer['id'])}, not the id asked for"
+        return problem
 
-def item_shape(path: str) -> Mapping[str, Field] | None:
-    """The shape of each item of the list ``GET path`` answers; None when not known."""
-    return next((shape for pattern, shape in _LIST_ROUTES if pattern.match(path)), None)
+    def item_shape(self, path: str) -> Shape | None:
+        """The shape of each item of the list ``GET path`` answers; None when not known."""
+        return next((shape for pattern, shape in self._list_routes if pattern.match(path)), None)
 
 
 def misfit(value: Any, shape: Mapping[str, Field], where: str = "") -> str | None:
@@ -272,7 +121,7 @@ def _field_misfit(value: Any, field: Field, path: str) -> str | None:
 
 def describe(value: Any) -> str:
     """``a number (5)``: the type of a value, and a short glimpse of it."""
-    kind = _NAMES.get(type(value), type(value).__name__)
+    kind = TYPE_NAMES.get(type(value), type(value).__name__)
     if value is None:
         return kind
     glimpse = repr(value) if not isinstance(value, dict | list) else ""

@@ -5,44 +5,27 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-# Path segments that name a list; the segment after one of them is an id (or slug).
-COLLECTION_SEGMENTS = frozenset(
-    {
-        "orgs",
-        "members",
-        "teams",
-        "collections",
-        "spaces",
-        "sites",
-        "section-groups",
-        "sections",
-        "site-spaces",
-        "openapi",
-        "versions",
-        "saml",
-        "users",
-        "change-requests",
-    }
-)
 
-
-def route_of(path: str) -> str:
+def route_of(path: str, list_names: frozenset[str]) -> str:
     """``path`` with its ids replaced by ``{id}``: ``/orgs/{id}/teams/{id}/members``.
 
-    A heuristic, for counting calls by route: a segment following a list name is an id.
+    A heuristic, for counting calls by route: a segment following one of ``list_names`` (path
+    segments that name a list, as the kinds declare them) is an id.
     """
     segments = path.split("?", 1)[0].strip("/").split("/")
     shaped = []
     for i, segment in enumerate(segments):
-        after_list = i > 0 and segments[i - 1] in COLLECTION_SEGMENTS
-        shaped.append("{id}" if after_list and segment not in COLLECTION_SEGMENTS else segment)
+        after_list = i > 0 and segments[i - 1] in list_names
+        shaped.append("{id}" if after_list and segment not in list_names else segment)
     return "/" + "/".join(shaped)
 
 
 @dataclass
 class CallStats:
-    """Requests sent (retries included), by method and by route, and the retries among them."""
+    """Requests sent (retries included), by method and by route, and the retries among them;
+    routes are told apart by ``list_names`` (`route_of`)."""
 
+    list_names: frozenset[str] = frozenset()
     requests: int = 0
     retries: int = 0
     rate_limited: int = 0
@@ -53,7 +36,7 @@ class CallStats:
     def record_sent(self, method: str, path: str) -> None:
         self.requests += 1
         self.by_method[method] += 1
-        self.by_route[f"{method} {route_of(path)}"] += 1
+        self.by_route[f"{method} {route_of(path, self.list_names)}"] += 1
 
     def record_retry(self, reason: str) -> None:
         self.retries += 1

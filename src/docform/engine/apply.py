@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.engine.stop import ApplyStop
@@ -24,7 +25,7 @@ from docform.errors import DocformError, ServiceCallError
 from docform.paths import id_misfit
 from docform.redact import redact_text, secret_fragments
 
-SecretResolver = Callable[[Any], str]
+SecretResolver = Callable[[str], str]
 """Returns the value of a secret from its reference as written in the manifest."""
 BeforeCreate = Callable[[Change], Awaitable[str | None]]
 """Just before a create: why it must not be sent (its object appeared meanwhile), or None."""
@@ -105,7 +106,7 @@ class Outputs:
 
 async def apply_plan(
     changes: Sequence[Change],
-    client: Any,
+    client: ServiceClient,
     *,
     parallelism: int = 8,
     resolve_secret: SecretResolver | None = None,
@@ -161,7 +162,7 @@ def _secret_refs(value: Any) -> list[str]:
 class _Runner:
     def __init__(
         self,
-        client: Any,
+        client: ServiceClient,
         secrets: Mapping[str, str],
         on_event: Callable[[CallEvent], None] | None,
     ) -> None:
@@ -207,7 +208,7 @@ class _Runner:
             finished, _ = await asyncio.wait(
                 [*running, abandon], return_when=asyncio.FIRST_COMPLETED
             )
-            for task in finished & running.keys():
+            for task in running.keys() & finished:
                 change = running.pop(task)
                 if not task.result():
                     failed = True

@@ -15,18 +15,22 @@ can both plan "create team Platform" and both create it. Three defences, from th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from docform.engine.client import ServiceClient
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
 from docform.engine.live import LiveReader, LiveState
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Change, Plan
 
 
 class CreateGuard:
     """Tells, just before a create is sent, whether its object appeared since ``plan``."""
 
-    def __init__(self, plan: Plan, kinds: Sequence[Kind], manifests: Any, client: Any) -> None:
+    def __init__(
+        self, plan: Plan, kinds: Sequence[Kind], manifests: ManifestView, client: ServiceClient
+    ) -> None:
         self._kinds = {kind.name: kind for kind in kinds}
         self._desired: dict[str, Desired] = {}
         kind_of: dict[str, str] = {}
@@ -95,6 +99,6 @@ def _created_at(raw: Mapping[str, Any]) -> str | None:
     return created if isinstance(created, str) and created else None
 
 
-def _listed(ids: Any) -> str:
-    ids = list(ids)
-    return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+def _listed(ids: Iterable[str]) -> str:
+    listed = list(ids)
+    return listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]

@@ -24,9 +24,14 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
+from docform.engine.kind import Kind
 from docform.engine.match import unmatched_address
+from docform.engine.objects import Matching, Pair
 from docform.engine.plan import Change, Plan
 from docform.engine.targets import dependents_of
+
+SameField = Callable[[Kind, str, Any, Any], bool]
+"""Whether a kind's field has the same value in an entry (want) and live (have)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +120,7 @@ class IgnoreRules:
         return None
 
     def set_aside(
-        self, matchings: Sequence[tuple[Any, Any]], same: Callable[..., bool]
+        self, matchings: Sequence[tuple[Kind, Matching]], same: SameField
     ) -> list[Ignored]:
         """Before changes are made: take the live value of each ignored field of a matched
         object (so it never differs), and drop ignored unmanaged objects. Returns what was
@@ -129,7 +134,7 @@ class IgnoreRules:
             ignored += self._set_unmanaged_aside(kind.name, matching)
         return ignored
 
-    def _set_unmanaged_aside(self, kind: str, matching: Any) -> list[Ignored]:
+    def _set_unmanaged_aside(self, kind: str, matching: Matching) -> list[Ignored]:
         kept, ignored = [], []
         for obs in matching.unmatched:
             address = unmatched_address(kind, obs)
@@ -143,7 +148,7 @@ class IgnoreRules:
         matching.unmatched = kept
         return ignored
 
-    def _set_fields_aside(self, kind: Any, pair: Any, same: Callable[..., bool]) -> list[Ignored]:
+    def _set_fields_aside(self, kind: Kind, pair: Pair, same: SameField) -> list[Ignored]:
         desired, observed = pair.desired, pair.observed
         if self.address_pattern(desired.address) is not None:
             return []  # its changes are dropped whole, by drop_changes

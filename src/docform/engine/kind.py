@@ -9,84 +9,21 @@ naming a kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from docform.engine.client import ServiceClient
 from docform.engine.live import LiveReader
-from docform.engine.plan import Call, Placeholder
+from docform.engine.manifests import ManifestView
+from docform.engine.objects import Desired as Desired
+from docform.engine.objects import Matching
+from docform.engine.objects import Observed as Observed
+from docform.engine.objects import Ref as Ref
+from docform.engine.objects import Unresolved as Unresolved
+from docform.engine.plan import Call, Change, Placeholder, Violation
 
-
-@dataclass(frozen=True)
-class Ref:
-    """A value that is another managed object: compared by address, sent as its live id."""
-
-    address: str
-
-    def __str__(self) -> str:
-        return self.address
-
-    def plan_json(self) -> dict[str, str]:
-        return {"$ref": self.address}
-
-
-@dataclass(frozen=True)
-class Unresolved:
-    """A live reference to an object no manifest entry manages (its id, kept for display)."""
-
-    kind: str
-    id: str
-
-    def __str__(self) -> str:
-        return f"(unmanaged {self.kind} {self.id})"
-
-    def plan_json(self) -> dict[str, str]:
-        return {"$ref": f"{self.kind}.~{self.id}"}
-
-
-@dataclass
-class Desired:
-    """One manifest entry as the engine sees it."""
-
-    address: str
-    key: tuple[Any, ...]
-    fields: dict[str, Any]
-    location: str
-    pinned_id: str | None = None
-    locked_id: str | None = None
-    """The id recorded for this address in the manifest set's identity file (docform.lock)."""
-    formerly: list[tuple[Any, ...]] = field(default_factory=list)
-    unfinished_keys: list[tuple[Any, ...]] = field(default_factory=list)
-    """Keys of what this entry's create leaves when its follow-up calls never ran (a section
-    before the PATCH that sets its path); matched last, so a re-run finishes, not duplicates."""
-    protect: bool = False
-    key_fields: tuple[str, ...] = ()
-    """Names of the last parts of ``key``, as a ``formerly`` mapping writes them."""
-    sensitive: frozenset[str] = frozenset()
-    requires: frozenset[str] = frozenset()
-    entry: Any = None
-
-
-@dataclass
-class Observed:
-    """One live object, its references expressed as `Ref` (managed) or `Unresolved`."""
-
-    id: str
-    key: tuple[Any, ...]
-    fields: dict[str, Any]
-    title: str
-    raw: Mapping[str, Any]
-    other_keys: tuple[tuple[Any, ...], ...] = ()
-    """Further keys an entry's ``formerly`` or ``unfinished_keys`` may match (a site space by
-    the space it shows, a section as its create left it)."""
-    sensitive: frozenset[str] = frozenset()
-    """Fields whose live value must not be shown (a certificate, a URL with credentials)."""
-    address: str | None = None
-    """Where the plan names this object when no entry matches it, if its kind names it better
-    than ``KIND.~ID`` (a grant, by the object it is on); see `match.unmatched_address`."""
-
-
-Resolve = Callable[[Any], Any]
-"""Turns a `Ref` into a live id, or a `Placeholder` when the object is created in this apply."""
+Resolve = Callable[[object], Any]
+"""Turns a value holding `Ref` into one holding live ids, or a `Placeholder` where the object
+is created in this apply (`AddressIndex.resolve`)."""
 
 
 class Kind:
@@ -150,7 +87,7 @@ class Kind:
 
     # -- manifest and live side ---------------------------------------------------------------
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         raise NotImplementedError
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
@@ -203,21 +140,23 @@ class Kind:
     def restore_calls(self, observed: Observed) -> list[Call]:
         raise NotImplementedError
 
-    def rail_violations(self, matching: Any, changes: Sequence[Any]) -> list[Any]:
+    def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
         """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
         return []
 
-    def rails_across_kinds(self, matchings: Mapping[str, Any], changes: Sequence[Any]) -> list[Any]:
+    def rails_across_kinds(
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
+    ) -> list[Violation]:
         """This kind's rails that need other kinds too: ``matchings`` by kind name, and every
         change of the plan (the last SAML provider of an organization that enforces SSO)."""
         return []
 
-    def risky_for_caller(self, changes: Sequence[Any]) -> list[Any]:
+    def risky_for_caller(self, changes: Sequence[Change]) -> list[Change]:
         """Those of ``changes`` that would lock the API token's own user out if its ``live_id``
         were that user's (removing or demoting a membership); apply refuses them then."""
         return []
 
-    async def identify_caller(self, client: Any) -> str | None:
+    async def identify_caller(self, client: ServiceClient) -> str | None:
         """The live id of the API token's own user among this kind's objects, or None when the
         token belongs to no user; `risky_for_caller` changes are compared with it, so a kind
         that has such changes says how to tell (it raises when it cannot)."""
@@ -225,14 +164,14 @@ class Kind:
 
     # -- API facts -----------------------------------------------------------------------------
 
-    def already_done(self, change: Any, status: int | None, message: str) -> bool:
+    def already_done(self, change: Change, status: int | None, message: str) -> bool:
         """Whether a failed call of ``change`` answered that its work is already done (a move
         to where the object is); the apply then counts it as made."""
         return False
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
-    ) -> list[Any]:
+    ) -> list[Change]:
         """Changes that put siblings in manifest order (site structure); most kinds have none."""
         return []
 
@@ -279,7 +218,7 @@ class AddressIndex:
         """The address a live object was matched to (``kind.~id`` when unmanaged)."""
         return self._by_id.get((kind, live_id)) if live_id else None
 
-    def resolve(self, value: Any) -> Any:
+    def resolve(self, value: object) -> Any:
         """A `Ref` as a live id, or a `Placeholder` when its object is created in this apply."""
         if isinstance(value, Ref):
             if value.address in self._ids:

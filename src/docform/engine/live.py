@@ -3,10 +3,13 @@ of the kinds read before it) over the `LiveState` read so far."""
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.engine.client import ServiceClient
+from docform.engine.objects import Desired
 from docform.errors import DocformError, ServiceCallError
 
 Progress = Callable[[str, int], None]
@@ -15,7 +18,7 @@ Progress = Callable[[str, int], None]
 AHEAD = -1
 """The priority of the lists of kinds other reads wait for (0: the others; `docform.api.slots`)."""
 
-Manages = Callable[[str, str], Any]
+Manages = Callable[[str, str], Desired | None]
 """The manifest entry (as its kind's `Desired`) that manages the live object of a kind (by
 name) with an id, or None when none does."""
 
@@ -35,7 +38,7 @@ class LiveReader:
 
     def __init__(
         self,
-        client: Any,
+        client: ServiceClient,
         org_id: str,
         state: LiveState,
         progress: Progress | None = None,
@@ -52,7 +55,10 @@ class LiveReader:
         self._awaited = awaited
         self._counts: dict[str, int] = {}
 
-    async def list(self, kind: str, path: str, params: Mapping[str, Any] | None = None) -> list:
+    # ``builtins.list`` below: inside this class, ``list`` is the method.
+    async def list(
+        self, kind: str, path: str, params: Mapping[str, Any] | None = None
+    ) -> builtins.list[dict[str, Any]]:
         priority = AHEAD if kind in self._awaited else 0
         items = await self.client.list_all(path, dict(params or {}), priority=priority)
         self._count(kind, len(items))
@@ -61,7 +67,7 @@ class LiveReader:
     async def get_or_none(self, kind: str, path: str) -> dict[str, Any] | None:
         """One object, or None when the API answers 404."""
         try:
-            obj = await self.client.get(path)
+            obj: dict[str, Any] = await self.client.get(path)
         except ServiceCallError as exc:
             if exc.status == 404:
                 return None
@@ -69,15 +75,17 @@ class LiveReader:
         self._count(kind, 1)
         return obj
 
-    def live(self, kind: str) -> list[dict[str, Any]]:
+    def live(self, kind: str) -> builtins.list[dict[str, Any]]:
         return self._state.of(kind)
 
-    def managed(self, kind: str) -> list[dict[str, Any]]:
+    def managed(self, kind: str) -> builtins.list[dict[str, Any]]:
         """The live objects of ``kind`` that manifest entries manage (all of them when reading
         without manifests, as export does): what lies inside the others is out of scope."""
         return [obj for obj, _ in self.managed_with_entries(kind)]
 
-    def managed_with_entries(self, kind: str) -> list[tuple[dict[str, Any], Any]]:
+    def managed_with_entries(
+        self, kind: str
+    ) -> builtins.list[tuple[dict[str, Any], Desired | None]]:
         """`managed` with the `Desired` of the entry that manages each object, so a read can
         look at what the entry writes (a site without ``redirects:`` has none read); the entry
         is None for every object when reading without manifests."""

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from docform.engine.duplicates import ambiguous_match
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed
+from docform.engine.kind import AddressIndex, Kind
+from docform.engine.objects import Desired, Observed
+from docform.engine.objects import Matching as Matching
+from docform.engine.objects import Pair as Pair
 from docform.errors import DocformError
 
 
@@ -28,24 +30,6 @@ class MatchError(DocformError):
     def __init__(self, problems: Sequence[str]) -> None:
         self.problems = list(problems)
         super().__init__("\n".join(self.problems))
-
-
-@dataclass
-class Pair:
-    desired: Desired
-    observed: Observed
-    reason: str
-
-
-@dataclass
-class Matching:
-    desired: list[Desired] = field(default_factory=list)
-    pairs: list[Pair] = field(default_factory=list)
-    creates: list[Desired] = field(default_factory=list)
-    restores: list[Pair] = field(default_factory=list)
-    unmatched: list[Observed] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    """What a reader of the plan should know about how entries were matched."""
 
 
 def unmanaged_address(kind: str, live_id: str) -> str:
@@ -120,7 +104,7 @@ def _match_pinned(
         live_id, reason = (d.pinned_id, "id") if d.pinned_id else (d.locked_id, "lock")
         if live_id is None:
             continue
-        conflict = reason == "lock" and _lock_conflict(kind, d, pinned_inline, claimed, known)
+        conflict = reason == "lock" and _lock_conflict(kind, live_id, pinned_inline, claimed, known)
         if conflict:
             result.notes.append(
                 f"{d.address}: docform.lock records {kind.name} {live_id}, but {conflict}; "
@@ -133,8 +117,7 @@ def _match_pinned(
             claimed[live_id] = pair
             result.pairs.append(pair)
             index.record(kind.name, live_id, d.address)
-        elif live_id in deleted:
-            obs = kind.observe(deleted[live_id], index)
+        elif live_id in deleted and (obs := kind.observe(deleted[live_id], index)) is not None:
             result.restores.append(Pair(d, obs, reason))
             index.record(kind.name, live_id, d.address)
         else:
@@ -148,14 +131,13 @@ def _match_pinned(
 
 def _lock_conflict(
     kind: Kind,
-    d: Desired,
+    live_id: str,
     pinned_inline: Mapping[str, Desired],
     claimed: Mapping[str, Pair],
     known: Mapping[str, Any],
 ) -> str | None:
-    """Why the id the identity file records for ``d`` cannot be used, or None if it can."""
-    live_id = d.locked_id
-    owner = pinned_inline.get(live_id or "")
+    """Why the id the identity file records (``live_id``) cannot be used, or None if it can."""
+    owner = pinned_inline.get(live_id)
     if owner is not None:
         return f"{owner.address} pins it with `id:` ({owner.location}), and that pin wins"
     if live_id in claimed:
@@ -285,7 +267,7 @@ def _levels(kind: Kind, live: Sequence[Mapping[str, Any]]) -> list[list[Mapping[
         while node is not None and node in ids and node not in depth and node not in seen:
             seen.append(node)
             node = parent[node]
-        base = depth.get(node, -1) if node in ids else -1
+        base = depth.get(node, -1) if node is not None and node in ids else -1
         for n in reversed(seen):
             base += 1
             depth[n] = base

@@ -184,6 +184,22 @@ class Unmanaged:
         return {"kind": self.kind, "id": self.id, "title": self.title}
 
 
+@dataclass(frozen=True)
+class Violation:
+    """A safety rail the plan breaks (`docform.engine.rails`): which, why, and whether
+    ``--force`` may bypass it."""
+
+    rail: str
+    message: str
+    forceable: bool = True
+
+    def __str__(self) -> str:
+        return f"[{self.rail}] {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rail": self.rail, "message": self.message, "forceable": self.forceable}
+
+
 @dataclass
 class Plan:
     organization: str
@@ -194,7 +210,7 @@ class Plan:
     live_counts: dict[str, int] = field(default_factory=dict)
     live_objects: dict[str, Any] = field(default_factory=dict, repr=False)
     """The live object each managed address was matched to, as the API answered it."""
-    violations: list[Any] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
     ignored: list[Any] = field(default_factory=list)
     """What ``ignore:`` in the settings left out (`docform.engine.ignore.Ignored`)."""

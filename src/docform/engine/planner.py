@@ -9,6 +9,7 @@ from docform.engine.graph import topological_order
 from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
 from docform.engine.live import LiveState
+from docform.engine.manifests import ManifestView
 from docform.engine.match import Matching, Pair, unmanaged_address, unmatched_address
 from docform.engine.plan import (
     PLACEHOLDER_IN_PATH,
@@ -27,7 +28,7 @@ from docform.errors import DocformError
 
 def plan_changes(
     kinds: Sequence[Kind],
-    manifests: Any,
+    manifests: ManifestView,
     live: LiveState,
     organization: str,
     prune: Mapping[str, bool],
@@ -45,7 +46,7 @@ def plan_changes(
 
 def plan_from_matcher(
     matcher: ProgressiveMatcher,
-    manifests: Any,
+    manifests: ManifestView,
     live: LiveState,
     organization: str,
     prune: Mapping[str, bool],

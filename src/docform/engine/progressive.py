@@ -18,6 +18,7 @@ from typing import Any
 
 from docform.engine.graph import topological_order
 from docform.engine.kind import AddressIndex, Desired, Kind
+from docform.engine.manifests import ManifestView
 from docform.engine.match import MatchError, Matching, match_kind
 from docform.engine.plan import Fingerprints
 
@@ -36,7 +37,7 @@ class ProgressiveMatcher:
     def __init__(
         self,
         kinds: Sequence[Kind],
-        manifests: Any,
+        manifests: ManifestView | None,
         *,
         finishing: bool = False,
         locked: Mapping[str, str] | None = None,

@@ -17,7 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docform.engine.plan import Plan
+from docform.engine.client import ServiceClient
+from docform.engine.kind import Kind
+from docform.engine.plan import Change, Plan
+from docform.engine.plan import Violation as Violation
 from docform.errors import DocformError, ServiceCallError
 from docform.paths import UnsafePathError, path_segments
 
@@ -28,19 +31,6 @@ SHARE_FLOOR = 10
 
 class RailError(DocformError):
     """The plan breaks a safety rail; nothing was applied."""
-
-
-@dataclass(frozen=True)
-class Violation:
-    rail: str
-    message: str
-    forceable: bool = True
-
-    def __str__(self) -> str:
-        return f"[{self.rail}] {self.message}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"rail": self.rail, "message": self.message, "forceable": self.forceable}
 
 
 @dataclass
@@ -106,7 +96,7 @@ def check_rails(
 
 
 def _share_violations(
-    deletes: Sequence, max_share: float, live_counts: Mapping[str, int], floor: int
+    deletes: Sequence[Change], max_share: float, live_counts: Mapping[str, int], floor: int
 ) -> list[Violation]:
     found = []
     for kind, count in sorted(Counter(c.kind for c in deletes).items()):
@@ -177,15 +167,15 @@ def _in_scope(path: str, organization: str, known: set[str]) -> bool:
     return False
 
 
-def risky_for_caller(plan: Plan, kinds: Sequence[Any]) -> list[Any]:
+def risky_for_caller(plan: Plan, kinds: Sequence[Kind]) -> list[Change]:
     """The changes that would lock the token's own user out if they were that user's."""
-    risky = []
+    risky: list[Change] = []
     for kind in kinds:
         risky += kind.risky_for_caller([c for c in plan.changes if c.kind == kind.name])
     return risky
 
 
-def checked_at_apply(plan: Plan, kinds: Sequence[Any]) -> list[Violation]:
+def checked_at_apply(plan: Plan, kinds: Sequence[Kind]) -> list[Violation]:
     """What the own-membership rail will look at when applying: the token apply writes with
     need not be the one planning reads with (`check_caller`)."""
     return [
@@ -207,7 +197,7 @@ class CallerCheck:
     notes: list[str] = field(default_factory=list)
 
 
-async def check_caller(plan: Plan, kinds: Sequence[Any], client: Any) -> CallerCheck:
+async def check_caller(plan: Plan, kinds: Sequence[Kind], client: ServiceClient) -> CallerCheck:
     """Changes that would remove or demote the membership of the token's own user.
 
     Each kind with such changes tells whose token ``client`` holds (`Kind.identify_caller`),

@@ -13,6 +13,7 @@ import graphlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.live import LiveReader, LiveState, Manages, Progress, ReadError
 from docform.errors import ServiceCallError
@@ -28,7 +29,7 @@ planner waits there for the manifests a read needs)."""
 
 
 async def read_live_state(
-    client: Any,
+    client: ServiceClient,
     org_id: str,
     kinds: Sequence[Kind],
     wanted_ids: Mapping[str, Sequence[str]],
@@ -69,7 +70,7 @@ async def read_live_state(
     return state
 
 
-async def _read_kind(kind: Kind, reader: LiveReader, wanted: Sequence[str]) -> list[dict]:
+async def _read_kind(kind: Kind, reader: LiveReader, wanted: Sequence[str]) -> list[dict[str, Any]]:
     try:
         return await kind.read(reader, wanted)
     except ServiceCallError as exc:

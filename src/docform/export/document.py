@@ -15,8 +15,6 @@ from typing import Any
 
 from docform.export.model import EnvValue, Exported, FileValue, LiveRef, WithinRef
 
-#: Keys of nested entries, in the order an entry lists them (after its own fields).
-NESTED_ORDER = ("sectionGroups", "sections", "spaces", "redirects")
 _NOT_ENV = re.compile(r"[^A-Z0-9]+")
 
 
@@ -35,8 +33,12 @@ class _Dangling(Exception):
         self.ref = ref
 
 
-def build_sections(entries: Sequence[Exported], names: Mapping[LiveRef, str]) -> Built:
-    """Every entry resolved and nested; top-level entries sorted by name."""
+def build_sections(
+    entries: Sequence[Exported], names: Mapping[LiveRef, str], nested_order: Sequence[str]
+) -> Built:
+    """Every entry resolved and nested; top-level entries sorted by name. ``nested_order``:
+    the keys of nested entries (``sections``), in the order an entry lists them, after its own
+    fields (the entry models' order, `docform.kinds.registry.nested_order`)."""
     built = Built()
     nodes: dict[LiveRef, dict[str, Any]] = {}
     holders = {entry.ref: entry.within for entry in entries if entry.within is not None}
@@ -61,7 +63,7 @@ def build_sections(entries: Sequence[Exported], names: Mapping[LiveRef, str]) ->
                 continue
             parent.setdefault(entry.nested_as, {})[names[entry.ref]] = node
     for node in nodes.values():
-        _nested_last(node)
+        _nested_last(node, nested_order)
     for section, named in top.items():
         built.sections[section] = dict(sorted(named.items()))
     return built
@@ -174,7 +176,7 @@ def _resolve(
     return value
 
 
-def _nested_last(node: dict[str, Any]) -> None:
-    """Move nested entries after the entry's own fields, in `NESTED_ORDER`."""
-    nested = {key: node.pop(key) for key in NESTED_ORDER if isinstance(node.get(key), dict)}
+def _nested_last(node: dict[str, Any], order: Sequence[str]) -> None:
+    """Move nested entries after the entry's own fields, in ``order``."""
+    nested = {key: node.pop(key) for key in order if isinstance(node.get(key), dict)}
     node.update(nested)

@@ -24,14 +24,19 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from docform.answer_fields import ID, Shape, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Placeholder
 from docform.export.model import Exported, LiveRef
-from docform.kinds.base import ManifestModel
+from docform.kinds.base import Entry, ManifestModel
+from docform.kinds.declaration import Declaration, Reads
 from docform.kinds.exporting import role_entry
-from docform.kinds.fields import Email, Name, RoleOrGuest, role_value
-from docform.kinds.planning import id_in_path, member_ref
+from docform.kinds.fields import MemberEmail, RoleOrGuest, TeamName, role_value
+from docform.kinds.member import ROLE_SHAPE, USER_SHAPE
+from docform.kinds.planning import member_ref
+from docform.kinds.rest import id_in_path
 
 PRINCIPALS = ("team", "user")
 #: The kinds grants are given on: the manifest section of their entries, and the path of their
@@ -44,6 +49,16 @@ ON: Mapping[str, tuple[str, str]] = {
 #: Where the kind a principal refers to keeps its objects (a user is a member).
 PRINCIPAL_KIND = {"team": "team", "user": "member"}
 
+#: A grant of a role on a space, collection or site (docs/service.md, "Content access").
+TEAM_GRANT_SHAPE: Shape = {
+    "permission": ROLE_SHAPE,
+    "team": need(dict, shape={"id": ID, "title": may(str)}),
+}
+USER_GRANT_SHAPE: Shape = {
+    "permission": ROLE_SHAPE,
+    "user": need(dict, shape={"id": ID, **USER_SHAPE}),
+}
+
 
 ACCESS_DESCRIPTION = (
     "Every grant of a role on it: {teams: {team: role}, users: {email: role}}; a team or member "
@@ -54,10 +69,10 @@ ACCESS_DESCRIPTION = (
 class Access(ManifestModel):
     """Every grant of one space, collection or site: a team or member it leaves out has none."""
 
-    teams: dict[Name, RoleOrGuest] = Field(
+    teams: dict[TeamName, RoleOrGuest] = Field(
         default_factory=dict, description="Team name -> role (guest: the API's null role)."
     )
-    users: dict[Email, RoleOrGuest] = Field(
+    users: dict[MemberEmail, RoleOrGuest] = Field(
         default_factory=dict, description="Member email (listed under members:) -> role."
     )
 
@@ -73,6 +88,17 @@ class AccessKind(Kind):
     name = "access"
     plural = "access grants"
     prune_setting = None
+    declaration = Declaration(
+        position=130,
+        reads=Reads(
+            items={
+                f"{template.replace('{id}', '*').replace('{org}', '*')}/{principal}": grant
+                for _, template in ON.values()
+                for principal, grant in (("teams", TEAM_GRANT_SHAPE), ("users", USER_GRANT_SHAPE))
+            },
+            list_names=("teams", "users"),
+        ),
+    )
     references = ("space", "collection", "site", "team", "member")
     # Members too: what the grants are on must be matched before they are read, and a space is
     # matched after the members its merge rules name.
@@ -107,19 +133,19 @@ class AccessKind(Kind):
 
     # -- manifest and live side ---------------------------------------------------------------
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         found = []
         for _on, (section, _) in ON.items():
-            for entry in getattr(manifests, section).values():
+            for entry in manifests.section(section).values():
                 if entry.access is not None:
-                    found += self._desired(entry)
+                    found += self._desired(entry, entry.access)
         return found
 
-    def _desired(self, entry: Any) -> list[Desired]:
+    def _desired(self, entry: Entry, access: Access) -> list[Desired]:
         on = Ref(entry.address)
         wanted: list[tuple[str, Ref, str]] = [
-            *(("team", Ref(f"team.{name}"), role) for name, role in entry.access.teams.items()),
-            *(("user", member_ref(email), role) for email, role in entry.access.users.items()),
+            *(("team", Ref(f"team.{name}"), role) for name, role in access.teams.items()),
+            *(("user", member_ref(email), role) for email, role in access.users.items()),
         ]
         return [
             Desired(
@@ -179,7 +205,9 @@ class AccessKind(Kind):
         base = self._path(raw["_on"], raw["_on_id"])
         return [Call("DELETE", f"{base}/{principal}s/{raw[principal]['id']}")]
 
-    def _grant(self, on: Ref, principal: str, who: Any, role: str | None, resolve: Resolve) -> Call:
+    def _grant(
+        self, on: Ref, principal: str, who: Ref | Unresolved, role: str | None, resolve: Resolve
+    ) -> Call:
         body = {"role": role, f"{principal}s": [resolve(who)]}
         return Call("POST", self._path_of(on, resolve), body)
 
@@ -196,7 +224,7 @@ class AccessKind(Kind):
         """A grant, as a part of its object's ``access``."""
         principal = raw["_principal"]
         if principal == "team":
-            who: Any = LiveRef("team", raw["team"]["id"])
+            who: str | LiveRef = LiveRef("team", raw["team"]["id"])
         else:
             # A user without an email cannot be named in the manifests: its object's access
             # is then left out whole (`docform.export.document`), never written without it.

@@ -8,12 +8,17 @@ fields the manifest wrote, which is what the planner compares with the live obje
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
+
+Unknown = Callable[[str, str, Sequence[str]], str]
+"""``unknown section 'guidse' (did you mean 'guides'?)`` for a noun, a name and the names."""
+WrittenProblems = Iterator[tuple[tuple[str | int, ...], str]]
 IDENTITY_FIELDS = frozenset({"id", "formerly", "protect"})
 
 
@@ -40,7 +45,7 @@ def _schema_without_nulls(schema: dict[str, Any], model: type[Any]) -> None:
     """Keep ``null`` in the JSON Schema only where the model accepts it (`nullable_fields`);
     an entry's former keys name its own key fields."""
     _former_key_schema(schema, model)
-    nullable = getattr(model, "nullable_fields", frozenset())
+    nullable: frozenset[str] = getattr(model, "nullable_fields", frozenset())
     for name, prop in schema.get("properties", {}).items():
         if name in nullable:
             continue
@@ -82,6 +87,9 @@ class ManifestModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_schema_without_nulls)
     nullable_fields: ClassVar[frozenset[str]] = frozenset()
+    #: What to say of a key this model does not have but users write (``token``: never in a
+    #: manifest), instead of the closest field name.
+    unknown_key_hints: ClassVar[Mapping[str, str]] = {}
 
     @field_validator("*", mode="before")
     @classmethod
@@ -145,13 +153,13 @@ class BoundModel(ManifestModel):
         self._location = location
         self._scope = scope
 
-    def natural_key(self) -> Any:
+    def natural_key(self) -> Hashable:
         """The key matching this entry to a live object when no id is pinned."""
         raise NotImplementedError
 
     def managed(self) -> dict[str, Any]:
         """The fields the manifest wrote (others are not managed), without identity fields."""
-        return self.model_dump(exclude_unset=True, exclude=IDENTITY_FIELDS | self.child_fields)
+        return self.model_dump(exclude_unset=True, exclude={*IDENTITY_FIELDS, *self.child_fields})
 
     def children(self) -> list[Entry]:
         """Entries nested in this one, parents before children, in manifest order."""
@@ -172,6 +180,14 @@ class Entry(BoundModel):
     protect: bool = Field(
         False, description="A plan that would delete or replace this object fails."
     )
+
+    @classmethod
+    def section_problems(cls, written: Mapping[str, Any], unknown: Unknown) -> WrittenProblems:
+        """Rules between the entries of this kind's section as written, which no single entry's
+        validation sees (collection parents forming a cycle, a site's structure): ``(path
+        within the section, message)``. Run before validation, so that an entry with an
+        unrelated mistake is still checked; ``written`` values may be of any type."""
+        return iter(())
 
     @field_validator("formerly")
     @classmethod

@@ -7,15 +7,18 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref
 from docform.engine.live import LiveReader
-from docform.engine.plan import Call
+from docform.engine.manifests import ManifestView
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
-from docform.kinds.base import Entry
+from docform.kinds.base import Entry, Unknown, WrittenProblems
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry, set_fields
-from docform.kinds.fields import Level, Name
-from docform.kinds.planning import body_of, created, entry_desired, is_no_op_move, level_value, ref
+from docform.kinds.fields import CollectionName, Level
+from docform.kinds.planning import entry_desired, level_value, ref
+from docform.kinds.rest import RestKind
 
 
 class CollectionEntry(Entry):
@@ -28,7 +31,9 @@ class CollectionEntry(Entry):
 
     title: str = Field(min_length=1, max_length=50)
     description: str | None = Field(None, max_length=100)
-    parent: Name | None = Field(None, description="Manifest name of the parent collection.")
+    parent: CollectionName | None = Field(
+        None, description="Manifest name of the parent collection."
+    )
     defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
     access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
 
@@ -36,8 +41,29 @@ class CollectionEntry(Entry):
         # NOTE: titles repeat across a tree ("Guides" in two products), never under one parent.
         return (self.parent, self.title)
 
+    @classmethod
+    def section_problems(cls, written: Mapping[str, Any], unknown: Unknown) -> WrittenProblems:
+        """Parents that lead back to the collection they start from."""
+        parents = {name: _parent(entry) for name, entry in written.items()}
+        done: set[str] = set()
+        for start in parents:
+            trail: list[str] = []
+            name: str | None = start
+            while name is not None and name not in done and name not in trail:
+                trail.append(name)
+                name = parents.get(name)
+            if name is not None and name in trail:
+                cycle = [*trail[trail.index(name) :], name]
+                yield (name, "parent"), f"collection parents form a cycle: {' -> '.join(cycle)}"
+            done.update(trail)
 
-class CollectionKind(Kind):
+
+def _parent(written: Any) -> str | None:
+    parent = written.get("parent") if isinstance(written, dict) else None
+    return parent if isinstance(parent, str) else None
+
+
+class CollectionKind(RestKind):
     """Collections, nested in each other: keyed by (parent, title), moved when the parent changes.
 
     The create call takes only a title and a parent, so a description or default level is set
@@ -46,21 +72,40 @@ class CollectionKind(Kind):
 
     name = "collection"
     prune_setting = "collections"
+    declaration = Declaration(
+        position=40,
+        section=Section("collections", CollectionEntry, "collection", "collections"),
+        export_file="content.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/collections": {
+                    "id": ID,
+                    "title": need(str),
+                    "parent": may(str, NULL),
+                    "description": OPTIONAL_TEXT,
+                    "defaultLevel": may(str, NULL),
+                },
+            },
+            list_names=("collections",),
+        ),
+    )
     container_key_parts = (0,)
     guard_replacement = True
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection",)
     field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
-    PATCHED = ("title", "description", "defaultLevel")
-
-    def already_done(self, change: Any, status: int | None, message: str) -> bool:
-        return is_no_op_move(change, status, message)
+    create_path = "/orgs/{org}/collections"
+    object_path = "/collections/{id}"
+    created_with = ("title",)
+    set_after_create = ("description", "defaultLevel")
+    patched = ("title", "description", "defaultLevel")
+    parent_field = "parent"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/collections")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.collections.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("collections").values()]
 
     def _desired(self, e: CollectionEntry) -> Desired:
         fields = e.managed()
@@ -89,34 +134,6 @@ class CollectionKind(Kind):
     def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
         return raw.get("parent")
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        body = {"title": desired.fields["title"]}
-        if desired.fields["parent"] is not None:
-            body["parent"] = resolve(desired.fields["parent"])
-        calls = [Call("POST", f"/orgs/{self.org_id}/collections", body)]
-        extra = body_of(desired.fields, resolve, ("description", "defaultLevel"))
-        if extra:
-            calls.append(Call("PATCH", f"/collections/{created(desired.address).in_path()}", extra))
-        return calls
-
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        if action == "move":
-            body = {"parent": resolve(changed["parent"])}
-            return [Call("POST", f"/collections/{observed.id}/move", body)]
-        return [
-            Call("PATCH", f"/collections/{observed.id}", body_of(changed, resolve, self.PATCHED))
-        ]
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        return [Call("DELETE", f"/collections/{observed.id}")]
-
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"id": raw["id"], **set_fields(raw, ("title", "description"))}
         if raw.get("parent"):
@@ -126,5 +143,5 @@ class CollectionKind(Kind):
         return Exported("collections", self.name, raw["id"], raw["title"], fields)
 
 
-def _collection(name: str | None) -> Any:
+def _collection(name: str | None) -> Ref | None:
     return ref("collection", name)

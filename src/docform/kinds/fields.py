@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -21,6 +22,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
+from docform.answer_fields import NULL, Shape, may, need
 from docform.kinds.base import ManifestModel
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
@@ -45,6 +47,22 @@ def escape_invisible(text: str) -> str:
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=100)]
 Email = Annotated[str, Field(pattern=EMAIL_PATTERN, max_length=254)]
+
+
+@dataclass(frozen=True)
+class RefTo:
+    """Marks a value (or a mapping's keys) as the manifest name of an entry of another kind:
+    ``Annotated[Name, RefTo("team")]``. The manifest checks that such an entry is written
+    (`docform.manifest.references`); validation and the schema ignore the mark."""
+
+    kind: str
+
+
+TeamName = Annotated[Name, RefTo("team")]
+MemberEmail = Annotated[Email, RefTo("member")]
+CollectionName = Annotated[Name, RefTo("collection")]
+SpaceName = Annotated[Name, RefTo("space")]
+SiteName = Annotated[Name, RefTo("site")]
 
 ROLES = ("admin", "create", "edit", "review", "comment", "read")
 Role = Literal["admin", "create", "edit", "review", "comment", "read"]
@@ -180,11 +198,15 @@ MergeRuleName = Literal[
 ]  # fmt: skip
 
 
+#: Merge rules as the organization's and a space's answers show them.
+MERGE_RULES_SHAPE: Shape = {"type": need(str), "rules": may(list, NULL, items=need(dict))}
+
+
 class MergeRule(ManifestModel):
     """One review rule; ``users`` are member emails (docform maps them to user ids)."""
 
     rule: MergeRuleName
-    users: list[Email] | None = None
+    users: list[MemberEmail] | None = None
     expression: str | None = Field(None, min_length=1)
     message: str | None = None
 

@@ -12,16 +12,32 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
+from docform.answer_fields import ID, NULL, Shape, may, need
+from docform.engine.client import ServiceClient
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.errors import DocformError, ServiceCallError
 from docform.export.model import Exported
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry
-from docform.kinds.fields import RoleOrGuest, escape_invisible, role_value
+from docform.kinds.fields import EMAIL_PATTERN, Email, RoleOrGuest, escape_invisible, role_value
 from docform.kinds.planning import entry_desired
+
+#: A user as answers show it: the service does not promise an email (such a member matches by id).
+USER_SHAPE: Shape = {"email": may(str)}
+#: A role, or null for a guest.
+ROLE_SHAPE = need(str, NULL)
+MEMBER_SHAPE: Shape = {
+    "id": ID,
+    "role": ROLE_SHAPE,
+    "user": need(dict, shape=USER_SHAPE),
+    "sso": need(bool),
+}
 
 
 class MemberEntry(Entry):
@@ -65,6 +81,25 @@ class MemberKind(Kind):
 
     name = "member"
     prune_setting = "members"
+    declaration = Declaration(
+        position=20,
+        section=Section(
+            "members",
+            MemberEntry,
+            "member",
+            "members",
+            key=Email,
+            key_pattern=EMAIL_PATTERN,
+            value=RoleOrGuest | MemberEntry,
+            description="Members by email: a role, or {role, sso}.",
+        ),
+        export_file="members.yaml",
+        reads=Reads(
+            callers={"/user": {"id": ID}},
+            items={"/orgs/*/members": MEMBER_SHAPE},
+            list_names=("members",),
+        ),
+    )
     null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     created_id = "users.0"
     renamable = False
@@ -76,8 +111,8 @@ class MemberKind(Kind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/members")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.members.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("members").values()]
 
     def _desired(self, e: MemberEntry) -> Desired:
         fields: dict[str, Any] = {"role": role_value(e.role)}
@@ -111,7 +146,7 @@ class MemberKind(Kind):
         )
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        email = desired.entry.email
+        email: str = desired.entry.email
         body: dict[str, Any] = {"emails": [email], "role": desired.fields["role"]}
         if desired.fields.get("sso"):
             body["sso"] = True
@@ -141,7 +176,7 @@ class MemberKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/members/{observed.id}")]
 
-    def rail_violations(self, matching: Any, changes: Sequence[Change]) -> list[Violation]:
+    def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
         """Never leave the organization without an admin."""
         observed = [p.observed for p in matching.pairs] + list(matching.unmatched)
         admins = {o.id: o.title for o in observed if o.fields["role"] == "admin"}
@@ -162,7 +197,7 @@ class MemberKind(Kind):
             )
         ]
 
-    async def identify_caller(self, client: Any) -> str | None:
+    async def identify_caller(self, client: ServiceClient) -> str | None:
         """``GET /user`` answers the token's own user, and a member's id is its user's id; a
         token that belongs to no user (an integration's) is answered 404."""
         try:

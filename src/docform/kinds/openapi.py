@@ -10,12 +10,15 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from docform.answer_fields import ID, OPTIONAL_TEXT, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import EnvValue, Exported
 from docform.kinds.base import Entry, ManifestModel
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.fields import SLUG_PATTERN, SecretUrl
 from docform.kinds.planning import entry_desired, secret
 from docform.redact import holds_credentials
@@ -54,13 +57,29 @@ class OpenApiKind(Kind):
 
     name = "openapi"
     prune_setting = "openapi"
+    declaration = Declaration(
+        position=110,
+        section=Section("openapi", OpenApiEntry, "OpenAPI spec", "OpenAPI specs"),
+        export_file="openapi.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/openapi": {
+                    "id": ID,
+                    "slug": need(str),
+                    "sourceURL": OPTIONAL_TEXT,
+                    "visibility": OPTIONAL_TEXT,
+                },
+            },
+            list_names=("openapi",),
+        ),
+    )
     renamable = False
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/openapi")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.openapi.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("openapi").values()]
 
     def _desired(self, e: OpenApiEntry) -> Desired:
         url = e.source.url
@@ -91,7 +110,7 @@ class OpenApiKind(Kind):
         return {"url": desired.fields["sourceURL"]}
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        slug = desired.entry.slug
+        slug: str = desired.entry.slug
         body = {"slug": slug, "source": self._source(desired)}
         calls = [Call("POST", f"/orgs/{self.org_id}/openapi", body)]
         if "visibility" in desired.fields:

@@ -11,20 +11,31 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader, ReadError
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import ID_PATTERN, BoundModel, ManifestModel
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
-from docform.kinds.fields import DOMAIN_PATTERN, MergeRules, Name, RoleOrGuest, Url, role_value
+from docform.kinds.fields import (
+    DOMAIN_PATTERN,
+    MERGE_RULES_SHAPE,
+    MergeRules,
+    RoleOrGuest,
+    SiteName,
+    Url,
+    role_value,
+)
 from docform.kinds.planning import (
-    body_of,
     location,
     merge_rules_desired,
     merge_rules_observed,
     ref,
 )
+from docform.kinds.rest import body_of
 
 Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN, max_length=253)]
 
@@ -33,7 +44,7 @@ class DefaultContent(ManifestModel):
     """What visitors of the organization's hostname see: a site, by manifest name."""
 
     type: Literal["site"] = "site"
-    site: Name = Field(description="Manifest name of a site under sites:.")
+    site: SiteName = Field(description="Manifest name of a site under sites:.")
 
 
 class OrganizationEntry(BoundModel):
@@ -67,6 +78,36 @@ class OrganizationKind(Kind):
 
     name = "organization"
     prune_setting = ""
+    declaration = Declaration(
+        position=10,
+        section=Section(
+            "organization",
+            OrganizationEntry,
+            "organization",
+            "organization",
+            single=True,
+            description="The organization these files describe (exactly once per directory).",
+        ),
+        export_file="organization.yaml",
+        reads=Reads(
+            objects={
+                "/orgs/*": {
+                    "id": ID,
+                    "title": may(str),  # the API documents do not promise one
+                    "emailDomains": may(list, NULL, items=need(str)),
+                    "hostname": OPTIONAL_TEXT,
+                    "defaultRole": may(str, NULL),
+                    "defaultContent": may(dict, NULL, shape={"type": need(str)}),
+                    "sso": may(bool),
+                    "ai": may(bool),
+                    "inviteLinks": may(bool),
+                    "mergeRules": may(dict, NULL, shape=MERGE_RULES_SHAPE),
+                    "urls": may(dict, shape={"logo": may(str, NULL)}),
+                },
+            },
+            list_names=("orgs",),
+        ),
+    )
     unordered_fields: ClassVar[frozenset[str]] = frozenset({"emailDomains"})
     null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
     references = ("site", "member")
@@ -81,7 +122,7 @@ class OrganizationKind(Kind):
             )
         return [org]
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         e: OrganizationEntry = manifests.organization
         fields = e.managed()
         fields.pop("id", None)

@@ -1,25 +1,18 @@
-"""Small pieces several kinds use to plan: references, roles, bodies and site paths."""
+"""Small pieces several kinds use to state their entries: references, roles, merge rules,
+secrets, and the per-site reading of a site's parts."""
 
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from docform.engine.kind import AddressIndex, Desired, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.live import LiveReader
-from docform.engine.plan import Placeholder, SecretRef
-from docform.kinds.base import BoundModel
-from docform.kinds.fields import role_value
-
-NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
-
-
-def is_no_op_move(change: Any, status: int | None, message: str) -> bool:
-    """A move to where the object already is may answer 409 (docs/service.md): done, not
-    failed (`Kind.already_done` of the kinds that move)."""
-    return change.action == "move" and status == 409 and bool(NO_OP_MOVE.search(message))
+from docform.engine.plan import SecretRef
+from docform.kinds.base import BoundModel, Entry
+from docform.kinds.fields import MergeRule, MergeRules, role_value
+from docform.kinds.rest import site_prefix
 
 
 def ref(kind: str, name: str | None) -> Ref | None:
@@ -41,13 +34,13 @@ def location(entry: BoundModel) -> str:
 
 
 def entry_desired(
-    e: Any,
+    e: Entry,
     fields: dict[str, Any],
-    key: Any,
+    key: object,
     *,
-    scope: tuple[Any, ...] = (),
-    former: Callable[[str], Any] = lambda name: name,
-    refs: Mapping[str, Callable[[str | None], Any]] | None = None,
+    scope: tuple[object, ...] = (),
+    former: Callable[[str], object] = lambda name: name,
+    refs: Mapping[str, Callable[[str | None], object]] | None = None,
     **extra: Any,
 ) -> Desired:
     """An entry as the engine compares it: its natural key is ``(*scope, key)``.
@@ -73,12 +66,12 @@ def entry_desired(
 
 
 def former_key(
-    e: Any,
-    natural: tuple[Any, ...],
+    e: Entry,
+    natural: tuple[object, ...],
     item: str | Mapping[str, str | None],
-    former: Callable[[str], Any],
-    refs: Mapping[str, Callable[[str | None], Any]],
-) -> tuple[Any, ...]:
+    former: Callable[[str], object],
+    refs: Mapping[str, Callable[[str | None], object]],
+) -> tuple[object, ...]:
     """One ``formerly`` item of ``e`` as a natural key (see `entry_desired`)."""
     parts = list(natural)
     if isinstance(item, str):
@@ -87,12 +80,17 @@ def former_key(
     names = e.former_key_fields
     first = len(natural) - len(names)
     for name, value in item.items():
-        convert = refs.get(name, former)
-        parts[first + names.index(name)] = convert(value)
+        at = first + names.index(name)
+        if name in refs:
+            parts[at] = refs[name](value)
+        else:
+            # Only the entry's own name field has no `refs`, and its model refuses a null there.
+            assert value is not None, f"a former {name} of {e.address} is null"
+            parts[at] = former(value)
     return tuple(parts)
 
 
-def merge_rules_desired(rules: Any) -> dict[str, Any] | None:
+def merge_rules_desired(rules: MergeRules | None) -> dict[str, Any] | None:
     """Merge rules with member emails turned into member references (the API takes user ids)."""
     if rules is None:
         return None
@@ -102,14 +100,14 @@ def merge_rules_desired(rules: Any) -> dict[str, Any] | None:
     return body
 
 
-def _rule_desired(rule: Any) -> dict[str, Any]:
+def _rule_desired(rule: MergeRule) -> dict[str, Any]:
     out = rule.model_dump(exclude_none=True)
     if rule.users is not None:
         out["users"] = [member_ref(email) for email in rule.users]
     return out
 
 
-def merge_rules_observed(raw: Any, index: AddressIndex) -> dict[str, Any] | None:
+def merge_rules_observed(raw: object, index: AddressIndex) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         return None
     body: dict[str, Any] = {"type": raw.get("type")}
@@ -125,30 +123,13 @@ def _rule_observed(rule: Mapping[str, Any], index: AddressIndex) -> dict[str, An
     return out
 
 
-def body_of(values: Mapping[str, Any], resolve: Resolve, names: Iterable[str]) -> dict[str, Any]:
-    """The request body of the fields ``names`` that ``values`` holds, references resolved."""
-    return {name: resolve(values[name]) for name in names if name in values}
-
-
-def created(address: str, field: str = "id") -> Placeholder:
-    return Placeholder(address, field)
-
-
 def secret(address: str, field: str) -> SecretRef:
     return SecretRef(f"{address}.{field}")
 
 
-def site_prefix(org_id: str, site_id: Any) -> str:
-    site = site_id.in_path() if isinstance(site_id, Placeholder) else site_id
-    return f"/orgs/{org_id}/sites/{site}"
-
-
-def id_in_path(value: Any) -> str:
-    """A live id, or ``${address.id}`` when the object is created earlier in the apply."""
-    return value.in_path() if isinstance(value, Placeholder) else str(value)
-
-
-async def read_per_site(reader: LiveReader, kind: str, org_id: str, suffix: str) -> list[dict]:
+async def read_per_site(
+    reader: LiveReader, kind: str, org_id: str, suffix: str
+) -> list[dict[str, Any]]:
     """One list per managed site (``section-groups``, ``sections``, ``site-spaces``), each item
     tagged with its site's id as ``_site``."""
     sites = reader.managed("site")
@@ -162,7 +143,7 @@ async def read_per_site(reader: LiveReader, kind: str, org_id: str, suffix: str)
     ]
 
 
-def site_ref(index: AddressIndex, raw: Mapping[str, Any]) -> Any:
+def site_ref(index: AddressIndex, raw: Mapping[str, Any]) -> Ref | None:
     """The managed site a structure item belongs to, or None when no manifest manages it."""
     # What lies inside an unmanaged site is not the manifests' business: deleting the site
     # takes it along.

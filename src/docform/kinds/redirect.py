@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
+from docform.answer_fields import ID, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef, WithinRef
-from docform.kinds.base import ID_PATTERN, Entry, ManifestModel
+from docform.kinds.base import ID_PATTERN, Entry, ManifestModel, Unknown
+from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
-from docform.kinds.planning import entry_desired, site_prefix, site_ref
+from docform.kinds.planning import entry_desired, site_ref
+from docform.kinds.rest import site_prefix
 
 # A source: "/" then segments of unreserved characters or %XX escapes between single slashes,
 # optionally ending in "*" or "/*" (a wildcard, at the end only).
@@ -111,7 +115,8 @@ def _target_schema(schema: dict[str, Any], model: Any) -> None:
     """Editors see the URL string too (the model reads a string as ``{url: ...}``)."""
     manifest_schema = ManifestModel.model_config.get("json_schema_extra")
     if callable(manifest_schema):
-        manifest_schema(schema, model)
+        # pydantic types the hook as taking one argument or two; ManifestModel's takes two.
+        manifest_schema(schema, model)  # type: ignore[call-arg]
     schema["properties"].pop("url", None)
     as_url = {"type": "string", "pattern": "^https?://", "maxLength": MAX_URL}
     object_schema = dict(schema)
@@ -151,6 +156,34 @@ class RedirectKind(Kind):
 
     name = "redirect"
     prune_setting = "redirects"
+    declaration = Declaration(
+        position=100,
+        nested=Nested(RedirectEntry, "redirects"),
+        prune_description="Redirects of managed sites that write redirects.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/redirects": {
+                    "id": ID,
+                    "source": need(str),
+                    # `kind` says which of the others it holds
+                    "destination": need(
+                        dict,
+                        shape={
+                            "kind": need(str),
+                            "siteSectionId": may(str),
+                            "siteSpaceId": may(str),
+                            "pageId": may(str),
+                            "url": may(str),
+                        },
+                    ),
+                    "captureWildcard": need(bool),
+                    "permanent": need(bool),
+                    "draft": need(bool),
+                },
+            },
+            list_names=("redirects",),
+        ),
+    )
     references = ("site", "section", "site_space")
     read_after = ("site",)
     unmanaged_go_with_container = True
@@ -170,10 +203,10 @@ class RedirectKind(Kind):
             for item in items
         ]
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         return [
             self._desired(site.address, site.name, entry)
-            for site in manifests.sites.values()
+            for site in manifests.section("sites").values()
             for entry in (site.redirects or {}).values()
         ]
 
@@ -226,7 +259,7 @@ class RedirectKind(Kind):
         )  # fmt: skip
 
 
-def _target_value(target: RedirectTarget, site: str) -> Any:
+def _target_value(target: RedirectTarget, site: str) -> str | Ref | dict[str, Ref | str]:
     """What a plan compares and shows: the URL, the section or site space (a reference), or
     ``{space, page}``."""
     if target.url is not None:
@@ -235,7 +268,7 @@ def _target_value(target: RedirectTarget, site: str) -> Any:
     return {"space": place, "page": target.page} if target.page else place
 
 
-def _observed_target(destination: Mapping[str, Any], index: AddressIndex) -> Any:
+def _observed_target(destination: Mapping[str, Any], index: AddressIndex) -> object:
     kind = destination.get("kind")
     if kind == "site-section":
         return index.ref("section", destination.get("siteSectionId"))
@@ -261,7 +294,7 @@ def _destination(desired: Desired, resolve: Resolve) -> dict[str, Any]:
     return {"kind": "site-section", "siteSectionId": resolve(value)}
 
 
-def _exported_target(destination: Mapping[str, Any]) -> Any:
+def _exported_target(destination: Mapping[str, Any]) -> object:
     kind = destination.get("kind")
     if kind == "site-section":
         return {"section": LiveRef("section", destination["siteSectionId"])}
@@ -276,9 +309,6 @@ def _exported_target(destination: Mapping[str, Any]) -> Any:
 
 
 # -- checks between entries (run by the manifest's reference checker) ---------------------------
-
-Unknown = Callable[[str, str, Sequence[str]], str]
-"""``unknown section 'guidse' (did you mean 'guides'?)`` for a noun, a name and the names."""
 
 
 def redirect_problems(
@@ -319,5 +349,5 @@ def _target_problems(
         yield (*path, "space"), unknown("site space", space, list(spaces))
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
+def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}

@@ -1,39 +1,179 @@
-"""Every kind docform manages, in the order plans list them."""
+"""Every kind docform manages, in the order plans list them, and what their declarations add up
+to.
+
+A kind is found, not listed: each module of ``docform.kinds`` whose `Kind` subclass carries a
+`Declaration` is one, placed by its declared ``position``. So adding a kind is writing its
+module; the manifest format, the prune settings, export's files and the client's answer shapes
+pick it up from here.
+"""
 
 from __future__ import annotations
 
-from docform.engine.kind import Kind
-from docform.kinds.access import AccessKind
-from docform.kinds.collection import CollectionKind
-from docform.kinds.member import MemberKind
-from docform.kinds.openapi import OpenApiKind
-from docform.kinds.organization import OrganizationKind
-from docform.kinds.redirect import RedirectKind
-from docform.kinds.saml import SamlKind
-from docform.kinds.site import SiteKind
-from docform.kinds.site_section import SiteSectionKind
-from docform.kinds.site_section_group import SiteSectionGroupKind
-from docform.kinds.site_space import SiteSpaceKind
-from docform.kinds.space import SpaceKind
-from docform.kinds.team import TeamKind
+import importlib
+import pkgutil
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
 
-KIND_CLASSES: tuple[type[Kind], ...] = (
-    OrganizationKind,
-    MemberKind,
-    TeamKind,
-    CollectionKind,
-    SpaceKind,
-    SiteKind,
-    SiteSectionKind,
-    SiteSectionGroupKind,
-    SiteSpaceKind,
-    RedirectKind,
-    OpenApiKind,
-    SamlKind,
-    AccessKind,
-)
+import docform.kinds
+from docform.answer_fields import Shape
+from docform.engine.kind import Kind
+from docform.kinds.base import BoundModel, Entry
+from docform.kinds.declaration import Declaration, Nested, Section
+
+
+class KindDeclarationError(TypeError):
+    """A kind module that the registry cannot place: a bug in docform, found on import."""
+
+
+def declared_kinds(module: ModuleType) -> Iterator[type[Kind]]:
+    """The kinds ``module`` defines: its `Kind` subclasses with a ``name`` of their own, each of
+    which must carry a `Declaration`."""
+    for value in vars(module).values():
+        if not (isinstance(value, type) and issubclass(value, Kind)):
+            continue
+        if value.__module__ != module.__name__ or "name" not in vars(value):
+            continue  # imported from elsewhere, or a base without a name of its own
+        if not isinstance(vars(value).get("declaration"), Declaration):
+            raise KindDeclarationError(
+                f"{module.__name__}.{value.__name__} names a kind but has no `declaration = "
+                "Declaration(...)` (docform.kinds.declaration): add one, so that plans place it"
+            )
+        yield value
+
+
+def _discover() -> tuple[type[Kind], ...]:
+    found: list[type[Kind]] = []
+    for info in pkgutil.iter_modules(docform.kinds.__path__):
+        if info.name != "registry":
+            found += declared_kinds(importlib.import_module(f"docform.kinds.{info.name}"))
+    return in_plan_order(found)
+
+
+def in_plan_order(found: list[type[Kind]]) -> tuple[type[Kind], ...]:
+    """``found`` sorted by declared position; two kinds at one position are refused."""
+    by_position: dict[int, type[Kind]] = {}
+    for cls in found:
+        other = by_position.setdefault(declaration_of(cls).position, cls)
+        if other is not cls:
+            raise KindDeclarationError(
+                f"{cls.__name__} and {other.__name__} declare the same position "
+                f"{declaration_of(cls).position}: give one another, so that plans order them"
+            )
+    return tuple(by_position[position] for position in sorted(by_position))
+
+
+def declaration_of(kind: type[Kind] | Kind) -> Declaration:
+    """What ``kind`` declares about itself (`docform.kinds.declaration`)."""
+    declaration: Declaration = kind.declaration  # type: ignore[union-attr]
+    return declaration
+
+
+KIND_CLASSES: tuple[type[Kind], ...] = _discover()
 
 
 def build_kinds(org_id: str) -> list[Kind]:
     """One instance of every kind, bound to the organization the manifests describe."""
     return [cls(org_id) for cls in KIND_CLASSES]
+
+
+def declarations() -> list[Declaration]:
+    """Every kind's declaration, in plan order."""
+    return [declaration_of(cls) for cls in KIND_CLASSES]
+
+
+def sections() -> list[Section]:
+    """The top-level manifest sections of the kinds that have one, in plan order."""
+    return [d.section for d in declarations() if d.section is not None]
+
+
+def address_kinds() -> tuple[str, ...]:
+    """The kinds whose entries have an address of their own at the top of a manifest
+    (``team.platform``): those with a section, by kind name."""
+    return tuple(cls.name for cls in KIND_CLASSES if declaration_of(cls).section is not None)
+
+
+def prune_keys() -> list[tuple[str, str | None]]:
+    """Each ``docform.prune`` key with what the schema says of it, in plan order, except that
+    kinds written inside entries come in the order those entries list them."""
+    by_entry = {d.nested.entry: cls for cls, d in _declared_pairs() if d.nested is not None}
+    in_entry_order = iter([by_entry[nested.entry] for nested in nested_kinds()])
+    keys = []
+    for cls, d in _declared_pairs():
+        kind = next(in_entry_order) if d.nested is not None else cls
+        if kind.prune_setting:
+            keys.append((kind.prune_setting, declaration_of(kind).prune_description))
+    return keys
+
+
+def _declared_pairs() -> list[tuple[type[Kind], Declaration]]:
+    return [(cls, declaration_of(cls)) for cls in KIND_CLASSES]
+
+
+def export_files() -> list[tuple[str, tuple[str, ...]]]:
+    """Which sections export writes to which file, in plan order of their first kind."""
+    files: dict[str, tuple[str, ...]] = {}
+    for d in declarations():
+        if d.export_file and d.section is not None:
+            files[d.export_file] = (*files.get(d.export_file, ()), d.section.name)
+    return list(files.items())
+
+
+def nested_fields(model: type[BoundModel]) -> Iterator[tuple[str, type[Entry]]]:
+    """The fields of ``model`` that hold nested entries by name (a site's ``sections``), and
+    their entry model, in field order, depth first (a section's ``spaces`` after ``sections``)."""
+    for name, info in model.model_fields.items():
+        entry = _entry_values(info.annotation)
+        if entry is not None:
+            yield name, entry
+            yield from nested_fields(entry)
+
+
+def _entry_values(annotation: Any) -> type[Entry] | None:
+    """``X`` when ``annotation`` is a mapping of names to entries ``X`` (optionally None)."""
+    for arg in (annotation, *getattr(annotation, "__args__", ())):
+        if getattr(arg, "__origin__", None) is dict:
+            value = arg.__args__[1]
+            if isinstance(value, type) and issubclass(value, Entry):
+                return value
+    return None
+
+
+def nested_order() -> tuple[str, ...]:
+    """The keys of nested entries, in the order entries list them (``sectionGroups``, then
+    ``sections``...)."""
+    keys = (name for s in sections() for name, _ in nested_fields(s.entry))
+    return tuple(dict.fromkeys(keys))
+
+
+def nested_kinds() -> list[Nested]:
+    """The kinds written inside other entries, in the order those entries list them."""
+    by_entry = {d.nested.entry: d.nested for d in declarations() if d.nested is not None}
+    entries = dict.fromkeys(entry for s in sections() for _, entry in nested_fields(s.entry))
+    return [by_entry[entry] for entry in entries if entry in by_entry]
+
+
+def read_shapes() -> tuple[dict[str, Shape], dict[str, Shape], dict[str, Shape]]:
+    """The shapes of every answer the kinds read: object routes, caller routes, list routes."""
+    objects: dict[str, Shape] = {}
+    callers: dict[str, Shape] = {}
+    items: dict[str, Shape] = {}
+    for d in declarations():
+        objects.update(d.reads.objects)
+        callers.update(d.reads.callers)
+        items.update(d.reads.items)
+    return objects, callers, items
+
+
+def list_names() -> frozenset[str]:
+    """The path segments that name a list in the routes the kinds call."""
+    return frozenset(name for d in declarations() for name in d.reads.list_names)
+
+
+def section_of(kind: str) -> Section:
+    """The top-level section holding the entries of the kind named ``kind`` (``team``)."""
+    for cls in KIND_CLASSES:
+        section = declaration_of(cls).section
+        if cls.name == kind and section is not None:
+            return section
+    raise KeyError(f"no kind named {kind!r} has a manifest section")

@@ -10,14 +10,19 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.export.model import Exported, FileValue, LiveRef
 from docform.kinds.base import Entry
-from docform.kinds.fields import Name, RoleOrGuest, Secret, Url, role_value, secret_check
-from docform.kinds.planning import body_of, entry_desired, ref, secret
+from docform.kinds.declaration import Declaration, Reads, Section
+from docform.kinds.fields import RoleOrGuest, Secret, TeamName, Url, role_value, secret_check
+from docform.kinds.planning import entry_desired, ref, secret
+from docform.kinds.rest import body_of
 
 
 class SamlEntry(Entry):
@@ -33,7 +38,7 @@ class SamlEntry(Entry):
     certificate: Annotated[Secret, secret_check(10000)] | None = Field(
         None, description="PEM text, ${env:NAME} or {file: PATH}."
     )
-    defaultTeam: Name | None = Field(None, description="Manifest name of a team.")
+    defaultTeam: TeamName | None = Field(None, description="Manifest name of a team.")
     defaultRole: RoleOrGuest | None = None
 
     def natural_key(self) -> str:
@@ -46,6 +51,25 @@ class SamlKind(Kind):
 
     name = "saml"
     prune_setting = "saml"
+    declaration = Declaration(
+        position=120,
+        section=Section("saml", SamlEntry, "SAML provider", "SAML providers"),
+        export_file="saml.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/saml": {
+                    "id": ID,
+                    "label": need(str),
+                    "entityID": OPTIONAL_TEXT,
+                    "ssoURL": OPTIONAL_TEXT,
+                    "certificate": OPTIONAL_TEXT,
+                    "defaultTeam": may(dict, NULL, shape={"id": ID}),
+                    "defaultRole": may(str, NULL),
+                },
+            },
+            list_names=("saml",),
+        ),
+    )
     null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
     references = ("team",)
     FIELDS = ("label", "entityID", "ssoURL", "certificate", "defaultTeam", "defaultRole")
@@ -53,8 +77,8 @@ class SamlKind(Kind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/saml")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.saml.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("saml").values()]
 
     def _desired(self, e: SamlEntry) -> Desired:
         fields = e.managed()
@@ -104,7 +128,7 @@ class SamlKind(Kind):
         return [Call("DELETE", f"/orgs/{self.org_id}/saml/{observed.id}")]
 
     def rails_across_kinds(
-        self, matchings: Mapping[str, Any], changes: Sequence[Change]
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
     ) -> list[Violation]:
         """Never delete the last SAML provider of an organization that enforces SSO: nobody
         could sign in through SSO, and SSO-only members not at all."""

@@ -14,19 +14,24 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, model_validator
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
+from docform.engine.kind import AddressIndex, Desired, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
-from docform.kinds.base import Entry
+from docform.kinds.base import Entry, Unknown, WrittenProblems
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import role_entry, set_fields
 from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
-from docform.kinds.planning import body_of, created, entry_desired, level_value
+from docform.kinds.planning import entry_desired, level_value
 from docform.kinds.redirect import RedirectEntry, RedirectSource
-from docform.kinds.site_section import SiteSectionEntry
-from docform.kinds.site_section_group import SiteSectionGroupEntry
+from docform.kinds.rest import PathValues, RestKind, created
+from docform.kinds.section import SectionEntry
+from docform.kinds.section_group import SectionGroupEntry
+from docform.kinds.site_rules import site_problems
 from docform.kinds.site_space import SiteSpaceEntry
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
@@ -64,8 +69,8 @@ class SiteEntry(Entry):
     )
     published: bool | None = Field(None, description="Published (live) or not.")
     access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
-    sectionGroups: dict[Name, SiteSectionGroupEntry] = Field(default_factory=dict)
-    sections: dict[Name, SiteSectionEntry] = Field(default_factory=dict)
+    sectionGroups: dict[Name, SectionGroupEntry] = Field(default_factory=dict)
+    sections: dict[Name, SectionEntry] = Field(default_factory=dict)
     spaces: dict[Name, SiteSpaceEntry] = Field(
         default_factory=dict, description="Site spaces of a site without sections."
     )
@@ -85,6 +90,10 @@ class SiteEntry(Entry):
         # NOTE: sites are usually created outside docform, so the pinned id comes first.
         return ("id", self.id) if self.id else ("title", self.title or "")
 
+    @classmethod
+    def section_problems(cls, written: Mapping[str, Any], unknown: Unknown) -> WrittenProblems:
+        return site_problems(written, unknown)
+
     def children(self) -> list[Entry]:
         """Section groups, then sections each followed by its site spaces, then root spaces."""
         nested: list[Entry] = [*self.sectionGroups.values()]
@@ -96,21 +105,45 @@ class SiteEntry(Entry):
         return nested
 
 
-class SiteKind(Kind):
+class SiteKind(RestKind):
     """Sites by pinned id, else title. ``type`` is chosen at creation and cannot change."""
 
     name = "site"
     prune_setting = "sites"
+    declaration = Declaration(
+        position=60,
+        section=Section("sites", SiteEntry, "site", "sites"),
+        export_file="sites.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/sites": {
+                    "id": ID,
+                    "title": need(str),
+                    "type": OPTIONAL_TEXT,
+                    "visibility": OPTIONAL_TEXT,
+                    "basename": OPTIONAL_TEXT,
+                    "defaultLevel": may(str, NULL),
+                    "published": may(bool),
+                    "proxy": may(dict, shape={"origin": need(str)}),
+                },
+            },
+            list_names=("sites",),
+        ),
+    )
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     # A site's structure, redirects and grants go with it: replacing it by a look-alike loses them.
     guard_replacement = True
-    PATCHED = ("title", "visibility", "basename", "defaultLevel", "proxy")
+    create_path = "/orgs/{org}/sites"
+    object_path = "/orgs/{org}/sites/{id}"
+    created_with = ("title", "visibility", "type")
+    set_after_create = ("basename", "defaultLevel")
+    patched = ("title", "visibility", "basename", "defaultLevel", "proxy")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/sites")
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.sites.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("sites").values()]
 
     def _desired(self, e: SiteEntry) -> Desired:
         fields = e.managed()
@@ -119,26 +152,25 @@ class SiteKind(Kind):
         return entry_desired(e, fields, e.title)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
-        fields = {k: raw.get(k) for k in (*self.PATCHED, "type")}
+        fields = {k: raw.get(k) for k in (*self.patched, "type")}
         fields["proxy"] = proxy_of(raw)
         fields["published"] = bool(raw.get("published"))
         return Observed(
             id=raw["id"], key=(raw["title"],), fields=fields, title=raw["title"], raw=raw
         )
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        body = body_of(desired.fields, resolve, ("title", "visibility", "type"))
-        calls = [Call("POST", f"/orgs/{self.org_id}/sites", body)]
-        path = f"/orgs/{self.org_id}/sites/{created(desired.address).in_path()}"
-        settings = ["basename", "defaultLevel"]
+    def settings_after_create(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        settings = super().settings_after_create(desired, resolve)
         if desired.fields.get("proxy"):  # a new site has no proxy to remove (null)
-            settings.append("proxy")
-        extra = body_of(desired.fields, resolve, settings)
-        if extra:
-            calls.append(Call("PATCH", path, extra))
-        if desired.fields.get("published"):  # a new site is not published
-            calls.append(Call("POST", f"{path}/publish"))
-        return calls
+            settings["proxy"] = resolve(desired.fields["proxy"])
+        return settings
+
+    def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
+        if not desired.fields.get("published"):  # a new site is not published
+            return []
+        return [
+            Call("POST", self.path(self.object_path + "/publish", at, created(desired.address)))
+        ]
 
     def change_calls(
         self,
@@ -154,16 +186,20 @@ class SiteKind(Kind):
                 f"through the API (live: {observed.fields['type']}); change the plan in the "
                 "service, or remove `type:` from the manifest"
             )
-        path = f"/orgs/{self.org_id}/sites/{observed.id}"
-        body = body_of(changed, resolve, self.PATCHED)
-        calls = [Call("PATCH", path, body)] if body else []
-        if "published" in changed:
-            action = "publish" if changed["published"] else "unpublish"
-            calls.append(Call("POST", f"{path}/{action}"))
-        return calls
+        return super().change_calls(action, observed, desired, changed, resolve)
 
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        return [Call("DELETE", f"/orgs/{self.org_id}/sites/{observed.id}")]
+    def after_change(
+        self,
+        observed: Observed,
+        desired: Desired,
+        changed: Mapping[str, Any],
+        resolve: Resolve,
+        at: PathValues,
+    ) -> list[Call]:
+        if "published" not in changed:
+            return []
+        action = "publish" if changed["published"] else "unpublish"
+        return [Call("POST", self.path(f"{self.object_path}/{action}", at, observed.id))]
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"id": raw["id"], **set_fields(raw, ("title", "type", "visibility", "basename"))}

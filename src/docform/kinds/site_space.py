@@ -5,29 +5,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, Placeholder
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
-from docform.kinds.fields import Name
+from docform.kinds.declaration import Declaration, Nested, Reads
+from docform.kinds.fields import SpaceName
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
-from docform.kinds.planning import (
-    body_of,
-    created,
-    entry_desired,
-    id_in_path,
-    is_no_op_move,
-    read_per_site,
-    ref,
-    site_prefix,
-    site_ref,
-)
+from docform.kinds.planning import entry_desired, read_per_site, ref, site_ref
+from docform.kinds.rest import PathValues, SiteRestKind, created, id_in_path
 
 
 class SiteSpaceEntry(Entry):
@@ -39,7 +34,7 @@ class SiteSpaceEntry(Entry):
     key_label = "path"
     former_key_fields = ("section", "path")
 
-    space: Name = Field(description="Manifest name of the space published here.")
+    space: SpaceName = Field(description="Manifest name of the space published here.")
     path: str = Field(min_length=1, max_length=100)
     condition: str | None = Field(None, min_length=1, max_length=1024)
     hidden: bool | None = Field(None, description="Hidden from the site navigation.")
@@ -63,7 +58,18 @@ class SiteSpaceEntry(Entry):
         return (self.section, self.path)
 
 
-class SiteSpaceKind(Kind):
+@dataclass(frozen=True)
+class Place:
+    """A site space entry where its section lists it: the kind's record on `Desired.entry`."""
+
+    entry: SiteSpaceEntry
+    first: bool = False
+    before: str | None = None
+    after: str | None = None
+    """Addresses of the site spaces written just before and after it in its section."""
+
+
+class SiteSpaceKind(SiteRestKind):
     """Site spaces of managed sites, keyed by (section, path); ``default: true`` makes one the
     default of its section (of the site, for a site without sections).
 
@@ -73,37 +79,55 @@ class SiteSpaceKind(Kind):
 
     name = "site_space"
     prune_setting = "siteSpaces"
+    declaration = Declaration(
+        position=90,
+        nested=Nested(SiteSpaceEntry, "site spaces"),
+        prune_description="Site spaces of managed sites.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/site-spaces": {
+                    "id": ID,
+                    "path": need(str),
+                    "title": may(str),
+                    "section": may(str, NULL),
+                    "space": need(dict, shape={"id": ID}),
+                    "condition": OPTIONAL_TEXT,
+                    "hidden": may(bool, NULL),
+                    "default": may(bool, NULL),
+                },
+            },
+            list_names=("site-spaces",),
+        ),
+    )
     container_key_parts = (1,)
     references = ("site", "section", "space")
     unmanaged_go_with_container = True
     read_after = ("site",)
     field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}
-    PATCHED = ("path", "condition", "hidden")
-
-    def already_done(self, change: Any, status: int | None, message: str) -> bool:
-        return is_no_op_move(change, status, message)
+    create_path = "{site}/site-spaces"
+    object_path = "{site}/site-spaces/{id}"
+    set_after_create = ("path", "condition", "hidden")
+    patched = ("path", "condition", "hidden")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "site-spaces")
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         out = []
-        # The site spaces written next to each one in its section: where a move places it.
-        self._neighbours: dict[str, tuple[str | None, str | None]] = {}
-        for site in manifests.sites.values():
+        for site in manifests.section("sites").values():
             for section in site.sections.values():
-                for i, e in enumerate(section.spaces.values()):
-                    out.append(self._desired(site.address, Ref(section.address), e, i == 0))
-                names = [e.address for e in section.spaces.values()]
-                for i, address in enumerate(names):
-                    after = names[i + 1] if i + 1 < len(names) else None
-                    self._neighbours[address] = (names[i - 1] if i else None, after)
-            out += [self._desired(site.address, None, e, False) for e in site.spaces.values()]
+                entries = list(section.spaces.values())
+                for i, e in enumerate(entries):
+                    # The site spaces written next to it in its section: where a move places it.
+                    before = entries[i - 1].address if i else None
+                    after = entries[i + 1].address if i + 1 < len(entries) else None
+                    place = Place(e, first=i == 0, before=before, after=after)
+                    out.append(self._desired(site.address, Ref(section.address), place))
+            out += [self._desired(site.address, None, Place(e)) for e in site.spaces.values()]
         return out
 
-    def _desired(
-        self, site_address: str, section: Ref | None, e: SiteSpaceEntry, first: bool
-    ) -> Desired:
+    def _desired(self, site_address: str, section: Ref | None, place: Place) -> Desired:
+        e = place.entry
         site = Ref(site_address)
         fields: dict[str, Any] = {**e.managed(), "site": site, "section": section}
         fields["space"] = ref("space", e.space)
@@ -116,7 +140,7 @@ class SiteSpaceKind(Kind):
 
         return entry_desired(
             e, fields, e.path, scope=(site, section), formerly=showing, requires=requires,
-            entry=(e, first), refs={"section": section_ref},
+            entry=place, refs={"section": section_ref},
         )  # fmt: skip
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
@@ -124,7 +148,7 @@ class SiteSpaceKind(Kind):
         if site is None:
             return None
         section = index.ref("section", raw.get("section"))
-        fields = {k: raw.get(k) for k in (*self.PATCHED, "default")}
+        fields = {k: raw.get(k) for k in (*self.patched, "default")}
         space = raw.get("space") or {}
         fields |= {"site": site, "section": section, "space": index.ref("space", space.get("id"))}
         return Observed(
@@ -136,68 +160,78 @@ class SiteSpaceKind(Kind):
             other_keys=((site, section, "showing", fields["space"]),),
         )
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
+    def create_body(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        body = {"spaceId": resolve(desired.fields["space"])}
         section = resolve(desired.fields["section"])
-        _, first = desired.entry
-        settings = body_of(desired.fields, resolve, self.PATCHED)
-        if first and isinstance(section, Placeholder):
-            made = Placeholder(section.address, "siteSpaces.0.id").in_path()
-            calls = [Call("PATCH", f"{prefix}/site-spaces/{made}", settings)]
-        else:
-            body = {"spaceId": resolve(desired.fields["space"])}
-            if section is not None:
-                body["sectionId"] = section
-            calls = [Call("POST", f"{prefix}/site-spaces", body)]
-            made = created(desired.address).in_path()
-            calls.append(Call("PATCH", f"{prefix}/site-spaces/{made}", settings))
-        if desired.fields.get("default"):
-            default = {"defaultSiteSpace": created(desired.address)}
-            calls.append(Call("PATCH", _default_holder(prefix, section), default))
-        return calls
+        if section is not None:
+            body["sectionId"] = section
+        return body
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
-        if action == "move":
-            return [self._move_call(prefix, observed, desired, resolve)]
-        body = body_of(changed, resolve, self.PATCHED)
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        section = resolve(desired.fields["section"])
+        place: Place = desired.entry
+        if not (place.first and isinstance(section, Placeholder)):
+            return super().create_calls(desired, resolve)
+        # The section's create made this site space: only its settings are left to set.
+        at = self.path_values(desired, resolve)
+        made = Placeholder(section.address, "siteSpaces.0.id")
+        settings = self.settings_after_create(desired, resolve)
+        patch = Call("PATCH", self.path(self.object_path, at, made), settings)
+        return [patch, *self.after_create(desired, resolve, at)]
+
+    def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
+        if not desired.fields.get("default"):
+            return []
+        holder = _default_holder(at["site"], resolve(desired.fields["section"]))
+        return [Call("PATCH", holder, {"defaultSiteSpace": created(desired.address)})]
+
+    def patch_body(self, changed: Mapping[str, Any], resolve: Resolve) -> dict[str, Any]:
+        body = super().patch_body(changed, resolve)
         if "space" in changed:
             body["spaceId"] = resolve(changed["space"])
-        calls = [Call("PATCH", f"{prefix}/site-spaces/{observed.id}", body)] if body else []
+        return body
+
+    def after_change(
+        self,
+        observed: Observed,
+        desired: Desired,
+        changed: Mapping[str, Any],
+        resolve: Resolve,
+        at: PathValues,
+    ) -> list[Call]:
         section = resolve(desired.fields["section"])
         if changed.get("default") is True:
             default = {"defaultSiteSpace": observed.id}
-            calls.append(Call("PATCH", _default_holder(prefix, section), default))
-        elif "default" in changed:
+            return [Call("PATCH", _default_holder(at["site"], section), default)]
+        if "default" in changed:
             holder = "section" if section is not None else "site"
             raise DocformError(
                 f"{desired.location}: {desired.address}: default: a {holder} always has a "
                 "default site space; mark another one `default: true` instead"
             )
-        return calls
+        return []
 
     def may_move(self, desired: Desired, index: AddressIndex) -> bool:
         # The first site space of a section this apply creates is made by the section's create;
         # a move needs a site space next to it in its new section.
-        _, first = desired.entry
+        place: Place = desired.entry
         section = desired.fields["section"]
-        if first and section is not None and index.is_created(section.address):
+        if place.first and section is not None and index.is_created(section.address):
             return False
-        return getattr(self, "_neighbours", {}).get(desired.address, (None, None)) != (None, None)
+        return place.before is not None or place.after is not None
 
-    def _move_call(
-        self, prefix: str, observed: Observed, desired: Desired, resolve: Resolve
+    def move_call(
+        self,
+        observed: Observed,
+        desired: Desired,
+        changed: Mapping[str, Any],
+        resolve: Resolve,
+        at: PathValues,
     ) -> Call:
         """The API has no call that changes a site space's section: a sort that places it next
         to a site space of the other section moves it there."""
-        before, after = getattr(self, "_neighbours", {}).get(desired.address, (None, None))
+        place: Place = desired.entry
+        before, after = place.before, place.after
         if before is None and after is None:
             raise DocformError(
                 f"{desired.location}: {desired.address}: the API moves a site space to another "
@@ -209,11 +243,7 @@ class SiteSpaceKind(Kind):
             "item": {"type": "site-space", "id": observed.id},
             "position": {side: {"type": "site-space", "id": resolve(Ref(str(anchor)))}},
         }
-        return Call("PATCH", f"{prefix}/structure/sort", body)
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        prefix = site_prefix(self.org_id, observed.raw["_site"])
-        return [Call("DELETE", f"{prefix}/site-spaces/{observed.id}")]
+        return Call("PATCH", self.path("{site}/structure/sort", at), body)
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
@@ -225,13 +255,13 @@ class SiteSpaceKind(Kind):
         in_live: dict[tuple[str | None, str | None], list[str]] = defaultdict(list)
         for raw in live:
             address = index.address_of(self.name, raw["id"])
-            container = (
+            holder = (
                 index.address_of("site", raw["_site"]),
                 index.address_of("section", raw.get("section")),
             )
             if address:
-                in_live[container].append(address)
-        containers = []
+                in_live[holder].append(address)
+        containers: list[Container] = []
         for (site, section), entries in wanted.items():
             container = Container(entries, in_live.get((site, section), []))
             # A new section's create makes its first site space, before any other can come.
@@ -256,7 +286,7 @@ class SiteSpaceKind(Kind):
                         nested_as="spaces")  # fmt: skip
 
 
-def _default_holder(prefix: str, section: Any) -> str:
+def _default_holder(prefix: str, section: str | Placeholder | None) -> str:
     """What holds a site space's ``defaultSiteSpace``: its section, or the site itself for a
     site without sections."""
     return prefix if section is None else f"{prefix}/sections/{id_in_path(section)}"

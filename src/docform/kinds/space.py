@@ -12,24 +12,44 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, Shape, may, need
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Reads, Section
 from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
-from docform.kinds.fields import Language, Level, Name, SpaceMergeRules
+from docform.kinds.fields import (
+    MERGE_RULES_SHAPE,
+    CollectionName,
+    Language,
+    Level,
+    SpaceMergeRules,
+)
 from docform.kinds.planning import (
-    body_of,
-    created,
     entry_desired,
-    is_no_op_move,
     level_value,
     merge_rules_desired,
     merge_rules_observed,
     ref,
 )
+from docform.kinds.rest import RestKind
+
+SPACE_SHAPE: Shape = {
+    "id": ID,
+    "title": need(str),
+    "emoji": may(str, NULL),
+    "parent": may(str, NULL),
+    "organization": may(str),
+    "deletedAt": may(str, NULL),
+    "language": OPTIONAL_TEXT,
+    "editMode": OPTIONAL_TEXT,
+    "defaultLevel": may(str, NULL),
+    "mergeRules": may(dict, NULL, shape=MERGE_RULES_SHAPE),
+}
 
 
 class SpaceEntry(Entry):
@@ -40,11 +60,14 @@ class SpaceEntry(Entry):
     key_label = "collection and title"
     former_key_fields = ("collection", "title")
     child_fields = frozenset({"access"})
+    unknown_key_hints: ClassVar[Mapping[str, str]] = {
+        "visibility": "space visibility is read-only through the API"
+    }
 
     title: str = Field(min_length=1, max_length=50)
     emoji: str | None = Field(None, min_length=1, max_length=50)
     icon: str | None = Field(None, min_length=1, max_length=50, description="Instead of emoji.")
-    collection: Name | None = Field(None, description="Manifest name of the collection.")
+    collection: CollectionName | None = Field(None, description="Manifest name of the collection.")
     language: Language | None = None
     editMode: Literal["live", "locked"] | None = None
     defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
@@ -62,7 +85,7 @@ class SpaceEntry(Entry):
         return (self.collection, self.title)
 
 
-class SpaceKind(Kind):
+class SpaceKind(RestKind):
     """Spaces keyed by (collection, title); moved between collections, restored when deleted.
 
     A pinned space that the lists no longer show is looked up once: if it was deleted less than
@@ -71,35 +94,46 @@ class SpaceKind(Kind):
 
     name = "space"
     prune_setting = "spaces"
+    declaration = Declaration(
+        position=50,
+        section=Section("spaces", SpaceEntry, "space", "spaces"),
+        export_file="content.yaml",
+        reads=Reads(
+            objects={"/spaces/*": SPACE_SHAPE},
+            items={"/orgs/*/spaces": SPACE_SHAPE},
+            list_names=("spaces",),
+        ),
+    )
     container_key_parts = (0,)
     guard_replacement = True
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection", "member")
     reads_pinned_ids = True
     field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
-    CREATED_WITH = ("title", "emoji", "language", "editMode")
-    PATCHED = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")
-
-    def already_done(self, change: Any, status: int | None, message: str) -> bool:
-        return is_no_op_move(change, status, message)
+    create_path = "/orgs/{org}/spaces"
+    object_path = "/spaces/{id}"
+    created_with = ("title", "emoji", "language", "editMode")
+    set_after_create = ("defaultLevel", "mergeRules")
+    patched = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")
+    parent_field = "collection"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         spaces = await reader.list(self.name, f"/orgs/{self.org_id}/spaces")
         listed = {s["id"] for s in spaces}
         for space_id in wanted_ids:
-            if space_id not in listed:
-                found = await reader.get_or_none(self.name, f"/spaces/{space_id}")
-                # Only a space of this organization: a token may see others.
-                mine = found is not None and found.get("organization") == self.org_id
-                if mine and found.get("deletedAt"):
-                    spaces.append(found)
+            if space_id in listed:
+                continue
+            found = await reader.get_or_none(self.name, f"/spaces/{space_id}")
+            # Only a space of this organization: a token may see others.
+            if found and found.get("organization") == self.org_id and found.get("deletedAt"):
+                spaces.append(found)
         return spaces
 
     def restorable(self, raw: Mapping[str, Any]) -> bool:
         return bool(raw.get("deletedAt"))
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.spaces.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("spaces").values()]
 
     def _desired(self, e: SpaceEntry) -> Desired:
         written = e.managed()
@@ -115,7 +149,7 @@ class SpaceKind(Kind):
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         collection = index.ref("collection", raw.get("parent"))
-        fields = {k: raw.get(k) for k in self.PATCHED}
+        fields = {k: raw.get(k) for k in self.patched}
         # The API answers an emoji removed with null as "".
         fields["emoji"] = raw.get("emoji") or None
         fields["mergeRules"] = merge_rules_observed(raw.get("mergeRules"), index)
@@ -124,36 +158,15 @@ class SpaceKind(Kind):
             id=raw["id"], key=(collection, raw["title"]), fields=fields, title=raw["title"], raw=raw
         )
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        body = body_of(desired.fields, resolve, self.CREATED_WITH)
-        if desired.fields["collection"] is not None:
-            body["parent"] = resolve(desired.fields["collection"])
-        calls = [Call("POST", f"/orgs/{self.org_id}/spaces", body)]
-        extra = body_of(desired.fields, resolve, ("defaultLevel", "mergeRules"))
-        if desired.entry.icon is not None:
-            extra["icon"] = desired.entry.icon
-        if extra:
-            calls.append(Call("PATCH", f"/spaces/{created(desired.address).in_path()}", extra))
-        return calls
-
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        if action == "move":
-            body = {"parent": resolve(changed["collection"])}
-            return [Call("POST", f"/spaces/{observed.id}/move", body)]
-        return [Call("PATCH", f"/spaces/{observed.id}", body_of(changed, resolve, self.PATCHED))]
+    def settings_after_create(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        settings = super().settings_after_create(desired, resolve)
+        entry: SpaceEntry = desired.entry
+        if entry.icon is not None:
+            settings["icon"] = entry.icon
+        return settings
 
     def restore_calls(self, observed: Observed) -> list[Call]:
         return [Call("POST", f"/spaces/{observed.id}/restore")]
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        return [Call("DELETE", f"/spaces/{observed.id}")]
 
     #: What a new space has; left out of an export (a field left out is not managed).
     EXPORT_DEFAULTS: ClassVar[Mapping[str, Any]] = {"editMode": "live"}
@@ -174,5 +187,5 @@ class SpaceKind(Kind):
         return Exported("spaces", self.name, raw["id"], raw["title"], fields)
 
 
-def _collection(name: str | None) -> Any:
+def _collection(name: str | None) -> Ref | None:
     return ref("collection", name)

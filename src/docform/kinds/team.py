@@ -12,14 +12,20 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from docform.answer_fields import ID, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.export.model import Exported
 from docform.kinds.base import Entry
-from docform.kinds.fields import Email, TeamRole
-from docform.kinds.planning import created, entry_desired, member_ref
+from docform.kinds.declaration import Declaration, Reads, Section
+from docform.kinds.fields import MemberEmail, TeamRole
+from docform.kinds.member import MEMBER_SHAPE
+from docform.kinds.planning import entry_desired, member_ref
+from docform.kinds.rest import created
 
 
 class TeamEntry(Entry):
@@ -30,7 +36,7 @@ class TeamEntry(Entry):
     former_key_fields = ("title",)
 
     title: str = Field(min_length=1, max_length=64)
-    members: dict[Email, TeamRole] | None = Field(
+    members: dict[MemberEmail, TeamRole] | None = Field(
         None, description="Member email -> owner (manages the team) or member."
     )
 
@@ -44,6 +50,21 @@ class TeamKind(Kind):
 
     name = "team"
     prune_setting = "teams"
+    declaration = Declaration(
+        position=30,
+        section=Section("teams", TeamEntry, "team", "teams"),
+        export_file="teams.yaml",
+        reads=Reads(
+            items={
+                "/orgs/*/teams": {"id": ID, "title": need(str)},
+                "/orgs/*/teams/*/members": {
+                    "organization": need(dict, shape=MEMBER_SHAPE),
+                    "team": need(dict, shape={"role": need(str)}),
+                },
+            },
+            list_names=("teams", "members"),
+        ),
+    )
     references = ("member",)
     field_actions: ClassVar[Mapping[str, str]] = {"members": "membership"}
 
@@ -54,8 +75,8 @@ class TeamKind(Kind):
         )
         return [{**t, "members": m} for t, m in zip(teams, member_lists, strict=True)]
 
-    def desired(self, manifests: Any) -> list[Desired]:
-        return [self._desired(e) for e in manifests.teams.values()]
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("teams").values()]
 
     def _desired(self, e: TeamEntry) -> Desired:
         fields: dict[str, Any] = {"title": e.title}
@@ -108,7 +129,7 @@ class TeamKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/teams/{observed.id}")]
 
-    def rail_violations(self, matching: Any, changes: Sequence[Change]) -> list[Violation]:
+    def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
         """Never leave a team that had an owner without one."""
         found = []
         for c in changes:
@@ -142,7 +163,7 @@ class TeamKind(Kind):
 def team_member_key(member: Mapping[str, Any], *, lower: bool = False) -> str:
     """A team member by email (lower-cased for comparing), or by user id when the service
     shows no email: the manifest cannot name such a member, and the API takes either."""
-    email = member["user"].get("email")
+    email: str | None = member["user"].get("email")
     if email is None:
         return str(member["id"])
     return email.lower() if lower else email

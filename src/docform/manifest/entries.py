@@ -10,12 +10,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from docform.kinds.base import BoundModel, Entry
 from docform.kinds.fields import escape_invisible
 from docform.kinds.organization import OrganizationEntry
-from docform.kinds.site import SiteEntry
 from docform.manifest.document import ENTRY_SECTIONS, EntrySection
 from docform.manifest.messages import PATTERN_MESSAGES, validation_problems
 from docform.manifest.problems import Path, Problem
@@ -66,7 +65,7 @@ def _validate_section(
             shown = escape_invisible(name)
             tree.problems.append(Problem.at(tree.sources.locate(path), path, f"'{shown}' {what}"))
             continue
-        entry = _validate(tree, section.model, path, value)
+        entry = _validate(tree, section.entry, path, value)
         if entry is not None:
             entries[name] = entry
     return entries
@@ -85,28 +84,13 @@ def _validate(tree: MergedTree, model: type[M], path: Path, raw: Any) -> M | Non
     return entry
 
 
-def _bind(tree: MergedTree, entry: BoundModel, path: Path) -> None:
-    entry.bind(tuple(str(p) for p in path), tree.sources.locate(path))
-    if isinstance(entry, SiteEntry):
-        _bind_site(tree, entry, path)
-
-
-def _bind_site(tree: MergedTree, site: SiteEntry, path: Path) -> None:
-    scope = (site.name,)
-    for name, group in site.sectionGroups.items():
-        _bind_nested(tree, group, (*path, "sectionGroups", name), scope)
-    for name, section in site.sections.items():
-        section_path = (*path, "sections", name)
-        _bind_nested(tree, section, section_path, scope)
-        for space_name, site_space in section.spaces.items():
-            space_path = (*section_path, "spaces", space_name)
-            _bind_nested(tree, site_space, space_path, (site.name, name))
-    for name, site_space in site.spaces.items():
-        _bind_nested(tree, site_space, (*path, "spaces", name), scope)
-    for source, redirect in (site.redirects or {}).items():
-        _bind_nested(tree, redirect, (*path, "redirects", source), scope)
-
-
-def _bind_nested(tree: MergedTree, entry: BaseModel, path: Path, scope: tuple[str, ...]) -> None:
-    assert isinstance(entry, BoundModel)
+def _bind(tree: MergedTree, entry: BoundModel, path: Path, scope: tuple[str, ...] = ()) -> None:
+    """Bind ``entry`` and the entries nested in it (a site's sections, a section's site
+    spaces), each scoped by the names of the entries that hold it."""
     entry.bind(tuple(str(p) for p in path), tree.sources.locate(path), scope)
+    inner = (*scope, entry.name)
+    for name in type(entry).model_fields:
+        nested = getattr(entry, name) if name in entry.child_fields else None
+        for key, child in nested.items() if isinstance(nested, dict) else ():
+            if isinstance(child, BoundModel):
+                _bind(tree, child, (*path, name, key), inner)

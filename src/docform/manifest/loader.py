@@ -45,7 +45,6 @@ def load_manifest_set(
     tree.problems += lock_problems
     if tree.problems or entries.organization is None:
         raise ManifestError(tree.problems)
-    sections = entries.sections
     return ManifestSet(
         directory=root,
         settings=entries.settings or Settings(),
@@ -53,7 +52,7 @@ def load_manifest_set(
         files=tree.files,
         lock=lock,
         api_location=_api_location(tree, entries.settings),
-        **sections,  # type: ignore[arg-type]
+        sections=entries.sections,
     )
 
 

@@ -5,53 +5,44 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
+from typing import Any
 
 from docform.kinds.base import BoundModel, Entry
-from docform.kinds.collection import CollectionEntry
-from docform.kinds.member import MemberEntry
-from docform.kinds.openapi import OpenApiEntry
 from docform.kinds.organization import OrganizationEntry
-from docform.kinds.saml import SamlEntry
-from docform.kinds.site import SiteEntry
-from docform.kinds.space import SpaceEntry
-from docform.kinds.team import TeamEntry
+from docform.kinds.registry import nested_kinds
 from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.lock import Lock
 from docform.manifest.settings import Settings
-
-_NESTED_NOUNS = (
-    ("sectionGroup", "section groups"),
-    ("section", "sections"),
-    ("space", "site spaces"),
-    ("redirect", "redirects"),
-)
 
 
 @dataclass
 class ManifestSet:
     """Settings, the organization and, per section, entries by manifest name in manifest order
     (files sorted by path, then document order). Every entry knows its name, path, location,
-    address and natural key; site structure is nested in each `SiteEntry`."""
+    address and natural key; site structure is nested in each `SiteEntry`.
+
+    Each section of named entries (`ENTRY_SECTIONS`) reads as an attribute too:
+    ``manifests.teams`` is ``manifests.section("teams")``.
+    """
 
     directory: FsPath
     settings: Settings
     organization: OrganizationEntry
-    members: dict[str, MemberEntry] = field(default_factory=dict)
-    teams: dict[str, TeamEntry] = field(default_factory=dict)
-    collections: dict[str, CollectionEntry] = field(default_factory=dict)
-    spaces: dict[str, SpaceEntry] = field(default_factory=dict)
-    sites: dict[str, SiteEntry] = field(default_factory=dict)
-    openapi: dict[str, OpenApiEntry] = field(default_factory=dict)
-    saml: dict[str, SamlEntry] = field(default_factory=dict)
+    sections: dict[str, dict[str, Entry]] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     lock: Lock = field(default_factory=Lock)
     """The ids of ``docform.lock`` beside the manifests (`docform.manifest.lock`)."""
     api_location: str | None = None
     """Where ``docform: api`` is written (``main.yaml:2:8``), for messages about that URL."""
 
+    def __getattr__(self, name: str) -> dict[str, Any]:
+        if name in ENTRY_SECTIONS:
+            return self.section(name)
+        raise AttributeError(f"{type(self).__name__} has no attribute or section {name!r}")
+
     def section(self, name: str) -> dict[str, Entry]:
         """The entries of one top-level section (``"teams"``) by manifest name."""
-        return getattr(self, name)
+        return self.__dict__["sections"].setdefault(name, {})
 
     def entries(self) -> Iterator[BoundModel]:
         """The organization, then every entry of every section, nested ones after their parent."""
@@ -65,11 +56,12 @@ class ManifestSet:
         """How many entries of each kind, by plural noun, zero counts left out."""
         counts = {"organization": 1}
         for name, section in ENTRY_SECTIONS.items():
-            counts[section.plural] = len(self.section(name))
-            if name == "sites":
-                nested = [child.kind for site in self.sites.values() for child in site.children()]
-                for kind, plural in _NESTED_NOUNS:
-                    counts[plural] = nested.count(kind)
+            entries = self.section(name).values()
+            counts[section.plural] = len(entries)
+            nested = [type(child) for entry in entries for child in entry.children()]
+            for kind in nested_kinds():
+                if kind.entry in nested:
+                    counts[kind.plural] = nested.count(kind.entry)
         return {noun: count for noun, count in counts.items() if count}
 
     def summary(self) -> str:

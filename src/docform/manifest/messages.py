@@ -27,11 +27,6 @@ PATTERN_MESSAGES = {
     ID_PATTERN: "is not a valid id: use letters, digits, '_' and '-'",
     DOMAIN_PATTERN: "is not a domain name",
 }
-UNKNOWN_KEY_HINTS: tuple[tuple[Path, str], ...] = (
-    (("docform", "token"), "never write the API token in manifests: set DOCFORM_API_TOKEN"),
-    (("docform", "apiToken"), "never write the API token in manifests: set DOCFORM_API_TOKEN"),
-    (("spaces", "*", "visibility"), "space visibility is read-only through the API"),
-)
 _QUOTE_HINT = " (quote it: YAML reads yes, no, on, off, numbers and null as non-strings)"
 
 
@@ -83,7 +78,7 @@ def describe(item: Any, model: type[BaseModel], loc: Path, path: Path) -> str:
     """The message for one pydantic error ``item`` at ``loc`` within ``model``."""
     kind, value, ctx = item["type"], item.get("input"), item.get("ctx") or {}
     if kind == "extra_forbidden":
-        return _unknown_key(model, loc, path)
+        return _unknown_key(model, loc)
     if kind == "missing":
         return "is required"
     if kind == "literal_error":
@@ -132,14 +127,11 @@ def _not_allowed(value: Any, choices: list[str]) -> str:
     return f"must be one of: {', '.join(choices)} (not {type_name(value)})"
 
 
-def _unknown_key(model: type[BaseModel], loc: Path, path: Path) -> str:
+def _unknown_key(model: type[BaseModel], loc: Path) -> str:
     key = str(loc[-1])
-    for pattern, hint in UNKNOWN_KEY_HINTS:
-        if len(pattern) == len(path) and all(
-            p in ("*", part) for p, part in zip(pattern, path, strict=True)
-        ):
-            return f"unknown key '{key}': {hint}"
     owner = model_at(model, loc[:-1])
+    if owner is not None and key in getattr(owner, "unknown_key_hints", {}):
+        return f"unknown key '{key}': {owner.unknown_key_hints[key]}"
     allowed = list(owner.model_fields) if owner is not None else []
     hint = did_you_mean(key, allowed)
     if not hint and allowed:

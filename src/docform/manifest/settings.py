@@ -6,13 +6,15 @@ The API token is never written in manifests: it comes from DOCFORM_API_TOKEN onl
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, ClassVar
 
-from pydantic import AfterValidator, Field, PrivateAttr, field_validator
+from pydantic import AfterValidator, Field, PrivateAttr, create_model, field_validator
 
 from docform.kinds.base import ManifestModel
+from docform.kinds.registry import address_kinds, prune_keys
 
-ADDRESS_KINDS = ("organization", "member", "team", "collection", "space", "site", "openapi", "saml")
+ADDRESS_KINDS = address_kinds()
 _API_PATTERN = re.compile(r"^(https?://\S+|sandbox:\S+)$")
 
 
@@ -29,23 +31,17 @@ def _check_ignore_pattern(pattern: str) -> str:
 IgnorePattern = Annotated[str, AfterValidator(_check_ignore_pattern)]
 
 
-class PruneSettings(ManifestModel):
-    """Per kind: delete live objects no entry matches (members: remove from the organization).
-
-    Every kind defaults to false: unmatched objects are listed in the plan and left alone.
-    """
-
-    members: bool = False
-    teams: bool = False
-    collections: bool = False
-    spaces: bool = False
-    sites: bool = False
-    sectionGroups: bool = Field(False, description="Section groups of managed sites.")
-    sections: bool = Field(False, description="Sections of managed sites.")
-    siteSpaces: bool = Field(False, description="Site spaces of managed sites.")
-    redirects: bool = Field(False, description="Redirects of managed sites that write redirects.")
-    openapi: bool = False
-    saml: bool = False
+PruneSettings: type[ManifestModel] = create_model(
+    "PruneSettings",
+    __base__=ManifestModel,
+    __doc__=(
+        "Per kind: delete live objects no entry matches (members: remove from the "
+        "organization).\n\nEvery kind defaults to false: unmatched objects are listed in the "
+        "plan and left alone."
+    ),
+    __module__=__name__,
+    **{key: (bool, Field(False, description=description)) for key, description in prune_keys()},
+)
 
 
 class LimitSettings(ManifestModel):
@@ -65,6 +61,11 @@ class LimitSettings(ManifestModel):
 
 class Settings(ManifestModel):
     """``docform:``. Every string here may use ``${env:NAME}``."""
+
+    unknown_key_hints: ClassVar[Mapping[str, str]] = {
+        "token": "never write the API token in manifests: set DOCFORM_API_TOKEN",
+        "apiToken": "never write the API token in manifests: set DOCFORM_API_TOKEN",
+    }
 
     api: str | None = Field(
         None,

@@ -15,14 +15,12 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from docform.kinds.base import Location
+from docform.kinds.registry import sections
 from docform.manifest.problems import Path, Problem, did_you_mean
 from docform.manifest.yaml_reader import YamlDocument, YamlFile, read_yaml_file
 
-SECTIONS = (
-    "docform", "organization", "members", "teams", "collections", "spaces", "sites", "openapi",
-    "saml",
-)  # fmt: skip
-SINGLE_ENTRY_SECTIONS = frozenset({"organization"})
+SECTIONS = ("docform", *(section.name for section in sections()))
+SINGLE_ENTRY_SECTIONS = frozenset(section.name for section in sections() if section.single)
 SUFFIXES = (".yaml", ".yml")
 
 

@@ -10,22 +10,64 @@ values that keep the reference as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
 
 from docform.errors import DocformError
 from docform.kinds.fields import Secret
+from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.problems import Path, Problem
 from docform.manifest.sources import MergedTree
 
-SECRET_FIELDS: tuple[Path, ...] = (
-    ("saml", "*", "certificate"),
-    ("openapi", "*", "source", "url"),
+
+def _secret_fields(model: type[BaseModel], base: Path) -> Iterator[Path]:
+    """Paths of the fields of ``model`` typed `Secret`, through nested models."""
+    for name, info in model.model_fields.items():
+        if _holds_secret(info.annotation):
+            yield (*base, name)
+        for inner in _models_in(info.annotation):
+            yield from _secret_fields(inner, (*base, name))
+
+
+def _holds_secret(annotation: Any) -> bool:
+    if annotation is Secret:
+        return True
+    if get_origin(annotation) is Annotated:
+        return _holds_secret(get_args(annotation)[0])
+    return get_origin(annotation) in (Union, UnionType) and any(
+        _holds_secret(arg) for arg in get_args(annotation)
+    )
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    if get_origin(annotation) in (Union, UnionType):
+        return [model for arg in get_args(annotation) for model in _models_in(arg)]
+    return []
+
+
+# Fields that may hold ``${env:NAME}`` or ``{file: PATH}``: those the entry models type `Secret`
+# (shallow ones first, as messages list them).
+SECRET_FIELDS: tuple[Path, ...] = tuple(
+    sorted(
+        (
+            path
+            for name, section in ENTRY_SECTIONS.items()
+            for path in _secret_fields(section.entry, (name, "*"))
+        ),
+        key=lambda path: (len(path), path),
+    )
 )
 _SECRET_SECTIONS = frozenset(pattern[0] for pattern in SECRET_FIELDS)
-SECRET_FIELD_NAMES = "saml certificate, openapi source.url"
+SECRET_FIELD_NAMES = ", ".join(
+    f"{path[0]} {'.'.join(str(part) for part in path[2:])}" for path in SECRET_FIELDS
+)
 ENV_REFERENCE = re.compile(r"\$\{env:([^}]*)\}")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_SECRET_FILE_BYTES = 1024 * 1024

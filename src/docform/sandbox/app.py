@@ -31,7 +31,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -189,6 +189,11 @@ class Sandbox:
         except asyncio.CancelledError:
             status = None  # the in-process client gave up waiting: no answer was sent
             raise
+        except ClientDisconnect:
+            # The client left before its body arrived: nobody reads an answer, so none is
+            # counted, and the server's log gets no traceback for an ordinary hang-up.
+            status = None
+            return Response(status_code=400)
         finally:
             self.stats.record(ep.method, ep.path, status)
 

@@ -12,7 +12,12 @@ from typing import Any
 import httpx
 
 from docform.api import LOCAL_SANDBOX_TOKEN, ApiClient, ApiConfigError
+from docform.api.shapes import RouteShapes
 from docform.api.urls import SANDBOX_SCHEME, resolve_api_url
+from docform.kinds import registry
+
+KIND_SHAPES = RouteShapes(*registry.read_shapes())
+"""The shapes of the answers every kind reads, which each client checks them against."""
 
 
 class Client(ApiClient):
@@ -20,7 +25,8 @@ class Client(ApiClient):
     that file in-process, trusting the client's token as an admin of every organization (like
     ``docform sandbox serve --token``) unless it is a user's token from the seed, with the
     faults of ``DOCFORM_SANDBOX_FAULTS`` (`docform.sandbox.faults`); each client opens its own
-    sandbox, so fault counts and draws start afresh with each client."""
+    sandbox, so fault counts and draws start afresh with each client. It checks the answers
+    the kinds read against the shapes they declare, and counts calls by their routes."""
 
     def __init__(
         self,
@@ -36,6 +42,8 @@ class Client(ApiClient):
             if sandbox_file is not None:
                 token = token or LOCAL_SANDBOX_TOKEN
                 transport = sandbox_transport(sandbox_file, token)
+        options.setdefault("shapes", KIND_SHAPES)
+        options.setdefault("list_names", registry.list_names())
         super().__init__(base_url, token, transport=transport, url_source=url_source, **options)
 
 

@@ -29,21 +29,20 @@ from docform.export.writer import (
     write_files,
 )
 from docform.kinds.base import ID_PATTERN
-from docform.kinds.registry import build_kinds
+from docform.kinds.registry import build_kinds, export_files, nested_order
 from docform.manifest import schema_text
 from docform.manifest.sources import manifest_files
 from docform.redact import holds_credentials
 
-#: Which manifest sections go into which file, in order.
-FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("organization.yaml", ("docform", "organization")),
-    ("members.yaml", ("members",)),
-    ("teams.yaml", ("teams",)),
-    ("content.yaml", ("collections", "spaces")),
-    ("sites.yaml", ("sites",)),
-    ("openapi.yaml", ("openapi",)),
-    ("saml.yaml", ("saml",)),
-)
+
+def _files() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    # The settings are written with the first kind's section (the organization's file).
+    (first, names), *others = export_files()
+    return ((first, ("docform", *names)), *others)
+
+
+#: Which manifest sections go into which file, in order (each kind declares its file).
+FILES: tuple[tuple[str, tuple[str, ...]], ...] = _files()
 
 
 @dataclass
@@ -74,7 +73,7 @@ async def export_organization(
     check_target(directory, force)
     await _check_organization(client, org_id)
     entries = await read_entries(client, org_id, progress)
-    built = build_sections(entries, assign_names(entries))
+    built = build_sections(entries, assign_names(entries), nested_order())
     settings = api_setting(api_url, directory, built.notes)
     files = _manifest_texts({**built.sections, "docform": settings}, directory) | built.files
     stale = [name for name, _ in FILES if name not in files]

@@ -13,7 +13,7 @@ from typing import Any
 
 from docform.errors import DocformError
 from docform.kinds.registry import build_kinds
-from docform.manifest.lock import LOCK_NAME, write_lock
+from docform.manifest.lock import LOCK_NAME, LockWriter, write_lock
 
 
 class LockRecorder:
@@ -26,6 +26,7 @@ class LockRecorder:
         self.ids: dict[str, str] = dict(plan.identities)
         self.id_paths = {kind.name: kind.created_id for kind in build_kinds(self.organization)}
         self.warning: str | None = None
+        self.writer = LockWriter(self.directory, self.organization, self.ids)
 
     def start(self) -> bool:
         """Write the ids the plan matched; refuses (before anything is applied) when the file
@@ -46,7 +47,7 @@ class LockRecorder:
             return
         self.ids[change.address] = live_id
         try:
-            write_lock(self.directory, self.organization, self.ids)
+            self.writer.record(change.address, live_id)
         except OSError as exc:
             # The apply goes on: stopping half-way would leave more to clean up than a lock
             # missing some ids, which `docform pin` writes again.

@@ -1,4 +1,4 @@
-"""Site sections (``sites.<site>.sections``), keyed by path; they own their site spaces."""
+"""Sections of a site (``sites.<site>.sections``), keyed by path; they own their site spaces."""
 
 from __future__ import annotations
 
@@ -9,28 +9,24 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.exporting import set_fields
 from docform.kinds.fields import Name
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
-from docform.kinds.planning import (
-    body_of,
-    created,
-    entry_desired,
-    read_per_site,
-    ref,
-    site_prefix,
-    site_ref,
-)
+from docform.kinds.planning import entry_desired, read_per_site, ref, site_ref
+from docform.kinds.rest import PathValues, SiteRestKind, created
 from docform.kinds.site_space import SiteSpaceEntry
 
 
-class SiteSectionEntry(Entry):
+class SectionEntry(Entry):
     """One section of a site; ``spaces`` are its site spaces in order."""
 
     kind = "section"
@@ -60,7 +56,7 @@ class SiteSectionEntry(Entry):
         return list(self.spaces.values())
 
 
-class SiteSectionKind(Kind):
+class SectionKind(SiteRestKind):
     """Sections of managed sites, keyed by path within their site.
 
     The API creates a section together with its first site space (``POST /sections`` takes a
@@ -70,30 +66,59 @@ class SiteSectionKind(Kind):
 
     name = "section"
     prune_setting = "sections"
+    declaration = Declaration(
+        position=70,
+        nested=Nested(SectionEntry, "sections"),
+        prune_description="Sections of managed sites.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/sections": {
+                    "id": ID,
+                    "path": need(str),
+                    "title": need(str),
+                    "description": OPTIONAL_TEXT,
+                    "condition": OPTIONAL_TEXT,
+                    "icon": OPTIONAL_TEXT,
+                    "default": may(bool, NULL),
+                    "sectionGroup": may(str, NULL),
+                    "siteSpaces": may(
+                        list,
+                        NULL,
+                        items=need(dict, shape={"space": need(dict, shape={"id": ID})}),
+                    ),
+                },
+            },
+            list_names=("sections",),
+        ),
+    )
     references = ("site", "space")
     read_after = ("site",)
-    PATCHED = ("title", "path", "description", "condition", "icon")
+    create_path = "{site}/sections"
+    object_path = "{site}/sections/{id}"
+    created_with = ("title", "icon")
+    set_after_create = ("path", "description", "condition")
+    patched = ("title", "path", "description", "condition", "icon")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "sections")
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         # Order is per container: a section's container is the group listing it, and its
         # place there is where that list names it (not where `sections:` defines it).
         listed = {
             f"{site.address}.section.{name}": (group.address, place)
-            for site in manifests.sites.values()
+            for site in manifests.section("sites").values()
             for group in site.sectionGroups.values()
             for place, name in enumerate(group.sections or ())
         }
         sections = [
             self._desired(site.address, section)
-            for site in manifests.sites.values()
+            for site in manifests.section("sites").values()
             for section in site.sections.values()
         ]
         return [GroupedSection(**vars(d), group=listed.get(d.address, (None, 0))) for d in sections]
 
-    def _desired(self, site_address: str, e: SiteSectionEntry) -> Desired:
+    def _desired(self, site_address: str, e: SectionEntry) -> Desired:
         site = Ref(site_address)
         first = next(iter(e.spaces.values()), None)
         unfinished = [(site, _unfinished(e.title, ref("space", first.space)))] if first else []
@@ -105,7 +130,7 @@ class SiteSectionKind(Kind):
         site = site_ref(index, raw)
         if site is None:
             return None
-        fields = {k: raw.get(k) for k in (*self.PATCHED, "default")}
+        fields = {k: raw.get(k) for k in (*self.patched, "default")}
         fields["site"] = site
         spaces = raw.get("siteSpaces") or []
         first = index.ref("space", spaces[0]["space"]["id"]) if spaces else None
@@ -118,50 +143,38 @@ class SiteSectionKind(Kind):
             other_keys=((site, _unfinished(raw["title"], first)),),
         )
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        entry: SiteSectionEntry = desired.entry
+    def create_body(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        entry: SectionEntry = desired.entry
         first = next(iter(entry.spaces.values()), None)
         if first is None:
             raise DocformError(
                 f"{desired.location}: {desired.address}: the API creates a section together "
                 "with its first site space; list at least one under `spaces:`"
             )
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
         body = {"spaceId": resolve(ref("space", first.space))}
-        body |= body_of(desired.fields, resolve, ("title", "icon"))
-        calls = [Call("POST", f"{prefix}/sections", body)]
-        extra = body_of(desired.fields, resolve, ("path", "description", "condition"))
-        section = created(desired.address).in_path()
-        calls.append(Call("PATCH", f"{prefix}/sections/{section}", extra))
-        if desired.fields.get("default"):
-            calls.append(Call("PATCH", prefix, {"defaultSiteSection": created(desired.address)}))
-        return calls
+        return body | super().create_body(desired, resolve)
 
-    def change_calls(
+    def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
+        if not desired.fields.get("default"):
+            return []
+        return [Call("PATCH", at["site"], {"defaultSiteSection": created(desired.address)})]
+
+    def after_change(
         self,
-        action: str,
         observed: Observed,
         desired: Desired,
-        changed: dict[str, Any],
+        changed: Mapping[str, Any],
         resolve: Resolve,
+        at: PathValues,
     ) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
-        calls = []
-        body = body_of(changed, resolve, self.PATCHED)
-        if body:
-            calls.append(Call("PATCH", f"{prefix}/sections/{observed.id}", body))
         if changed.get("default") is True:
-            calls.append(Call("PATCH", prefix, {"defaultSiteSection": observed.id}))
-        elif "default" in changed:
+            return [Call("PATCH", at["site"], {"defaultSiteSection": observed.id})]
+        if "default" in changed:
             raise DocformError(
                 f"{desired.location}: {desired.address}: default: a site always has a default "
                 "section; mark another section `default: true` instead of this one `false`"
             )
-        return calls
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        prefix = site_prefix(self.org_id, observed.raw["_site"])
-        return [Call("DELETE", f"{prefix}/sections/{observed.id}")]
+        return []
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
@@ -185,7 +198,7 @@ class SiteSectionKind(Kind):
         return reorder_changes(self.name, "site-section", self.org_id, containers, index)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
-        fields = {"id": raw["id"], **set_fields(raw, self.PATCHED)}
+        fields = {"id": raw["id"], **set_fields(raw, self.patched)}
         if raw.get("default"):
             fields["default"] = True
         site = LiveRef("site", raw["_site"])
@@ -226,6 +239,8 @@ def _container(
     return container
 
 
-def _unfinished(title: str | None, first_space: Any) -> tuple[str, str | None, Any]:
+def _unfinished(
+    title: str | None, first_space: Ref | Unresolved | None
+) -> tuple[str, str | None, Ref | Unresolved | None]:
     """A section as its create POST leaves it: the path is set by a PATCH after it."""
     return ("unfinished", title, first_space)

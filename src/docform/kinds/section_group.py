@@ -1,4 +1,4 @@
-"""Site section groups (``sites.<site>.sectionGroups``): titled groups of the site's sections."""
+"""Section groups of a site (``sites.<site>.sectionGroups``): titled groups of its sections."""
 
 from __future__ import annotations
 
@@ -8,27 +8,24 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Nested, Reads
 from docform.kinds.fields import Name
 from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
-from docform.kinds.planning import (
-    body_of,
-    entry_desired,
-    id_in_path,
-    read_per_site,
-    site_prefix,
-    site_ref,
-)
+from docform.kinds.planning import entry_desired, read_per_site, site_ref
+from docform.kinds.rest import PathValues, SiteRestKind
 
 SECTION_OBJECT, GROUP_OBJECT = "site-section", "site-section-group"
 
 
-class SiteSectionGroupEntry(Entry):
+class SectionGroupEntry(Entry):
     """One section group; ``sections`` names sections of the same site, in order."""
 
     kind = "sectionGroup"
@@ -76,7 +73,7 @@ class GroupSections(tuple[Ref, ...]):
         return hash(frozenset(self))
 
 
-class SiteSectionGroupKind(Kind):
+class SectionGroupKind(SiteRestKind):
     """Section groups of managed sites, by title; ``sections`` lists the sections in a group.
 
     The API adds a section to a group but has no call to take one out: a section leaves a group
@@ -91,15 +88,38 @@ class SiteSectionGroupKind(Kind):
 
     name = "section_group"
     prune_setting = "sectionGroups"
+    declaration = Declaration(
+        position=80,
+        nested=Nested(SectionGroupEntry, "section groups"),
+        prune_description="Section groups of managed sites.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/section-groups": {
+                    "id": ID,
+                    "title": need(str),
+                    "icon": OPTIONAL_TEXT,
+                    # Sections, nested groups and external links: `object` says which.
+                    "children": may(list, items=need(dict, shape={"object": need(str), "id": ID})),
+                    # deprecated: read when no children
+                    "sections": may(list, NULL, items=need(dict, shape={"id": ID})),
+                },
+            },
+            list_names=("section-groups",),
+        ),
+    )
     references = ("site", "section")
     read_after = ("site",)
+    create_path = "{site}/section-groups"
+    object_path = "{site}/section-groups/{id}"
+    created_with = ("title", "icon")
+    patched = ("title", "icon")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "section-groups")
 
-    def desired(self, manifests: Any) -> list[Desired]:
+    def desired(self, manifests: ManifestView) -> list[Desired]:
         out = []
-        for site in manifests.sites.values():
+        for site in manifests.section("sites").values():
             listed = {
                 group.address: [Ref(f"{site.address}.section.{name}") for name in group.sections]
                 for group in site.sectionGroups.values()
@@ -110,7 +130,7 @@ class SiteSectionGroupKind(Kind):
         return out
 
     def _desired(
-        self, site_address: str, e: SiteSectionGroupEntry, listed: Mapping[str, list[Ref]]
+        self, site_address: str, e: SectionGroupEntry, listed: Mapping[str, list[Ref]]
     ) -> Desired:
         site = Ref(site_address)
         fields: dict[str, Any] = {**e.managed(), "site": site}
@@ -140,30 +160,25 @@ class SiteSectionGroupKind(Kind):
             id=raw["id"], key=(site, raw["title"]), fields=fields, title=raw["title"], raw=raw
         )
 
-    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
-        body = body_of(desired.fields, resolve, ("title", "icon"))
+    def create_body(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        body = super().create_body(desired, resolve)
         if "sections" in desired.fields:
             body["sections"] = [resolve(ref) for ref in desired.fields["sections"]]
-        return [Call("POST", f"{prefix}/section-groups", body)]
+        return body
 
-    def change_calls(
+    def after_change(
         self,
-        action: str,
         observed: Observed,
         desired: Desired,
-        changed: dict[str, Any],
+        changed: Mapping[str, Any],
         resolve: Resolve,
+        at: PathValues,
     ) -> list[Call]:
-        prefix = site_prefix(self.org_id, resolve(desired.fields["site"]))
-        path = f"{prefix}/section-groups/{observed.id}"
-        calls = []
-        body = body_of(changed, resolve, ("title", "icon"))
-        if body:
-            calls.append(Call("PATCH", path, body))
-        if "sections" in changed:
-            calls += self._section_calls(path, observed, desired, resolve)
-        return calls
+        if "sections" not in changed:
+            return []
+        return self._section_calls(
+            self.path(self.object_path, at, observed.id), observed, desired, resolve
+        )
 
     def _section_calls(
         self, path: str, observed: Observed, desired: Desired, resolve: Resolve
@@ -199,10 +214,6 @@ class SiteSectionGroupKind(Kind):
             containers.append(container)
         return reorder_changes(self.name, "site-section-group", self.org_id, containers, index)
 
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        prefix = site_prefix(self.org_id, observed.raw["_site"])
-        return [Call("DELETE", f"{prefix}/section-groups/{id_in_path(observed.id)}")]
-
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields: dict[str, Any] = {"id": raw["id"], "title": raw["title"]}
         if raw.get("icon") is not None:
@@ -223,7 +234,7 @@ def sections_of(raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def refuse_nested(raw: Mapping[str, Any], site: object) -> None:
-    """Stop at a group that sits in another group or holds one (see `SiteSectionGroupKind`)."""
+    """Stop at a group that sits in another group or holds one (see `SectionGroupKind`)."""
     inner = [c for c in raw.get("children") or [] if c["object"] == GROUP_OBJECT]
     if raw.get("sectionGroup") is None and not inner:
         return

@@ -1,0 +1,83 @@
+"""What a kind declares about itself besides its engine hooks: its manifest section, its prune
+setting, its export file and the answers it reads.
+
+Each kind module gives its `Kind` subclass one `Declaration` (``declaration = Declaration(...)``
+as a class attribute); `docform.kinds.registry` finds every such kind, and the manifest format
+(`docform.manifest.document`), the prune settings, export's files and the client's answer shapes
+are built from what they declare, so a new kind is written in one module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from docform.answer_fields import Shape
+from docform.kinds.base import BoundModel
+from docform.kinds.fields import NAME_PATTERN, Name
+
+
+@dataclass(frozen=True)
+class Section:
+    """A top-level manifest section: ``teams:`` holds `TeamEntry` values by name.
+
+    ``single``: the section is one entry, not entries by name (``organization:``). ``key`` and
+    ``key_pattern`` are the type and pattern of the names; ``value`` the type of each value when
+    it is more than the entry (a member written as a bare role); ``description`` what the
+    schema says of the section.
+    """
+
+    name: str
+    entry: type[BoundModel]
+    noun: str  # "team", as in "unknown team 'x'"
+    plural: str  # for the summary line
+    key: object = Name
+    key_pattern: str = NAME_PATTERN
+    value: object = None
+    description: str | None = None
+    single: bool = False
+
+
+@dataclass(frozen=True)
+class Nested:
+    """A kind written inside another kind's entries (a site's ``sections:``): its entry model,
+    and how the summary line counts its entries (``section groups``)."""
+
+    entry: type[BoundModel]
+    plural: str
+
+
+@dataclass(frozen=True)
+class Reads:
+    """The answers a kind reads, by GET path template (``*`` for one path segment, an id).
+
+    ``objects``: routes answering one object; ``callers``: routes answering the token's own
+    user; ``items``: list routes and the shape of each item. ``list_names`` are the path
+    segments that name a list in the kind's routes (``teams``): the segment after one is an id,
+    which is how calls are counted by route.
+    """
+
+    objects: Mapping[str, Shape] = field(default_factory=dict)
+    callers: Mapping[str, Shape] = field(default_factory=dict)
+    items: Mapping[str, Shape] = field(default_factory=dict)
+    list_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """Everything docform knows about a kind outside its engine hooks.
+
+    ``position``: where plans list the kind (and read, create and count it) among the others,
+    lowest first. ``section``: its top-level manifest section, if it has one; a kind written
+    inside another kind's entries (a site's sections) is `Nested` there instead.
+    ``prune_description``: what the schema says of its ``docform.prune`` key
+    (`Kind.prune_setting`). ``export_file``: the file export writes its section to.
+    ``reads``: the answers it reads.
+    """
+
+    position: int
+    section: Section | None = None
+    nested: Nested | None = None
+    prune_description: str | None = None
+    export_file: str | None = None
+    reads: Reads = field(default_factory=Reads)

@@ -1,0 +1,111 @@
+"""The kind registry (kinds/registry.py): every kind module is found and placed by its declared
+position, a kind without a declaration or with a taken position is refused on import, and
+every reference a field declares names a kind with a manifest section."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, get_args
+
+import pytest
+
+from docform.engine.kind import Kind
+from docform.kinds.declaration import Declaration
+from docform.kinds.fields import RefTo
+from docform.kinds.registry import (
+    KIND_CLASSES,
+    KindDeclarationError,
+    declared_kinds,
+    in_plan_order,
+    nested_fields,
+    section_of,
+    sections,
+)
+
+
+def module_with(*classes: type) -> ModuleType:
+    module = ModuleType("docform.kinds.example")
+    for cls in classes:
+        cls.__module__ = module.__name__
+        setattr(module, cls.__name__, cls)
+    return module
+
+
+def test_the_registry_finds_every_kind_module_in_plan_order() -> None:
+    assert [cls.name for cls in KIND_CLASSES] == [
+        "organization", "member", "team", "collection", "space", "site", "section",
+        "section_group", "site_space", "redirect", "openapi", "saml", "access",
+    ]  # fmt: skip
+
+
+def test_a_kind_without_a_declaration_is_refused() -> None:
+    class ExampleKind(Kind):
+        name = "example"
+        prune_setting = None
+
+    with pytest.raises(KindDeclarationError) as caught:
+        list(declared_kinds(module_with(ExampleKind)))
+    assert str(caught.value) == (
+        "docform.kinds.example.ExampleKind names a kind but has no `declaration = "
+        "Declaration(...)` (docform.kinds.declaration): add one, so that plans place it"
+    )
+
+
+def test_a_base_without_a_name_of_its_own_is_no_kind() -> None:
+    class RestBase(Kind):
+        pass
+
+    class ExampleKind(RestBase):
+        name = "example"
+        prune_setting = None
+        declaration = Declaration(position=5)
+
+    assert list(declared_kinds(module_with(RestBase, ExampleKind))) == [ExampleKind]
+
+
+def test_two_kinds_at_one_position_are_refused() -> None:
+    class FirstKind(Kind):
+        name = "first"
+        declaration = Declaration(position=5)
+
+    class SecondKind(Kind):
+        name = "second"
+        declaration = Declaration(position=5)
+
+    with pytest.raises(KindDeclarationError) as caught:
+        in_plan_order([FirstKind, SecondKind])
+    assert str(caught.value) == (
+        "SecondKind and FirstKind declare the same position 5: give one another, so that plans "
+        "order them"
+    )
+
+
+def references(model: Any) -> list[str]:
+    """The kinds the fields of ``model`` and its nested types refer to."""
+    found: list[str] = []
+    for info in getattr(model, "model_fields", {}).values():
+        found += [mark.kind for mark in info.metadata if isinstance(mark, RefTo)]
+        found += annotation_references(info.annotation)
+    return found
+
+
+def annotation_references(annotation: Any) -> list[str]:
+    found = [
+        mark.kind for mark in getattr(annotation, "__metadata__", ()) if isinstance(mark, RefTo)
+    ]
+    for arg in get_args(annotation):
+        if isinstance(arg, type) and hasattr(arg, "model_fields"):
+            found += references(arg)
+        elif not isinstance(arg, str | int):
+            found += annotation_references(arg)
+    return found
+
+
+def test_every_reference_names_a_kind_with_a_section() -> None:
+    models = [section.entry for section in sections()]
+    models += [entry for section in sections() for _, entry in nested_fields(section.entry)]
+    found = {kind for model in models for kind in references(model)}
+    assert found == {"member", "team", "collection", "space", "site"}
+    assert {section_of(kind).name for kind in found} == {
+        "members", "teams", "collections", "spaces", "sites",
+    }  # fmt: skip
