@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 from click.testing import CliRunner, Result
 
@@ -90,6 +92,17 @@ def apply(directory: Path, sandbox: Path) -> Result:
     result = run(["apply", directory, "--yes"], sandbox)
     assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
     return result
+
+
+def applied_rich_organization(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sandbox holding ``fixtures/rich-org`` applied over ``fixtures/rich-seed.yaml`` (users
+    and sites); returns the sandbox's path. The manifests applied are a copy: apply writes
+    docform.lock beside them."""
+    sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
+    manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
+    shutil.copytree(FIXTURES / "rich-org", manifests)
+    apply(manifests, sandbox)
+    return sandbox
 
 
 def assert_converged(directory: Path, sandbox: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from docform.cli import cli
 from docform.export.names import slugify
 from planning import (
     FIXTURES,
-    apply,
+    applied_rich_organization,
     assert_converged,
     live_api,
     plan_json,
@@ -47,11 +46,7 @@ EXPORTED_FILES = [
 @pytest.fixture(scope="module")
 def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A sandbox holding the rich organization; tests must not change it."""
-    sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
-    # A copy: apply writes docform.lock beside the manifests it applies.
-    manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
-    shutil.copytree(FIXTURES / "rich-org", manifests)
-    apply(manifests, sandbox)
+    sandbox = applied_rich_organization(tmp_path_factory)
     live_api(sandbox, "PUT", f"{ORG}/teams", {"title": "Platform"})
     return sandbox
 

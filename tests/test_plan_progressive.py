@@ -12,7 +12,6 @@ import asyncio
 import gc
 import itertools
 import random
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,13 @@ from docform.kinds.registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.workflow.connect import Client
 from docform.workflow.run import make_plan
-from planning import FIXTURES, append_manifests, apply, live_api, seeded_sandbox, write_manifests
+from planning import (
+    FIXTURES,
+    append_manifests,
+    applied_rich_organization,
+    live_api,
+    write_manifests,
+)
 
 ORG = "/orgs/org_rich"
 
@@ -37,11 +42,7 @@ ORG = "/orgs/org_rich"
 @pytest.fixture(scope="module")
 def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The rich organization, then a few live changes the manifests do not know of."""
-    sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
-    # A copy: apply writes docform.lock beside the manifests it applies.
-    manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
-    shutil.copytree(FIXTURES / "rich-org", manifests)
-    apply(manifests, sandbox)
+    sandbox = applied_rich_organization(tmp_path_factory)
     live_api(sandbox, "POST", f"{ORG}/collections", {"title": "Stray"})
     live_api(sandbox, "POST", f"{ORG}/spaces", {"title": "Stray space"})
     return sandbox

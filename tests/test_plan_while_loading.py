@@ -32,7 +32,13 @@ from docform.workflow import connect, early
 from docform.workflow.connect import Client
 from docform.workflow.early import EarlyOrganization, EarlySettings, EarlyView, early_view
 from docform.workflow.run import load_and_plan, make_plan
-from planning import FIXTURES, apply, live_api, run, seeded_sandbox, write_manifests
+from planning import (
+    FIXTURES,
+    applied_rich_organization,
+    live_api,
+    run,
+    write_manifests,
+)
 
 ORG = "/orgs/org_rich"
 BROKEN_TEAM = """\
@@ -61,10 +67,7 @@ class FirstRequest(httpx.AsyncBaseTransport):
 @pytest.fixture(scope="module")
 def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The rich organization of test_export.py, applied."""
-    sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
-    manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
-    shutil.copytree(FIXTURES / "rich-org", manifests)
-    apply(manifests, sandbox)
+    sandbox = applied_rich_organization(tmp_path_factory)
     live_api(sandbox, "POST", f"{ORG}/spaces", {"title": "Stray space"})
     return sandbox
 
