@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docform.engine.dependencies import link_dependencies, refs_in
 from docform.engine.graph import topological_order
 from docform.engine.ignore import IgnoreRules
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Unresolved
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed
 from docform.engine.live import LiveState
 from docform.engine.manifests import ManifestView
-from docform.engine.match import Matching, Pair, unmanaged_address, unmatched_address
+from docform.engine.match import Matching, Pair, unmatched_address
 from docform.engine.plan import (
-    PLACEHOLDER_IN_PATH,
     Change,
     FieldChange,
-    Placeholder,
     Plan,
     Unmanaged,
 )
@@ -77,7 +76,7 @@ def plan_from_matcher(
     plan.warnings = _ignore_warnings(ignore, matchings, plan)
     plan.changes.extend(reversed(deletes))
     refuse_changes_without_calls(plan.changes)
-    _link_dependencies(plan.changes, matchings)
+    link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
     _name_changes(plan.changes, matchings)
@@ -120,12 +119,12 @@ def _protect_violations(
     for kind, matching in matchings:
         for obs in matching.unmatched:
             address = unmatched_address(kind.name, obs)
-            inside[address] = _refs(obs.key)
+            inside[address] = refs_in(obs.key)
             if not kind.unmanaged_go_with_container:
                 entries[address] = None
         for pair in matching.pairs:
             address = pair.desired.address
-            inside[address], entries[address] = _refs(pair.observed.key), pair.desired
+            inside[address], entries[address] = refs_in(pair.observed.key), pair.desired
     found = []
     for address, entry in entries.items():
         if address in deleted or address in moved:
@@ -339,72 +338,3 @@ def _name_changes(changes: Sequence[Change], matchings: Sequence[tuple[Kind, Mat
         # A key that is the live id (the organization's) tells a person nothing more.
         if key and isinstance(key[-1], str) and key[-1] and key[-1] != change.live_id:
             change.human_key = key[-1]
-
-
-def _link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:
-    """Creates and restores before what refers to them; deletes after what stops referring."""
-    provided = {c.address: c.key for c in changes if c.action in ("create", "restore")}
-    requires = {
-        d.address: d.requires
-        for _, matching in matchings
-        for d in (*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores)))
-    }
-    moves = {c.address: c.key for c in changes if c.action == "move"}
-    referrers: dict[str, list[str]] = {}
-    for change in changes:
-        refs = _refs(change.after) | set(requires.get(change.address, ()))
-        refs |= _placeholders(change, provided)
-        if change.action != "create" and change.address in provided:
-            refs.add(change.address)
-        needed = {provided[r] for r in refs if r in provided and provided[r] != change.key}
-        if change.action == "move":
-            # Into a parent that moves too: after it, or the parent may still be inside this
-            # object (swapping a parent and its child).
-            needed |= {moves[r] for r in refs if r in moves and moves[r] != change.key}
-        change.depends_on = sorted(needed | set(change.depends_on))
-        for address in _refs(change.before):
-            referrers.setdefault(address, []).append(change.key)
-    for delete in (c for c in changes if c.action == "delete"):
-        others = [k for k in referrers.get(delete.address, ()) if k != delete.key]
-        delete.depends_on = sorted({*delete.depends_on, *others})
-
-
-def _refs(values: Any) -> set[str]:
-    found: set[str] = set()
-    for value in _walk(values):
-        if isinstance(value, Ref):
-            found.add(value.address)
-        elif isinstance(value, Unresolved):
-            found.add(unmanaged_address(value.kind, value.id))
-    return found
-
-
-def _placeholders(change: Change, created: Mapping[str, str]) -> set[str]:
-    """Addresses of the created objects whose ids the calls of ``change`` need."""
-    refs: set[str] = set()
-    for call in change.calls:
-        refs.update(m.group(1) for m in PLACEHOLDER_IN_PATH.finditer(call.path))
-        refs.update(v.ref for v in _walk(call.body) if isinstance(v, Placeholder))
-    found = set()
-    for ref in refs:
-        # The longest created address the reference starts with: it may hold a path
-        # (site.docs.section.start.siteSpaces.0.id).
-        parts = ref.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            if ".".join(parts[:cut]) in created:
-                found.add(".".join(parts[:cut]))
-                break
-    return found
-
-
-def _walk(value: Any) -> Iterable[Any]:
-    yield value
-    if isinstance(value, Mapping):
-        for v in value.values():
-            yield from _walk(v)
-        for k in value:
-            if isinstance(k, Ref):
-                yield k
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _walk(v)

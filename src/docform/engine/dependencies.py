@@ -1,0 +1,85 @@
+"""Which change waits for which: the order the plan's dependency graph is built from.
+
+A change waits for the creates and restores of what it refers to (in its values, its calls'
+placeholders, or what its entry requires), a move for the move of a parent it goes into, and a
+delete for every change that stops referring to what it deletes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from docform.engine.kind import Kind, Ref, Unresolved
+from docform.engine.match import Matching, unmanaged_address
+from docform.engine.plan import PLACEHOLDER_IN_PATH, Change, Placeholder
+
+
+def link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Matching]]) -> None:
+    """Creates and restores before what refers to them; deletes after what stops referring."""
+    provided = {c.address: c.key for c in changes if c.action in ("create", "restore")}
+    requires = {
+        d.address: d.requires
+        for _, matching in matchings
+        for d in (*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores)))
+    }
+    moves = {c.address: c.key for c in changes if c.action == "move"}
+    referrers: dict[str, list[str]] = {}
+    for change in changes:
+        refs = refs_in(change.after) | set(requires.get(change.address, ()))
+        refs |= _placeholders(change, provided)
+        if change.action != "create" and change.address in provided:
+            refs.add(change.address)
+        needed = {provided[r] for r in refs if r in provided and provided[r] != change.key}
+        if change.action == "move":
+            # Into a parent that moves too: after it, or the parent may still be inside this
+            # object (swapping a parent and its child).
+            needed |= {moves[r] for r in refs if r in moves and moves[r] != change.key}
+        change.depends_on = sorted(needed | set(change.depends_on))
+        for address in refs_in(change.before):
+            referrers.setdefault(address, []).append(change.key)
+    for delete in (c for c in changes if c.action == "delete"):
+        others = [k for k in referrers.get(delete.address, ()) if k != delete.key]
+        delete.depends_on = sorted({*delete.depends_on, *others})
+
+
+def refs_in(values: Any) -> set[str]:
+    """Addresses of the objects ``values`` refer to, managed (`Ref`) or not (`Unresolved`)."""
+    found: set[str] = set()
+    for value in _walk(values):
+        if isinstance(value, Ref):
+            found.add(value.address)
+        elif isinstance(value, Unresolved):
+            found.add(unmanaged_address(value.kind, value.id))
+    return found
+
+
+def _placeholders(change: Change, created: Mapping[str, str]) -> set[str]:
+    """Addresses of the created objects whose ids the calls of ``change`` need."""
+    refs: set[str] = set()
+    for call in change.calls:
+        refs.update(m.group(1) for m in PLACEHOLDER_IN_PATH.finditer(call.path))
+        refs.update(v.ref for v in _walk(call.body) if isinstance(v, Placeholder))
+    found = set()
+    for ref in refs:
+        # The longest created address the reference starts with: it may hold a path
+        # (site.docs.section.start.siteSpaces.0.id).
+        parts = ref.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            if ".".join(parts[:cut]) in created:
+                found.add(".".join(parts[:cut]))
+                break
+    return found
+
+
+def _walk(value: Any) -> Iterable[Any]:
+    yield value
+    if isinstance(value, Mapping):
+        for v in value.values():
+            yield from _walk(v)
+        for k in value:
+            if isinstance(k, Ref):
+                yield k
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _walk(v)
