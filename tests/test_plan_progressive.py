@@ -13,15 +13,12 @@ import gc
 import itertools
 import random
 import shutil
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from canary import CANARY_TOKEN
 from docform.api import ApiClient
 from docform.engine.live import LiveState, ReadError
 from docform.engine.match import MatchError
@@ -30,7 +27,7 @@ from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.snapshot import read_live_state
 from docform.kinds.registry import build_kinds
 from docform.manifest import load_manifest_set
-from docform.workflow.connect import Client, sandbox_transport
+from docform.workflow.connect import Client
 from docform.workflow.run import make_plan
 from planning import FIXTURES, append_manifests, apply, live_api, seeded_sandbox, write_manifests
 
@@ -230,34 +227,3 @@ def test_planning_gives_back_the_garbage_collector_settings_it_changed(
     with pytest.raises(ReadError, match="no plan was made"):
         asyncio.run(plan(failing=True))
     assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
-
-
-class SwitchIntervalSeen(httpx.AsyncBaseTransport):
-    """Notes the interpreter lock's switch interval as each request leaves."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-        self.seen: set[float] = set()
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.seen.add(sys.getswitchinterval())
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-def test_planning_switches_threads_every_2_ms_and_gives_the_interval_back(
-    rich: Path, changed: Path
-) -> None:
-    manifests = load_manifest_set(changed)
-    before = sys.getswitchinterval()
-    transport = SwitchIntervalSeen(sandbox_transport(rich, CANARY_TOKEN))
-
-    async def plan() -> None:
-        async with Client(f"sandbox:{rich}", CANARY_TOKEN, transport=transport) as client:
-            await asyncio.gather(make_plan(manifests, client), make_plan(manifests, client))
-
-    asyncio.run(plan())
-    assert transport.seen == {0.002}
-    assert sys.getswitchinterval() == before

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,16 +36,8 @@ PLANNING_GC_THRESHOLD = 50_000
 """Allocations between two collections of the youngest generation while planning (Python's
 default is 700)."""
 
-PLANNING_SWITCH_INTERVAL_S = 0.002
-"""How long a thread may hold the interpreter lock while another waits for it, while planning
-(Python's default is 0.005 s). Shorter gets each answer to the event loop sooner, but every
-switch costs CPU: on the benchmark's no-change plan, 1 ms took 0.14 s more off the wall at 50
-ms than 2 ms, and added twice the CPU (0.2 s against 0.1 s) when the service answers at once."""
-
 _planning_depth = 0
 _saved_thresholds: tuple[int, ...] = ()
-_switching_depth = 0
-_saved_switch_interval = 0.0
 
 
 async def make_plan(
@@ -74,7 +65,7 @@ async def plan_while_loading(
     that need no manifest start at once, the others (`needs_manifests`) once they are loaded.
     A failed load fails the plan with its error, cancelling the reads."""
     kinds = build_kinds(org_id)
-    with _collecting_rarely(), _switching_often():
+    with _collecting_rarely():
         matcher = ProgressiveMatcher(kinds, None, finishing=finishing)
 
         async def take_manifests() -> Any:
@@ -143,29 +134,6 @@ def _collecting_rarely() -> Iterator[None]:
         if _planning_depth == 0:
             gc.set_threshold(*_saved_thresholds)
             gc.unfreeze()
-
-
-@contextmanager
-def _switching_often() -> Iterator[None]:
-    """A shorter switch interval of the interpreter lock while planning.
-
-    Loading the manifests and matching the kinds run in worker threads while the event loop
-    sends the reads. Each answer wakes the loop, which then waits for the lock until the
-    thread holding it has run its switch interval: with Python's 5 ms, up to 5 ms per answer
-    before the next request leaves (a no-change plan of 1,625 requests at 50 ms took 3% longer
-    than with 2 ms). Put back when the last concurrent plan ends.
-    """
-    global _switching_depth, _saved_switch_interval
-    if _switching_depth == 0:
-        _saved_switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(PLANNING_SWITCH_INTERVAL_S, _saved_switch_interval))
-    _switching_depth += 1
-    try:
-        yield
-    finally:
-        _switching_depth -= 1
-        if _switching_depth == 0:
-            sys.setswitchinterval(_saved_switch_interval)
 
 
 async def load_and_plan(
