@@ -13,6 +13,9 @@ and PyYAML's C loader on the same manifest files (the irreducible part of loadin
 
 ``--quick`` uses a 10x smaller organization (under a minute). ``--check`` exits 1 when a
 request count is off its ideal or a request was sent twice; never because of a time.
+``--plan-vs-floor N`` measures only scenario 1 and the HTTP floor, alternating them N times on
+one served sandbox, and prints each run's wall ratio and their median (the wall target alone,
+in a fraction of the time, with each ratio measured under the same load).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +34,7 @@ from docform.api import ApiClient
 from generate import load_expected, load_team_sizes
 from ideal import Ideal, apply_graph, ideal, read_graph
 from org_shape import FULL, ORG_ID, QUICK
-from report import render_table, summarize
+from report import TARGETS, render_table, summarize
 from served import served_sandbox, worker
 
 HERE = Path(__file__).parent
@@ -75,6 +80,28 @@ def measure(out: Path, latency_ms: float) -> dict[str, Any]:
     return results
 
 
+def plan_vs_floor(out: Path, latency_ms: float, repeats: int) -> dict[str, Any]:
+    """Scenario 1's plan and the HTTP floor, alternating ``repeats`` times on one sandbox (a
+    no-change plan changes nothing): each pair's walls, its ratio and the load average."""
+    pairs = []
+    with served_sandbox(out, "s1", latency_ms) as server:
+        for number in range(1, repeats + 1):
+            load = os.getloadavg()[0]
+            plan = worker(server, "plan", str(out / "match"))
+            plan["served"] = server.take_stats()
+            floor = worker(server, "replay", str(out / "match"))
+            server.take_stats()
+            ratio = plan["wall_s"] / floor["wall_s"]
+            pairs.append({"plan": plan, "replay": floor, "ratio": ratio, "load": load})
+            print(
+                f"{number}: plan {plan['wall_s']:.2f} s, floor {floor['wall_s']:.2f} s, "
+                f"ratio {ratio:.3f} (load average {load:.2f}, {plan['requests']} requests)",
+                file=sys.stderr,
+            )
+    median = statistics.median(pair["ratio"] for pair in pairs)
+    return {"latency_ms": latency_ms, "pairs": pairs, "median_ratio": median}
+
+
 def ideals(out: Path) -> dict[str, Ideal]:
     shape, changes = load_expected(out)
     reading = ideal(read_graph(shape, load_team_sizes(out)), READ_PARALLELISM)
@@ -89,9 +116,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="work directory (default .docform/bench[-quick])")
     parser.add_argument("--latency-ms", type=float, default=50.0, help="served latency")
     parser.add_argument("--regenerate", action="store_true", help="generate even if present")
+    parser.add_argument(
+        "--plan-vs-floor", type=int, metavar="N", help="only scenario 1 and the floor, N times"
+    )
     args = parser.parse_args(argv)
     out = args.out or REPO / ".docform" / ("bench-quick" if args.quick else "bench")
     ensure_generated(out, args.quick, args.regenerate)
+    if args.plan_vs_floor:
+        series = plan_vs_floor(out, args.latency_ms, args.plan_vs_floor)
+        (out / "plan_vs_floor.json").write_text(json.dumps(series, indent=1, default=str), "utf-8")
+        target = TARGETS["plan_wall_floor_ratio"]
+        verdict = "met" if series["median_ratio"] <= target else "MISSED"
+        print(f"{verdict}: median no-change plan wall / HTTP floor {series['median_ratio']:.3f}"
+              f" (<= {target})")  # fmt: skip
+        return 0
     results = measure(out, args.latency_ms)
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str), "utf-8")
     _, expected = load_expected(out)
