@@ -47,9 +47,9 @@ def test_files_are_read_in_sorted_path_order_subfolders_included() -> None:
 
 def test_entries_keep_the_order_they_were_written_in() -> None:
     manifests = load_valid("full")
-    assert list(manifests.spaces) == ["handbook", "oncall", "api-guide"]
-    assert list(manifests.sites["docs"].sections) == ["start", "operations"]
-    assert list(manifests.sites["docs"].sections["start"].spaces) == ["main", "legacy"]
+    assert list(manifests.section("spaces")) == ["handbook", "oncall", "api-guide"]
+    assert list(manifests.section("sites")["docs"].sections) == ["start", "operations"]
+    assert list(manifests.section("sites")["docs"].sections["start"].spaces) == ["main", "legacy"]
 
 
 def test_sections_split_across_files_keep_file_then_document_order(tmp_path: Path) -> None:
@@ -60,11 +60,15 @@ def test_sections_split_across_files_keep_file_then_document_order(tmp_path: Pat
             "a.yaml": "organization: {id: org_acme}\nteams:\n  first: {title: First}\n",
         },
     )
-    assert list(load_manifest_set(tmp_path, env={}).teams) == ["first", "second", "third"]
+    assert list(load_manifest_set(tmp_path, env={}).section("teams")) == [
+        "first",
+        "second",
+        "third",
+    ]
 
 
 def test_entry_knows_its_name_location_address_and_scope() -> None:
-    site_space = load_valid("full").sites["docs"].sections["start"].spaces["legacy"]
+    site_space = load_valid("full").section("sites")["docs"].sections["start"].spaces["legacy"]
     assert site_space.name == "legacy"
     assert site_space.location == Location("sites/docs.yaml", 33, 11)
     assert site_space.address == "site.docs.section.start.space.legacy"
@@ -87,16 +91,19 @@ def test_addresses_of_every_kind() -> None:
 
 def test_managed_holds_only_the_fields_written() -> None:
     manifests = load_valid("full")
-    assert manifests.collections["engineering"].managed() == {
+    assert manifests.section("collections")["engineering"].managed() == {
         "title": "Engineering",
         "description": "How we build",
         "defaultLevel": "inherit",
     }
-    assert manifests.sites["blog"].managed() == {"title": "Acme Blog", "visibility": "unlisted"}
+    assert manifests.section("sites")["blog"].managed() == {
+        "title": "Acme Blog",
+        "visibility": "unlisted",
+    }
 
 
 def test_identity_fields_are_read() -> None:
-    runbooks = load_valid("full").collections["runbooks"]
+    runbooks = load_valid("full").section("collections")["runbooks"]
     assert (runbooks.id, runbooks.formerly, runbooks.protect) == (
         "col_runbooks",
         ["Playbooks"],
@@ -115,12 +122,12 @@ def test_settings_defaults_and_env_interpolation() -> None:
 
 
 def test_secret_from_a_file_keeps_the_reference_and_the_stripped_text() -> None:
-    certificate = load_valid("full").saml["okta"].certificate
+    certificate = load_valid("full").section("saml")["okta"].certificate
     assert certificate == Secret({"file": "certs/okta.pem"}, OKTA_PEM)
 
 
 def test_secret_from_env_keeps_the_reference() -> None:
-    url = load_valid("full").openapi["billing"].source.url
+    url = load_valid("full").section("openapi")["billing"].source.url
     assert url.reference == "https://${env:DOCFORM_TEST_SPEC_AUTH}@specs.acme.test/billing.yaml"
     assert url.value == "https://reader:s3cret@specs.acme.test/billing.yaml"
 
@@ -128,14 +135,14 @@ def test_secret_from_env_keeps_the_reference() -> None:
 def test_secret_repr_and_str_never_show_the_value() -> None:
     manifests = load_valid("full")
     texts = [
-        repr(manifests.openapi["billing"]),
-        str(manifests.openapi["billing"].source.url),
-        repr(manifests.saml["okta"]),
-        repr(manifests.openapi["petstore"].source.url),
+        repr(manifests.section("openapi")["billing"]),
+        str(manifests.section("openapi")["billing"].source.url),
+        repr(manifests.section("saml")["okta"]),
+        repr(manifests.section("openapi")["petstore"].source.url),
     ]
     assert not any("s3cret" in text or "MIIB" in text for text in texts)
-    assert repr(manifests.openapi["petstore"].source.url) == "Secret(<literal>)"
-    assert str(manifests.saml["okta"].certificate) == "{file: certs/okta.pem}"
+    assert repr(manifests.section("openapi")["petstore"].source.url) == "Secret(<literal>)"
+    assert str(manifests.section("saml")["okta"].certificate) == "{file: certs/okta.pem}"
 
 
 def test_resolve_secret_resolves_a_saved_reference_again() -> None:
@@ -182,12 +189,12 @@ def test_same_title_is_allowed_when_both_pin_ids(tmp_path: Path) -> None:
             "  a: {title: Same, id: t1}\n  b: {title: Same, id: t2}\n"
         },
     )
-    assert len(load_manifest_set(tmp_path, env={}).teams) == 2
+    assert len(load_manifest_set(tmp_path, env={}).section("teams")) == 2
 
 
 def test_null_removes_a_value_where_the_api_allows_it(tmp_path: Path) -> None:
     write(tmp_path, {"m.yaml": "organization: {id: o}\nspaces:\n  s: {title: S, emoji: null}\n"})
-    assert load_manifest_set(tmp_path, env={}).spaces["s"].managed() == {
+    assert load_manifest_set(tmp_path, env={}).section("spaces")["s"].managed() == {
         "title": "S",
         "emoji": None,
     }

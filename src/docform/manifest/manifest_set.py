@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
-from typing import Any
 
 from docform.kinds.base import BoundModel, Entry
 from docform.kinds.organization import OrganizationEntry
@@ -20,9 +19,6 @@ class ManifestSet:
     """Settings, the organization and, per section, entries by manifest name in manifest order
     (files sorted by path, then document order). Every entry knows its name, path, location,
     address and natural key; site structure is nested in each `SiteEntry`.
-
-    Each section of named entries (`ENTRY_SECTIONS`) reads as an attribute too:
-    ``manifests.teams`` is ``manifests.section("teams")``.
     """
 
     directory: FsPath
@@ -35,14 +31,9 @@ class ManifestSet:
     api_location: str | None = None
     """Where ``docform: api`` is written (``main.yaml:2:8``), for messages about that URL."""
 
-    def __getattr__(self, name: str) -> dict[str, Any]:
-        if name in ENTRY_SECTIONS:
-            return self.section(name)
-        raise AttributeError(f"{type(self).__name__} has no attribute or section {name!r}")
-
     def section(self, name: str) -> dict[str, Entry]:
         """The entries of one top-level section (``"teams"``) by manifest name."""
-        return self.__dict__["sections"].setdefault(name, {})
+        return self.sections.setdefault(name, {})
 
     def entries(self) -> Iterator[BoundModel]:
         """The organization, then every entry of every section, nested ones after their parent."""

@@ -77,14 +77,14 @@ def structure_of(manifests: Any, plan: Plan | None = None) -> Structure:
 def _manifest_nodes(manifests: Any) -> Iterator[Node]:
     org = manifests.organization
     yield Node(ROOT, "organization", org.title or org.id)
-    for name, collection in manifests.collections.items():
+    for name, collection in manifests.section("collections").items():
         parent = f"collection.{collection.parent}" if collection.parent else ROOT
         yield Node(f"collection.{name}", "collection", collection.title, parent)
-    for name, space in manifests.spaces.items():
+    for name, space in manifests.section("spaces").items():
         parent = f"collection.{space.collection}" if space.collection else ROOT
         icon = space.emoji or ""
         yield Node(f"space.{name}", "space", f"{icon} {space.title}".strip(), parent)
-    for site in manifests.sites.values():
+    for site in manifests.section("sites").values():
         yield from _site_nodes(site)
 
 
