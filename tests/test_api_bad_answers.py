@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import uvicorn
 from click.testing import CliRunner, Result
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from docform.answer_fields import Field
@@ -330,6 +330,8 @@ def expectation(route: str, path: list[str | int], value: Any) -> str:
     steps=st.lists(st.floats(0, 1, exclude_max=True), min_size=1, max_size=5),
     value=st.one_of(WRONG_VALUES, st.just(DELETE)),
 )
+# Found by the fuzzer: a site's id spoiled into another valid id, under an entry pinning it.
+@example(pick=0.4375, steps=[0.5, 0.0, 0.0625], value="x")
 def test_any_spoiled_field_is_refused_or_changes_nothing(
     served: tuple[str, Spoiler], pick: float, steps: list[float], value: Any
 ) -> None:
@@ -357,7 +359,10 @@ def test_any_spoiled_field_is_refused_or_changes_nothing(
     event(f"{expected}, exit {result.exit_code}")
     if result.exit_code == 1:
         assert expected != "same", f"{taken[0]}: {result.stderr}"
-        assert route.split(" ")[1].removeprefix("/v1") in result.stderr, result.stderr
+        if expected == "refused":
+            assert route.split(" ")[1].removeprefix("/v1") in result.stderr, result.stderr
+        # A value that fits may still stop the plan for what it says (a site id changed under
+        # an entry that pins the old one): that message names the entry, not the route.
         return
     assert result.exit_code == 0, result.output
     assert expected != "refused", f"{route} {taken[0]} = {value!r} was planned on"
