@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from functools import cache
+from typing import Any, ClassVar, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
 
@@ -35,6 +36,19 @@ class Location:
 
 
 UNKNOWN_LOCATION = Location("", 0, 0)
+
+
+class Binding(NamedTuple):
+    """An entry's place in the manifests: its name, where it was written, the names of the
+    entries holding it (nested kinds), and the keys leading to it."""
+
+    name: str
+    location: Location
+    scope: tuple[str, ...]
+    path: tuple[str, ...]
+
+
+UNBOUND = Binding("", UNKNOWN_LOCATION, (), ())
 
 
 ROLE_FIELDS = frozenset({"role", "defaultRole", "defaultLevel"})
@@ -116,42 +130,47 @@ class BoundModel(ManifestModel):
     #: first (a manifest name, or null for the top level), then the entry's own name field.
     former_key_fields: ClassVar[tuple[str, ...]] = ()
 
-    _name: str = PrivateAttr("")
-    _location: Location | None = PrivateAttr(None)
-    _scope: tuple[str, ...] = PrivateAttr(())
-    _path: tuple[str, ...] = PrivateAttr(())
+    # Where the entry was written, set by `bind`. A plain instance attribute, not a pydantic
+    # private one: those go through pydantic's __getattr__ on every read and are set one by
+    # one, which cost about 0.3 s of CPU a plan at 18,000 entries (BENCHMARKS.md, issue 19).
+    # model_dump, the schema and == look at fields only, so the binding never shows there.
+    _binding: ClassVar[Binding] = UNBOUND
 
     @property
     def name(self) -> str:
         """The manifest name: the key this entry is written under."""
-        return self._name
+        return self._binding.name
 
     @property
     def location(self) -> Location:
         """Where the entry's key was written."""
-        return self._location or UNKNOWN_LOCATION
+        return self._binding.location
 
     @property
     def scope(self) -> tuple[str, ...]:
         """Names of the enclosing entries (site, then section) for nested kinds."""
-        return self._scope
+        return self._binding.scope
 
     @property
     def source_path(self) -> tuple[str, ...]:
         """Keys leading to this entry in the manifest, e.g. ``('teams', 'platform')``."""
-        return self._path
+        return self._binding.path
 
     @property
     def address(self) -> str:
         """The plan address of this entry, e.g. ``team.platform``."""
-        return f"{self.kind}.{self._name}"
+        return f"{self.kind}.{self._binding.name}"
 
     def bind(self, path: tuple[str, ...], location: Location, scope: tuple[str, ...] = ()) -> None:
         """Attach the manifest path, source location and enclosing scope (done by the loader)."""
-        self._path = path
-        self._name = path[-1]
-        self._location = location
-        self._scope = scope
+        object.__setattr__(self, "_binding", Binding(path[-1], location, scope, path))
+
+    def nested(self) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        """Each field holding nested entries (`child_fields`) with its value, in field order."""
+        for name in _child_fields_in_order(type(self)):
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                yield name, value
 
     def natural_key(self) -> Hashable:
         """The key matching this entry to a live object when no id is pinned."""
@@ -164,6 +183,11 @@ class BoundModel(ManifestModel):
     def children(self) -> list[Entry]:
         """Entries nested in this one, parents before children, in manifest order."""
         return []
+
+
+@cache
+def _child_fields_in_order(model: type[BoundModel]) -> tuple[str, ...]:
+    return tuple(name for name in model.model_fields if name in model.child_fields)
 
 
 class Entry(BoundModel):

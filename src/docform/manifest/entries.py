@@ -87,10 +87,11 @@ def _validate(tree: MergedTree, model: type[M], path: Path, raw: Any) -> M | Non
 def _bind(tree: MergedTree, entry: BoundModel, path: Path, scope: tuple[str, ...] = ()) -> None:
     """Bind ``entry`` and the entries nested in it (a site's sections, a section's site
     spaces), each scoped by the names of the entries that hold it."""
-    entry.bind(tuple(str(p) for p in path), tree.sources.locate(path), scope)
+    entry.bind(tuple(map(str, path)), tree.sources.locate(path), scope)
+    if not entry.child_fields:
+        return
     inner = (*scope, entry.name)
-    for name in type(entry).model_fields:
-        nested = getattr(entry, name) if name in entry.child_fields else None
-        for key, child in nested.items() if isinstance(nested, dict) else ():
+    for name, nested in entry.nested():
+        for key, child in nested.items():
             if isinstance(child, BoundModel):
                 _bind(tree, child, (*path, name, key), inner)

@@ -137,10 +137,8 @@ class ReferenceChecker:
 
     def _check_nested_same_keys(self, entry: BoundModel) -> None:
         """Entries nested side by side (a site's sections, a section's site spaces)."""
-        for name in type(entry).model_fields:
-            nested = getattr(entry, name) if name in entry.child_fields else None
-            children = list(nested.values()) if isinstance(nested, dict) else []
-            children = [child for child in children if isinstance(child, Entry)]
+        for _, nested in entry.nested():
+            children = [child for child in nested.values() if isinstance(child, Entry)]
             if children:
                 self._same_keys(children)
             for child in children:

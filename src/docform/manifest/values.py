@@ -90,13 +90,16 @@ class ValueResolver:
 
     def _walk(self, value: Any, path: Path) -> None:
         items = value.items() if isinstance(value, dict) else enumerate(value)
+        # Most values hold no reference: their paths are only built when one might.
+        secrets_below = not path or path[0] in _SECRET_SECTIONS
         for key, item in list(items):
-            child = (*path, key)
-            if _is_secret_field(child):
+            if secrets_below and _is_secret_field(child := (*path, key)):
                 value[key] = self._secret(item, child)
             elif isinstance(item, str):
-                value[key] = self._string(item, child)
+                if "${" in item:
+                    value[key] = self._string(item, (*path, key))
             elif isinstance(item, dict | list):
+                child = (*path, key)
                 if _is_file_reference(item) and child[0] != "docform":
                     message = (
                         f"{{file: PATH}} is only allowed in secret fields ({SECRET_FIELD_NAMES})"

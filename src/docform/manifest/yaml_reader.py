@@ -45,7 +45,9 @@ _MAP_TAGS = {None, "!", _TAG + "map"}
 _SEQ_TAGS = {None, "!", _TAG + "seq"}
 _SCALARS = SafeConstructor()
 _MERGE = object()
-_END_EVENTS = (yaml.DocumentEndEvent, yaml.MappingEndEvent, yaml.SequenceEndEvent)
+_COUNTED_EVENTS = frozenset(
+    {yaml.DocumentStartEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent}
+)
 _BAD_KEY = object()
 # The first characters for which the loader has an implicit tag (null, bool, int, float,
 # merge...); a plain scalar starting with any other is a string, with no regex tried (unless
@@ -141,10 +143,13 @@ class _Refused(Exception):
 class _Frame:
     """A mapping or sequence being built, with the key awaiting its value (mappings)."""
 
-    __slots__ = ("anchor", "container", "key", "key_position", "lines", "merges", "path", "size")
+    __slots__ = (
+        "anchor", "container", "is_map", "key", "key_position", "lines", "merges", "path", "size",
+    )  # fmt: skip
 
     def __init__(self, container: dict[str, Any] | list[Any], path: Path, anchor: str | None):
         self.container = container
+        self.is_map = isinstance(container, dict)
         self.path = path
         self.anchor = anchor
         self.size = 1
@@ -171,24 +176,40 @@ class _Builder:
         handlers = {
             yaml.DocumentStartEvent: self._document_start,
             yaml.DocumentEndEvent: self._document_end,
-            yaml.ScalarEvent: self._scalar,
             yaml.AliasEvent: self._alias,
             yaml.MappingStartEvent: self._collection_start,
             yaml.SequenceStartEvent: self._collection_start,
             yaml.MappingEndEvent: self._collection_end,
             yaml.SequenceEndEvent: self._collection_end,
         }
-        while self.loader.check_event():
-            event = self.loader.get_event()
-            handler = handlers.get(type(event))
+        check_event, get_event, scalar = (
+            self.loader.check_event,
+            self.loader.get_event,
+            self._scalar,
+        )
+        problems = self.result.problems
+        # Scalars are most of the events: they skip the handler table.
+        while check_event():
+            event = get_event()
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                self.nodes += 1
+                if self.nodes > MAX_NODES or len(problems) > MAX_PROBLEMS:
+                    self._stop_if_over(event)
+                scalar(event)
+                continue
+            handler = handlers.get(kind)
             if handler is not None:
-                if not isinstance(event, _END_EVENTS):
+                if kind in _COUNTED_EVENTS:
                     self._count(event)
                 handler(event)
 
     def _count(self, event: Any) -> None:
-        """Stop at the node budget, and once a file has shown enough problems to act on."""
         self.nodes += 1
+        self._stop_if_over(event)
+
+    def _stop_if_over(self, event: Any) -> None:
+        """Stop at the node budget, and once a file has shown enough problems to act on."""
         if self.nodes > MAX_NODES:
             mark = event.start_mark
             raise _Refused(
@@ -213,13 +234,13 @@ class _Builder:
 
     def _expecting_key(self) -> bool:
         top = self.stack[-1] if self.stack else None
-        return top is not None and isinstance(top.container, dict) and top.key is None
+        return top is not None and top.is_map and top.key is None
 
     def _child_path(self) -> Path:
         if not self.stack:
             return ()
         top = self.stack[-1]
-        if isinstance(top.container, list):
+        if not top.is_map:
             return (*top.path, len(top.container))
         key = "<<" if top.key is _MERGE else top.key
         return (*top.path, key) if isinstance(key, str) else top.path
@@ -227,23 +248,47 @@ class _Builder:
     def _mark_item(self, mark: Any) -> tuple[int, int]:
         position = (mark.line + 1, mark.column + 1)
         top = self.stack[-1] if self.stack else None
-        if top is not None and isinstance(top.container, list):
+        if top is not None and not top.is_map:
             self.positions[(*top.path, len(top.container))] = position
         return position
 
     def _scalar(self, event: Any) -> None:
-        position = self._mark_item(event.start_mark)
-        if self._expecting_key():
+        mark = event.start_mark
+        position = (mark.line + 1, mark.column + 1)
+        top = self.stack[-1] if self.stack else None
+        if top is None or not top.is_map:
+            if top is not None:
+                self.positions[(*top.path, len(top.container))] = position
+        elif top.key is None:
             self._key(event, position)
             return
-        self._attach(self._scalar_value(event, position), 1, event.anchor)
+        value = event.value
+        # The common case, a plain scalar no resolver applies to, is the text as written.
+        if not (_SHORTCUT and event.tag is None and event.implicit[0] and value[:1]) or (
+            value[0] in _RESOLVED_STARTS
+        ):
+            value = self._scalar_value(event, position)
+        if top is None or event.anchor is not None:
+            self._attach(value, 1, event.anchor)
+            return
+        top.size += 1
+        if top.is_map:
+            key, top.key = top.key, None
+            if key is _MERGE:
+                top.merges.append((value, top.key_position))
+            elif key is not _BAD_KEY:
+                top.container[key] = value
+        else:
+            top.container.append(value)
 
     def _key(self, event: Any, position: tuple[int, int]) -> None:
         top = self.stack[-1]
-        tag = event.tag
-        if tag is None or tag == "!":
-            tag = self._implicit_tag(event)
-        key: Any = _MERGE if tag == _TAG + "merge" else event.value
+        key: Any = event.value
+        if key[:1] == "<" or event.tag is not None:
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = self._implicit_tag(event)
+            key = _MERGE if tag == _TAG + "merge" else key
         if key is not _MERGE and key in top.lines:
             path = (*top.path, key)
             self._problem(position, path, f"duplicate key (first at line {top.lines[key]})")
