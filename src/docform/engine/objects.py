@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ref:
     """A value that is another managed object: compared by address, sent as its live id."""
 
@@ -40,7 +40,7 @@ class Unresolved:
         return {"$ref": f"{self.kind}.~{self.id}"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Desired:
     """One manifest entry as the engine sees it."""
 
@@ -65,7 +65,7 @@ class Desired:
     this `Desired` reads it, so the engine leaves its type to that kind."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Observed:
     """One live object, its references expressed as `Ref` (managed) or `Unresolved`."""
 
@@ -84,7 +84,7 @@ class Observed:
     than ``KIND.~ID`` (a grant, by the object it is on); see `match.unmatched_address`."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Pair:
     desired: Desired
     observed: Observed

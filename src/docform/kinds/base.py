@@ -165,12 +165,12 @@ class BoundModel(ManifestModel):
         """Attach the manifest path, source location and enclosing scope (done by the loader)."""
         object.__setattr__(self, "_binding", Binding(path[-1], location, scope, path))
 
-    def nested(self) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    def nested(self) -> list[tuple[str, dict[str, Any]]]:
         """Each field holding nested entries (`child_fields`) with its value, in field order."""
-        for name in _child_fields_in_order(type(self)):
-            value = getattr(self, name)
-            if isinstance(value, dict):
-                yield name, value
+        if not self.child_fields:
+            return []
+        fields = _child_fields_in_order(type(self))
+        return [(name, value) for name in fields if isinstance(value := getattr(self, name), dict)]
 
     def natural_key(self) -> Hashable:
         """The key matching this entry to a live object when no id is pinned."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from pydantic import Field
@@ -116,7 +116,10 @@ class SectionKind(SiteRestKind):
             for site in manifests.section("sites").values()
             for section in site.sections.values()
         ]
-        return [GroupedSection(**vars(d), group=listed.get(d.address, (None, 0))) for d in sections]
+        return [
+            GroupedSection(**_fields_of(d), group=listed.get(d.address, (None, 0)))
+            for d in sections
+        ]
 
     def _desired(self, site_address: str, e: SectionEntry) -> Desired:
         site = Ref(site_address)
@@ -206,13 +209,17 @@ class SectionKind(SiteRestKind):
                         nested_as="sections")  # fmt: skip
 
 
-@dataclass
+@dataclass(slots=True)
 class GroupedSection(Desired):
     """A section as the engine sees it, and where the manifest places it among its siblings."""
 
     group: tuple[str | None, int] = (None, 0)
     """The address of the section group listing it and its place in that list; no group
     (None) for a section at the site's root, placed where `sections:` defines it."""
+
+
+def _fields_of(desired: Desired) -> dict[str, Any]:
+    return {field.name: getattr(desired, field.name) for field in fields(Desired)}
 
 
 def _listed_in(desired: Desired) -> tuple[str | None, int]:
