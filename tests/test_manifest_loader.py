@@ -76,6 +76,19 @@ def test_entry_knows_its_name_location_address_and_scope() -> None:
     assert site_space.source_path == ("sites", "docs", "sections", "start", "spaces", "legacy")
 
 
+def test_where_an_entry_was_written_is_never_one_of_its_fields() -> None:
+    site = load_valid("full").section("sites")["docs"]
+    section = site.sections["start"]
+    legacy = section.spaces["legacy"]
+    assert set(legacy.model_dump()) == set(type(legacy).model_fields)
+    assert "sites/docs.yaml" not in legacy.model_dump_json()
+    copied = section.model_copy()
+    assert (copied.address, copied.location) == (section.address, section.location)
+    # An entry built by hand, never loaded, has no place in the manifests.
+    unbound = type(section).model_validate({"title": "Start", "path": "start"})
+    assert (unbound.name, unbound.scope, str(unbound.location)) == ("", (), ":0:0")
+
+
 def test_addresses_of_every_kind() -> None:
     addresses = [entry.address for entry in load_valid("full").entries()]
     assert addresses[:4] == [

@@ -17,6 +17,7 @@ from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.live import LiveReader, LiveState, Manages, Progress, ReadError
 from docform.errors import ServiceCallError
+from docform.worker_threads import beside_the_loop
 
 KindRead = Callable[[Kind, list[dict[str, Any]]], None]
 """Called with a kind and all its live objects as soon as they are read, while other kinds
@@ -55,8 +56,8 @@ async def read_live_state(
         if on_kind_read is not None:
             # In a worker thread: matching ten thousand objects on the event loop would hold
             # every answer and every next request back until it is done; from a thread, the
-            # loop takes its turn at each switch of the interpreter lock (a few ms).
-            await asyncio.to_thread(on_kind_read, kind, state.objects[kind.name])
+            # loop takes its turn at each switch of the interpreter lock (`beside_the_loop`).
+            await beside_the_loop(on_kind_read, kind, state.objects[kind.name])
 
     for kind in (kind for wave in read_waves(kinds) for kind in wave):
         tasks[kind.name] = asyncio.ensure_future(read_one(kind))

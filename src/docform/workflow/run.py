@@ -26,6 +26,7 @@ from docform.engine.rails import (
 from docform.engine.snapshot import Progress, read_live_state
 from docform.errors import DocformError
 from docform.kinds.registry import build_kinds
+from docform.worker_threads import beside_the_loop
 from docform.workflow.apply_lock import apply_lock
 from docform.workflow.connect import api_url, open_client
 from docform.workflow.early import EarlyView, load_seen_early
@@ -75,9 +76,7 @@ async def plan_while_loading(
             if manifests.organization.id != org_id:
                 raise RuntimeError(f"planned {org_id}, but the manifests describe another")
             # The kinds read so far are matched now: in a thread, as `read_live_state` does.
-            await asyncio.to_thread(
-                matcher.take_manifests, manifests, manifests.lock.ids_for(org_id)
-            )
+            await beside_the_loop(matcher.take_manifests, manifests, manifests.lock.ids_for(org_id))
             return manifests
 
         taken = asyncio.ensure_future(take_manifests())
@@ -153,7 +152,7 @@ async def load_and_plan(
     def tell(view: EarlyView | None) -> None:
         loop.call_soon_threadsafe(lambda: seen.done() or seen.set_result(view))
 
-    loading = asyncio.ensure_future(asyncio.to_thread(load_seen_early, directory, tell))
+    loading = asyncio.ensure_future(beside_the_loop(load_seen_early, directory, tell))
     await asyncio.wait({seen, loading}, return_when=asyncio.FIRST_COMPLETED)
     client = _early_reader(open_reader, seen.result() if seen.done() else None)
     if client is None:
