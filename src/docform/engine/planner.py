@@ -232,7 +232,9 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
     d, obs = pair.desired, pair.observed
     by_action: dict[str, dict[str, Any]] = {}
     for name, want in d.fields.items():
-        if _same_field(kind, name, want, obs.fields.get(name)):
+        have = obs.fields.get(name)
+        # Most fields of most pairs are equal: settled without a call (19,000 pairs a plan).
+        if want == have or _same_field(kind, name, want, have):
             continue
         by_action.setdefault(kind.field_actions.get(name, "update"), {})[name] = want
     changes = []
