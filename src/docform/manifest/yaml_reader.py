@@ -270,16 +270,8 @@ class _Builder:
             value = self._scalar_value(event, position)
         if top is None or event.anchor is not None:
             self._attach(value, 1, event.anchor)
-            return
-        top.size += 1
-        if top.is_map:
-            key, top.key = top.key, None
-            if key is _MERGE:
-                top.merges.append((value, top.key_position))
-            elif key is not _BAD_KEY:
-                top.container[key] = value
         else:
-            top.container.append(value)
+            _put(top, value, 1)
 
     def _key(self, event: Any, position: tuple[int, int]) -> None:
         top = self.stack[-1]
@@ -371,13 +363,18 @@ class _Builder:
         if not self.stack:
             self.root = value
             return
-        top = self.stack[-1]
-        top.size += size
-        if isinstance(top.container, list):
-            top.container.append(value)
-            return
-        key, top.key = top.key, None
-        if key is _MERGE:
-            top.merges.append((value, top.key_position))
-        elif key is not _BAD_KEY:
-            top.container[key] = value
+        _put(self.stack[-1], value, size)
+
+
+def _put(top: _Frame, value: Any, size: int) -> None:
+    """Add ``value`` (``size`` nodes) to the container being built: the next item of a list,
+    or the value of the key read last."""
+    top.size += size
+    if isinstance(top.container, list):
+        top.container.append(value)
+        return
+    key, top.key = top.key, None
+    if key is _MERGE:
+        top.merges.append((value, top.key_position))
+    elif key is not _BAD_KEY:
+        top.container[key] = value
