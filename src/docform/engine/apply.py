@@ -221,6 +221,9 @@ class _Runner:
                 await self._abandon(running)
                 break
         abandon.cancel()
+        # Changes run side by side fail in any order; the report lists them as the plan does.
+        position = {change.key: index for index, change in enumerate(changes)}
+        self.report.failed.sort(key=lambda failure: position[failure[0].key])
         self.report.not_attempted = [by_key[k] for k in waiting_on]
         self.report.interrupted = self.stop.stopping
         return self.report
