@@ -88,8 +88,6 @@ def _bind(tree: MergedTree, entry: BoundModel, path: Path, scope: tuple[str, ...
     """Bind ``entry`` and the entries nested in it (a site's sections, a section's site
     spaces), each scoped by the names of the entries that hold it."""
     entry.bind(tuple(map(str, path)), tree.sources.locate(path), scope)
-    if not entry.child_fields:
-        return
     inner = (*scope, entry.name)
     for name, nested in entry.nested():
         for key, child in nested.items():

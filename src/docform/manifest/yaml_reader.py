@@ -253,13 +253,9 @@ class _Builder:
         return position
 
     def _scalar(self, event: Any) -> None:
-        mark = event.start_mark
-        position = (mark.line + 1, mark.column + 1)
+        position = self._mark_item(event.start_mark)
         top = self.stack[-1] if self.stack else None
-        if top is None or not top.is_map:
-            if top is not None:
-                self.positions[(*top.path, len(top.container))] = position
-        elif top.key is None:
+        if top is not None and top.is_map and top.key is None:
             self._key(event, position)
             return
         value = event.value
