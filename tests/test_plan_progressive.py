@@ -212,6 +212,42 @@ class FailingReads:
         raise ApiError(f"GET {path} failed: the service is down", method="GET", path=path)
 
 
+class FreezeWatch:
+    """A client whose list reads note how many objects the garbage collector holds frozen."""
+
+    def __init__(self, client: ApiClient) -> None:
+        self._client = client
+        self.frozen: list[int] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def list_all(
+        self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0
+    ) -> list:
+        self.frozen.append(gc.get_freeze_count())
+        return await self._client.list_all(path, params, priority=priority)
+
+
+def test_planning_freezes_each_matched_kind_out_of_the_collectors_walks(
+    rich: Path, changed: Path
+) -> None:
+    """Reads after a kind (and the manifests) are matched find more objects frozen than the
+    first read did: what planning built is not walked again by later collections."""
+    manifests = load_manifest_set(changed)
+
+    async def plan() -> list[int]:
+        async with Client(f"sandbox:{rich}", read_only=True) as client:
+            watch = FreezeWatch(client)
+            await make_plan(manifests, watch)
+            return watch.frozen
+
+    frozen = asyncio.run(plan())
+    assert frozen[0] > 0  # what was alive before planning
+    assert max(frozen) > frozen[0]
+    assert gc.get_freeze_count() == 0
+
+
 def test_planning_gives_back_the_garbage_collector_settings_it_changed(
     rich: Path, changed: Path
 ) -> None:
