@@ -5,16 +5,19 @@ new connection with no failed attempt; connections the server keeps open are reu
 
 from __future__ import annotations
 
+import select
 import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Any
 
 import anyio
 import pytest
 
-from docform.api import ApiClient
-from docform.api.connections import network_transport, uses_socket_backend
+from docform.api import ApiClient, connections
+from docform.api.connections import RECHECK_S, network_transport, uses_socket_backend
 
 pytestmark = pytest.mark.anyio
 TOKEN = "connections-test-token"
@@ -97,6 +100,37 @@ def test_the_transport_makes_connections_through_the_socket_backend_unless_proxi
     # AsyncConnectionPool: this fails instead of docform silently getting slower.
     assert uses_socket_backend(network_transport())
     assert not uses_socket_backend(network_transport(proxy="http://proxy.example:3128"))
+
+
+class SocketOnly:
+    """The one thing `connections._SocketStream` asks of the stream it wraps: its socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.sock if info == "socket" else None
+
+
+def test_a_connection_found_quiet_is_asked_again_only_after_the_recheck_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool asks each idle connection for every request it places; within `RECHECK_S`
+    of a quiet answer the socket is not polled again (each poll hands the interpreter lock
+    over), and after it a close the server sent in between is seen."""
+    clock = [1000.0]
+    monkeypatch.setattr(connections, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    ours, theirs = socket.socketpair()
+    with ours:
+        stream = connections._SocketStream(SocketOnly(ours))  # type: ignore[arg-type]
+        assert not stream.get_extra_info("is_readable")
+        theirs.close()  # the server hangs up
+        assert select.select([ours], [], [], 5)[0], "the close never reached the socket"
+        clock[0] += RECHECK_S / 2
+        assert not stream.get_extra_info("is_readable")
+        clock[0] += RECHECK_S
+        assert stream.get_extra_info("is_readable")
+        assert stream.get_extra_info("is_readable")  # and stays so
 
 
 async def wait_for_close() -> None:
