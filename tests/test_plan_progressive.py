@@ -12,6 +12,7 @@ import asyncio
 import gc
 import itertools
 import random
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -246,6 +247,34 @@ def test_planning_freezes_each_matched_kind_out_of_the_collectors_walks(
     assert frozen[0] > 0  # what was alive before planning
     assert max(frozen) > frozen[0]
     assert gc.get_freeze_count() == 0
+
+
+def test_entries_a_read_looks_up_are_made_off_the_event_loop(
+    rich: Path, changed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kind whose read looks at the ids its entries pin (spaces) finds them made in the
+    worker thread that took the manifests: made by the read itself, they would hold every
+    answer on the event loop back (5,000 spaces: 50 ms)."""
+    manifests = load_manifest_set(changed)
+    reading = [k for k in build_kinds(manifests.organization.id) if k.reads_pinned_ids]
+    assert reading, "no kind reads pinned ids: this test has nothing left to guard"
+    made_in: list[str] = []
+    for kind in reading:
+        original = type(kind).desired
+
+        def desired(self: Any, view: Any, original: Any = original) -> Any:
+            made_in.append(threading.current_thread().name)
+            return original(self, view)
+
+        monkeypatch.setattr(type(kind), "desired", desired)
+
+    async def plan() -> None:
+        async with Client(f"sandbox:{rich}", read_only=True) as client:
+            await make_plan(manifests, client)
+
+    asyncio.run(plan())
+    assert len(made_in) == len(reading)
+    assert threading.main_thread().name not in made_in
 
 
 def test_planning_gives_back_the_garbage_collector_settings_it_changed(

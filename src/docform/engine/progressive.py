@@ -64,6 +64,11 @@ class ProgressiveMatcher:
         with self._matching:
             self._manifests = manifests
             self._locked = locked or {}
+            # Made here, in a worker thread: the read would make them on the event loop (5,000
+            # spaces: 50 ms in which no answer is taken).
+            for kind in self.order:
+                if kind.reads_pinned_ids:
+                    self.desired(kind)
             self._match_ready()
 
     def desired(self, kind: Kind) -> list[Desired]:
