@@ -196,14 +196,18 @@ def test_pinned_ids_are_made_only_when_a_read_looks_at_them(rich: Path, changed:
     assert matcher.desired(kinds["space"]) is matcher.desired(kinds["space"])
 
 
-class FailingReads:
-    """A client whose every list fails as an unreachable service would."""
+class ClientAround:
+    """A client that passes everything on to ``client`` but what a subclass overrides."""
 
     def __init__(self, client: ApiClient) -> None:
         self._client = client
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
+
+
+class FailingReads(ClientAround):
+    """A client whose every list fails as an unreachable service would."""
 
     async def list_all(
         self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0
@@ -213,15 +217,12 @@ class FailingReads:
         raise ApiError(f"GET {path} failed: the service is down", method="GET", path=path)
 
 
-class FreezeWatch:
+class FreezeWatch(ClientAround):
     """A client whose list reads note how many objects the garbage collector holds frozen."""
 
     def __init__(self, client: ApiClient) -> None:
-        self._client = client
+        super().__init__(client)
         self.frozen: list[int] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
 
     async def list_all(
         self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0
