@@ -15,7 +15,6 @@ from docform.manifest.messages import model_at
 CORPUS = Path(__file__).parent / "manifests"
 INVALID_CASES = sorted(path for path in (CORPUS / "invalid").iterdir() if path.is_dir())
 VALID_ENV = {
-    "DOCFORM_TEST_API": "sandbox:.docform/test.sqlite",
     "DOCFORM_TEST_SPEC_AUTH": "reader:s3cret",
     "DOCFORM_TEST_AZURE_CERT": "-----BEGIN CERTIFICATE-----\nAZURE\n-----END CERTIFICATE-----",
 }

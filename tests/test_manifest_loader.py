@@ -124,7 +124,7 @@ def test_identity_fields_are_read() -> None:
     )
 
 
-def test_settings_defaults_and_env_interpolation() -> None:
+def test_settings_and_their_defaults() -> None:
     settings = load_valid("full").settings
     assert settings.api == "sandbox:.docform/test.sqlite"
     assert settings.prune.teams is True

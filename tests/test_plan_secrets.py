@@ -277,3 +277,27 @@ def test_drift_hides_credentials_removed_from_source_url(
     text = output_of(["drift", manifests, *format_option], sandbox, exit_code=2)
     assert_no_secret(text)
     assert ("sourceURL: live (sensitive)" in text) or format_option == ["--json"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["plan"], ["plan", "--markdown"], ["plan", "--json"], ["drift", "--markdown"]],
+    ids=["plan", "markdown", "json", "drift"],
+)
+def test_a_settings_value_from_the_environment_is_refused_unread(
+    sandbox: Path, tmp_path: Path, args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``${env:}`` in an ignore pattern or the ``api:`` URL would print its value (the token)
+    in messages, or send it into a DNS lookup: only secret fields may read the environment."""
+    monkeypatch.setenv("HOME_SECRET", ENV_TOKEN)
+    directory = write_manifests(
+        tmp_path / "m",
+        """\
+        organization: {id: org_acme}
+        docform:
+          ignore: ["team.${env:DOCFORM_API_TOKEN}", "team.${env:HOME_SECRET}"]
+        """,
+    )
+    text = output_of([args[0], directory, *args[1:]], sandbox, exit_code=1)
+    assert_no_secret(text)
+    assert "main.yaml:3:12: docform.ignore[0]: ${env:...} is only" in text

@@ -60,7 +60,8 @@ class LimitSettings(ManifestModel):
 
 
 class Settings(ManifestModel):
-    """``docform:``. Every string here may use ``${env:NAME}``."""
+    """``docform:``. No value here may read the environment (``${env:NAME}``): these are shown
+    in messages and plans, and only secret fields may hold secrets."""
 
     unknown_key_hints: ClassVar[Mapping[str, str]] = {
         "token": "never write the API token in manifests: set DOCFORM_API_TOKEN",

@@ -1,10 +1,12 @@
 """Value references: ``${env:NAME}`` and ``{file: PATH}``.
 
-``${env:NAME}`` is allowed in settings (``docform:``) and in secret-bearing fields; elsewhere it
-is an error, so that what a plan shows is what the files say. ``{file: PATH}`` is allowed in
-secret-bearing fields only; PATH is relative to the manifest directory and may not leave it; the
-file's text is used without surrounding whitespace. Secret-bearing fields become `Secret`
-values that keep the reference as written.
+Both are allowed in secret-bearing fields only; elsewhere they are an error, so that what a
+plan shows is what the files say, and a value read from the environment (the API token, a home
+directory) is never printed or sent anywhere but where a secret goes: an ignore pattern is
+quoted in "matches nothing", an ``api:`` URL is looked up in the DNS. Such a value is not read.
+PATH is relative to the manifest directory and may not leave it; the file's text is used
+without surrounding whitespace. Secret-bearing fields become `Secret` values that keep the
+reference as written.
 """
 
 from __future__ import annotations
@@ -97,10 +99,10 @@ class ValueResolver:
                 value[key] = self._secret(item, child)
             elif isinstance(item, str):
                 if "${" in item:
-                    value[key] = self._string(item, (*path, key))
+                    self._refuse_env((*path, key))
             elif isinstance(item, dict | list):
                 child = (*path, key)
-                if _is_file_reference(item) and child[0] != "docform":
+                if _is_file_reference(item):
                     message = (
                         f"{{file: PATH}} is only allowed in secret fields ({SECRET_FIELD_NAMES})"
                     )
@@ -108,20 +110,11 @@ class ValueResolver:
                 else:
                     self._walk(item, child)
 
-    def _string(self, text: str, path: Path) -> str:
-        if "${" not in text:
-            return text
-        if path[0] != "docform":
-            message = (
-                f"${{env:...}} is only allowed in settings and secret fields ({SECRET_FIELD_NAMES})"
-            )
-            self._problem(path, message)
-            return text
-        try:
-            return self._interpolate(text)
-        except UnresolvedReference as exc:
-            self._problem(path, str(exc))
-            return text
+    def _refuse_env(self, path: Path) -> None:
+        hint = "; set DOCFORM_API_URL instead" if path == ("docform", "api") else ""
+        self._problem(
+            path, f"${{env:...}} is only allowed in secret fields ({SECRET_FIELD_NAMES}){hint}"
+        )
 
     def _secret(self, value: Any, path: Path) -> Any:
         try:

@@ -6,9 +6,9 @@ read first, and when they name the organization and the API plainly, reading sta
 rest of the set loads in a worker thread. Those files are not read twice: loading takes them
 as read (`load_manifest_set`'s ``read_already``).
 
-Anything unusual (no such file, two organizations, a value with ``${env:...}``, a problem in
-those files) gives no early view: the set then loads first, as it always did, and reports
-its problems the same way.
+Anything unusual (no such file, two organizations, a value with ``${env:...}``, which loading
+refuses, a problem in those files) gives no early view: the set then loads first, as it always
+did, and reports its problems the same way.
 """
 
 from __future__ import annotations
