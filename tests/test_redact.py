@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from docform.redact import redact_text, redact_url
+import base64
+import json
+import os
+import string
+from urllib.parse import quote, quote_plus
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docform.redact import MASK, redact_text, redact_url
 
 
 def test_redact_url_masks_user_and_password() -> None:
@@ -58,3 +68,67 @@ def test_redact_text_masks_authorization_header_values() -> None:
 def test_redact_text_leaves_prose_about_bearer_tokens_alone() -> None:
     text = "missing bearer token in the Authorization header"
     assert redact_text(text) == text
+
+
+SECRET = "tok_Secret/Value+42=ok"
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        quote(SECRET, safe=""),
+        quote(SECRET, safe="").lower(),
+        quote_plus(SECRET),
+        base64.b64encode(SECRET.encode()).decode(),
+        base64.urlsafe_b64encode(SECRET.encode()).decode().rstrip("="),
+        base64.b64encode(f"user:{SECRET}".encode()).decode(),
+        base64.b64encode(f"ab{SECRET}".encode()).decode(),
+        SECRET.upper(),
+        json.dumps(SECRET)[1:-1].replace("/", "\\/"),
+        f"{SECRET[:11]} ... {SECRET[11:]}",
+    ],
+    ids=["url", "url-lower", "url-plus", "base64", "base64url", "basic", "base64-shifted",
+         "upper", "json", "split"],
+)  # fmt: skip
+def test_redact_text_masks_the_common_encodings_of_an_echoed_secret(echo: str) -> None:
+    masked = redact_text(f"the service said: {echo}.", [SECRET])
+    assert MASK in masked
+    assert not _holds_a_part_of(masked, SECRET), masked
+
+
+def _holds_a_part_of(text: str, secret: str) -> bool:
+    """Whether ``text`` still holds 6 or more characters in a row of ``secret`` or of one of
+    the encodings the test feeds (compared without case)."""
+    forms = {secret, quote(secret, safe=""), base64.b64encode(secret.encode()).decode()}
+    lowered = text.lower()
+    return any(form[i : i + 6].lower() in lowered for form in forms for i in range(len(form) - 5))
+
+
+@settings(max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "30")), deadline=None)
+@given(
+    secret=st.text(alphabet=string.ascii_letters + string.digits + "-_./+=:@", min_size=12,
+                   max_size=60),
+    prefix=st.text(alphabet=string.ascii_letters + ": ", max_size=5),
+    encode=st.sampled_from(["url", "base64", "base64url", "upper", "lower"]),
+)  # fmt: skip
+def test_an_encoded_secret_never_survives_redaction(secret: str, prefix: str, encode: str) -> None:
+    raw = prefix + secret
+    echo = {
+        "url": quote(raw, safe=""),
+        "base64": base64.b64encode(raw.encode()).decode(),
+        "base64url": base64.urlsafe_b64encode(raw.encode()).decode(),
+        "upper": raw.upper(),
+        "lower": raw.lower(),
+    }[encode]
+    masked = redact_text(f"refused: {echo} (400)", [secret])
+    assert MASK in masked
+    if encode in ("upper", "lower"):
+        assert secret.lower() not in masked.lower()
+    elif encode == "url":
+        assert quote(secret, safe="").lower() not in masked.lower()
+
+
+def test_redact_text_leaves_short_words_that_match_no_secret_alone() -> None:
+    assert redact_text("team platform matches nothing", [SECRET]) == (
+        "team platform matches nothing"
+    )

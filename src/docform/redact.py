@@ -8,9 +8,12 @@ wherever a URL appears. Masked parts read ``***`` so a message still shows where
 
 from __future__ import annotations
 
+import base64
+import json
 import re
-from collections.abc import Iterable
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
 MASK = "***"
 
@@ -77,12 +80,68 @@ def _redact_query(query: str) -> str:
 
 
 def redact_text(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with every given secret, URL credential and bearer/basic credential masked."""
-    # Longest first, so a secret that contains another one is masked whole.
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, MASK)
+    """``text`` with every given secret, URL credential and bearer/basic credential masked.
+
+    A secret is masked as it is and as a service may echo it: in another case, URL-encoded,
+    JSON-escaped, base64-encoded (alone or inside a longer encoded text, as in a Basic
+    credential), and a token-like secret also in pieces of half its length or more.
+    """
+    pattern = _secrets_pattern(tuple(sorted({s for s in secrets if s})))
+    if pattern is not None:
+        text = pattern.sub(MASK, text)
     text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
     return _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
+
+
+@lru_cache(maxsize=64)
+def _secrets_pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not secrets:
+        return None
+    forms = {form for secret in secrets for form in _echoed_forms(secret)}
+    forms.update(secrets)
+    # Longest first, so a secret that contains another one is masked whole.
+    alternatives = sorted(forms, key=lambda form: (-len(form), form))
+    return re.compile("|".join(map(re.escape, alternatives)), re.IGNORECASE)
+
+
+# Pieces of a token-like secret are masked when a service splits its echo; longer secrets
+# (a certificate, a URL) are split by `secret_fragments` along their own structure instead.
+_MAX_SPLIT_SECRET = 256
+
+
+def _echoed_forms(secret: str) -> set[str]:
+    """How a service may echo ``secret`` besides verbatim (case is ignored when matching)."""
+    forms = {
+        quote(secret, safe=""),
+        quote(secret),
+        quote_plus(secret),
+        json.dumps(secret)[1:-1],
+        json.dumps(secret)[1:-1].replace("/", "\\/"),
+        *_base64_forms(secret),
+    }
+    if _token_like(secret):
+        piece = max(FRAGMENT_MIN_CHARS, -(-len(secret) // 2))
+        forms.update(secret[i : i + piece] for i in range(len(secret) - piece + 1))
+    return {form for form in forms if len(form) >= FRAGMENT_MIN_CHARS}
+
+
+def _token_like(secret: str) -> bool:
+    return (
+        len(secret) <= _MAX_SPLIT_SECRET
+        and "://" not in secret
+        and not any(ch.isspace() for ch in secret)
+    )
+
+
+def _base64_forms(secret: str) -> Iterator[str]:
+    """The base64 characters that only ``secret`` decides, at each of the three byte offsets
+    it may start at inside a longer encoded text (``user:TOKEN``), in both alphabets."""
+    raw = secret.encode()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode()
+        core = encoded[-(-offset * 8 // 6) : (offset + len(raw)) * 8 // 6]
+        yield core
+        yield core.replace("+", "-").replace("/", "_")
 
 
 # Parts of a secret shorter than this are not masked on their own: they would mask ordinary
