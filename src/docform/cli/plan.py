@@ -57,6 +57,8 @@ def validate(directory: Path, as_json: bool) -> int:
         return 1
     if as_json:
         click.echo("[]")
+    for note in manifests.lock.notes:
+        click.echo(f"Note: {note}", err=True)
     if output().verbose:
         for file in manifests.files:
             click.echo(f"Read {Path(directory, file)}", err=True)

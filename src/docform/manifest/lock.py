@@ -33,7 +33,8 @@ HEADER = (
     "# renamed or moved entry keeps its object. Review changes to it like code; to let an\n"
     "# entry match by its natural key again, delete its line.\n"
 )
-_ID = re.compile(ID_PATTERN)
+LIVE_ID = re.compile(ID_PATTERN)
+"""What a line of the lock may hold as an id."""
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$")
 
 
@@ -43,6 +44,8 @@ class Lock:
 
     organization: str | None = None
     ids: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """The lines set aside because they hold no usable id (located, with what follows)."""
 
     def ids_for(self, organization: str) -> dict[str, str]:
         """The ids, when the lock was written for ``organization`` (else none apply)."""
@@ -81,15 +84,36 @@ def _lock_of(parsed: YamlFile) -> tuple[Lock, list[Problem]]:
     if not isinstance(ids, dict):
         problem(("ids",), "ids must map plan addresses to live ids")
         ids = {}
-    for address, live_id in ids.items():
-        if not isinstance(live_id, str) or not _ID.match(live_id):
-            problem(("ids", address), f"{live_id!r} is not a live id")
     unknown = sorted(set(value) - {"format_version", "organization", "ids"})
     for key in unknown:
         problem((key,), "unknown key (format_version, organization and ids are allowed)")
     if problems:
         return Lock(), problems
-    return Lock(organization, dict(ids)), []
+    usable, notes = _usable_ids(ids, positions)
+    return Lock(organization, usable, notes), []
+
+
+def _usable_ids(
+    ids: Mapping[Any, Any], positions: Mapping[tuple[Any, ...], tuple[int, int]]
+) -> tuple[dict[str, str], list[str]]:
+    """The lines of ``ids`` that tie an address to an id, and a note for each other line.
+
+    A bad line (an apply killed while writing, a hand edit) costs only that entry's tie: it is
+    matched by its natural key, and the next apply or `docform pin` writes the line again. A
+    whole lock refused would stop every plan, and in CI every pull request after it."""
+    usable: dict[str, str] = {}
+    notes: list[str] = []
+    for address, live_id in ids.items():
+        if isinstance(address, str) and isinstance(live_id, str) and LIVE_ID.match(live_id):
+            usable[address] = live_id
+            continue
+        line, column = positions.get(("ids", address), (1, 1))
+        notes.append(
+            f"{LOCK_NAME}:{line}:{column}: ids.{address}: {live_id!r} is not a live id, so the "
+            "line is set aside: the entry is matched by its natural key or `formerly`, and the "
+            "next apply (or `docform pin`) writes its line again"
+        )
+    return usable, notes
 
 
 def render_lock(organization: str, ids: Mapping[str, str]) -> str:

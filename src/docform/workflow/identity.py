@@ -13,7 +13,7 @@ from typing import Any
 
 from docform.errors import DocformError
 from docform.kinds.registry import build_kinds
-from docform.manifest.lock import LOCK_NAME, LockWriter, write_lock
+from docform.manifest.lock import LIVE_ID, LOCK_NAME, LockWriter, write_lock
 
 
 class LockRecorder:
@@ -24,7 +24,11 @@ class LockRecorder:
         self.directory = manifests.directory
         self.organization = manifests.organization.id
         self.ids: dict[str, str] = dict(plan.identities)
-        self.id_paths = {kind.name: kind.created_id for kind in build_kinds(self.organization)}
+        # Only kinds whose entries the lock ties: a grant found again after its answer was lost
+        # carries the id docform makes up for it (space/team/id), no live id.
+        self.id_paths = {
+            kind.name: kind.created_id for kind in build_kinds(self.organization) if kind.locked
+        }
         self.warning: str | None = None
         self.writer = LockWriter(self.directory, self.organization, self.ids)
 
@@ -41,9 +45,12 @@ class LockRecorder:
             ) from None
 
     def created(self, change: Any, answer: Any) -> None:
-        """A create answered: record the new object's id at once."""
-        live_id = _dig(answer, self.id_paths.get(change.kind, "id"))
-        if not isinstance(live_id, str) or self.warning is not None:
+        """A create answered (or was found again after its answer was lost): record the new
+        object's id at once, when it is one the lock can hold."""
+        if change.kind not in self.id_paths or self.warning is not None:
+            return
+        live_id = _dig(answer, self.id_paths[change.kind])
+        if not isinstance(live_id, str) or not LIVE_ID.match(live_id):
             return
         self.ids[change.address] = live_id
         try:

@@ -102,6 +102,8 @@ async def plan_while_loading(
                 taken.exception()  # the caller reports a failed load from ``loading`` itself
         prune = manifests.settings.prune.model_dump()
         plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
+        if manifests.lock.organization == org_id:
+            plan.notes[:0] = manifests.lock.notes
     plan.requests = client.stats.requests if hasattr(client, "stats") else 0
     return plan
 
