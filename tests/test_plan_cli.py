@@ -37,6 +37,7 @@ PLAN_KEYS = [
     "rails",
     "targeting",
     "warnings",
+    "commit",
     "fingerprints",
     "checksum",
 ]
@@ -120,7 +121,7 @@ def test_a_read_retried_after_a_passing_fault_gives_the_same_plan(
 def test_json_plan_has_exactly_the_documented_keys(sandbox: Path, basic: Path) -> None:
     plan = plan_json(basic, sandbox)
     assert list(plan) == PLAN_KEYS
-    assert plan["format_version"] == "1.0"
+    assert plan["format_version"] == "1.1"
     assert plan["changes"]
     for change in plan["changes"]:
         assert list(change) == CHANGE_KEYS, change["address"]
@@ -188,13 +189,15 @@ def out(sandbox: Path, basic: Path, tmp_path: Path) -> Path:
     return path
 
 
-def test_a_saved_plan_is_the_plan_json_plus_its_manifest_directory(
+def test_a_saved_plan_is_the_plan_json_plus_its_manifests_and_secrets(
     sandbox: Path, basic: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "plan.json"
     result = save(basic, sandbox, out)
     saved = json.loads(out.read_text(encoding="utf-8"))
     assert saved.pop("manifest_directory") == "manifests"
+    assert saved.pop("manifest_directory_base") == "plan file"  # tmp_path is in no repository
+    assert list(saved.pop("secrets")["fingerprints"]) == ["saml.okta.certificate"]
     assert saved == plan_json(basic, sandbox)
     assert f"Saved the plan to {out}; apply it with 'docform apply {out}'." in result.stderr
 
@@ -235,8 +238,10 @@ def test_a_saved_plan_is_refused_when_an_object_it_changes_changed_since(
     result = run(["apply", out], sandbox)
     assert result.exit_code == 1
     assert result.stderr == (
-        f"Error: {out} is stale: these objects changed since it was planned: organization "
-        "(organization org_acme); make a new plan with 'docform plan --out'\n"
+        f"Error: {out} is not the plan the manifests make now, so nothing was applied: live "
+        "objects changed since it was planned: organization (organization org_acme); planned "
+        "differently now: organization (update): before, fields. Make a new plan of "
+        f"{out.parent / 'manifests'} with 'docform plan --out' and review it\n"
     )
     assert titles(sandbox, f"/orgs/{ORG}/collections") == []
 
@@ -261,7 +266,7 @@ def test_a_saved_plan_is_refused_when_another_client_created_what_it_creates(
     live_api(sandbox, "PUT", f"/orgs/{ORG}/teams", {"title": "Platform"})
     result = run(["apply", out], sandbox)
     assert result.exit_code == 1
-    assert "is stale: these objects changed since it was planned: team.platform" in result.stderr
+    assert "in the saved plan but no longer planned: team.platform (create)" in result.stderr
     assert titles(sandbox, f"/orgs/{ORG}/teams") == ["Platform"]
 
 

@@ -29,7 +29,14 @@ from docform.errors import DocformError
 @click.option(
     "--checksum",
     metavar="SHA",
-    help="With a directory: apply only if the new plan has this checksum (from 'plan').",
+    help="Apply only if the new plan has this checksum (from 'plan'; with a saved plan, its own).",
+)
+@click.option(
+    "--manifests",
+    "manifest_directory",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="With a saved plan: the manifest directory to plan again (default: the one it names, "
+    "in the repository holding the plan file or the working directory).",
 )
 @click.option(
     "--parallelism",
@@ -74,6 +81,7 @@ def apply(
     source: Path,
     yes: bool,
     checksum: str | None,
+    manifest_directory: Path | None,
     parallelism: int | None,
     max_deletions: int | None,
     force: bool,
@@ -86,8 +94,10 @@ def apply(
 
     With a directory, docform plans, shows the plan and asks before it changes anything
     (--yes skips the question; --checksum applies only the plan a reviewer approved). A saved
-    plan (from 'plan --out') is shown, and is its own approval; it is refused when an object it
-    changes was modified since it was planned. Safety rails are checked before the first call.
+    plan (from 'plan --out') is a receipt, never a script: the manifests are planned again and
+    that plan is applied only when it is exactly the saved one (the same changes and calls, the
+    live objects and secrets unchanged), which is its approval; any difference is refused and
+    named. Safety rails are checked before the first call.
 
     apply records in docform.lock, beside the manifests, the live object each entry manages
     (commit it): a later rename or move of an entry then keeps its object.
@@ -110,7 +120,9 @@ def apply(
             as_json=as_json,
             lock_file=not no_lock_file,
         )
-    manifests, the_plan = _plan_to_apply(source, checksum, targets, excludes)
+    if manifest_directory is not None and source.is_dir():
+        raise click.UsageError("--manifests goes with a saved plan; SOURCE is a directory")
+    manifests, the_plan = _plan_to_apply(source, manifest_directory, targets, excludes)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
@@ -134,10 +146,13 @@ def apply(
 
 
 def _plan_to_apply(
-    source: Path, checksum: str | None, targets: Sequence[str], excludes: Sequence[str]
+    source: Path,
+    manifest_directory: Path | None,
+    targets: Sequence[str],
+    excludes: Sequence[str],
 ) -> tuple[Any, Any]:
     """The manifests and the plan to apply: planned now from a directory (narrowed by the
-    targets), or read from a saved plan file."""
+    targets), or planned now in place of a saved plan, which it must match."""
     from docform.engine.targets import narrow_plan
 
     if source.is_dir():
@@ -145,30 +160,33 @@ def _plan_to_apply(
         if output().verbose:
             click.echo(stats.summary(), err=True)
         return manifests, narrow_plan(the_plan, targets, excludes)
-    for option, given in (("--checksum", checksum), ("--target", targets or excludes)):
-        if given:
-            raise click.UsageError(
-                f"{option} goes with a directory; a saved plan applies as it was reviewed"
-            )
-    return _saved_plan_to_apply(source)
-
-
-def _saved_plan_to_apply(source: Path) -> tuple[Any, Any]:
-
-    from docform.workflow.run import plan_manifests
-    from docform.workflow.saved import load_plan, saved_manifest_directory, stale_objects
-
-    the_plan, saved = load_plan(source)
-    manifests = load_manifests(saved_manifest_directory(source, saved))
-    fresh, _ = run_async(plan_manifests(manifests))
-    stale = stale_objects(the_plan, fresh)
-    if stale:
-        raise DocformError(
-            f"{source} is stale: these objects changed since it was planned: "
-            + ", ".join(stale)
-            + "; make a new plan with 'docform plan --out'"
+    if targets or excludes:
+        raise click.UsageError(
+            "--target goes with a directory; a saved plan applies as it was reviewed"
         )
-    the_plan.violations, the_plan.live_counts = fresh.violations, fresh.live_counts
-    # A saved plan holds no ids of what it matched: docform.lock is kept from this planning.
-    the_plan.identities = fresh.identities
-    return manifests, the_plan
+    return _saved_plan_to_apply(source, manifest_directory)
+
+
+def _saved_plan_to_apply(source: Path, manifest_directory: Path | None) -> tuple[Any, Any]:
+    """The manifests the saved plan ``source`` names (or ``manifest_directory``) and their
+    plan made now, which is applied only when it is the saved one: else `DocformError`
+    naming every difference."""
+    from docform.engine.targets import narrow_plan
+    from docform.workflow.receipt import differences
+    from docform.workflow.run import plan_manifests
+    from docform.workflow.saved import read_saved, saved_manifest_directory, secret_resolver
+
+    saved = read_saved(source)
+    directory = manifest_directory or saved_manifest_directory(source, saved)
+    manifests = load_manifests(directory)
+    fresh, _ = run_async(plan_manifests(manifests))
+    targeting = saved.get("targeting") or {}
+    fresh = narrow_plan(fresh, targeting.get("targets", ()), targeting.get("excludes", ()))
+    found = differences(saved, fresh, secret_resolver(manifests))
+    if found:
+        raise DocformError(
+            f"{source} is not the plan the manifests make now, so nothing was applied: "
+            + "; ".join(found)
+            + f". Make a new plan of {directory} with 'docform plan --out' and review it"
+        )
+    return manifests, fresh

@@ -137,6 +137,7 @@ def plan(
     DOCFORM_API_TOKEN.
     """
     from docform.engine.targets import narrow_plan
+    from docform.workflow.repository import head_commit
     from docform.workflow.run import assess_rails
     from docform.workflow.saved import save_plan
 
@@ -161,6 +162,7 @@ def plan(
         )
     manifests, the_plan, stats = load_and_plan_with_progress(directory)
     the_plan = narrow_plan(the_plan, targets, excludes)
+    the_plan.commit = head_commit(directory)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
     _print_plan(the_plan, manifests, form, not compact, (markdown_out, markdown_limit))
     if out is not None:

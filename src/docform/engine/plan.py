@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
 ACTIONS = ("create", "update", "delete", "move", "restore", "membership", "reorder")
 SUMMARY_OF_ACTION = {
     "create": "create",
@@ -230,6 +230,9 @@ class Plan:
     rails: Any = None
     """Every safety rail as evaluated for this plan (`docform.engine.rails.RailReport`), once
     the commands have evaluated them; None before."""
+    commit: str | None = None
+    """The commit of the repository holding the manifests when they were planned, if known:
+    what a reviewer reads the plan against."""
 
     @property
     def has_changes(self) -> bool:
@@ -266,6 +269,7 @@ class Plan:
         doc["rails"] = self.rails.to_json() if self.rails is not None else None
         doc["targeting"] = self.targeting.to_json() if self.targeting is not None else None
         doc["warnings"] = list(self.warnings)
+        doc["commit"] = self.commit
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

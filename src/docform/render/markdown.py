@@ -50,7 +50,10 @@ def head_lines(plan: Plan, *, most_rails: int | None = None) -> list[str]:
     """What the comment opens with, whatever its length: the summary, the organization and
     checksum, the safety rails (at most ``most_rails`` of each kind) and the targeting."""
     lines = [HEADING, "", f"**{plan_summary_line(plan)}**", ""]
-    lines.append(f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`")
+    planned = f" · commit `{escape(plan.commit)}`" if plan.commit else ""
+    lines.append(
+        f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`{planned}"
+    )
     lines.append("")
     lines += rails_markdown(plan.rails, escape, most=most_rails)
     if plan.targeting is not None:

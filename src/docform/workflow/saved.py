@@ -1,76 +1,115 @@
-"""Saved plans: the plan JSON plus what apply needs to check and complete it.
+"""Saved plans: the plan JSON plus what apply needs to check it against a fresh plan.
 
-A saved plan holds no secret. It names the manifest directory so that apply can read secret
-values (``{"$secret": "saml.okta.certificate"}``) from the manifests again, and it records a
-fingerprint of every live object the plan read so that apply can refuse a stale plan.
+A saved plan is a receipt, never a script (`docform.workflow.receipt`): apply plans the
+manifests again and applies that fresh plan only when it is exactly the saved one. A saved
+plan holds no secret, only keyed fingerprints of the secrets it sends, and names its manifest
+directory so that apply finds them.
 
-The manifest directory is stored relative to the plan file's own directory (``manifests``
-for ``plan manifests --out docform.plan``), so a plan made on one machine or CI runner applies
-from a checkout anywhere else, as long as the two keep their places in the repository.
+The manifest directory is stored relative to the root of the Git repository holding it
+(``manifests``), so the plan file can be kept, downloaded or copied anywhere and applied from
+any checkout of that repository; outside a repository, relative to the plan file's directory.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from docform.engine.ignore import Ignored
-from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged
+from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged, canonical_json
 from docform.engine.rails import RailReport
 from docform.engine.targets import Targeting
 from docform.errors import DocformError
+from docform.workflow.receipt import secret_fingerprints
+from docform.workflow.repository import repository_root
 
 SENSITIVE = "(sensitive)"
+BODY_KEYS = ("format_version", "organization", "changes")
 
 
 def save_plan(plan: Plan, manifests: Any, path: Path) -> None:
     doc = plan.to_json()
-    doc["manifest_directory"] = _relative_to_plan(Path(manifests.directory), path)
+    directory = Path(manifests.directory)
+    root = repository_root(directory)
+    base = root if root is not None else path.resolve().parent
+    doc["manifest_directory"] = _relative(directory, base)
+    doc["manifest_directory_base"] = "repository" if root is not None else "plan file"
+    doc["secrets"] = secret_fingerprints(plan, secret_resolver(manifests))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _relative_to_plan(directory: Path, plan_file: Path) -> str:
-    """``directory`` as a POSIX path relative to the directory of ``plan_file``; absolute only
-    when there is no relative way (another drive on Windows)."""
+def _relative(directory: Path, base: Path) -> str:
+    """``directory`` as a POSIX path relative to ``base``; absolute only when there is no
+    relative way (another drive on Windows)."""
     try:
-        relative = os.path.relpath(directory.resolve(), plan_file.resolve().parent)
+        relative = os.path.relpath(directory.resolve(), base.resolve())
     except ValueError:
         return directory.resolve().as_posix()
     return Path(relative).as_posix()
 
 
 def saved_manifest_directory(plan_file: Path, doc: dict[str, Any]) -> Path:
-    """The manifest directory a saved plan names, found from where the plan file is now."""
+    """The manifest directory a saved plan names: under the repository holding the plan file,
+    else under the one holding the working directory (a plan downloaded elsewhere, applied
+    from a checkout); beside the plan file for a plan made outside any repository."""
     directory = Path(doc.get("manifest_directory") or ".")
-    return directory if directory.is_absolute() else plan_file.parent / directory
+    if directory.is_absolute():
+        return directory
+    if doc.get("manifest_directory_base") != "repository":
+        return plan_file.parent / directory
+    for start in (plan_file.parent, Path.cwd()):
+        root = repository_root(start)
+        if root is not None and (root / directory).is_dir():
+            return root / directory
+    raise SavedPlanError(
+        f"{plan_file} was planned from the manifests at '{directory.as_posix()}' of its "
+        f"repository, and {plan_file.parent} is in no repository holding them: give the "
+        "manifest directory with 'docform apply PLANFILE --manifests DIR'"
+    )
 
 
 class SavedPlanError(DocformError):
     """A saved plan that cannot be applied: unreadable, of another format, or stale."""
 
 
-def load_plan(path: Path) -> tuple[Plan, dict[str, Any]]:
-    """The plan saved at ``path``, and the whole saved document."""
+def read_saved(path: Path) -> dict[str, Any]:
+    """The document saved at ``path``, checked to be a plan of this format whose checksum is
+    that of its changes (a plan edited by mistake is refused plainly; one edited with its
+    checksum recomputed is refused by apply, which compares it with a fresh plan)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise SavedPlanError(
             f"{path}: not a saved plan ({exc}); save one with 'docform plan --out FILE'"
         ) from None
-    if not isinstance(doc, dict) or doc.get("format_version", "").split(".")[0] != "1":
+    if not isinstance(doc, dict) or str(doc.get("format_version", "")).split(".")[0] != "1":
         raise SavedPlanError(
             f"{path}: not a docform plan of format 1.x; save one with 'docform plan --out'"
         )
-    plan = Plan(organization=doc["organization"], fingerprints=doc.get("fingerprints", {}))
-    plan.changes = [_change(c) for c in doc["changes"]]
-    if plan.checksum() != doc.get("checksum"):
+    body = {key: doc.get(key) for key in BODY_KEYS}
+    if hashlib.sha256(canonical_json(body).encode()).hexdigest() != doc.get("checksum"):
         raise SavedPlanError(
             f"{path}: the plan was edited after it was saved (its checksum does not match); "
             "make a new one with 'docform plan --out'"
         )
+    return doc
+
+
+def load_plan(path: Path) -> tuple[Plan, dict[str, Any]]:
+    """The plan saved at ``path`` (to show it), and the whole saved document."""
+    doc = read_saved(path)
+    try:
+        plan = Plan(organization=doc["organization"], fingerprints=doc.get("fingerprints", {}))
+        plan.changes = [_change(c) for c in doc["changes"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SavedPlanError(
+            f"{path}: not a saved plan docform can read ({exc!r}); save one with "
+            "'docform plan --out'"
+        ) from None
     _read_context(plan, doc)
     return plan, doc
 
@@ -120,21 +159,6 @@ def _field(doc: dict[str, Any]) -> FieldChange:
         sensitive_before=doc["before"] == SENSITIVE and not hidden_after,
         null_means=doc.get("null_means"),
     )
-
-
-def stale_objects(saved: Plan, fresh: Plan) -> list[str]:
-    """The live objects the saved plan changes that are no longer as they were read."""
-    stale = []
-    still_absent = {c.address for c in fresh.changes if c.action == "create"}
-    for change in saved.changes:
-        if change.action == "create" and change.address not in still_absent:
-            stale.append(f"{change.address} (now exists: created since the plan)")
-        if change.live_id is None or change.action == "restore":
-            continue
-        key = f"{change.kind}:{change.live_id}"
-        if saved.fingerprints.get(key) != fresh.fingerprints.get(key):
-            stale.append(f"{change.address} ({change.kind} {change.live_id})")
-    return sorted(set(stale))
 
 
 def secret_resolver(manifests: Any) -> Any:
