@@ -2,20 +2,27 @@
 with only the fields the service promises in every answer (docs/service.md), and one with every
 field the service sends (as the sandbox's OpenAPI description lists them).
 
-Each answer is served by an httpx transport to a real `ApiClient`, which checks it
-(`docform.api.shapes`) exactly as it checks the service's, and must hand it back unchanged.
+The routes are the ones the kinds declare they read (`docform.kinds.registry`), each found among
+the sandbox's routes with its answer's description (`docform.sandbox.routes`): a new kind's read
+route is checked with no change here. Each answer is served by an httpx transport to a real
+`ApiClient`, which checks it (`docform.api.shapes`) exactly as it checks the service's, and must
+hand it back unchanged. The kinds' need/may shapes are held to the same descriptions field by
+field: what a kind needs, every answer holds; what a kind reads, the service may send.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import httpx
 import pytest
 
+from docform.answer_fields import NULL, Field, Shape
 from docform.sandbox.openapi_description import openapi_description
-from docform.workflow.connect import Client
+from docform.sandbox.routes import ENDPOINTS
+from docform.workflow.connect import KIND_SHAPES, Client
 
 SCHEMAS = openapi_description()["components"]["schemas"]
 TIME = "2026-01-02T03:04:05.000Z"
@@ -148,65 +155,171 @@ MINIMAL: dict[str, dict[str, Any]] = {
     },
 }
 
-# -- answers with every field ------------------------------------------------------------------
+# -- the routes the kinds read, and their descriptions -----------------------------------------
 
-#: The sandbox description's object each route answers (or lists).
-FULL_SCHEMA = {
-    "/orgs/org1": "Organization",
-    "/spaces/sp1": "Space",
-    "/orgs/org1/members": "Member",
-    "/orgs/org1/teams": "Team",
-    "/orgs/org1/teams/t1/members": "TeamMember",
-    "/orgs/org1/collections": "Collection",
-    "/orgs/org1/spaces": "Space",
-    "/orgs/org1/sites": "Site",
-    "/orgs/org1/sites/s1/section-groups": "SiteSectionGroup",
-    "/orgs/org1/sites/s1/sections": "SiteSection",
-    "/orgs/org1/sites/s1/site-spaces": "SiteSpace",
-    "/orgs/org1/openapi": "OpenAPISpec",
-    "/orgs/org1/saml": "SAMLProvider",
+
+IDS = {"orgs": "org1", "spaces": "sp1", "teams": "t1", "sites": "s1", "collections": "c1"}
+
+
+def concrete(template: str) -> str:
+    """A path of ``template`` (``/orgs/*/teams`` -> ``/orgs/org1/teams``)."""
+    parts = template.split("/")
+    return "/".join(
+        IDS.get(parts[n - 1], "x1") if part == "*" else part for n, part in enumerate(parts)
+    )
+
+
+def described_answer(path: str) -> dict[str, Any]:
+    """The description of what ``GET path`` answers, from the sandbox route that serves it."""
+    for ep in ENDPOINTS:
+        pattern = re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(ep.path))
+        if ep.method == "GET" and re.fullmatch(pattern, path):
+            assert ep.answer is not None, f"GET {ep.path} describes no answer"
+            return ep.answer
+    raise AssertionError(f"no sandbox route serves GET {path}, which a kind reads")
+
+
+def resolved(schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = SCHEMAS[schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def object_schema(template: str) -> dict[str, Any]:
+    """The object ``template`` answers (for a list route: each of its items)."""
+    answer = resolved(described_answer(concrete(template)))
+    if template in KIND_SHAPES.items:
+        return resolved(answer["properties"]["items"]["items"])
+    return answer
+
+
+READ_ROUTES = sorted(KIND_SHAPES.templates())
+OBJECT_ROUTES = {concrete(t) for t in KIND_SHAPES.objects} | set(KIND_SHAPES.callers)
+
+
+def test_the_kinds_read_routes_are_all_here() -> None:
+    assert len(READ_ROUTES) >= 19 and "/user" in READ_ROUTES
+    assert {concrete(t) for t in READ_ROUTES} >= set(MINIMAL)
+
+
+@pytest.mark.parametrize("template", READ_ROUTES)
+def test_every_route_docform_reads_has_its_answer_described(template: str) -> None:
+    assert object_schema(template).get("type") == "object"
+
+
+# -- each kind's shape against the description -----------------------------------------------
+
+JSON_TYPES = {
+    "string": {str},
+    "boolean": {bool},
+    "integer": {int},
+    "number": {int, float},
+    "object": {dict},
+    "array": {list},
 }
-OBJECT_ROUTES = ("/orgs/org1", "/spaces/sp1")
 
 
-def every_field(schema: dict[str, Any]) -> Any:
-    """A value of ``schema`` with every optional field present (the first of alternatives)."""
-    if "$ref" in schema:
-        return every_field(SCHEMAS[schema["$ref"].rsplit("/", 1)[-1]])
-    if "anyOf" in schema:
-        return every_field(schema["anyOf"][0])
+def value_types(schema: dict[str, Any]) -> set[type]:
+    """The Python types of the values ``schema`` allows."""
+    schema = resolved(schema)
+    for alternatives in ("anyOf", "oneOf"):
+        if alternatives in schema:
+            return set().union(*(value_types(s) for s in schema[alternatives]))
+    if "const" in schema:
+        return {type(schema["const"])}
+    if "enum" in schema:
+        return {NULL if v is None else type(v) for v in schema["enum"]}
+    return JSON_TYPES[schema["type"]]
+
+
+def objects_of(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The object schemas ``schema`` allows (one, or each object among its alternatives)."""
+    schema = resolved(schema)
+    alternatives = schema.get("anyOf") or schema.get("oneOf")
+    if alternatives:
+        return [o for s in alternatives for o in objects_of(s)]
+    return [schema] if schema.get("type") == "object" else []
+
+
+def shape_misfits(shape: Shape, objects: list[dict[str, Any]], where: str) -> list[str]:
+    """Where ``shape`` asks more than ``objects`` (the alternatives an answer may be) promise,
+    or refuses a value they allow."""
+    wrong = []
+    for name, field in shape.items():
+        at = f"{where}.{name}"
+        holding = [o["properties"][name] for o in objects if name in o.get("properties", {})]
+        if not holding:
+            wrong.append(f"{at} is not in the description")
+        elif field.required and any(name not in o.get("required", ()) for o in objects):
+            wrong.append(f"{at} is needed, but the description leaves it optional")
+        for schema in holding:
+            wrong += field_misfits(field, schema, at)
+    return wrong
+
+
+def field_misfits(field: Field, schema: dict[str, Any], at: str) -> list[str]:
+    refused = value_types(schema) - set(field.types)
+    if refused:
+        return [f"{at} refuses {sorted(t.__name__ for t in refused)}, which the description allows"]
+    if field.shape is not None:
+        return shape_misfits(field.shape, objects_of(schema), at)
+    schema = resolved(schema)
+    if field.items is not None and "items" in schema:
+        return field_misfits(field.items, schema["items"], f"{at}[]")
+    return []
+
+
+@pytest.mark.parametrize("template", READ_ROUTES)
+def test_each_kind_reads_what_the_description_promises(template: str) -> None:
+    """A ``need`` is a field every answer holds; every field a kind reads is one the service
+    sends, with every type the service may send it as."""
+    path = concrete(template)
+    shape = KIND_SHAPES.object_shape(path) or KIND_SHAPES.item_shape(path)
+    assert shape is not None
+    assert shape_misfits(shape, [object_schema(template)], template) == []
+
+
+# -- answers with every field, and with only the required ones -------------------------------
+
+
+def example(schema: dict[str, Any], *, every_field: bool) -> Any:
+    """A value of ``schema`` with every optional field present, or only the required ones (the
+    first of alternatives)."""
+    schema = resolved(schema)
+    if "anyOf" in schema or "oneOf" in schema:
+        return example((schema.get("anyOf") or schema["oneOf"])[0], every_field=every_field)
     if "const" in schema:
         return schema["const"]
     if "enum" in schema:
         return next(v for v in schema["enum"] if v is not None)
     kind = schema.get("type")
     if kind == "object":
-        return {name: every_field(field) for name, field in schema.get("properties", {}).items()}
+        names = schema.get("properties", {}) if every_field else schema.get("required", ())
+        properties = schema.get("properties", {})
+        return {name: example(properties[name], every_field=every_field) for name in names}
     if kind == "array":
-        return [every_field(schema["items"])]
+        return [example(schema["items"], every_field=every_field)]
     if kind == "string":
-        return {"date-time": TIME, "uri": "https://service.test/x"}.get(
-            schema.get("format", ""), "x1"
-        )
+        formats = {"date-time": TIME, "uri": "https://service.test/x"}
+        a_path = schema.get("pattern", "").startswith("^/")  # a redirect's source
+        return formats.get(schema.get("format", ""), "/x1" if a_path else "x1")
     return {"boolean": True, "integer": 1, "number": 1}[kind]
 
 
-def full_answer(path: str) -> dict[str, Any]:
-    answer = every_field(SCHEMAS[FULL_SCHEMA[path]])
-    if path in OBJECT_ROUTES:
+def described_example(template: str, *, every_field: bool) -> dict[str, Any]:
+    answer: dict[str, Any] = example(object_schema(template), every_field=every_field)
+    path = concrete(template)
+    if path in OBJECT_ROUTES and template not in KIND_SHAPES.callers:
         answer["id"] = path.rsplit("/", 1)[-1]  # the client checks it is the one asked for
     return answer
 
 
-def test_every_route_docform_reads_has_both_answers() -> None:
-    assert sorted(MINIMAL) == sorted(FULL_SCHEMA)
-
-
 def test_the_full_answers_hold_every_field_the_minimal_ones_leave_out() -> None:
-    user = full_answer("/orgs/org1/members")["user"]
-    assert {"email", "photoURL"} <= set(user) and not {"email", "photoURL"} & set(USER)
-    assert "lastSeenAt" in full_answer("/orgs/org1/members")
-    assert "defaultTeam" in full_answer("/orgs/org1/saml")
+    member = described_example("/orgs/*/members", every_field=True)
+    assert {"email", "photoURL"} <= set(member["user"]) and not {"email", "photoURL"} & set(USER)
+    assert "lastSeenAt" in member
+    assert "defaultTeam" in described_example("/orgs/*/saml", every_field=True)
+    assert "lastSeenAt" not in described_example("/orgs/*/members", every_field=False)
 
 
 def read_through_client(path: str, answer: dict[str, Any]) -> Any:
@@ -236,8 +349,10 @@ def test_an_answer_with_only_the_promised_fields_is_accepted(path: str) -> None:
     assert read_through_client(path, answer) == expected
 
 
-@pytest.mark.parametrize("path", sorted(FULL_SCHEMA))
-def test_an_answer_with_every_field_is_accepted(path: str) -> None:
-    answer = full_answer(path)
+@pytest.mark.parametrize("every_field", [True, False], ids=["every field", "required fields"])
+@pytest.mark.parametrize("template", READ_ROUTES)
+def test_an_answer_as_described_is_accepted(template: str, every_field: bool) -> None:
+    answer = described_example(template, every_field=every_field)
+    path = concrete(template)
     expected = answer if path in OBJECT_ROUTES else [answer]
     assert read_through_client(path, answer) == expected

@@ -8,9 +8,9 @@ uses and the values it closes over (a handler made by a function, as in ``permis
 handler answering a list page (``list_page``) takes ``page``, ``limit`` and ``order``.
 Every operation may also answer an error, ``{"error": {"code", "message"}}``, with the statuses
 the sandbox uses (400, 401, 403, 404, 409, 429). Success answers are described field by field
-(the objects of docs/service.md in `docform.sandbox.answer_schemas`, which route answers which
-in `docform.sandbox.route_answers`), so a client or a test can validate every answer against
-this document.
+(the objects of docs/service.md, which each route module describes beside its endpoints; see
+`docform.sandbox.routes`), so a client or a test can validate every answer against this
+document.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from docform import __version__
-from docform.sandbox.answer_schemas import SCHEMAS
 from docform.sandbox.http import Body, Endpoint, ListQuery, Query
-from docform.sandbox.route_answers import ANSWERS
+from docform.sandbox.routes import ENDPOINTS, OBJECTS
 
 ERROR_STATUSES = {
     "400": "The request is invalid: its JSON, a field, a value or a query parameter.",
@@ -52,10 +51,8 @@ _REF = "#/components/schemas/{model}"
 def openapi_description(endpoints: Iterable[Endpoint] | None = None) -> dict[str, Any]:
     """The OpenAPI document of ``endpoints`` (default: every route of the sandbox)."""
     if endpoints is None:
-        from docform.sandbox.routes import ENDPOINTS
-
         endpoints = ENDPOINTS
-    schemas: dict[str, Any] = {"Error": ERROR_SCHEMA, **SCHEMAS}
+    schemas: dict[str, Any] = {"Error": ERROR_SCHEMA, **OBJECTS}
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
         paths.setdefault(ep.path, {})[ep.method.lower()] = _operation(ep, schemas)
@@ -134,9 +131,8 @@ def _query_parameters(ep: Endpoint) -> list[dict[str, Any]]:
 
 def _responses(ep: Endpoint) -> dict[str, Any]:
     success: dict[str, Any] = {"description": "Success."}
-    answer = ANSWERS[f"{ep.method} {ep.path}"]
-    if answer is not None:
-        success["content"] = {"application/json": {"schema": answer}}
+    if ep.answer is not None:
+        success["content"] = {"application/json": {"schema": ep.answer}}
     responses = {str(ep.status): success}
     if ep.method == "DELETE":
         responses["204"] = {"description": "Deleted, or there was nothing to delete."}

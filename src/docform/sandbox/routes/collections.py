@@ -24,6 +24,18 @@ from typing import Any
 from pydantic import Field
 
 from docform.sandbox.access import is_admin, require_in_org, require_org
+from docform.sandbox.answer_schema import (
+    ID,
+    LEVEL,
+    STRING,
+    Schema,
+    const,
+    flags,
+    obj,
+    page,
+    ref,
+    urls,
+)
 from docform.sandbox.grants import forget_target
 from docform.sandbox.http import (
     API_BASE,
@@ -39,6 +51,22 @@ from docform.sandbox.http import (
 from docform.sandbox.routes.placement import MoveBody, move_item
 from docform.sandbox.routes.shared import check_level
 from docform.sandbox.routes.spaces import NOT_DELETED, check_parent_collection, soft_delete_space
+
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "Collection": obj(
+        {
+            "object": const("collection"),
+            "id": ID,
+            "title": STRING,
+            "organization": ID,
+            "defaultLevel": LEVEL,
+            "urls": urls("location", "app"),
+            "permissions": flags("view", "admin", "viewInviteLinks", "create"),
+        },
+        {"description": STRING, "parent": ID},
+    ),
+}
 
 COLLECTION_FIELDS = ("id", "title", "description", "organization", "parent", "defaultLevel")
 
@@ -59,7 +87,7 @@ class CollectionListQuery(Query):
     nested: bool = True
 
 
-@endpoint("GET", "/orgs/{organizationId}/collections")
+@endpoint("GET", "/orgs/{organizationId}/collections", answer=page("Collection"))
 def list_collections(ctx: Ctx) -> dict[str, Any]:
     """The organization's collections; with ``nested=false`` only the top-level ones."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -74,7 +102,7 @@ class CollectionCreate(Body):
     parent: str | None = None
 
 
-@endpoint("POST", "/orgs/{organizationId}/collections", status=201)
+@endpoint("POST", "/orgs/{organizationId}/collections", status=201, answer=ref("Collection"))
 def create_collection(ctx: Ctx) -> dict[str, Any]:
     """A new collection, at the top level or inside ``parent``."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -93,7 +121,7 @@ def create_collection(ctx: Ctx) -> dict[str, Any]:
     return render_collection(ctx, doc)
 
 
-@endpoint("GET", "/collections/{collectionId}")
+@endpoint("GET", "/collections/{collectionId}", answer=ref("Collection"))
 def get_collection(ctx: Ctx) -> dict[str, Any]:
     return render_collection(ctx, require_in_org(ctx, "collection", ctx.params["collectionId"]))
 
@@ -104,7 +132,7 @@ class CollectionPatch(Body):
     defaultLevel: Any = None
 
 
-@endpoint("PATCH", "/collections/{collectionId}")
+@endpoint("PATCH", "/collections/{collectionId}", answer=ref("Collection"))
 def patch_collection(ctx: Ctx) -> dict[str, Any]:
     """Change a collection's title, description or default level."""
     doc = require_in_org(ctx, "collection", ctx.params["collectionId"], write=True)
@@ -135,7 +163,7 @@ def _subtree(ctx: Ctx, collection: dict[str, Any]) -> list[str]:
     return ids
 
 
-@endpoint("DELETE", "/collections/{collectionId}", status=204)
+@endpoint("DELETE", "/collections/{collectionId}", status=204, answer=None)
 def delete_collection(ctx: Ctx) -> None:
     """Delete a collection with its nested collections; their spaces are soft-deleted."""
     collection_id = ctx.params["collectionId"]
@@ -150,7 +178,7 @@ def delete_collection(ctx: Ctx) -> None:
     return None
 
 
-@endpoint("POST", "/collections/{collectionId}/move")
+@endpoint("POST", "/collections/{collectionId}/move", answer=ref("Collection"))
 def move_collection(ctx: Ctx) -> dict[str, Any]:
     """Move a collection under another one or to the top level, and/or next to a sibling."""
     doc = require_in_org(ctx, "collection", ctx.params["collectionId"], write=True)

@@ -26,6 +26,21 @@ from typing import Any
 from pydantic import Field
 
 from docform.sandbox.access import caller_membership, member_key, require_org
+from docform.sandbox.answer_schema import (
+    BOOL,
+    ID,
+    INTEGER,
+    NUMBER,
+    ROLE_OR_GUEST,
+    STRING,
+    TIME,
+    Schema,
+    array,
+    const,
+    obj,
+    page,
+    ref,
+)
 from docform.sandbox.grants import USER, forget_principal, granted_count
 from docform.sandbox.http import (
     API_BASE,
@@ -42,6 +57,27 @@ from docform.sandbox.http import (
     timestamp,
 )
 from docform.sandbox.seed import member_document, user_document
+
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "Member": obj(
+        {
+            "object": const("member"),
+            "id": ID,
+            "role": ROLE_OR_GUEST,
+            "user": ref("User"),
+            "disabled": BOOL,
+            "joinedAt": TIME,
+            "sso": BOOL,
+            "spaces": NUMBER,
+            "teams": NUMBER,
+            "sites": NUMBER,
+        },
+        {"lastSeenAt": TIME},
+    ),
+    "Invited": obj({"users": array(ID), "invited": INTEGER}, {"failedSSOEmails": array(STRING)}),
+    "Ping": obj({"serviceVisitorClaims": STRING}),
+}
 
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 GUEST = "guest"
@@ -146,7 +182,7 @@ def _member_filters(org_id: str, q: MemberListQuery) -> list[tuple[str, list[Any
     return where
 
 
-@endpoint("GET", "/orgs/{organizationId}/members")
+@endpoint("GET", "/orgs/{organizationId}/members", answer=page("Member"))
 def list_members(ctx: Ctx) -> dict[str, Any]:
     """Members of an organization, filtered by role and search, in the order ``sort`` names."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -161,7 +197,7 @@ def list_members(ctx: Ctx) -> dict[str, Any]:
 # -- one member --------------------------------------------------------------------------------
 
 
-@endpoint("GET", "/orgs/{organizationId}/members/{userId}")
+@endpoint("GET", "/orgs/{organizationId}/members/{userId}", answer=ref("Member"))
 def get_member(ctx: Ctx) -> dict[str, Any]:
     org = require_org(ctx, ctx.params["organizationId"])
     return render_member(ctx, find_member(ctx, org["id"], ctx.params["userId"]))
@@ -171,7 +207,7 @@ class MemberPatch(Body):
     role: str | None = None
 
 
-@endpoint("PATCH", "/orgs/{organizationId}/members/{userId}")
+@endpoint("PATCH", "/orgs/{organizationId}/members/{userId}", answer=ref("Member"))
 def patch_member(ctx: Ctx) -> dict[str, Any]:
     """Change a member's role (null makes the member a guest)."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -184,7 +220,7 @@ def patch_member(ctx: Ctx) -> dict[str, Any]:
     return render_member(ctx, member)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 204)
+@endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 204, answer=None)
 def delete_member(ctx: Ctx) -> None:
     """Remove a member, its team memberships and content grants; 204 also when not a member."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -196,7 +232,7 @@ def delete_member(ctx: Ctx) -> None:
     forget_principal(ctx, org["id"], USER, user_id)
 
 
-@endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso")
+@endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso", answer=ref("Member"))
 def set_member_sso(ctx: Ctx) -> dict[str, Any]:
     """Mark a member as signing in through SSO."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -206,7 +242,7 @@ def set_member_sso(ctx: Ctx) -> dict[str, Any]:
     return render_member(ctx, member)
 
 
-@endpoint("POST", "/orgs/{organizationId}/ping")
+@endpoint("POST", "/orgs/{organizationId}/ping", answer=ref("Ping"))
 def ping(ctx: Ctx) -> dict[str, Any]:
     """Update the caller's last-seen time in the organization."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -244,7 +280,7 @@ def _parse_invitees(body: InviteBody, default_role: str | None) -> list[tuple[st
     return invitees
 
 
-@endpoint("POST", "/orgs/{organizationId}/invites")
+@endpoint("POST", "/orgs/{organizationId}/invites", answer=ref("Invited"))
 def invite_members(ctx: Ctx) -> dict[str, Any]:
     """Add users to the organization by email, creating users unknown to the service."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)

@@ -25,6 +25,21 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from docform.sandbox.access import is_admin, require_org
+from docform.sandbox.answer_schema import (
+    ID,
+    INTEGER,
+    STRING,
+    TIME,
+    URL,
+    Schema,
+    array,
+    const,
+    flags,
+    obj,
+    page,
+    ref,
+    urls,
+)
 from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -40,6 +55,36 @@ from docform.sandbox.http import (
     not_found,
     timestamp,
 )
+
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "OpenAPISpec": obj(
+        {
+            "object": const("openapi-spec"),
+            "id": ID,
+            "createdAt": TIME,
+            "updatedAt": TIME,
+            "slug": STRING,
+            "processingState": {"enum": ["pending", "progress", "complete"]},
+            "lastProcessedErrorCount": INTEGER,
+            "permissions": flags("view", "edit"),
+            "urls": urls("location", "app", "published"),
+        },
+        {
+            "sourceURL": URL,
+            "visibility": {"enum": ["private", "public"]},
+            "lastVersion": ID,
+            "lastProcessedAt": TIME,
+            "lastProcessErrorCode": STRING,
+            "lastProcessedErrors": array(obj({"message": STRING, "code": STRING})),
+        },
+    ),
+    "OpenAPISpecVersion": obj(
+        {"object": const("openapi-spec-version"), "id": ID, "url": URL, "urls": urls("location")},
+        {"createdAt": TIME},
+    ),
+    "OpenAPISpecContent": obj({"filesystem": {"type": "object"}, "url": URL}),
+}
 
 SLUG_PATTERN = r"^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$"
 PREFIX = "/orgs/{organizationId}/openapi"
@@ -160,14 +205,14 @@ def create_spec(ctx: Ctx, org_id: str, slug: str, url: str) -> dict[str, Any]:
 # -- specs -------------------------------------------------------------------------------------
 
 
-@endpoint("GET", PREFIX)
+@endpoint("GET", PREFIX, answer=page("OpenAPISpec"))
 def list_specs(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id)
     return list_page(ctx, "openapi-spec", [("org = ?", [org_id])], lambda d: render_spec(ctx, d))
 
 
-@endpoint("POST", PREFIX, 201)
+@endpoint("POST", PREFIX, 201, answer=ref("OpenAPISpec"))
 def post_spec(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id, write=True)
@@ -177,12 +222,12 @@ def post_spec(ctx: Ctx) -> dict[str, Any]:
     return render_spec(ctx, create_spec(ctx, org_id, body.slug, body.source.url))
 
 
-@endpoint("GET", PREFIX + "/{specSlug}")
+@endpoint("GET", PREFIX + "/{specSlug}", answer=ref("OpenAPISpec"))
 def get_spec(ctx: Ctx) -> dict[str, Any]:
     return render_spec(ctx, require_spec(ctx))
 
 
-@endpoint("PUT", PREFIX + "/{specSlug}")
+@endpoint("PUT", PREFIX + "/{specSlug}", answer=ref("OpenAPISpec"))
 def put_spec(ctx: Ctx) -> dict[str, Any]:
     """Create the spec with this slug, or point it at a new source URL."""
     org_id, slug = ctx.params["organizationId"], ctx.params["specSlug"]
@@ -201,7 +246,7 @@ def put_spec(ctx: Ctx) -> dict[str, Any]:
     return render_spec(ctx, spec)
 
 
-@endpoint("PATCH", PREFIX + "/{specSlug}")
+@endpoint("PATCH", PREFIX + "/{specSlug}", answer=ref("OpenAPISpec"))
 def patch_spec(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx, write=True)
     body = ctx.body_as(SpecPatch)
@@ -212,7 +257,7 @@ def patch_spec(ctx: Ctx) -> dict[str, Any]:
     return render_spec(ctx, spec)
 
 
-@endpoint("DELETE", PREFIX + "/{specSlug}", 204)
+@endpoint("DELETE", PREFIX + "/{specSlug}", 204, answer=None)
 def delete_spec(ctx: Ctx) -> None:
     """Delete the spec and its versions; 204 also when there is no such spec."""
     org_id, slug = ctx.params["organizationId"], ctx.params["specSlug"]
@@ -243,7 +288,7 @@ def require_version(ctx: Ctx, spec: dict[str, Any]) -> dict[str, Any]:
     return version
 
 
-@endpoint("GET", PREFIX + "/{specSlug}/versions")
+@endpoint("GET", PREFIX + "/{specSlug}/versions", answer=page("OpenAPISpecVersion"))
 def list_versions(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     where = [("parent = ?", [spec["id"]])]
@@ -251,25 +296,27 @@ def list_versions(ctx: Ctx) -> dict[str, Any]:
 
 
 # The `latest` routes come before `{versionId}` so that the literal path wins.
-@endpoint("GET", PREFIX + "/{specSlug}/versions/latest")
+@endpoint("GET", PREFIX + "/{specSlug}/versions/latest", answer=ref("OpenAPISpecVersion"))
 def get_latest_version(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     return render_version(spec, latest_version(ctx, spec))
 
 
-@endpoint("GET", PREFIX + "/{specSlug}/versions/latest/content")
+@endpoint("GET", PREFIX + "/{specSlug}/versions/latest/content", answer=ref("OpenAPISpecContent"))
 def get_latest_content(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     return render_content(latest_version(ctx, spec))
 
 
-@endpoint("GET", PREFIX + "/{specSlug}/versions/{versionId}")
+@endpoint("GET", PREFIX + "/{specSlug}/versions/{versionId}", answer=ref("OpenAPISpecVersion"))
 def get_version(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     return render_version(spec, require_version(ctx, spec))
 
 
-@endpoint("GET", PREFIX + "/{specSlug}/versions/{versionId}/content")
+@endpoint(
+    "GET", PREFIX + "/{specSlug}/versions/{versionId}/content", answer=ref("OpenAPISpecContent")
+)
 def get_version_content(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     return render_content(require_version(ctx, spec))

@@ -7,6 +7,23 @@ from typing import Any, Literal
 from pydantic import Field
 
 from docform.sandbox.access import is_admin, require_org
+from docform.sandbox.answer_schema import (
+    BOOL,
+    ID,
+    INTEGER,
+    MERGE_RULES,
+    ROLE_OR_GUEST,
+    STRING,
+    TIME,
+    Schema,
+    array,
+    const,
+    flags,
+    obj,
+    page,
+    ref,
+    urls,
+)
 from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -18,6 +35,42 @@ from docform.sandbox.http import (
     list_page,
 )
 from docform.sandbox.routes.shared import check_merge_rules
+
+ORGANIZATION_PERMISSIONS = (
+    "view", "access", "admin", "ownTeam", "createContent", "createOpenAPISpec",
+    "ingestConversations", "viewBilling", "listMembers", "listTeams", "listIntegrations",
+    "listInstallations", "installIntegration",
+)  # fmt: skip
+
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "Organization": obj(
+        {
+            "object": const("organization"),
+            "id": ID,
+            "title": STRING,
+            "createdAt": TIME,
+            "emailDomains": array(STRING),
+            "type": STRING,
+            "useCase": STRING,
+            "defaultRole": ROLE_OR_GUEST,
+            "sso": BOOL,
+            "ai": BOOL,
+            "inviteLinks": BOOL,
+            "plan": STRING,
+            "mergeRules": MERGE_RULES,
+            "trial": obj(
+                {"status": STRING, "count": INTEGER}, {"endDate": TIME, "decision": STRING}
+            ),
+            "urls": urls("location", "app", "logo"),
+            "permissions": flags(*ORGANIZATION_PERMISSIONS),
+        },
+        {
+            "hostname": STRING,
+            "defaultContent": obj({"type": const("site"), "site": ID}),
+        },
+    ),
+}
 
 ORG_FIELDS = (
     "id", "title", "createdAt", "emailDomains", "hostname", "type", "useCase", "defaultRole",
@@ -64,7 +117,7 @@ def render_org(ctx: Ctx, org: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-@endpoint("GET", "/orgs")
+@endpoint("GET", "/orgs", answer=page("Organization"))
 def list_orgs(ctx: Ctx) -> dict[str, Any]:
     """The organizations the caller is a member of (all of them for an admin token)."""
     where = []
@@ -79,7 +132,7 @@ def list_orgs(ctx: Ctx) -> dict[str, Any]:
     return list_page(ctx, "organization", where, lambda org: render_org(ctx, org))
 
 
-@endpoint("GET", "/orgs/{organizationId}")
+@endpoint("GET", "/orgs/{organizationId}", answer=ref("Organization"))
 def get_org(ctx: Ctx) -> dict[str, Any]:
     return render_org(ctx, require_org(ctx, ctx.params["organizationId"]))
 
@@ -102,7 +155,7 @@ class OrgPatch(Body):
     mergeRules: dict[str, Any] | None = None
 
 
-@endpoint("PATCH", "/orgs/{organizationId}")
+@endpoint("PATCH", "/orgs/{organizationId}", answer=ref("Organization"))
 def patch_org(ctx: Ctx) -> dict[str, Any]:
     org = require_org(ctx, ctx.params["organizationId"], write=True)
     patch = ctx.body_as(OrgPatch)

@@ -38,6 +38,7 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform.sandbox.access import member_key, require_in_org
+from docform.sandbox.answer_schema import ROLE_OR_GUEST, Schema, obj, page, ref
 from docform.sandbox.grants import (
     GRANT,
     TEAM,
@@ -68,6 +69,13 @@ from docform.sandbox.routes.site_tree import site_of
 from docform.sandbox.routes.spaces import active_space
 from docform.sandbox.routes.teams import render_team
 from docform.sandbox.seed import Role
+
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "TeamPermission": obj({"permission": ROLE_OR_GUEST, "team": ref("Team")}),
+    # A user's grant, and an entry of an `aggregate` list (who ends up with access).
+    "UserPermission": obj({"permission": ROLE_OR_GUEST, "user": ref("User")}),
+}
 
 SPACES, COLLECTIONS = "/spaces/{spaceId}/permissions", "/collections/{collectionId}/permissions"
 SITES = "/orgs/{organizationId}/sites/{siteId}/permissions"
@@ -254,7 +262,14 @@ def permission_endpoints(on: GrantsOn) -> list[Endpoint]:
         return aggregate(ctx, find(ctx), ctx.query_as(query))
 
     return [
-        Endpoint("POST", on.base, grant_on, 204, f"Give teams or users {on.given} on a {on.noun}."),
+        Endpoint(
+            "POST",
+            on.base,
+            grant_on,
+            204,
+            f"Give teams or users {on.given} on a {on.noun}.",
+            answer=None,
+        ),
         *_principal_endpoints(on, TEAM, render_team_grant),
         *_principal_endpoints(on, USER, render_user_grant),
         Endpoint(
@@ -262,6 +277,7 @@ def permission_endpoints(on: GrantsOn) -> list[Endpoint]:
             f"{on.base}/aggregate",
             list_access,
             summary=f"Who ends up with access to a {on.noun}, whatever the source (read only).",
+            answer=page("UserPermission"),
         ),
     ]
 
@@ -289,12 +305,23 @@ def _principal_endpoints(
             f"{on.base}/{principal}s",
             list_grants,
             summary=f"The {principal}s granted a role on a {on.noun}.",
+            answer=page(f"{principal.capitalize()}Permission"),
         ),
         Endpoint(
-            "PATCH", one, change_grant, 204, f"Change the role a {principal} has on a {on.noun}."
+            "PATCH",
+            one,
+            change_grant,
+            204,
+            f"Change the role a {principal} has on a {on.noun}.",
+            answer=None,
         ),
         Endpoint(
-            "DELETE", one, remove_grant, 205, f"Take a {principal}'s role on a {on.noun} away."
+            "DELETE",
+            one,
+            remove_grant,
+            205,
+            f"Take a {principal}'s role on a {on.noun} away.",
+            answer=None,
         ),
     ]
 

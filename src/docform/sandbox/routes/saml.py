@@ -27,6 +27,20 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator
 
 from docform.sandbox.access import require_org
+from docform.sandbox.answer_schema import (
+    ID,
+    ROLE_OR_GUEST,
+    STRING,
+    TIME,
+    URL,
+    Schema,
+    array,
+    const,
+    obj,
+    page,
+    ref,
+    urls,
+)
 from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -40,6 +54,24 @@ from docform.sandbox.http import (
     not_found,
     timestamp,
 )
+
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "SAMLProvider": obj(
+        {
+            "object": const("saml-provider"),
+            "id": ID,
+            "label": STRING,
+            "defaultRole": ROLE_OR_GUEST,
+            "createdAt": TIME,
+            "status": {"enum": ["active", "pending"]},
+            "service": urls("acsURL", "startURL", "entityID"),
+            "urls": urls("location"),
+        },
+        {"ssoURL": URL, "entityID": STRING, "certificate": STRING, "defaultTeam": ref("Team")},
+    ),
+    "SSOEntries": obj({"items": array(obj({"id": ID, "label": STRING, "startURL": URL}))}),
+}
 
 PREFIX = "/orgs/{organizationId}/saml"
 CONFIG_FIELDS = ("entityID", "ssoURL", "certificate")
@@ -133,7 +165,7 @@ def require_provider(ctx: Ctx, org_id: str) -> dict[str, Any]:
 # -- endpoints ---------------------------------------------------------------------------------
 
 
-@endpoint("GET", PREFIX)
+@endpoint("GET", PREFIX, answer=page("SAMLProvider"))
 def list_providers(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id, write=True)
@@ -141,7 +173,7 @@ def list_providers(ctx: Ctx) -> dict[str, Any]:
     return list_page(ctx, "saml-provider", where, lambda d: render_provider(ctx, d))
 
 
-@endpoint("POST", PREFIX, 201)
+@endpoint("POST", PREFIX, 201, answer=ref("SAMLProvider"))
 def post_provider(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id, write=True)
@@ -154,14 +186,14 @@ def post_provider(ctx: Ctx) -> dict[str, Any]:
     return render_provider(ctx, provider)
 
 
-@endpoint("GET", PREFIX + "/{samlProviderId}")
+@endpoint("GET", PREFIX + "/{samlProviderId}", answer=ref("SAMLProvider"))
 def get_provider(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id, write=True)
     return render_provider(ctx, require_provider(ctx, org_id))
 
 
-@endpoint("PATCH", PREFIX + "/{samlProviderId}")
+@endpoint("PATCH", PREFIX + "/{samlProviderId}", answer=ref("SAMLProvider"))
 def patch_provider(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id, write=True)
@@ -173,7 +205,7 @@ def patch_provider(ctx: Ctx) -> dict[str, Any]:
     return render_provider(ctx, provider)
 
 
-@endpoint("DELETE", PREFIX + "/{samlProviderId}", 204)
+@endpoint("DELETE", PREFIX + "/{samlProviderId}", 204, answer=None)
 def delete_provider(ctx: Ctx) -> None:
     """Delete the provider; 204 also when there is none with this id in the organization."""
     org_id = ctx.params["organizationId"]
@@ -183,7 +215,7 @@ def delete_provider(ctx: Ctx) -> None:
         ctx.store.delete("saml-provider", ctx.params["samlProviderId"])
 
 
-@endpoint("GET", "/orgs/{organizationId}/sso")
+@endpoint("GET", "/orgs/{organizationId}/sso", answer=ref("SSOEntries"))
 def list_sso(ctx: Ctx) -> dict[str, Any]:
     """The organization's SSO start entries: ``{items: [{id, label, startURL}]}``."""
     org_id = ctx.params["organizationId"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
+from docform.sandbox.answer_schema import BOOL, ID, STRING, Schema, const, obj, page, ref, urls
 from docform.sandbox.http import ApiError, Body, Ctx, Query, bad_request, endpoint
 from docform.sandbox.routes.site_lists import page_of
 from docform.sandbox.routes.site_structure import BASE
@@ -27,12 +28,34 @@ from docform.sandbox.routes.structure_edits import (
     reject_nulls,
 )
 
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "SiteSpace": obj(
+        {
+            "object": const("site-space"),
+            "id": ID,
+            "path": STRING,
+            "space": ref("Space"),
+            "title": STRING,
+            "draft": BOOL,
+            "urls": urls("published"),
+        },
+        {
+            "section": ID,
+            "default": BOOL,
+            "condition": STRING,
+            "hasAdvancedCustomizationFeature": BOOL,
+            "hidden": BOOL,
+        },
+    ),
+}
+
 
 class SiteSpaceListQuery(Query):
     default: bool | None = None
 
 
-@endpoint("GET", BASE + "/site-spaces")
+@endpoint("GET", BASE + "/site-spaces", answer=page("SiteSpace"))
 def list_site_spaces(ctx: Ctx) -> dict[str, Any]:
     """Every site space of the site in structure order; ``default`` keeps (or drops) defaults."""
     tree = load_tree(ctx, site_of(ctx))
@@ -50,7 +73,7 @@ class SiteSpaceCreate(Body):
     sectionId: str | None = None
 
 
-@endpoint("POST", BASE + "/site-spaces", status=201)
+@endpoint("POST", BASE + "/site-spaces", status=201, answer=ref("SiteSpace"))
 def create_site_space(ctx: Ctx) -> dict[str, Any]:
     """Show a space in the site: in ``sectionId``, else the default section, else the root."""
     site = site_of(ctx, write=True)
@@ -71,7 +94,7 @@ class SiteSpacePatch(Body):
     hidden: bool | None = None
 
 
-@endpoint("PATCH", BASE + "/site-spaces/{siteSpaceId}")
+@endpoint("PATCH", BASE + "/site-spaces/{siteSpaceId}", answer=ref("SiteSpace"))
 def patch_site_space(ctx: Ctx) -> dict[str, Any]:
     """Change a site space's path, condition, space or visibility in navigation."""
     site = site_of(ctx, write=True)
@@ -90,7 +113,7 @@ def patch_site_space(ctx: Ctx) -> dict[str, Any]:
     return render_site_space(ctx, tree, doc)
 
 
-@endpoint("DELETE", BASE + "/site-spaces/{siteSpaceId}", status=204)
+@endpoint("DELETE", BASE + "/site-spaces/{siteSpaceId}", status=204, answer=None)
 def delete_site_space(ctx: Ctx) -> None:
     """Take a space off the site; an absent site space answers 204."""
     site = site_of(ctx, write=True)
@@ -100,7 +123,7 @@ def delete_site_space(ctx: Ctx) -> None:
     return None
 
 
-@endpoint("POST", BASE + "/site-spaces/{siteSpaceId}/move")
+@endpoint("POST", BASE + "/site-spaces/{siteSpaceId}/move", answer=ref("SiteSpace"))
 def move_site_space(ctx: Ctx) -> dict[str, Any]:
     """Deprecated: put a site space next to another one (the sort operation replaces it)."""
     site = site_of(ctx, write=True)

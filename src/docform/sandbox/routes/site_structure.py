@@ -38,6 +38,18 @@ from typing import Any
 
 from pydantic import Field
 
+from docform.sandbox.answer_schema import (
+    BOOL,
+    ID,
+    STRING,
+    Schema,
+    array,
+    const,
+    obj,
+    page,
+    ref,
+    urls,
+)
 from docform.sandbox.http import (
     ApiError,
     Body,
@@ -73,13 +85,59 @@ from docform.sandbox.routes.structure_edits import (
     reject_nulls,
 )
 
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "SiteSection": obj(
+        {
+            "object": const("site-section"),
+            "id": ID,
+            "title": STRING,
+            "path": STRING,
+            "siteSpaces": array(ref("SiteSpace")),
+            "draft": BOOL,
+            "urls": urls("published"),
+        },
+        {
+            "description": STRING,
+            "default": BOOL,
+            "condition": STRING,
+            "sectionGroup": ID,
+            "icon": STRING,
+        },
+    ),
+    "SiteSectionGroup": obj(
+        {
+            "object": const("site-section-group"),
+            "id": ID,
+            "title": STRING,
+            # Deprecated by the service in favour of `children`, still sent.
+            "sections": array(ref("SiteSection")),
+            # In order: sections and nested groups (the sandbox has no external links).
+            "children": array({"anyOf": [ref("SiteSection"), ref("SiteSectionGroup")]}),
+            "draft": BOOL,
+        },
+        {"icon": STRING, "sectionGroup": ID},
+    ),
+    "SiteStructure": {
+        "anyOf": [
+            obj(
+                {
+                    "type": const("sections"),
+                    "structure": array({"anyOf": [ref("SiteSection"), ref("SiteSectionGroup")]}),
+                }
+            ),
+            obj({"type": const("siteSpaces"), "structure": array(ref("SiteSpace"))}),
+        ]
+    },
+}
+
 BASE = "/orgs/{organizationId}/sites/{siteId}"
 
 
 # -- section groups ------------------------------------------------------------------------------
 
 
-@endpoint("GET", BASE + "/section-groups")
+@endpoint("GET", BASE + "/section-groups", answer=page("SiteSectionGroup"))
 def list_section_groups(ctx: Ctx) -> dict[str, Any]:
     """Every section group of the site, nested ones included, in structure order."""
     tree = load_tree(ctx, site_of(ctx))
@@ -93,7 +151,7 @@ class GroupCreate(Body):
     parent: str | None = None
 
 
-@endpoint("POST", BASE + "/section-groups", status=201)
+@endpoint("POST", BASE + "/section-groups", status=201, answer=ref("SiteSectionGroup"))
 def create_section_group(ctx: Ctx) -> dict[str, Any]:
     """A new group, last at the site root or in ``parent``, holding ``sections`` in order."""
     site = site_of(ctx, write=True)
@@ -128,7 +186,7 @@ class GroupPatch(Body):
     icon: str | None = Field(None, max_length=50)
 
 
-@endpoint("PATCH", BASE + "/section-groups/{siteSectionGroupId}")
+@endpoint("PATCH", BASE + "/section-groups/{siteSectionGroupId}", answer=ref("SiteSectionGroup"))
 def patch_section_group(ctx: Ctx) -> dict[str, Any]:
     """Rename a group or change its icon (null removes the icon)."""
     site = site_of(ctx, write=True)
@@ -141,7 +199,7 @@ def patch_section_group(ctx: Ctx) -> dict[str, Any]:
     return render_group(ctx, tree, doc)
 
 
-@endpoint("DELETE", BASE + "/section-groups/{siteSectionGroupId}", status=204)
+@endpoint("DELETE", BASE + "/section-groups/{siteSectionGroupId}", status=204, answer=None)
 def delete_section_group(ctx: Ctx) -> None:
     """Remove a group; its sections and nested groups take its place."""
     site = site_of(ctx, write=True)
@@ -165,7 +223,12 @@ class GroupSectionBody(Body):
     sectionId: str
 
 
-@endpoint("POST", BASE + "/section-groups/{siteSectionGroupId}/sections", status=201)
+@endpoint(
+    "POST",
+    BASE + "/section-groups/{siteSectionGroupId}/sections",
+    status=201,
+    answer=ref("SiteSectionGroup"),
+)
 def add_section_to_group(ctx: Ctx) -> dict[str, Any]:
     """Move a section into a group, last there."""
     site = site_of(ctx, write=True)
@@ -179,7 +242,9 @@ def add_section_to_group(ctx: Ctx) -> dict[str, Any]:
     return render_group(ctx, load_tree(ctx, site), group)
 
 
-@endpoint("POST", BASE + "/section-groups/{siteSectionGroupId}/move")
+@endpoint(
+    "POST", BASE + "/section-groups/{siteSectionGroupId}/move", answer=ref("SiteSectionGroup")
+)
 def move_section_group(ctx: Ctx) -> dict[str, Any]:
     """Put a group next to a section or group; without ``position``, last in its container."""
     site = site_of(ctx, write=True)
@@ -196,7 +261,7 @@ def move_section_group(ctx: Ctx) -> dict[str, Any]:
 # -- sections ------------------------------------------------------------------------------------
 
 
-@endpoint("GET", BASE + "/sections")
+@endpoint("GET", BASE + "/sections", answer=page("SiteSection"))
 def list_sections(ctx: Ctx) -> dict[str, Any]:
     """Every section of the site, grouped ones at their group's place, in structure order."""
     tree = load_tree(ctx, site_of(ctx))
@@ -209,7 +274,7 @@ class SectionCreate(Body):
     icon: str | None = Field(None, max_length=50)
 
 
-@endpoint("POST", BASE + "/sections", status=201)
+@endpoint("POST", BASE + "/sections", status=201, answer=ref("SiteSection"))
 def create_section(ctx: Ctx) -> dict[str, Any]:
     """A new section, last at the site root, showing ``spaceId`` as its first new site space."""
     site = site_of(ctx, write=True)
@@ -252,7 +317,7 @@ class SectionPatch(Body):
     description: str | None = Field(None, max_length=256)
 
 
-@endpoint("PATCH", BASE + "/sections/{siteSectionId}")
+@endpoint("PATCH", BASE + "/sections/{siteSectionId}", answer=ref("SiteSection"))
 def patch_section(ctx: Ctx) -> dict[str, Any]:
     """Change a section's title, path, default site space, condition, icon or description."""
     site = site_of(ctx, write=True)
@@ -276,7 +341,7 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
     return render_section(ctx, tree, doc)
 
 
-@endpoint("DELETE", BASE + "/sections/{siteSectionId}", status=204)
+@endpoint("DELETE", BASE + "/sections/{siteSectionId}", status=204, answer=None)
 def delete_section(ctx: Ctx) -> None:
     """Remove a section and its site spaces; an absent section answers 204."""
     site = site_of(ctx, write=True)
@@ -295,7 +360,7 @@ def _in_section(section_id: str) -> tuple[str, list[str]]:
     return ("json_extract(data, '$.section') = ?", [section_id])
 
 
-@endpoint("POST", BASE + "/sections/{siteSectionId}/move")
+@endpoint("POST", BASE + "/sections/{siteSectionId}/move", answer=ref("SiteSection"))
 def move_section(ctx: Ctx) -> dict[str, Any]:
     """Deprecated: put a section next to another section (the sort operation replaces it)."""
     site = site_of(ctx, write=True)

@@ -50,6 +50,21 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform.sandbox.access import require_org
+from docform.sandbox.answer_schema import (
+    BOOL,
+    ID,
+    LEVEL,
+    NUMBER,
+    STRING,
+    TIME,
+    Schema,
+    const,
+    flags,
+    obj,
+    page,
+    ref,
+    urls,
+)
 from docform.sandbox.grants import forget_target
 from docform.sandbox.http import (
     ApiError,
@@ -87,6 +102,37 @@ from docform.sandbox.routes.site_tree import (
 )
 from docform.sandbox.seed import SeedSite, site_document
 
+#: The objects this family's routes answer (OpenAPI components/schemas).
+#: A structure item moved by ``structure/sort``: a site space, a section or a section group.
+STRUCTURE_ITEM: Schema = {"anyOf": [ref("SiteSpace"), ref("SiteSection"), ref("SiteSectionGroup")]}
+
+OBJECTS: dict[str, Schema] = {
+    "Site": obj(
+        {
+            "object": const("site"),
+            "id": ID,
+            "organization": ID,
+            "type": STRING,
+            "appliedType": STRING,
+            "title": STRING,
+            "visibility": {"enum": ["public", "unlisted", "share-link", "visitor-auth"]},
+            "defaultLevel": LEVEL,
+            "permissions": flags("view", "access", "edit", "create", "admin"),
+            "published": BOOL,
+            "siteSpaces": NUMBER,
+            "createdAt": TIME,
+            "features": {"type": "object"},
+            "urls": urls("location", "app", "preview", optional=("published",)),
+        },
+        {
+            "icon": STRING,
+            "hostname": STRING,
+            "basename": STRING,
+            "proxy": obj({"origin": STRING, "target": STRING}),
+        },
+    ),
+}
+
 # -- site endpoints ------------------------------------------------------------------------------
 
 
@@ -102,7 +148,7 @@ PROXY = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")
 _SHOWS_SITE_SPACE = "id IN (SELECT s.parent FROM objects s WHERE s.kind = 'site-space'{})"
 
 
-@endpoint("GET", "/orgs/{organizationId}/sites")
+@endpoint("GET", "/orgs/{organizationId}/sites", answer=page("Site"))
 def list_sites(ctx: Ctx) -> dict[str, Any]:
     """The organization's sites, newest first by default, with the four documented filters."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -132,7 +178,7 @@ def _taken_basenames(ctx: Ctx, org_id: str, except_site: str | None = None) -> d
     return {s["basename"]: s["id"] for s in sites if s["id"] != except_site}
 
 
-@endpoint("POST", "/orgs/{organizationId}/sites", status=201)
+@endpoint("POST", "/orgs/{organizationId}/sites", status=201, answer=ref("Site"))
 def create_site(ctx: Ctx) -> dict[str, Any]:
     """A new site; the listed spaces become its site spaces, in order."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -151,7 +197,7 @@ def create_site(ctx: Ctx) -> dict[str, Any]:
     return render_site(ctx, site)
 
 
-@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}")
+@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}", answer=ref("Site"))
 def get_site(ctx: Ctx) -> dict[str, Any]:
     return render_site(ctx, site_of(ctx))
 
@@ -210,7 +256,7 @@ def _set_site_defaults(ctx: Ctx, site: dict[str, Any], patch: SitePatch) -> None
         ctx.store.update(SECTION, section)
 
 
-@endpoint("PATCH", "/orgs/{organizationId}/sites/{siteId}")
+@endpoint("PATCH", "/orgs/{organizationId}/sites/{siteId}", answer=ref("Site"))
 def patch_site(ctx: Ctx) -> dict[str, Any]:
     """Change a site's title, visibility, basename, level, defaults or proxy."""
     site = site_of(ctx, write=True)
@@ -227,7 +273,7 @@ def patch_site(ctx: Ctx) -> dict[str, Any]:
     return render_site(ctx, site)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/sites/{siteId}", status=205)
+@endpoint("DELETE", "/orgs/{organizationId}/sites/{siteId}", status=205, answer=None)
 def delete_site(ctx: Ctx) -> Response | None:
     """Remove a site with its structure, redirects and grants; an absent site answers 204."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -247,7 +293,7 @@ def delete_site(ctx: Ctx) -> Response | None:
 # -- structure endpoints ---------------------------------------------------------------------------
 
 
-@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}/structure")
+@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}/structure", answer=ref("SiteStructure"))
 def get_structure(ctx: Ctx) -> dict[str, Any]:
     """The site's ordered tree of section groups, sections and site spaces."""
     site = site_of(ctx)
@@ -272,15 +318,15 @@ class SortBody(Body):
     position: SortPosition
 
 
-@endpoint("PATCH", "/orgs/{organizationId}/sites/{siteId}/structure/sort")
+@endpoint("PATCH", "/orgs/{organizationId}/sites/{siteId}/structure/sort", answer=STRUCTURE_ITEM)
 def sort_structure(ctx: Ctx) -> dict[str, Any]:
     """Put a site space, section or group right before or after another item."""
     site = site_of(ctx, write=True)
     sort = ctx.body_as(SortBody)
     side = position_side(sort.position.before, sort.position.after)
     anchor = getattr(sort.position, side)
-    for where, ref in (("item", sort.item), (f"position.{side}", anchor)):
-        if ref.type == "site-external-link":
+    for where, named in (("item", sort.item), (f"position.{side}", anchor)):
+        if named.type == "site-external-link":
             raise bad_request(f"{where}.type: site external links are not supported by the sandbox")
     tree = load_tree(ctx, site)
     item = tree.lookup(sort.item.type, sort.item.id)

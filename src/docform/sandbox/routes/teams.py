@@ -21,6 +21,19 @@ from typing import Any, Literal
 from pydantic import Field
 
 from docform.sandbox.access import is_admin, member_key, require_org
+from docform.sandbox.answer_schema import (
+    ID,
+    INTEGER,
+    NUMBER,
+    STRING,
+    TIME,
+    Schema,
+    const,
+    flags,
+    obj,
+    page,
+    ref,
+)
 from docform.sandbox.grants import TEAM, forget_principal, granted_count
 from docform.sandbox.http import (
     ApiError,
@@ -35,6 +48,28 @@ from docform.sandbox.http import (
     timestamp,
 )
 from docform.sandbox.routes.members import find_user_by_email, render_member
+
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "Team": obj(
+        {
+            "object": const("team"),
+            "id": ID,
+            "title": STRING,
+            "members": INTEGER,
+            "spaces": NUMBER,
+            "createdAt": TIME,
+            "permissions": flags("admin", "view"),
+        }
+    ),
+    "TeamMember": obj(
+        {
+            "organization": ref("Member"),
+            "team": obj({"role": {"enum": ["owner", "member"]}}),
+            "permissions": flags("view"),
+        }
+    ),
+}
 
 TeamRole = Literal["owner", "member"]
 
@@ -102,7 +137,7 @@ class TeamListQuery(Query):
     owner: str | None = None
 
 
-@endpoint("GET", "/orgs/{organizationId}/teams")
+@endpoint("GET", "/orgs/{organizationId}/teams", answer=page("Team"))
 def list_teams(ctx: Ctx) -> dict[str, Any]:
     """Teams of an organization, filtered by title (contains) and by an owner's member id."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -125,7 +160,7 @@ class TeamCreate(Body):
     members: list[str] | None = None
 
 
-@endpoint("PUT", "/orgs/{organizationId}/teams", 201)
+@endpoint("PUT", "/orgs/{organizationId}/teams", 201, answer=ref("Team"))
 def create_team(ctx: Ctx) -> dict[str, Any]:
     """Create a team; the listed org members join it with the role ``member``."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -146,7 +181,7 @@ def create_team(ctx: Ctx) -> dict[str, Any]:
     return render_team(ctx, team)
 
 
-@endpoint("GET", "/orgs/{organizationId}/teams/{teamId}")
+@endpoint("GET", "/orgs/{organizationId}/teams/{teamId}", answer=ref("Team"))
 def get_team(ctx: Ctx) -> dict[str, Any]:
     org = require_org(ctx, ctx.params["organizationId"])
     return render_team(ctx, find_team(ctx, org["id"], ctx.params["teamId"]))
@@ -156,7 +191,7 @@ class TeamPatch(Body):
     title: str | None = Field(None, min_length=1, max_length=64)
 
 
-@endpoint("PATCH", "/orgs/{organizationId}/teams/{teamId}")
+@endpoint("PATCH", "/orgs/{organizationId}/teams/{teamId}", answer=ref("Team"))
 def patch_team(ctx: Ctx) -> dict[str, Any]:
     """Rename a team."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -170,7 +205,7 @@ def patch_team(ctx: Ctx) -> dict[str, Any]:
     return render_team(ctx, team)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/teams/{teamId}", 204)
+@endpoint("DELETE", "/orgs/{organizationId}/teams/{teamId}", 204, answer=None)
 def delete_team(ctx: Ctx) -> None:
     """Delete a team and its memberships; 204 also when there is no such team."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -186,7 +221,7 @@ def delete_team(ctx: Ctx) -> None:
 # -- team members ------------------------------------------------------------------------------
 
 
-@endpoint("GET", "/orgs/{organizationId}/teams/{teamId}/members")
+@endpoint("GET", "/orgs/{organizationId}/teams/{teamId}/members", answer=page("TeamMember"))
 def list_team_members(ctx: Ctx) -> dict[str, Any]:
     """The team's members, each with its organization Member and its role in the team."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -226,7 +261,7 @@ def _resolve_user(ctx: Ctx, org_id: str, entry: str, where: str) -> str:
     raise bad_request(f"{where}: '{entry}' is not a member of this organization")
 
 
-@endpoint("PUT", "/orgs/{organizationId}/teams/{teamId}/members", 204)
+@endpoint("PUT", "/orgs/{organizationId}/teams/{teamId}/members", 204, answer=None)
 def change_team_members(ctx: Ctx) -> None:
     """Add, remove and re-role many team members in one call; removal wins over addition."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -254,7 +289,7 @@ class TeamMemberPut(Body):
     role: TeamRole | None = None
 
 
-@endpoint("PUT", "/orgs/{organizationId}/teams/{teamId}/members/{userId}", 204)
+@endpoint("PUT", "/orgs/{organizationId}/teams/{teamId}/members/{userId}", 204, answer=None)
 def put_team_member(ctx: Ctx) -> None:
     """Add one org member to the team, or change its role there."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -267,7 +302,7 @@ def put_team_member(ctx: Ctx) -> None:
     _set_membership(ctx, team, user_id, body.role)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/teams/{teamId}/members/{userId}", 204)
+@endpoint("DELETE", "/orgs/{organizationId}/teams/{teamId}/members/{userId}", 204, answer=None)
 def delete_team_member(ctx: Ctx) -> None:
     """Remove a user from the team; 204 also when the user was not in it."""
     org = require_org(ctx, ctx.params["organizationId"])
