@@ -15,6 +15,7 @@ another organization once the path is normalised. So:
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import quote
@@ -45,12 +46,19 @@ def id_misfit(value: Any) -> str | None:
     )
 
 
-def answer_ids_misfit(answer: Any, where: str = "") -> str | None:
-    """The first id of an answer object (``id``, ``slug``) that is not a safe segment."""
+def answer_ids_misfit(answer: Any, where: str = "", *, typed: bool = False) -> str | None:
+    """The first id of an answer object (``id``, ``slug``) that is not a safe segment.
+
+    ``typed``: an id that is there must also be a string (in the answer of a write, which no
+    shape check reads first: a create answering ``"id": null`` would put ``None`` in a path)."""
     if not isinstance(answer, dict):
         return None
     for name in ID_FIELDS:
-        problem = id_misfit(answer.get(name))
+        value = answer.get(name)
+        if typed and name in answer and not isinstance(value, str):
+            problem: str | None = f"is {json.dumps(value)[:40]}, not a string"
+        else:
+            problem = id_misfit(value)
         if problem:
             return f"{where}.{name} {problem}" if where else f"{name} {problem}"
     return None

@@ -74,7 +74,7 @@ class AnswerReader:
             raise self.malformed(call, response, wrong_label)
         if call.method == "GET":
             self.check_object(call.path, answer)
-        problem = answer_ids_misfit(answer)
+        problem = answer_ids_misfit(answer, typed=call.method != "GET")
         if problem:
             raise self.unsafe_id(call, problem)
         return answer

@@ -306,11 +306,11 @@ class _Runner:
 
     def _path_id(self, ref: str) -> str:
         """A created object's id, for a path: one safe segment, or the call is not made."""
-        value = str(self.outputs.lookup(ref))
-        problem = id_misfit(value)
+        value = self.outputs.lookup(ref)
+        problem = id_misfit(value) if isinstance(value, str) else f"is {value!r}, not an id"
         if problem:
             raise ApplyError(f"the value {ref} from the service's answer {problem}; not sent")
-        return value
+        return str(value)
 
     def _fill(self, value: Any) -> Any:
         if isinstance(value, dict):
