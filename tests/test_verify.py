@@ -3,14 +3,20 @@ reports what still differs from the manifests instead of "Apply complete"."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
-from planning import apply, assert_converged, live_api, run, write_manifests
+from docform.cli import cli
+from docform.sandbox import SandboxConfig, Store, create_app
+from planning import apply, assert_converged, live_api, run, served_app, write_manifests
 
 DOCS = "/orgs/org_acme/sites/site_docs"
+TOKEN = "tok_verify_admin_0123456789"
 REQUEST_LINE = re.compile(r"^(GET|POST|PUT|PATCH|DELETE) (\S+) -> ")
 
 
@@ -121,4 +127,46 @@ def test_apply_reads_back_an_entry_through_the_id_it_was_matched_by(
     result = apply(manifests, sandbox)
 
     assert result.stdout.endswith("Apply complete: 1 change made.\n")
+    assert_converged(manifests, sandbox)
+
+
+def test_apply_reports_a_kind_it_did_not_change_that_no_longer_matches(
+    sandbox: Path, tmp_path: Path
+) -> None:
+    """The read-back judges every kind it reads, not only those the apply changed: a section's
+    ``default`` that moved when a section group was created (here the server moves it, as a
+    side effect of the create) is not "Apply complete"."""
+    doc = sections_doc(["a", "b", "c"]).replace(
+        "{title: Section a,", "{title: Section a, default: true,"
+    )
+    manifests = write_manifests(tmp_path / "manifests", doc)
+    apply(manifests, sandbox)
+    b = next(s for s in live_api(sandbox, "GET", f"{DOCS}/sections")["items"] if s["path"] == "b")
+    grouped = doc.replace(
+        "    sections:\n",
+        "    sectionGroups:\n      more: {title: More, sections: [c]}\n    sections:\n",
+    )
+    write_manifests(manifests, grouped)
+    store = Store(sandbox)
+    app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
+
+    async def moving_the_default(scope: dict, receive: Any, send: Any) -> None:
+        await app(scope, receive, send)
+        if scope["type"] == "http" and scope["method"] == "POST":
+            move = {"defaultSiteSection": b["id"]}
+            await asyncio.to_thread(live_api, sandbox, "PATCH", DOCS, move)
+
+    env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
+    try:
+        with served_app(moving_the_default) as root:
+            result = CliRunner().invoke(
+                cli, ["apply", str(manifests), "--yes"], env={**env, "DOCFORM_API_URL": root}
+            )
+    finally:
+        store.close()
+
+    assert result.exit_code == 1, result.output
+    assert "Apply complete" not in result.output
+    assert "  ~ site.docs.section.a  (update)\n      default: false -> true\n" in result.stderr
+    apply(manifests, sandbox)
     assert_converged(manifests, sandbox)

@@ -2,10 +2,12 @@
 
 An apply whose every call succeeded has still not converged when the service placed or kept
 something other than planned (siblings that reached it in another order, a value it
-normalised). So once the calls are made, the kinds the apply changed are planned again, reading
-only those kinds and the kinds they need to be matched (their references) or read (a site's
-structure needs its site): any change still planned for a changed kind is reported, and the
-apply does not say "complete".
+normalised, a site's default section that moved when a section group was created). So once the
+calls are made, the kinds the apply changed are planned again, reading only those kinds and the
+kinds they need to be matched (their references) or read (a site's structure needs its site):
+any change still planned for any kind read is reported, and the apply does not say "complete".
+A kind read but not changed is judged too: a change of one object can move a field of another
+(the site's default section is a field of its sections, order a field of siblings).
 """
 
 from __future__ import annotations
@@ -60,8 +62,8 @@ async def verify_applied(
     targeting: Targeting | None = None,
     locked: Mapping[str, str] | None = None,
 ) -> Verification:
-    """Plan again the kinds of ``applied`` (read with ``client``, which should be read-only)
-    and return the changes of those kinds that are still planned. ``targeting``: the apply's
+    """Plan again the kinds of ``applied`` and those they need (read with ``client``, which
+    should be read-only) and return every change still planned. ``targeting``: the apply's
     ``--target`` / ``--exclude``, which narrow the new plan as they narrowed the applied one
     (what they left out was not applied, so it is no sign of an apply that did not settle);
     ``locked``: the ids the applied plan matched its entries to, matched the same way again."""
@@ -82,4 +84,4 @@ async def verify_applied(
         return Verification(error=str(exc))
     if targeting is not None:
         plan = narrow_plan(plan, targeting.targets, targeting.excludes, check=False)
-    return Verification(remaining=[c for c in plan.changes if c.kind in changed])
+    return Verification(remaining=list(plan.changes))
