@@ -149,3 +149,29 @@ def live(root: str, route: str) -> list[str]:
     headers = {"Authorization": f"Bearer {SERVE_TOKEN}"}
     answer = httpx.get(f"{root}/v1/orgs/org_acme/{route}", headers=headers).json()
     return sorted(item["title"] for item in answer["items"])
+
+
+def test_every_spelling_of_one_service_shares_one_apply_lock(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOCFORM_LOCK_DIR", str(tmp_path / "locks"))
+    spellings = [
+        "http://127.0.0.1:8080",
+        "http://localhost:8080/",
+        "http://127.0.0.1:8080/v1",
+        "http://LOCALHOST:8080/v1/",
+        "http://[::1]:8080",
+        "http://bot:pw@127.0.0.1:8080/v1?x=1#f",
+    ]
+    assert len({lock_path(url, "org_acme") for url in spellings}) == 1
+    https = [
+        "https://API.example.test",
+        "https://api.example.test:443/v1",
+        "https://api.example.test./",
+    ]
+    assert len({lock_path(url, "org_acme") for url in https}) == 1
+    others = [
+        "http://127.0.0.1:8081",
+        "https://api.example.test/tenant-b",
+        "https://api.example.test",
+    ]
+    assert len({lock_path(url, "org_acme") for url in others}) == 3
+    assert lock_path(spellings[0], "org_acme") != lock_path(spellings[0], "org_other")

@@ -81,6 +81,31 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
+def service_identity(url: str) -> str:
+    """One name for every spelling of one service, for what is keyed on it (the apply lock):
+    ``http://127.0.0.1:8080``, ``http://localhost:8080/`` and ``http://[::1]:8080/v1`` are one.
+
+    The scheme and host without case or a trailing dot, a loopback host as ``loopback``, the
+    port (the scheme's default when none is written), the path without ``/v1`` or a trailing
+    slash; never credentials, query or fragment. A sandbox file counts by its full path.
+    """
+    url = url.strip()
+    if url.startswith(SANDBOX_SCHEME):
+        return SANDBOX_SCHEME + str(Path(url[len(SANDBOX_SCHEME) :]).resolve())
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return redact_url(url)
+    host = (parts.hostname or "").lower().rstrip(".")
+    if host and is_loopback_host(host):
+        host = "loopback"
+    scheme = parts.scheme.lower()
+    port = port or {"http": 80, "https": 443}.get(scheme)
+    path = parts.path.rstrip("/").removesuffix(API_PREFIX).rstrip("/")
+    return f"{scheme}://{host}:{port}{path}"
+
+
 def environment_proxy(base_url: str) -> str | None:
     """The proxy that ``HTTPS_PROXY``/``HTTP_PROXY`` name, unless ``NO_PROXY`` excludes the host."""
     parts = urlsplit(base_url)

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from docform.api.urls import service_identity
 from docform.errors import DocformError
 from docform.redact import redact_url
 
@@ -45,10 +46,9 @@ def lock_directory() -> Path:
 
 
 def lock_path(api: str, organization: str) -> Path:
-    """The lock file of ``organization`` at ``api`` (a sandbox file counts by its full path)."""
-    if api.startswith("sandbox:"):
-        api = "sandbox:" + str(Path(api.removeprefix("sandbox:")).resolve())
-    digest = hashlib.sha256(f"{redact_url(api)}\n{organization}".encode()).hexdigest()[:16]
+    """The lock file of ``organization`` at ``api``, however the URL of that service is spelled
+    (`service_identity`: ``127.0.0.1``, ``localhost``, a ``/v1`` suffix)."""
+    digest = hashlib.sha256(f"{service_identity(api)}\n{organization}".encode()).hexdigest()[:16]
     safe_org = "".join(c if c.isalnum() or c in "-_" else "_" for c in organization)[:40]
     return lock_directory() / f"{safe_org}-{digest}.lock"
 
