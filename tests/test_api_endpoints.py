@@ -466,6 +466,42 @@ async def test_site_redirects(session: Session) -> None:
     assert page_ids(await s.send("GET", redirects, 200), "site-redirect") == []
 
 
+@family
+async def test_visitor_authentication(session: Session) -> None:
+    s, auth = session, f"{SITES}/{SITE}/publishing/auth"
+    first = await s.send("GET", auth, 200)
+    body = {"backend": "custom", "fallbackURL": "https://id.acme.test/"}
+    patched = await s.send("PATCH", auth, 200, json=body)
+    assert (patched["fallbackURL"], patched["privateKey"]) == (
+        body["fallbackURL"],
+        first["privateKey"],
+    )
+    renewed = await s.send("POST", f"{auth}/regenerate", 200)
+    assert renewed["privateKey"] != first["privateKey"]
+
+
+@family
+async def test_share_links(session: Session) -> None:
+    s, links = session, f"{SITES}/{SITE}/share-links"
+    link_id = object_id(await s.send("POST", links, 201, json={"name": "Partners"}), "share-link")
+    assert page_ids(await s.send("GET", links, 200), "share-link") == [link_id]
+    patched = await s.send("PATCH", f"{links}/{link_id}", 200, json={"active": False})
+    assert patched["active"] is False
+    await s.send("DELETE", f"{links}/{link_id}", 205)
+    assert page_ids(await s.send("GET", links, 200), "share-link") == []
+
+
+@family
+async def test_link_invites(session: Session) -> None:
+    s, invites = session, f"/orgs/{ORG}/link-invites"
+    invite_id = object_id(await s.send("POST", invites, 201, json={"role": "read"}), "invite")
+    assert page_ids(await s.send("GET", invites, 200), "invite") == [invite_id]
+    assert (await s.send("GET", f"{invites}/{invite_id}", 200))["role"] == "read"
+    patched = await s.send("PATCH", f"{invites}/{invite_id}", 200, json={"role": "edit"})
+    assert patched["role"] == "edit"
+    await s.send("DELETE", f"{invites}/{invite_id}", 205)
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 

@@ -69,6 +69,7 @@ def test_every_write_with_a_body_has_a_body_schema() -> None:
         "POST /orgs/{organizationId}/members/{userId}/sso",
         "POST /orgs/{organizationId}/ping",
         "POST /orgs/{organizationId}/sites/{siteId}/publish",
+        "POST /orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate",
         "POST /orgs/{organizationId}/sites/{siteId}/unpublish",
         "POST /spaces/{spaceId}/restore",
     }
@@ -216,6 +217,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
         try:
             add_nested_group_and_proxy(client)
             add_grants_and_redirects(client)
+            add_share_links_and_invites(client)
         finally:
             client.close()
     finally:
@@ -257,6 +259,20 @@ def add_grants_and_redirects(client: SyncApi) -> None:
         assert client.post(f"{site}/redirects", json=body).status_code == 201
 
 
+def add_share_links_and_invites(client: SyncApi) -> None:
+    """A share link, and a link invite of each form (the organization, a space, a collection)."""
+    ids = known_ids(client)
+    site = f"orgs/{ORG}/sites/site_docs"
+    assert client.post(f"{site}/share-links", json={"name": "Partners"}).status_code == 201
+    bodies = [
+        {"role": "read"},
+        {"level": "edit", "space": ids["spaceId"][0]},
+        {"level": None, "collection": ids["collectionId"][0]},
+    ]
+    for body in bodies:
+        assert client.post(f"orgs/{ORG}/link-invites", json=body).status_code == 201
+
+
 @pytest.fixture
 def live(applied: Path, tmp_path: Path) -> Iterator[tuple[SyncApi, dict[str, list[str]]]]:
     """Raw HTTP to a copy of ``applied`` (each operation starts from it: requests delete
@@ -294,6 +310,8 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "samlProviderId": ids(f"orgs/{ORG}/saml"),
         "versionId": ids(f"orgs/{ORG}/openapi/petstore/versions"),
         "siteRedirectId": ids(f"{site}/redirects"),
+        "shareLinkId": ids(f"{site}/share-links"),
+        "inviteId": ids(f"orgs/{ORG}/link-invites"),
     }
 
 

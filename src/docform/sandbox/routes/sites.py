@@ -280,7 +280,7 @@ def delete_site(ctx: Ctx) -> Response | None:
     site = ctx.store.get("site", ctx.params["siteId"])
     if site is None or site.get("organization") != org["id"]:
         return None
-    for kind in (SITE_SPACE, SECTION, GROUP, REDIRECT):
+    for kind in (SITE_SPACE, SECTION, GROUP, REDIRECT, "share-link", "publishing-auth"):
         ctx.store.delete_where(kind, [("parent = ?", [site["id"]])])
     forget_target(ctx, "site", site["id"])
     ctx.store.delete("site", site["id"])
