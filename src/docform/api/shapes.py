@@ -62,12 +62,13 @@ class RouteShapes:
     def object_misfit(self, path: str, answer: Any) -> str | None:
         """What is wrong with the answer of ``GET path`` for an object route, or None: its
         shape, then its ``id``, which must be the one asked for (a proxy's cached or rewritten
-        answer)."""
+        answer), when it has one (a site's visitor authentication is no object of its own)."""
         shape = self.object_shape(path)
         if shape is None:
             return None
         problem = misfit(answer, shape)
-        if problem is None and path not in self.callers and answer["id"] != path.rsplit("/", 1)[-1]:
+        asked = path not in self.callers and "id" in shape
+        if problem is None and asked and answer["id"] != path.rsplit("/", 1)[-1]:
             problem = f"id is {describe(answer['id'])}, not the id asked for"
         return problem
 

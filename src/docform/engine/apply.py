@@ -122,7 +122,8 @@ async def apply_plan(
 
     ``recover`` looks for the object of a create whose answer was lost and returns it (as the
     API would have answered), or None when it really does not exist, so it is created again.
-    ``on_created`` hears of each create's answer before the change's next call is made, so
+    ``on_created`` hears of each create's answer before the change's next call is made (and,
+    with no answer, of a change with a `Change.lock_after` once its calls are made), so
     what a change creates can be recorded even if a later call of it fails. ``on_start`` hears
     of each change as its first call starts; ``stop`` stops the apply early. ``kinds`` say
     which failed calls answered that their work is already done (`Kind.already_done`).
@@ -260,6 +261,8 @@ class _Runner:
                 if change.action == "create":
                     self.on_created(change, answer)
             self._emit(change, doc, ok=True, status=status, message=message)
+        if change.lock_after is not None:
+            self.on_created(change, None)
         self.report.done.append(change)
         return True
 

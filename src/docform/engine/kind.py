@@ -68,6 +68,11 @@ class Kind:
     locked: ClassVar[bool] = True
     """Whether docform.lock records the live id of each entry of this kind; not for objects that
     are nothing but their natural key (a grant: its object, and its team or user)."""
+    lock_field: ClassVar[str | None] = None
+    """A field whose live value is what docform.lock records for the entry, not anything the
+    service answers (the rotation marker a site's visitor key was last made for): compared with
+    the lock, recorded there once a change of it is applied, and the lock holds no id of this
+    kind to match by."""
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""

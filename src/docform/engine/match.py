@@ -102,7 +102,7 @@ def _match_pinned(
     known = {**by_id, **deleted}
     for d in desired:
         live_id, reason = (d.pinned_id, "id") if d.pinned_id else (d.locked_id, "lock")
-        if live_id is None:
+        if live_id is None or (reason == "lock" and kind.lock_field is not None):
             continue
         conflict = reason == "lock" and _lock_conflict(kind, live_id, pinned_inline, claimed, known)
         if conflict:

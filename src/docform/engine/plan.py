@@ -22,12 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FORMAT_VERSION = "1.1"
-ACTIONS = ("create", "update", "delete", "move", "restore", "membership", "reorder")
+ACTIONS = (
+    "create", "update", "delete", "move", "restore", "membership", "reorder", "rotate",
+)  # fmt: skip
 SUMMARY_OF_ACTION = {
     "create": "create",
     "update": "update",
     "membership": "update",
     "reorder": "update",
+    "rotate": "update",
     "delete": "delete",
     "move": "move",
     "restore": "restore",
@@ -131,6 +134,9 @@ class Change:
     is left unmanaged), ``id`` of the live object and the ``hint`` that keeps it."""
     human_key: str | None = None
     """What a person knows the object by (an email, a title, a path, a slug, a label)."""
+    lock_after: str | None = None
+    """What docform.lock records for ``address`` once this change is applied, when it changes
+    the kind's `lock_field` (not part of the JSON: it follows from the change)."""
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:

@@ -67,9 +67,7 @@ def plan_from_matcher(
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
         plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
         if kind.locked:
-            plan.identities.update(
-                {p.desired.address: p.observed.id for p in (*matching.pairs, *matching.restores)}
-            )
+            plan.identities.update(_identities(kind, matching))
         plan.notes += matching.notes
     plan.fingerprints = matcher.fingerprints(matchings)
     plan.addresses = _known_addresses(matchings)
@@ -180,8 +178,18 @@ def _kind_changes(kind: Kind, matching: Matching, index: AddressIndex) -> list[C
     return changes
 
 
+def _identities(kind: Kind, matching: Matching) -> dict[str, str]:
+    """What docform.lock records for each matched entry: its live id, or for a kind with a
+    `lock_field`, the value the lock already holds (a change of it records the new one)."""
+    pairs = (*matching.pairs, *matching.restores)
+    if kind.lock_field is None:
+        return {p.desired.address: p.observed.id for p in pairs}
+    return {p.desired.address: p.desired.locked_id for p in pairs if p.desired.locked_id}
+
+
 def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
     return Change(
+        lock_after=d.fields.get(kind.lock_field) if kind.lock_field else None,
         address=d.address,
         kind=kind.name,
         action="create",
@@ -230,9 +238,12 @@ def _delete_change(kind: Kind, obs: Observed) -> Change:
 
 def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
     d, obs = pair.desired, pair.observed
+    observed = obs.fields
+    if kind.lock_field is not None:
+        observed = {**observed, kind.lock_field: d.locked_id}
     by_action: dict[str, dict[str, Any]] = {}
     for name, want in d.fields.items():
-        have = obs.fields.get(name)
+        have = observed.get(name)
         # Most fields of most pairs are equal: settled without a call (19,000 pairs a plan).
         if want == have or _same_field(kind, name, want, have):
             continue
@@ -245,13 +256,14 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
                 kind=kind.name,
                 action=action,
                 action_reason=_reason(kind, pair, action),
-                before={k: obs.fields.get(k) for k in changed},
+                before={k: observed.get(k) for k in changed},
                 after=dict(changed),
-                fields=_field_changes(kind, changed, obs.fields, d.sensitive, obs.sensitive),
+                fields=_field_changes(kind, changed, observed, d.sensitive, obs.sensitive),
                 calls=kind.change_calls(action, obs, d, changed, index.resolve),
                 live_id=obs.id,
                 sensitive=sorted(set(changed) & d.sensitive),
                 sensitive_before=sorted(set(changed) & obs.sensitive),
+                lock_after=changed.get(kind.lock_field) if kind.lock_field else None,
             )
         )
     return changes

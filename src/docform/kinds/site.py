@@ -31,8 +31,10 @@ from docform.kinds.redirect import RedirectEntry, RedirectSource
 from docform.kinds.rest import PathValues, RestKind, created
 from docform.kinds.section import SectionEntry
 from docform.kinds.section_group import SectionGroupEntry
+from docform.kinds.share_link import ShareLinkEntry
 from docform.kinds.site_rules import site_problems
 from docform.kinds.site_space import SiteSpaceEntry
+from docform.kinds.visitor_auth import VISITOR_AUTH_DESCRIPTION, VisitorAuth
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 PROXY_PATTERN = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")
@@ -56,7 +58,9 @@ class SiteEntry(Entry):
     kind = "site"
     key_label = "title"
     former_key_fields = ("title",)
-    child_fields = frozenset({"sectionGroups", "sections", "spaces", "redirects", "access"})
+    child_fields = frozenset(
+        {"sectionGroups", "sections", "spaces", "redirects", "access", "visitorAuth", "shareLinks"}
+    )
     nullable_fields = frozenset({"proxy"})
 
     title: str | None = Field(None, min_length=2, max_length=128)
@@ -69,6 +73,12 @@ class SiteEntry(Entry):
     )
     published: bool | None = Field(None, description="Published (live) or not.")
     access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
+    visitorAuth: VisitorAuth | None = Field(None, description=VISITOR_AUTH_DESCRIPTION)
+    shareLinks: dict[Name, ShareLinkEntry] | None = Field(
+        None,
+        description="Share links by manifest name; a site without this key has its share links "
+        "left alone (neither read nor pruned).",
+    )
     sectionGroups: dict[Name, SectionGroupEntry] = Field(default_factory=dict)
     sections: dict[Name, SectionEntry] = Field(default_factory=dict)
     spaces: dict[Name, SiteSpaceEntry] = Field(
@@ -102,6 +112,7 @@ class SiteEntry(Entry):
             nested.extend(section.children())
         nested.extend(self.spaces.values())
         nested.extend((self.redirects or {}).values())
+        nested.extend((self.shareLinks or {}).values())
         return nested
 
 

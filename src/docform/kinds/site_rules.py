@@ -14,6 +14,7 @@ from typing import Any
 
 from docform.kinds.base import Unknown, WrittenProblems
 from docform.kinds.redirect import redirect_problems
+from docform.kinds.visitor_auth import visitor_auth_problems
 
 
 def _mapping(value: object) -> dict[str, Any]:
@@ -36,6 +37,8 @@ def site_problems(sites: Mapping[str, Any], unknown: Unknown) -> WrittenProblems
         yield from _one_default((name, "sections"), sections, "section of a site")
         yield from _group_problems(name, site, sites, unknown)
         for within_site, message in redirect_problems(site, unknown):
+            yield (name, *within_site), message
+        for within_site, message in visitor_auth_problems(site):
             yield (name, *within_site), message
         yield from _former_section_problems(name, sections, sites, unknown)
 

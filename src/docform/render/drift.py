@@ -36,6 +36,7 @@ _WHAT = {
     "move": "live in another place",
     "reorder": "live in another order",
     "membership": "live members differ",
+    "rotate": "a key rotation the manifests ask for was never made",
     "update": "live fields differ",
 }
 

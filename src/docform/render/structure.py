@@ -33,6 +33,7 @@ MARK_OF_ACTION = {
     "update": "changed",
     "membership": "changed",
     "reorder": "changed",
+    "rotate": "changed",
     "restore": "changed",
 }
 MARK_STRENGTH = ("changed", "moved", "added", "removed")

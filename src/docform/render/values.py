@@ -13,6 +13,7 @@ ACTION_SYMBOLS = {
     "update": "~",
     "membership": "~",
     "reorder": "~",
+    "rotate": "~",
     "delete": "-",
     "move": ">",
     "restore": "^",

@@ -45,11 +45,17 @@ class LockRecorder:
             ) from None
 
     def created(self, change: Any, answer: Any) -> None:
-        """A create answered (or was found again after its answer was lost): record the new
-        object's id at once, when it is one the lock can hold."""
+        """A create answered (or was found again after its answer was lost), or a change of
+        what the lock records was applied (``answer`` None): record the new object's id, or the
+        change's `lock_after`, at once, when it is one the lock can hold."""
         if change.kind not in self.id_paths or self.warning is not None:
             return
-        live_id = _dig(answer, self.id_paths[change.kind])
+        if answer is None:
+            live_id = change.lock_after
+        elif change.lock_after is not None:
+            return  # recorded once every call of the change is made
+        else:
+            live_id = _dig(answer, self.id_paths[change.kind])
         if not isinstance(live_id, str) or not LIVE_ID.match(live_id):
             return
         self.ids[change.address] = live_id

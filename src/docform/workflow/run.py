@@ -300,8 +300,13 @@ async def verify_by_reading(manifests: Any, plan: Plan, applied: Any) -> Any:
             kinds,
             applied,
             targeting=plan.targeting,
-            locked=plan.identities,
+            locked={**plan.identities, **recorded_by(applied)},
         )
+
+
+def recorded_by(applied: Any) -> dict[str, str]:
+    """What the ``applied`` changes record in docform.lock beyond the plan's ids (a rotation)."""
+    return {c.address: c.lock_after for c in applied if c.lock_after is not None}
 
 
 def recover_by_planning(manifests: Any, reader: Any) -> Any:

@@ -1,0 +1,164 @@
+"""Share links of a site (``sites.<site>.shareLinks``): anyone holding one reads the site when
+its visibility is ``share-link``.
+
+A link's name (``title`` here) may be empty and repeat, so what ties an entry to its link is
+its live id, recorded in docform.lock once docform created or matched it (or pinned with
+``id:``); the name matches only a link no entry holds yet, and two links of that name ask for
+a pin. The link's key lives in its published URL, which the service answers with every link:
+docform drops the URL as it reads, so it is in no plan, drift report, export or log. Only the
+sites whose entry writes ``shareLinks:`` have theirs read, compared and pruned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import Field
+
+from docform.answer_fields import ID, may
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.plan import Call
+from docform.export.model import Exported, LiveRef
+from docform.kinds.base import Entry
+from docform.kinds.declaration import Declaration, Nested, Reads
+from docform.kinds.planning import entry_desired, site_ref
+from docform.kinds.rest import created, id_in_path, site_prefix
+
+#: Fields of an answer that hold the link's key: dropped as the answer is read.
+SECRET_FIELDS = ("urls",)
+
+
+class ShareLinkEntry(Entry):
+    """One share link of a site, under a manifest name of its own."""
+
+    kind = "share_link"
+    key_label = "name"
+    former_key_fields = ("title",)
+
+    title: str | None = Field(
+        None, max_length=50, description="The link's name in the service (default: this key)."
+    )
+    active: bool | None = Field(
+        None, description="false disables the link and keeps its key; a new link is active."
+    )
+
+    @property
+    def address(self) -> str:
+        return f"site.{self.scope[0]}.shareLink.{self.name}"
+
+    @property
+    def link_name(self) -> str:
+        return self.name if self.title is None else self.title
+
+    def natural_key(self) -> str:
+        # NOTE: names repeat freely; the key only adopts a link the lock does not tie yet.
+        return self.link_name
+
+
+class ShareLinkKind(Kind):
+    """Share links of the managed sites that write ``shareLinks:``, tied by live id."""
+
+    name = "share_link"
+    plural = "share links"
+    prune_setting = "shareLinks"
+    declaration = Declaration(
+        position=105,
+        nested=Nested(ShareLinkEntry, "shareLinks"),
+        prune_description="Share links of managed sites that write shareLinks.",
+        reads=Reads(
+            items={
+                "/orgs/*/sites/*/share-links": {
+                    "id": ID,
+                    "name": may(str),
+                    "active": may(bool),
+                    "urls": may(dict),
+                },
+            },
+            list_names=("share-links",),
+        ),
+    )
+    references = ("site",)
+    read_after = ("site",)
+    unmanaged_go_with_container = True
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        sites = [
+            site["id"]
+            for site, desired in reader.managed_with_entries("site")
+            if desired is None or getattr(desired.entry, "shareLinks", None) is not None
+        ]
+        lists = await asyncio.gather(
+            *(reader.list(self.name, f"{site_prefix(self.org_id, s)}/share-links") for s in sites)
+        )
+        return [
+            without_key(item, site)
+            for site, items in zip(sites, lists, strict=True)
+            for item in items
+        ]
+
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [
+            self._desired(site.address, entry)
+            for site in manifests.section("sites").values()
+            for entry in (getattr(site, "shareLinks", None) or {}).values()
+        ]
+
+    def _desired(self, site_address: str, e: ShareLinkEntry) -> Desired:
+        fields: dict[str, Any] = {"title": e.link_name}
+        if e.active is not None:
+            fields["active"] = e.active
+        return entry_desired(e, fields, e.link_name, scope=(Ref(site_address),))
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
+        site = site_ref(index, raw)
+        if site is None:
+            return None
+        name = raw.get("name") or ""
+        fields = {"title": name, "active": raw.get("active", True)}
+        return Observed(
+            id=raw["id"], key=(site, name), fields=fields, title=name or raw["id"], raw=raw
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        prefix = site_prefix(self.org_id, resolve(desired.key[0]))
+        calls = [Call("POST", f"{prefix}/share-links", {"name": desired.fields["title"]})]
+        if desired.fields.get("active") is False:  # a new link is active
+            made = id_in_path(created(desired.address))
+            calls.append(Call("PATCH", f"{prefix}/share-links/{made}", {"active": False}))
+        return calls
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        body = {("name" if k == "title" else k): v for k, v in changed.items()}
+        return [Call("PATCH", self._path(observed), body)]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", self._path(observed))]
+
+    def _path(self, observed: Observed) -> str:
+        return f"{site_prefix(self.org_id, observed.raw['_site'])}/share-links/{observed.id}"
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported:
+        name = raw.get("name") or ""
+        fields: dict[str, Any] = {"id": raw["id"], "title": name}
+        if raw.get("active") is False:
+            fields["active"] = False
+        return Exported(
+            "sites", self.name, raw["id"], name or "link", fields,
+            within=LiveRef("site", raw["_site"]), nested_as="shareLinks",
+        )  # fmt: skip
+
+
+def without_key(item: Mapping[str, Any], site: str) -> dict[str, Any]:
+    """A listed link without what holds its key, tagged with its site."""
+    return {**{k: v for k, v in item.items() if k not in SECRET_FIELDS}, "_site": site}

@@ -1,0 +1,167 @@
+"""End to end: a site's visitor authentication (``visitorAuth:``, rotation once) and its share
+links (``shareLinks:``, tied by id in docform.lock), planned, applied, drifted and exported
+through the CLI against a seeded in-process sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from planning import (
+    actions,
+    apply,
+    assert_converged,
+    calls,
+    change,
+    live_api,
+    plan_json,
+    run,
+    seeded_sandbox,
+    write_manifests,
+)
+
+DOCS = "/orgs/org_acme/sites/site_docs"
+AUTH = f"{DOCS}/publishing/auth"
+LINKS = f"{DOCS}/share-links"
+
+
+def manifests(directory: Path, **site: Any) -> Path:
+    doc = {"organization": {"id": "org_acme"}, "sites": {"docs": {"id": "site_docs", **site}}}
+    return write_manifests(directory, yaml.safe_dump(doc, sort_keys=False))
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    return seeded_sandbox(tmp_path)
+
+
+@pytest.fixture
+def directory(tmp_path: Path) -> Path:
+    return tmp_path / "manifests"
+
+
+LOGIN = {"backend": "custom", "fallbackURL": "https://id.acme.test/login"}
+
+
+# -- visitor authentication ---------------------------------------------------------------------
+
+
+def test_visitor_auth_is_patched_and_its_key_is_nowhere(sandbox: Path, directory: Path) -> None:
+    manifests(directory, visibility="visitor-auth", visitorAuth=LOGIN)
+    plan = plan_json(directory, sandbox)
+    assert calls(change(plan, "site.docs.visitorAuth", "update")) == [
+        ("PATCH", AUTH, {"backend": "custom", "fallbackURL": "https://id.acme.test/login"})
+    ]
+    apply(directory, sandbox)
+    live = live_api(sandbox, "GET", AUTH)
+    assert live["fallbackURL"] == "https://id.acme.test/login"
+    assert_converged(directory, sandbox)
+    lock = (directory / "docform.lock").read_text()
+    assert live["privateKey"] not in lock and "visitorAuth" not in lock
+
+
+def test_rotate_regenerates_the_key_once(sandbox: Path, directory: Path) -> None:
+    manifests(directory, visitorAuth={**LOGIN, "rotate": "2026-11-01"})
+    first_key = live_api(sandbox, "GET", AUTH)["privateKey"]
+    plan = plan_json(directory, sandbox)
+    rotation = change(plan, "site.docs.visitorAuth", "rotate")
+    assert calls(rotation) == [("POST", f"{AUTH}/regenerate", None)]
+    assert rotation["fields"] == [{"path": "rotate", "before": None, "after": "2026-11-01"}]
+    apply(directory, sandbox)
+    second_key = live_api(sandbox, "GET", AUTH)["privateKey"]
+    assert second_key != first_key
+    assert "site.docs.visitorAuth: 2026-11-01" in (directory / "docform.lock").read_text()
+    assert_converged(directory, sandbox)
+    apply(directory, sandbox)
+    assert live_api(sandbox, "GET", AUTH)["privateKey"] == second_key
+    manifests(directory, visitorAuth={**LOGIN, "rotate": "2027-05"})
+    assert actions(plan_json(directory, sandbox)) == [("site.docs.visitorAuth", "rotate")]
+
+
+def test_a_visitor_auth_site_without_visitor_auth_is_refused(
+    sandbox: Path, directory: Path
+) -> None:
+    manifests(directory, visibility="visitor-auth")
+    result = run(["plan", directory], sandbox)
+    assert result.exit_code == 1
+    assert "main.yaml:6" in result.output
+    assert "sites.docs.visibility: a visitor-auth site needs visitorAuth:" in result.output
+
+
+def test_export_writes_visitor_auth_of_visitor_auth_sites(sandbox: Path, tmp_path: Path) -> None:
+    live_api(sandbox, "PATCH", DOCS, {"visibility": "visitor-auth"})
+    live_api(sandbox, "PATCH", AUTH, {"backend": "custom", "logoutURL": "https://id.acme.test/out"})
+    out = tmp_path / "exported"
+    assert run(["export", "org_acme", out], sandbox).exit_code == 0
+    sites = yaml.safe_load((out / "sites.yaml").read_text())["sites"]
+    (site,) = sites.values()
+    assert site["visitorAuth"] == {"backend": "custom", "logoutURL": "https://id.acme.test/out"}
+    assert_converged(out, sandbox)
+
+
+# -- share links --------------------------------------------------------------------------------
+
+
+def test_share_links_are_created_tied_by_id_renamed_and_deactivated(
+    sandbox: Path, directory: Path
+) -> None:
+    manifests(directory, shareLinks={"partners": {"title": "Partners"}, "press": {}})
+    plan = plan_json(directory, sandbox)
+    assert calls(change(plan, "site.docs.shareLink.partners")) == [
+        ("POST", LINKS, {"name": "Partners"})
+    ]
+    apply(directory, sandbox)
+    links = {link["name"]: link for link in live_api(sandbox, "GET", LINKS)["items"]}
+    assert set(links) == {"Partners", "press"}
+    lock = (directory / "docform.lock").read_text()
+    assert f"site.docs.shareLink.partners: {links['Partners']['id']}" in lock
+    assert_converged(directory, sandbox)
+    manifests(
+        directory, shareLinks={"partners": {"title": "Partners 2026", "active": False}, "press": {}}
+    )
+    plan = plan_json(directory, sandbox)
+    partners = links["Partners"]["id"]
+    assert calls(change(plan, "site.docs.shareLink.partners")) == [
+        ("PATCH", f"{LINKS}/{partners}", {"name": "Partners 2026", "active": False})
+    ]
+    apply(directory, sandbox)
+    assert_converged(directory, sandbox)
+
+
+def test_unmanaged_share_links_are_listed_then_pruned(sandbox: Path, directory: Path) -> None:
+    made = live_api(sandbox, "POST", LINKS, {"name": "Old"})
+    manifests(directory, shareLinks={})
+    plan = plan_json(directory, sandbox)
+    links = [u for u in plan["unmanaged"] if u["kind"] == "share_link"]
+    assert links == [{"kind": "share_link", "id": made["id"], "title": "Old"}]
+    doc = yaml.safe_load((directory / "main.yaml").read_text())
+    doc["docform"] = {"prune": {"shareLinks": True}}
+    write_manifests(directory, yaml.safe_dump(doc))
+    plan = plan_json(directory, sandbox)
+    assert calls(change(plan, f"share_link.~{made['id']}")) == [
+        ("DELETE", f"{LINKS}/{made['id']}", None)
+    ]
+    apply(directory, sandbox)
+    assert live_api(sandbox, "GET", LINKS)["items"] == []
+
+
+def test_two_links_of_one_name_ask_for_a_pin(sandbox: Path, directory: Path) -> None:
+    for _ in range(2):
+        live_api(sandbox, "POST", LINKS, {"name": "Partners"})
+    manifests(directory, shareLinks={"partners": {"title": "Partners"}})
+    result = run(["plan", directory], sandbox)
+    assert result.exit_code == 1
+    assert "pin" in result.output
+
+
+def test_export_writes_share_links_with_ids(sandbox: Path, tmp_path: Path) -> None:
+    live_api(sandbox, "POST", LINKS, {"name": "Partners"})
+    out = tmp_path / "exported"
+    assert run(["export", "org_acme", out], sandbox).exit_code == 0
+    (site,) = yaml.safe_load((out / "sites.yaml").read_text())["sites"].values()
+    (link,) = site["shareLinks"].values()
+    assert link["title"] == "Partners"
+    assert_converged(out, sandbox)
