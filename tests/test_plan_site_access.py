@@ -19,7 +19,6 @@ from planning import (
     live_api,
     plan_json,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -31,11 +30,6 @@ LINKS = f"{DOCS}/share-links"
 def manifests(directory: Path, **site: Any) -> Path:
     doc = {"organization": {"id": "org_acme"}, "sites": {"docs": {"id": "site_docs", **site}}}
     return write_manifests(directory, yaml.safe_dump(doc, sort_keys=False))
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 @pytest.fixture
