@@ -35,10 +35,17 @@ FORMATS = ("markdown", "json")
     hidden=True,
     help="Deprecated: --json or --markdown, and --report FILE.json for a JSON report.",
 )
+@click.option(
+    "--adopt",
+    is_flag=True,
+    help="Then write the drift into the manifests in place, as 'docform adopt' does (what "
+    "was written goes to stderr).",
+)
 @markdown_options
 @output_options("Also print the API requests' count and each retried call.")
 def drift(
     directory: Path,
+    adopt: bool,
     as_json: bool,
     markdown: bool,
     report: Path | None,
@@ -76,7 +83,17 @@ def drift(
         _write(report, _rendered(result, written, fit))
         output().info(f"Wrote the drift report to {report}.")
     click.echo(_rendered(result, printed, fit), nl=False)
+    if adopt:
+        _adopt(outcomes)
     return result.exit_code
+
+
+def _adopt(outcomes: list[Any]) -> None:
+    from docform.render.adopt import render_adopted
+    from docform.workflow.adopt import adopt_plan
+
+    results = [adopt_plan(o.manifests, o.plan) for o in outcomes if o.plan is not None]
+    click.echo(render_adopted(results), nl=False, err=True)
 
 
 def _formats(

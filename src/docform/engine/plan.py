@@ -216,6 +216,9 @@ class Plan:
     live_counts: dict[str, int] = field(default_factory=dict)
     live_objects: dict[str, Any] = field(default_factory=dict, repr=False)
     """The live object each managed address was matched to, as the API answered it."""
+    unmatched_objects: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The live objects no entry matches, by address (``team.~tm_1``), as the API answered
+    them: what adopting one writes into the manifests."""
     violations: list[Violation] = field(default_factory=list)
     """Safety rails the plan breaks, found while planning (`docform.engine.rails`)."""
     ignored: list[Any] = field(default_factory=list)

@@ -66,6 +66,9 @@ def plan_from_matcher(
             else:
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
         plan.live_objects.update({p.desired.address: p.observed.raw for p in matching.pairs})
+        plan.unmatched_objects.update(
+            {unmatched_address(kind.name, obs): obs.raw for obs in matching.unmatched}
+        )
         if kind.locked:
             plan.identities.update(_identities(kind, matching))
         plan.notes += matching.notes

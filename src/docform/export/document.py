@@ -69,6 +69,17 @@ def build_sections(
     return built
 
 
+def resolve_entry(entry: Exported, name: str, names: Mapping[LiveRef, str]) -> Built:
+    """One entry's fields with references as manifest names (``names``), outside an export:
+    as ``Built.sections[entry.section][name]``; a field referring to an object ``names`` does
+    not hold is left out, with a note. An entry's place inside another (`WithinRef`) is left
+    out too: it is where the entry is written, not one of its fields."""
+    built = Built()
+    fields = _within_resolved(entry.fields, {})
+    built.sections[entry.section] = {name: _resolve_fields(entry, fields, name, names, built)}
+    return built
+
+
 def _merge_parts(
     parts: Sequence[Exported],
     nodes: Mapping[LiveRef, dict[str, Any]],

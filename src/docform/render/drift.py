@@ -82,7 +82,16 @@ def _org_text(org: OrgDrift) -> list[str]:
         lines += [f"    {note}" for note in plan.notes]
     if plan.changes or plan.unmanaged or plan.ignored or plan.notes:
         lines.append("")
+    if org.status == "drift":
+        lines += [*_next_steps(org.outcome.source.directory.as_posix()), ""]
     return lines
+
+
+def _next_steps(directory: str) -> list[str]:
+    return [
+        f"  Revert it (the live organization as the manifests say): docform apply {directory}",
+        f"  Adopt it (the manifests as the live organization is): docform adopt {directory}",
+    ]
 
 
 def _field_lines(change: Change) -> list[str]:
@@ -195,9 +204,10 @@ def _change_row(change: Change) -> str:
 def _fix_markdown(org: OrgDrift, *, fix_plan: bool) -> list[str]:
     directory = code(org.outcome.source.directory.as_posix())
     lines = [
-        f"To make the live organization match the manifests again: `docform apply {directory}`."
-        " To keep a live change instead, write it in the manifests (or list it under "
-        "`ignore:`); to adopt an unmanaged object, add an entry for it.",
+        f"To revert the drift, making the live organization match the manifests again: "
+        f"`docform apply {directory}`. To keep it instead, writing the live values and "
+        f"objects into the manifests in place: `docform adopt {directory}` (`--target "
+        "ADDRESS` for some of it; or list what should stay different under `ignore:`).",
         "",
     ]
     if fix_plan and org.plan is not None and org.plan.changes:

@@ -1,0 +1,394 @@
+"""Editing manifest files in place, keeping everything people wrote that is not edited.
+
+``docform adopt`` writes live values into the user's own files. ruamel.yaml's round-trip mode
+reads a file into mappings and lists that remember their comments, key order, anchors and
+merge keys, quoting, flow style and blank lines, and writes them back byte for byte where
+nothing changed; this module makes the few edits adopt needs on top of it, in the style of
+what they replace (a value once quoted stays quoted, a one-line mapping stays on one line):
+
+- set or drop fields of an entry, which may be written as a shorthand scalar
+  (``alice@acme.test: admin``);
+- remove an entry, taking the comment lines just above it along, but not the blank lines or
+  comments that lead to the next one;
+- add an entry to a section, in the file and document that hold the section.
+
+An entry that another merges (``<<: *defaults``) keeps lending the others the values they had:
+before one of its fields changes, each mapping merging it without its own value for the field
+gets the old value written out.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.scalarstring import ScalarString
+from ruamel.yaml.tokens import CommentToken
+
+from docform.errors import DocformError
+
+FLOW_WIDTH = 88
+"""A new mapping of plain values shorter than this is written on one line (as export does)."""
+_INDENTED = re.compile(r"^( *)(- +)?\S")
+Key = str | int
+Shorthand = Callable[[Any], str | None]
+"""The field a scalar written for a whole entry stands for (a member's role), or None."""
+
+
+class EditError(DocformError):
+    """A manifest file cannot be edited in place."""
+
+
+class ManifestFile:
+    """One manifest file read for round-trip editing; `text` renders it with the edits."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        self.name = name
+        self.original = path.read_text(encoding="utf-8")
+        self._yaml = _round_trip(self.original)
+        try:
+            self.documents: list[Any] = list(self._yaml.load_all(self.original))
+        except YAMLError as exc:
+            raise EditError(f"{name}: cannot be read for editing: {exc}") from None
+        _keep_anchors(self.documents)
+
+    def text(self) -> str:
+        out = io.StringIO()
+        documents = self.documents
+        self._yaml.explicit_start = self.original.lstrip().startswith("---")
+        self._yaml.dump_all(documents, out)
+        return out.getvalue()
+
+    def holder(self, path: tuple[str, ...]) -> tuple[CommentedMap, str] | None:
+        """The mapping holding the entry at ``path`` (``('teams', 'platform')``) and its key."""
+        for document in self.documents:
+            node: Any = document
+            for key in path[:-1]:
+                node = node.get(key) if isinstance(node, CommentedMap) else None
+            if isinstance(node, CommentedMap) and path[-1] in node:
+                return node, path[-1]
+        return None
+
+    def top_level(self) -> CommentedMap | None:
+        """The first document that is a mapping (where a new section goes)."""
+        return next((d for d in self.documents if isinstance(d, CommentedMap)), None)
+
+    # -- edits --------------------------------------------------------------------------------
+
+    def set_fields(
+        self,
+        path: tuple[str, ...],
+        values: Mapping[str, Any],
+        dropped: set[str],
+        shorthand: Shorthand,
+    ) -> None:
+        """Give the entry at ``path`` ``values`` and leave out ``dropped`` fields."""
+        holder, key = self._holder(path)
+        entry = holder[key]
+        if not isinstance(entry, CommentedMap):
+            entry = _expanded(entry, shorthand)
+        for name, value in values.items():
+            old = entry.get(name)
+            self._lend_merged_value(entry, name)
+            entry[name] = styled(value, like=old)
+        for name in dropped:
+            self._lend_merged_value(entry, name)
+            if name in entry._ok:  # only what the entry itself writes, not what it merges
+                del entry[name]
+        holder[key] = _shortened(entry, shorthand, like=holder[key])
+
+    def remove_entry(self, path: tuple[str, ...]) -> None:
+        holder, key = self._holder(path)
+        self._refuse_merged(holder[key], path)
+        if len(holder) == 1 and len(path) > 1:
+            # An empty mapping left behind would be written `{}` after the comments that led
+            # to its entries (not valid YAML when they end in a blank line): it goes too.
+            self.remove_entry(path[:-1])
+            return
+        keys = list(holder)
+        at = keys.index(key)
+        tail = _take_tail(holder[key])
+        header = holder.ca.items.pop(key, None)
+        if at == 0:
+            self._drop_first_header(holder, path)
+        if at > 0:
+            _drop_header_lines(holder, keys[at - 1])
+            _append_tail(holder, keys[at - 1], tail)
+        elif at + 1 < len(keys):
+            column = holder.lc.key(keys[at + 1])[1]
+            _set_header(holder, keys[at + 1], _leading_comments(tail), column)
+        del holder[key]
+        del header  # the comment lines right above the entry go with it
+
+    def add_entry(self, path: tuple[str, ...], name: str, fields: Mapping[str, Any]) -> None:
+        """``fields`` under ``name`` at the end of the mapping at ``path`` (a section, or a
+        site's ``sections``), made when missing: a section in the first document."""
+        mapping = self.mapping(path)
+        if mapping is None:
+            within = self.mapping(path[:-1]) if len(path) > 1 else self.top_level()
+            if within is None:
+                raise EditError(f"{self.name}: holds no mapping to add {'.'.join(path)} to")
+            within[path[-1]] = mapping = CommentedMap()
+        mapping[name] = styled(dict(fields), like=_sibling(mapping))
+
+    def mapping(self, path: tuple[str, ...]) -> CommentedMap | None:
+        """The mapping at ``path`` in the first document holding one."""
+        found = self.holder(path)
+        if found is None:
+            return None
+        holder, key = found
+        return holder[key] if isinstance(holder[key], CommentedMap) else None
+
+    def _holder(self, path: tuple[str, ...]) -> tuple[CommentedMap, str]:
+        found = self.holder(path)
+        if found is None:
+            raise EditError(f"{self.name}: no entry at {'.'.join(path)}; was the file changed?")
+        return found
+
+    def _drop_first_header(self, holder: CommentedMap, path: tuple[str, ...]) -> None:
+        """The comment lines above a mapping's first entry are kept with the mapping (and
+        the key holding it): those right above the entry go with it."""
+        lists = [holder.ca.comment[1] if holder.ca.comment else None]
+        outer = self.holder(path[:-1]) if len(path) > 1 else None
+        if outer is not None:
+            slots = outer[0].ca.items.get(outer[1])
+            lists.append(slots[3] if slots and len(slots) > 3 else None)
+        for tokens in {id(t): t for t in lists if isinstance(t, list)}.values():
+            while tokens and tokens[-1].value.strip().startswith("#"):
+                tokens.pop()
+
+    def _refuse_merged(self, entry: Any, path: tuple[str, ...]) -> None:
+        for mapping in _mappings(self.documents):
+            if any(m is entry for m in getattr(mapping, "merge", [])):
+                raise EditError(
+                    f"{self.name}: {'.'.join(path)} is merged into another entry (<<: *"
+                    f"{entry.anchor.value}); move the values it lends there, then adopt again"
+                )
+
+    def _lend_merged_value(self, entry: CommentedMap, name: str) -> None:
+        """Before ``entry`` changes ``name``, write its current value into every mapping that
+        merges ``entry`` and takes that value from it."""
+        if name not in entry:
+            return
+        for mapping in _mappings(self.documents):
+            merged = getattr(mapping, "merge", [])
+            if any(m is entry for m in merged) and name not in mapping._ok:
+                mapping[name] = entry[name]
+
+
+def _round_trip(text: str) -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never fold a long line that was written on one
+    mapping, offset = _indentation(text)
+    yaml.indent(mapping=mapping, sequence=mapping + offset, offset=offset)
+    return yaml
+
+
+def _indentation(text: str) -> tuple[int, int]:
+    """How the file indents: a nested mapping's step, and a list dash's step under its key."""
+    step, dash = None, None
+    previous = None
+    for line in text.splitlines():
+        found = _INDENTED.match(line)
+        if found is None or line.lstrip().startswith("#"):
+            continue
+        column = len(found.group(1))
+        if previous is not None and previous.rstrip().endswith(":"):
+            base = len(previous) - len(previous.lstrip())
+            if found.group(2) and dash is None:
+                dash = column - base
+            elif not found.group(2) and step is None and column > base:
+                step = column - base
+        previous = line
+        if step is not None and dash is not None:
+            break
+    return step or 2, dash if dash is not None else (step or 2)
+
+
+def _keep_anchors(documents: list[Any]) -> None:
+    """An anchor whose aliases an edit removed is still written, as the user wrote it."""
+    for node in _nodes(documents):
+        anchor = getattr(node, "anchor", None)
+        if anchor is not None and anchor.value:
+            anchor.always_dump = True
+
+
+def _nodes(value: Any) -> Iterator[Any]:
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        if isinstance(node, CommentedMap):
+            stack.extend([node[k] for k in node._ok])
+            stack.extend(getattr(node, "merge", []))
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _mappings(documents: list[Any]) -> Iterator[CommentedMap]:
+    return (node for node in _nodes(documents) if isinstance(node, CommentedMap))
+
+
+# -- values ------------------------------------------------------------------------------------
+
+
+def styled(value: Any, like: Any = None) -> Any:
+    """``value`` for writing where ``like`` was: a string keeps its quoting, a mapping or list
+    its one-line or block style; new short mappings of plain values go on one line."""
+    if isinstance(value, str) and isinstance(like, ScalarString):
+        return type(like)(value)
+    if isinstance(value, Mapping):
+        mapping = CommentedMap((k, styled(v, _get(like, k))) for k, v in value.items())
+        mapping.fa.set_flow_style() if _one_line(value, like) else mapping.fa.set_block_style()
+        return mapping
+    if isinstance(value, list):
+        items = CommentedSeq(styled(v) for v in value)
+        flow = like.fa.flow_style() if isinstance(like, CommentedSeq) else _plain_list(value)
+        items.fa.set_flow_style() if flow else items.fa.set_block_style()
+        return items
+    return value
+
+
+def _get(like: Any, key: Any) -> Any:
+    return like.get(key) if isinstance(like, Mapping) else None
+
+
+def _one_line(value: Mapping[str, Any], like: Any) -> bool:
+    if isinstance(like, CommentedMap):
+        return bool(like.fa.flow_style())
+    plain = all(_plain(v) or _plain_list(v) for v in value.values())
+    return plain and len(str(dict(value))) <= FLOW_WIDTH
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _plain_list(value: Any) -> bool:
+    return isinstance(value, list) and all(_plain(v) for v in value)
+
+
+def _sibling(mapping: CommentedMap) -> Any:
+    """The last entry of a section, whose style a new entry follows."""
+    return mapping[next(reversed(mapping))] if mapping else None
+
+
+def _expanded(scalar: Any, shorthand: Shorthand) -> CommentedMap:
+    name = shorthand(scalar)
+    if name is None:
+        raise EditError(f"cannot tell which field the value {scalar!r} stands for")
+    entry = CommentedMap([(name, scalar)])
+    entry.fa.set_flow_style()
+    return entry
+
+
+def _shortened(entry: CommentedMap, shorthand: Shorthand, like: Any) -> Any:
+    """The entry as the scalar it was written as, when one field is all it has again."""
+    if isinstance(like, CommentedMap) or len(entry) != 1:
+        return entry
+    ((name, value),) = entry.items()
+    return value if _plain(value) and shorthand(value) == name else entry
+
+
+# -- comments around a removed entry -------------------------------------------------------------
+# ruamel keeps the lines between two entries on the last value of the first: the blank lines
+# and comments leading to the next entry (kept), then the comment lines right above it (its
+# header, removed with it).
+
+
+def _last_leaf(node: Any) -> tuple[Any, Key] | None:
+    """The container and key of the innermost last value of a block ``node``."""
+    found = None
+    while _block(node):
+        key: Key = _own_keys(node)[-1] if isinstance(node, CommentedMap) else len(node) - 1
+        found = (node, key)
+        node = node[key]
+    return found
+
+
+def _block(node: Any) -> bool:
+    if isinstance(node, CommentedMap):
+        return bool(node._ok) and not node.fa.flow_style()
+    return isinstance(node, CommentedSeq) and bool(node) and not node.fa.flow_style()
+
+
+def _own_keys(mapping: CommentedMap) -> list[Key]:
+    """The keys ``mapping`` writes itself, in order (not those it merges with ``<<``)."""
+    return [key for key in mapping if key in mapping._ok]
+
+
+def _tail_slot(container: Any) -> int:
+    return 2 if isinstance(container, CommentedMap) else 0
+
+
+def _take_tail(node: Any) -> CommentToken | None:
+    leaf = _last_leaf(node)
+    if leaf is None:
+        return None
+    container, key = leaf
+    slots = container.ca.items.get(key)
+    if not slots:
+        return None
+    slot = _tail_slot(container)
+    token = slots[slot]
+    if token is None:
+        return None
+    own, _, rest = token.value.partition("\n")
+    if not own.strip():  # no end-of-line comment of its own: all of it leads to the next entry
+        return token
+    return CommentToken("\n" + rest, token.start_mark, None) if rest else None
+
+
+def _drop_header_lines(holder: CommentedMap, previous: str) -> None:
+    leaf = _last_leaf(holder[previous])
+    if leaf is None:
+        return  # after a one-line value, the lines above an entry are its own (removed)
+    container, key = leaf
+    slots = container.ca.items.get(key)
+    slot = _tail_slot(container)
+    if not slots or slots[slot] is None:
+        return
+    lines = slots[slot].value.split("\n")
+    while len(lines) > 1 and lines[-2].strip().startswith("#"):
+        del lines[-2]
+    slots[slot].value = "\n".join(lines)
+
+
+def _append_tail(holder: CommentedMap, previous: str, tail: CommentToken | None) -> None:
+    if tail is None:
+        return
+    leaf = _last_leaf(holder[previous])
+    container, key = leaf if leaf is not None else (holder, previous)
+    slots = container.ca.items.setdefault(key, [None, None, None, None])
+    slot = _tail_slot(container)
+    current = slots[slot]
+    if current is None:
+        slots[slot] = CommentToken("\n" + tail.value.lstrip("\n"), tail.start_mark, None)
+        slots[slot].value = tail.value if tail.value.startswith("\n") else "\n" + tail.value
+    else:
+        current.value = current.value.rstrip(" ") + tail.value.lstrip("\n")
+
+
+def _leading_comments(tail: CommentToken | None) -> list[str]:
+    """What a removed first entry's tail holds for the next one: its comment lines, if any
+    (the blank lines before the first entry are the section's own)."""
+    if tail is None:
+        return []
+    lines = tail.value.split("\n")[1:]
+    return [line.strip().removeprefix("#").removeprefix(" ") for line in lines if line.strip()]
+
+
+def _set_header(holder: CommentedMap, key: str, comments: list[str], column: int) -> None:
+    if comments:
+        holder.yaml_set_comment_before_after_key(key, before="\n".join(comments), indent=column)

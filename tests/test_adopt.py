@@ -1,0 +1,114 @@
+"""`docform adopt` (workflow/adopt.py, manifest/edit.py): hand changes written into the
+manifests in place, against the sandbox."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from planning import FIXTURES, apply, assert_converged, live_api, run, write_manifests
+
+ADOPT = FIXTURES / "adopt"
+
+
+@pytest.fixture
+def applied(tmp_path: Path, sandbox: Path) -> Path:
+    """The commented, anchored manifests of ``fixtures/adopt``, applied to the sandbox."""
+    directory = tmp_path / "manifests"
+    directory.mkdir()
+    shutil.copy(ADOPT / "manifests.yaml", directory / "main.yaml")
+    apply(directory, sandbox)
+    return directory
+
+
+def _space_id(sandbox: Path, title: str) -> str:
+    spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
+    return next(s["id"] for s in spaces if s["title"] == title)
+
+
+def _hand_changes(sandbox: Path) -> str:
+    """A title changed, a team created and a space deleted by hand; the new team's id."""
+    handbook = _space_id(sandbox, "Handbook")
+    live_api(sandbox, "PATCH", f"/spaces/{handbook}", {"title": "Company handbook"})
+    team = live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Reviewers"})
+    members = f"/orgs/org_acme/teams/{team['id']}/members"
+    live_api(sandbox, "PUT", members, {"add": ["erin@acme.test"]})
+    live_api(sandbox, "DELETE", f"/spaces/{_space_id(sandbox, 'Scratch')}")
+    return str(team["id"])
+
+
+def test_adopt_keeps_the_file_but_the_adopted_lines_then_plan_is_empty(applied, sandbox):
+    team_id = _hand_changes(sandbox)
+    result = run(["adopt", applied], sandbox)
+    assert result.exit_code == 0, result.output
+    golden = (ADOPT / "adopted.yaml").read_text(encoding="utf-8").replace("TEAM_ID", team_id)
+    assert (applied / "main.yaml").read_text(encoding="utf-8") == golden
+    assert result.stdout == (
+        f"Adopted 3 drifted objects into {applied / 'main.yaml'}:\n"
+        "  space.scratch: removed its entry in main.yaml\n"
+        "  space.handbook: wrote title in main.yaml\n"
+        "  team.reviewers: added its entry in main.yaml\n"
+        "Planning now shows no changes for what was adopted; review the files and commit them.\n"
+    )
+    assert_converged(applied, sandbox)
+
+
+def test_target_and_exclude_choose_what_is_adopted_the_rest_stays_drift(applied, sandbox):
+    _hand_changes(sandbox)
+    result = run(["adopt", applied, "--target", "team.*", "--exclude", "space.scratch"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "  team.reviewers: added its entry in main.yaml\n" in result.stdout
+    assert "space." not in result.stdout
+    drift = run(["drift", applied], sandbox)
+    assert drift.exit_code == 2, drift.output
+    assert "~ space.handbook" in drift.stdout
+    assert "space.scratch" in drift.stdout
+    assert "team." not in drift.stdout
+
+
+def test_a_target_matching_nothing_writes_nothing(applied, sandbox):
+    before = (applied / "main.yaml").read_text(encoding="utf-8")
+    result = run(["adopt", applied, "--target", "team.revewers"], sandbox)
+    assert result.exit_code == 1
+    assert "--target team.revewers matches no address" in result.stderr
+    assert (applied / "main.yaml").read_text(encoding="utf-8") == before
+
+
+def test_a_shorthand_member_stays_a_shorthand(applied, sandbox):
+    live_api(sandbox, "PATCH", "/orgs/org_acme/members/u_erin", {"role": "read"})
+    result = run(["drift", applied, "--adopt"], sandbox)
+    assert result.exit_code == 2, result.output
+    assert "member.erin@acme.test: wrote role in main.yaml" in result.stderr
+    text = (applied / "main.yaml").read_text(encoding="utf-8")
+    assert "  erin@acme.test: read\n" in text
+    assert_converged(applied, sandbox)
+
+
+def test_adopt_with_no_drift_writes_nothing(applied, sandbox):
+    before = (applied / "main.yaml").read_text(encoding="utf-8")
+    result = run(["adopt", applied], sandbox)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Nothing to adopt")
+    assert (applied / "main.yaml").read_text(encoding="utf-8") == before
+
+
+def test_adopted_entries_that_would_not_validate_are_not_written(tmp_path, sandbox):
+    # A hand-made team whose member the manifests do not list: its entry would not validate.
+    directory = write_manifests(
+        tmp_path / "m",
+        """\
+        organization: {id: org_acme, title: Acme}
+        members: {alice@acme.test: admin}
+        sites: {docs: {id: site_docs, title: Acme Docs}}
+        """,
+    )
+    before = (directory / "main.yaml").read_text(encoding="utf-8")
+    team = live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Reviewers"})
+    live_api(sandbox, "PUT", f"/orgs/org_acme/teams/{team['id']}/members", {"add": ["u_erin"]})
+    result = run(["adopt", directory, "--target", "team.*"], sandbox)
+    assert result.exit_code == 1
+    assert "would not be valid, so nothing was written" in result.stderr
+    assert "erin@acme.test" in result.stderr
+    assert (directory / "main.yaml").read_text(encoding="utf-8") == before
