@@ -35,6 +35,7 @@ from docform.sandbox.seed import apply_seed, load_seed_file
 from docform.workflow.connect import Client
 
 FIXTURES = Path(__file__).parent / "fixtures"
+ACME = Path(__file__).parent.parent / "examples" / "acme"
 SEED_FILE = FIXTURES / "seed.yaml"
 SERVE_TOKEN = "tok_faults_admin_0123456789"
 """The token of a `served_sandbox`: its control routes' admin token and an API token."""
@@ -50,6 +51,21 @@ def seeded_sandbox(tmp_path: Path, seed_file: Path = SEED_FILE) -> Path:
     finally:
         store.close()
     return path
+
+
+def acme_copy(tmp_path: Path) -> tuple[Path, Path]:
+    """examples/acme's manifests (a copy under ``tmp_path``) and a sandbox seeded from its
+    sandbox-seed.yaml, as a new user would set them up."""
+    directory = tmp_path / "manifests"
+    shutil.copytree(ACME / "manifests", directory)
+    return directory, seeded_sandbox(tmp_path, ACME / "sandbox-seed.yaml")
+
+
+def replace_text(path: Path, old: str, new: str) -> None:
+    """Edit a manifest file as a person would: ``old`` (which must be there) becomes ``new``."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is not in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def write_manifests(directory: Path, yaml_text: str, name: str = "main.yaml") -> Path:

@@ -12,19 +12,18 @@ import pytest
 import yaml
 
 from planning import (
+    acme_copy,
     actions,
     apply,
     assert_converged,
     change,
     live_api,
     plan_json,
+    replace_text,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
-ROOT = Path(__file__).parent.parent
-ACME = ROOT / "examples" / "acme"
 DOCS = "/orgs/org_acme/sites/site_docs"
 TEAMS = "organization: {id: org_acme}\nteams:\n  ops: {title: Ops}\n"
 
@@ -32,15 +31,7 @@ TEAMS = "organization: {id: org_acme}\nteams:\n  ops: {title: Ops}\n"
 @pytest.fixture
 def acme(tmp_path: Path) -> tuple[Path, Path]:
     """examples/acme's manifests (a copy) and a sandbox seeded from its sandbox-seed.yaml."""
-    directory = tmp_path / "manifests"
-    shutil.copytree(ACME / "manifests", directory)
-    return directory, seeded_sandbox(tmp_path, ACME / "sandbox-seed.yaml")
-
-
-def replace_text(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} is not in {path}"
-    path.write_text(text.replace(old, new), encoding="utf-8")
+    return acme_copy(tmp_path)
 
 
 def test_renaming_a_space_and_moving_a_collection_after_apply_plans_no_create_and_no_delete(
@@ -515,7 +506,8 @@ def test_plan_breaks_the_replacement_rail_when_a_space_is_renamed_without_its_lo
     rail = (
         f'the plan deletes space {old} "Help center" and creates space.help in its place, and '
         f"its content would be lost; pin `id: {old}` in main.yaml:6:3 or add "
-        '`formerly: ["Help center"]` to keep it, or pass --force to replace it'
+        '`formerly: ["Help center"]` to keep it, or accept the replacement with '
+        "--allow replacement:space.help"
     )
 
     text = run(["plan", directory], sandbox)
@@ -524,11 +516,13 @@ def test_plan_breaks_the_replacement_rail_when_a_space_is_renamed_without_its_lo
     assert text.stdout.startswith(
         "Safety rails this plan breaks (1): apply refuses it.\n"
         f"  [replacement] {rail}\n"
-        "  Fix the manifests, or plan and apply with --force to bypass these.\n\n"
+        "  Fix the manifests, accept one with --allow RAIL:ADDRESS, or plan and apply with "
+        "--force to bypass these.\n\n"
     )
     assert text.stderr == (
         "Error: the plan breaks 1 safety rail (replacement), so apply would refuse it; fix the "
-        "manifests, or plan and apply with --force to bypass replacement\n"
+        "manifests, accept one with --allow RAIL:ADDRESS, or plan and apply with --force to "
+        "bypass replacement\n"
     )
     markdown = run(["plan", directory, "--markdown"], sandbox)
     assert markdown.exit_code == 1
@@ -538,8 +532,18 @@ def test_plan_breaks_the_replacement_rail_when_a_space_is_renamed_without_its_lo
         f"> - `replacement`: {escaped}\n"
     ) in markdown.stdout
     assert refused_plan(directory, sandbox)["rails"] == {
-        "violations": [{"rail": "replacement", "message": rail, "forceable": True}],
+        "violations": [
+            {
+                "rail": "replacement",
+                "message": rail,
+                "forceable": True,
+                "address": "space.help",
+                "changes": ["space.help#create", f"space.~{old}#delete"],
+            }
+        ],
         "forced": False,
+        "allowed": [],
+        "accepted": [],
         "checked_at_apply": [],
     }
     forced = run(["plan", directory, "--force"], sandbox)
@@ -574,8 +578,18 @@ def test_plan_breaks_the_protect_rail_of_a_renamed_protected_space_even_with_for
         "manifests: --force does not bypass these\n"
     )
     assert refused_plan(directory, sandbox, "--force")["rails"] == {
-        "violations": [{"rail": "protect", "message": rail, "forceable": False}],
+        "violations": [
+            {
+                "rail": "protect",
+                "message": rail,
+                "forceable": False,
+                "address": "space.help",
+                "changes": ["space.help#create", f"space.~{old}#delete"],
+            }
+        ],
         "forced": True,
+        "allowed": [],
+        "accepted": [],
         "checked_at_apply": [],
     }
 

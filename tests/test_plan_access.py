@@ -264,6 +264,8 @@ def test_removed_grants_count_toward_the_deletion_limit(
             "message": "the plan deletes 2 objects, more than the 1 allowed per apply "
             "(--max-deletions N or limits.maxDeletions raises it)",
             "forceable": True,
+            "address": None,
+            "changes": [],
         }
     ]
 

@@ -99,7 +99,9 @@ def test_leaving_a_team_without_its_owner_is_refused(tmp_path, sandbox):
     write_manifests(manifests, owned.replace("alice@acme.test: owner", "alice@acme.test: member"))
     result = run(["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 1
-    assert "[team-owner] team.core: the plan would leave the team without an owner" in result.stderr
+    assert "[team-owner] team.core (Core): the plan would leave the team without an owner" in (
+        result.stderr
+    )
 
 
 def test_deleting_a_collection_with_unmanaged_spaces_in_it_needs_force(tmp_path, sandbox):
@@ -110,7 +112,7 @@ def test_deleting_a_collection_with_unmanaged_spaces_in_it_needs_force(tmp_path,
     manifests = write_manifests(tmp_path / "m", "docform: {prune: {collections: true}}\n" + HEAD)
     result = run(["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 1
-    assert f"[cascade] deleting collection.~{collection['id']} would also delete space.~" in (
+    assert f"[cascade] deleting collection.~{collection['id']} (Old) would also delete space.~" in (
         result.stderr
     )
 
@@ -275,7 +277,8 @@ LAST_ADMIN = (
 )
 LAST_ADMIN_ERROR = (
     "Error: the plan breaks 1 safety rail (last-admin), so apply would refuse it; fix the "
-    "manifests, or plan and apply with --force to bypass last-admin\n"
+    "manifests, accept one with --allow RAIL:ADDRESS, or plan and apply with --force to bypass "
+    "last-admin\n"
 )
 
 
@@ -290,7 +293,8 @@ def test_plan_lists_a_broken_rail_at_the_top_and_exits_1(tmp_path, sandbox):
     assert result.stdout.startswith(
         "Safety rails this plan breaks (1): apply refuses it.\n"
         f"  {LAST_ADMIN}\n"
-        "  Fix the manifests, or plan and apply with --force to bypass these.\n"
+        "  Fix the manifests, accept one with --allow RAIL:ADDRESS, or plan and apply with "
+        "--force to bypass these.\n"
     )
     assert "Apply will refuse this plan: it breaks 1 safety rail (listed at the top).\n" in (
         result.stdout
@@ -305,7 +309,8 @@ def test_plan_markdown_shows_a_broken_rail_before_the_changes(tmp_path, sandbox)
         "> [!CAUTION]\n> **Apply will refuse this plan: it breaks 1 safety rail.**\n>\n"
         "> - `last-admin`: the plan would leave the organization without an admin (it removes "
         "or demotes alice@acme.test); keep one admin in members:\n>\n"
-        "> Fix the manifests, or plan and apply with `--force` to bypass them.\n"
+        "> Fix the manifests, accept one with `--allow RAIL:ADDRESS`, or plan and apply with "
+        "`--force` to bypass them.\n"
     )
     assert block in result.stdout
     assert result.stdout.index(block) < result.stdout.index("**2 to delete**")
@@ -317,7 +322,7 @@ def test_plan_json_lists_the_rails_under_a_key_of_its_own(tmp_path, sandbox):
     rails = json.loads(result.stdout)["rails"]
     assert rails["violations"] == [
         {"rail": "last-admin", "message": LAST_ADMIN.removeprefix("[last-admin] "),
-         "forceable": True}
+         "forceable": True, "address": "organization", "changes": ["member.~u_alice#delete"]}
     ]  # fmt: skip
     assert rails["forced"] is False
     assert [v["rail"] for v in rails["checked_at_apply"]] == ["own-membership"] * 2
@@ -375,8 +380,9 @@ def test_plan_fails_on_a_cascade_delete(tmp_path, sandbox):
     manifests = write_manifests(tmp_path / "m", "docform: {prune: {collections: true}}\n" + HEAD)
     result = run(["plan", manifests], sandbox)
     assert result.exit_code == 1
-    assert f"  [cascade] deleting collection.~{collection['id']} would also delete space.~" in (
-        result.stdout
+    assert (
+        f"  [cascade] deleting collection.~{collection['id']} (Old) would also delete space.~"
+        in (result.stdout)
     )
 
 
@@ -445,7 +451,8 @@ def test_deleting_the_last_saml_provider_under_enforced_sso_fails_the_plan(tmp_p
     assert result.exit_code == 1
     provider = live_api(sandbox, "GET", "/orgs/org_acme/saml")["items"][0]["id"]
     assert (
-        f"  [last-saml-provider] the plan deletes every SAML provider ({provider}) while the "
+        f"  [last-saml-provider] the plan deletes every SAML provider (saml.~{provider} (Okta))"
+        " while the "
         "organization enforces SSO; keep one under saml:, or set `sso: false` on the "
         "organization first\n"
     ) in result.stdout

@@ -9,10 +9,12 @@ from typing import Any
 import click
 
 from docform.cli.common import (
+    allow_option,
     apply_with_progress,
     confirm_apply,
     load_and_plan_with_progress,
     load_manifests,
+    passed_by,
     run_async,
     start_lock,
     use_color,
@@ -76,6 +78,7 @@ from docform.errors import DocformError
     is_flag=True,
     help="Do not write docform.lock (for a read-only checkout); renames then need `formerly`.",
 )
+@allow_option
 @output_options("Also print the planning's API requests' count and each retried call.")
 def apply(
     source: Path,
@@ -89,6 +92,7 @@ def apply(
     targets: tuple[str, ...],
     excludes: tuple[str, ...],
     no_lock_file: bool,
+    allow: tuple[str, ...],
 ) -> int:
     """Make the live organization match SOURCE: a manifest directory or a saved plan file.
 
@@ -117,13 +121,16 @@ def apply(
             parallelism=parallelism,
             max_deletions=max_deletions,
             force=force,
+            allow=allow,
             as_json=as_json,
             lock_file=not no_lock_file,
         )
     if manifest_directory is not None and source.is_dir():
         raise click.UsageError("--manifests goes with a saved plan; SOURCE is a directory")
     manifests, the_plan = _plan_to_apply(source, manifest_directory, targets, excludes)
-    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
+    if the_plan.rails is not None:  # a saved plan: what its reviewer accepted stays accepted
+        allow = (*the_plan.rails.allowed, *allow)
+    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force, allow=allow)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
         raise DocformError(
@@ -134,11 +141,13 @@ def apply(
         if not no_lock_file:
             start_lock(manifests, the_plan)
         return 0
-    bypassed = check_safety(manifests, the_plan, max_deletions=max_deletions, force=force)
+    passed = check_safety(
+        manifests, the_plan, max_deletions=max_deletions, force=force, allow=allow
+    )
     if not (yes or checksum or not source.is_dir()):
         confirm_apply("Apply these changes?")
-    for rail in bypassed:
-        click.echo(f"Warning: --force bypassed the safety rail {rail}", err=True)
+    for rail in passed:
+        click.echo(f"Warning: {passed_by(the_plan.rails, rail)} the safety rail {rail}", err=True)
     applied = apply_with_progress(
         manifests, the_plan, parallelism, as_json, lock_file=not no_lock_file
     )
@@ -171,6 +180,7 @@ def _saved_plan_to_apply(source: Path, manifest_directory: Path | None) -> tuple
     """The manifests the saved plan ``source`` names (or ``manifest_directory``) and their
     plan made now, which is applied only when it is the saved one: else `DocformError`
     naming every difference."""
+    from docform.engine.rails import RailReport
     from docform.engine.targets import narrow_plan
     from docform.workflow.receipt import differences
     from docform.workflow.run import plan_manifests
@@ -189,4 +199,6 @@ def _saved_plan_to_apply(source: Path, manifest_directory: Path | None) -> tuple
             + "; ".join(found)
             + f". Make a new plan of {directory} with 'docform plan --out' and review it"
         )
+    if saved.get("rails"):
+        fresh.rails = RailReport.from_json(saved["rails"])  # for the --allow items it holds
     return manifests, fresh

@@ -193,14 +193,19 @@ def refuse_if_rails_broken(plan: Any, label: str = "") -> None:
         raise DocformError(rails_broken(plan, label))
 
 
+def passed_by(report: Any, violation: Any) -> str:
+    """``--allow accepted`` or ``--force bypassed``: how a rail that apply let through was."""
+    return "--allow accepted" if violation in report.accepted else "--force bypassed"
+
+
 def rails_broken(plan: Any, label: str = "") -> str:
     """Why a shown plan fails: the rails it breaks, and what to do."""
     blocking = plan.rails.blocking
     count = len(blocking)
     where = f"{label}: " if label else ""
     hint = (
-        "fix the manifests, or plan and apply with --force to bypass "
-        + ", ".join(sorted({v.rail for v in blocking if v.forceable}))
+        "fix the manifests, accept one with --allow RAIL:ADDRESS, or plan and apply with "
+        "--force to bypass " + ", ".join(sorted({v.rail for v in blocking if v.forceable}))
         if any(v.forceable for v in blocking)
         else "fix the manifests: --force does not bypass these"
     )
@@ -208,6 +213,28 @@ def rails_broken(plan: Any, label: str = "") -> str:
         f"{where}the plan breaks {count} safety rail{'s' if count != 1 else ''} "
         f"({', '.join(v.rail for v in blocking)}), so apply would refuse it; {hint}"
     )
+
+
+def allow_option(command: Any) -> Any:
+    """``--allow RAIL:ADDRESS`` (repeatable): accept one safety rail for one object."""
+
+    def check(_context: Any, _param: Any, items: tuple[str, ...]) -> tuple[str, ...]:
+        from docform.engine.rails import AllowError, parse_allow
+
+        try:
+            return tuple(parse_allow(item) for item in items)
+        except AllowError as error:
+            raise click.BadParameter(str(error)) from None
+
+    return click.option(
+        "--allow",
+        "allow",
+        multiple=True,
+        metavar="RAIL:ADDRESS",
+        callback=check,
+        help="Accept one safety rail for one object, as the plan names them "
+        "(cascade:collection.~c_1; repeatable): every other rail stays on.",
+    )(command)
 
 
 def markdown_options(command: Any) -> Any:

@@ -17,6 +17,7 @@ import click
 from docform.cli.common import (
     apply_with_progress,
     confirm_apply,
+    passed_by,
     rails_broken,
     start_lock,
     use_color,
@@ -139,12 +140,14 @@ def apply_several(
     force: bool,
     as_json: bool,
     lock_file: bool = True,
+    allow: Sequence[str] = (),
 ) -> int:
     """Plan all, show all, check every safety rail, ask once, then apply one set after another,
     stopping at the first that fails."""
     from docform.render.sets import render_sets_text
 
-    outcomes = planned_sets(sets, rails={"max_deletions": max_deletions, "force": force})
+    rails = {"max_deletions": max_deletions, "force": force, "allow": allow}
+    outcomes = planned_sets(sets, rails=rails)
     click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
     failed = [o for o in outcomes if o.failed]
     if failed:
@@ -155,7 +158,7 @@ def apply_several(
         )
     to_apply = [o for o in outcomes if o.plan.has_changes]
     for outcome in to_apply:
-        _check_rails(outcome, max_deletions, force)
+        _check_rails(outcome, rails)
     if lock_file:
         for outcome in outcomes:
             if not outcome.plan.has_changes:
@@ -212,17 +215,16 @@ def _plan_code(outcome: Any, detailed_exitcode: bool) -> int:
     return 2 if detailed_exitcode and outcome.plan.has_changes else 0
 
 
-def _check_rails(outcome: Any, max_deletions: int | None, force: bool) -> None:
+def _check_rails(outcome: Any, rails: dict[str, Any]) -> None:
     from docform.workflow.run import check_safety
 
     try:
-        bypassed = check_safety(
-            outcome.manifests, outcome.plan, max_deletions=max_deletions, force=force
-        )
+        passed = check_safety(outcome.manifests, outcome.plan, **rails)
     except DocformError as exc:
         raise DocformError(f"{outcome.label()}: {exc}; nothing was applied") from None
-    for rail in bypassed:
-        click.echo(f"Warning: {outcome.label()}: --force bypassed the safety rail {rail}", err=True)
+    for rail in passed:
+        how = passed_by(outcome.plan.rails, rail)
+        click.echo(f"Warning: {outcome.label()}: {how} the safety rail {rail}", err=True)
 
 
 def _apply_one(outcome: Any, parallelism: int | None, as_json: bool, lock_file: bool) -> bool:

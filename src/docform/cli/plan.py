@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from docform.cli.common import (
+    allow_option,
     load_and_plan_with_progress,
     markdown_options,
     refuse_if_rails_broken,
@@ -111,6 +112,7 @@ def validate(directory: Path, as_json: bool) -> int:
     help="Plan as 'apply --force' would: bypass the deletion limits and the kinds' rails "
     "(never protect), listing each bypassed rail.",
 )
+@allow_option
 @markdown_options
 @output_options("Also print the API requests' count and each retried call.")
 def plan(
@@ -124,6 +126,7 @@ def plan(
     excludes: tuple[str, ...],
     max_deletions: int | None,
     force: bool,
+    allow: tuple[str, ...],
     markdown_out: Path | None,
     markdown_limit: int,
 ) -> int:
@@ -158,12 +161,12 @@ def plan(
             excludes=excludes,
             markdown=(markdown_out, markdown_limit),
             verbose=verbose,
-            rails={"max_deletions": max_deletions, "force": force},
+            rails={"max_deletions": max_deletions, "force": force, "allow": allow},
         )
     manifests, the_plan, stats = load_and_plan_with_progress(directory)
     the_plan = narrow_plan(the_plan, targets, excludes)
     the_plan.commit = head_commit(directory)
-    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force)
+    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force, allow=allow)
     _print_plan(the_plan, manifests, form, not compact, (markdown_out, markdown_limit))
     if out is not None:
         save_plan(the_plan, manifests, out)

@@ -198,12 +198,40 @@ class Violation:
     rail: str
     message: str
     forceable: bool = True
+    address: str | None = None
+    """The object the rail is about (the collection whose delete cascades): what
+    ``--allow RAIL:ADDRESS`` names to accept this one violation; None when only ``--force``
+    (or a limit's own option) can."""
+    changes: tuple[str, ...] = ()
+    """Keys of the changes that together break the rail: a plan narrowed by ``--target`` or
+    ``--exclude`` breaks it only while it holds them all."""
 
     def __str__(self) -> str:
         return f"[{self.rail}] {self.message}"
 
+    @property
+    def allow(self) -> str | None:
+        """What ``--allow`` takes to accept this violation alone."""
+        return f"{self.rail}:{self.address}" if self.address and self.forceable else None
+
     def to_json(self) -> dict[str, Any]:
-        return {"rail": self.rail, "message": self.message, "forceable": self.forceable}
+        return {
+            "rail": self.rail,
+            "message": self.message,
+            "forceable": self.forceable,
+            "address": self.address,
+            "changes": list(self.changes),
+        }
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Violation:
+        return cls(
+            doc["rail"],
+            doc["message"],
+            bool(doc.get("forceable", True)),
+            doc.get("address"),
+            tuple(doc.get("changes", ())),
+        )
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from docform.engine.dependencies import link_dependencies, refs_in
@@ -110,63 +110,102 @@ def _protect_violations(
     changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]
 ) -> list[Violation]:
     """Nothing may go down with a deleted object it lives in unless the plan says so: a
-    protected object never, anything else only with --force."""
-    deleted = {c.address: c for c in changes if c.action == "delete"}
-    if not deleted:
+    protected object never, anything else only with --force (or --allow for that delete).
+
+    What lives in what is judged as the plan leaves it when each delete is made: an object
+    whose move comes before the delete (in plan order) has left it by then."""
+    position = {c.key: i for i, c in enumerate(changes)}
+    deletes = {c.address: c for c in changes if c.action == "delete"}
+    if not deletes:
         return []  # no container is deleted: skip mapping what lies in what
-    moved = {c.address for c in changes if c.action == "move"}
-    inside: dict[str, set[str]] = {}
-    entries: dict[str, Desired | None] = {}
-    for kind, matching in matchings:
-        for obs in matching.unmatched:
-            address = unmatched_address(kind.name, obs)
-            inside[address] = refs_in(obs.key)
-            if not kind.unmanaged_go_with_container:
-                entries[address] = None
-        for pair in matching.pairs:
-            address = pair.desired.address
-            inside[address], entries[address] = refs_in(pair.observed.key), pair.desired
+    tree = _ContainmentTree(changes, matchings)
     found = []
-    for address, entry in entries.items():
-        if address in deleted or address in moved:
-            continue
-        container = _deleted_container(address, inside, deleted)
-        if container is None:
-            continue
-        if entry is not None and entry.protect:
-            found.append(
-                Violation(
-                    "protect",
-                    f"{entry.location}: {address} is protected, and deleting {container} "
-                    "would delete it too; move it out first or remove `protect: true`",
-                    forceable=False,
-                )
-            )
-        else:
-            found.append(
-                Violation(
-                    "cascade",
-                    f"deleting {container} would also delete {address}, which the plan does "
-                    "not delete; manage it, move it out, or prune its kind too",
-                )
-            )
+    # Deletes made after the same moves see the same tree (usually: every move, once).
+    by_moves: dict[frozenset[str], list[Change]] = {}
+    for delete in deletes.values():
+        done = frozenset(k for k in tree.moves.values() if position[k] < position[delete.key])
+        by_moves.setdefault(done, []).append(delete)
+    for done, these in by_moves.items():
+        wanted = {d.address for d in these}
+        for address, container in tree.deleted_containers(done, wanted):
+            found.append(tree.violation(address, deletes[container]))
     return found
 
 
-def _deleted_container(
-    address: str, inside: Mapping[str, set[str]], deleted: Mapping[str, Change]
-) -> str | None:
-    seen: set[str] = set()
-    stack = list(inside.get(address, ()))
-    while stack:
-        outer = stack.pop()
-        if outer in seen:
-            continue
-        seen.add(outer)
-        if outer in deleted:
-            return outer
-        stack.extend(inside.get(outer, ()))
-    return None
+class _ContainmentTree:
+    """What each object of a plan lives in, before and after the plan's moves."""
+
+    def __init__(self, changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]):
+        self.deleted = {c.address for c in changes if c.action == "delete"}
+        self.moves = {c.address: c.key for c in changes if c.action == "move"}
+        self.before: dict[str, set[str]] = {}
+        self.after: dict[str, set[str]] = {}
+        self.entries: dict[str, Desired | None] = {}
+        self.titles: dict[str, str] = {}
+        for kind, matching in matchings:
+            for obs in matching.unmatched:
+                address = unmatched_address(kind.name, obs)
+                self.before[address] = refs_in(obs.key)
+                self.titles[address] = obs.title
+                if not kind.unmanaged_go_with_container:
+                    self.entries[address] = None
+            for pair in matching.pairs:
+                address = pair.desired.address
+                self.before[address], self.entries[address] = (
+                    refs_in(pair.observed.key),
+                    pair.desired,
+                )
+                self.after[address] = refs_in(pair.desired.key)
+
+    def deleted_containers(
+        self, done: frozenset[str], wanted: set[str]
+    ) -> Iterator[tuple[str, str]]:
+        """Each kept object inside one of the ``wanted`` deleted objects, with the nearest,
+        once the moves ``done`` are made."""
+        for address in self.entries:
+            if address in self.deleted:
+                continue
+            nearest = self._nearest_deleted(address, done)
+            if nearest in wanted:
+                yield address, nearest
+
+    def _nearest_deleted(self, address: str, done: frozenset[str]) -> str | None:
+        seen: set[str] = set()
+        level = self._container(address, done)
+        while level:
+            hit = sorted(level & self.deleted)
+            if hit:
+                return hit[0]
+            seen |= level
+            level = {o for a in level for o in self._container(a, done)} - seen
+        return None
+
+    def _container(self, address: str, done: frozenset[str]) -> set[str]:
+        if self.moves.get(address) in done:
+            return self.after.get(address, set())
+        return self.before.get(address, set())
+
+    def violation(self, address: str, delete: Change) -> Violation:
+        entry = self.entries[address]
+        container = delete.address_with_key
+        if entry is not None and entry.protect:
+            return Violation(
+                "protect",
+                f"{entry.location}: {address} is protected, and deleting {container} "
+                "would delete it too; move it out first or remove `protect: true`",
+                forceable=False,
+                address=address,
+                changes=(delete.key,),
+            )
+        title = self.titles.get(address)
+        named = f"{address} ({title})" if title else address
+        return Violation(
+            "cascade",
+            f"deleting {container} would also delete {named}, which the plan does "
+            "not delete; manage it, move it out, or prune its kind too",
+            address=delete.address,
+            changes=(delete.key,),
+        )
 
 
 def _kind_changes(kind: Kind, matching: Matching, index: AddressIndex) -> list[Change]:

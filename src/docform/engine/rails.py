@@ -2,8 +2,14 @@
 
 Each rail names what it protects and how to override it. ``--force`` bypasses the deletion
 limits and the kinds' own rails (an organization left without an admin, a team without an
-owner), and apply prints each rail it bypassed; ``protect: true`` is never bypassed: remove it
-from the entry first.
+owner), and apply prints each rail it bypassed; ``--allow RAIL:ADDRESS`` accepts one rail for
+one object (the violation's ``address``) and leaves every other rail on; ``protect: true`` is
+never bypassed: remove it from the entry first.
+
+A violation names the changes that break it (``Violation.changes``): a plan narrowed by
+``--target`` or ``--exclude`` keeps only those whose changes it still holds all of
+(`docform.engine.targets.judged_within`), so the rails judge the changes that will be made,
+not the ones left out.
 
 Every rail is evaluated when planning too (`RailReport`), so a plan that apply would refuse
 fails in the pull request, not after the merge. One rail is checked with the token apply uses
@@ -15,12 +21,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any
 
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.plan import Change, Plan
 from docform.engine.plan import Violation as Violation
+from docform.engine.targets import named_address
 from docform.errors import DocformError, ServiceCallError
 from docform.paths import UnsafePathError, path_segments
 
@@ -42,33 +50,90 @@ class RailReport:
     """``--force`` was given: the forceable violations are bypassed, not blocking."""
     at_apply: list[Violation] = field(default_factory=list)
     """Rails only apply can check; each names a change it will look at."""
+    allowed: list[str] = field(default_factory=list)
+    """``--allow RAIL:ADDRESS`` as given: each accepts one rail for the objects it names."""
+    accepted: list[Violation] = field(default_factory=list)
+    """The violations an ``allowed`` item accepts: not blocking, listed as accepted."""
 
     @property
     def blocking(self) -> list[Violation]:
         """The violations that make apply refuse the plan."""
-        return [v for v in self.violations if not self.forced or not v.forceable]
+        return [v for v in self.violations if not v.forceable or not self._passed(v)]
 
     @property
     def bypassed(self) -> list[Violation]:
-        return [v for v in self.violations if self.forced and v.forceable]
+        """What ``--force`` lets through that no ``--allow`` accepted."""
+        return [
+            v for v in self.violations if self.forced and v.forceable and v not in self.accepted
+        ]
+
+    @property
+    def unused_allows(self) -> list[str]:
+        """``--allow`` items that accept no violation of this plan (a typo, or a rail fixed)."""
+        used = {item for item in self.allowed for v in self.accepted if allows(item, v)}
+        return [item for item in self.allowed if item not in used]
+
+    def _passed(self, violation: Violation) -> bool:
+        return self.forced or violation in self.accepted
 
     def to_json(self) -> dict[str, Any]:
         return {
             "violations": [v.to_json() for v in self.violations],
             "forced": self.forced,
+            "allowed": list(self.allowed),
+            "accepted": [v.to_json() for v in self.accepted],
             "checked_at_apply": [v.to_json() for v in self.at_apply],
         }
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> RailReport:
-        def violation(item: Mapping[str, Any]) -> Violation:
-            return Violation(item["rail"], item["message"], bool(item.get("forceable", True)))
-
         return cls(
-            violations=[violation(v) for v in doc.get("violations", [])],
+            violations=[Violation.from_json(v) for v in doc.get("violations", [])],
             forced=bool(doc.get("forced")),
-            at_apply=[violation(v) for v in doc.get("checked_at_apply", [])],
+            at_apply=[Violation.from_json(v) for v in doc.get("checked_at_apply", [])],
+            allowed=list(doc.get("allowed", [])),
+            accepted=[Violation.from_json(v) for v in doc.get("accepted", [])],
         )
+
+
+class AllowError(DocformError):
+    """An ``--allow`` that is not ``RAIL:ADDRESS``."""
+
+
+def parse_allow(item: str) -> str:
+    """``cascade:collection.runbooks`` as given, once checked to name a rail and an address."""
+    rail, _, address = item.partition(":")
+    if not rail or not address:
+        raise AllowError(
+            f"--allow {item}: write RAIL:ADDRESS, the rail and the object it is about as the "
+            "plan names them (cascade:collection.~c_1, team-owner:team.support)"
+        )
+    return item
+
+
+def allows(item: str, violation: Violation, aliases: Sequence[str] = ()) -> bool:
+    """Whether ``--allow item`` accepts ``violation``: its rail, and its address (or one of
+    ``aliases``, how a person names an unmanaged object) exactly or by a ``*`` pattern."""
+    rail, _, pattern = item.partition(":")
+    if rail != violation.rail or not violation.forceable or violation.address is None:
+        return False
+    return any(fnmatchcase(name, pattern) for name in (violation.address, *aliases))
+
+
+def accepted_by(
+    allowed: Sequence[str], violations: Sequence[Violation], plan: Plan
+) -> list[Violation]:
+    """The violations that an item of ``allowed`` accepts; an unmanaged object may be named
+    as the plan shows it (``collection.~c_1``) or by its title (``collection.Runbooks``)."""
+    if not allowed:
+        return []
+    named = {c.address: n for c in plan.changes if (n := named_address(c)) is not None}
+    found = []
+    for violation in violations:
+        aliases = [named[violation.address]] if violation.address in named else []
+        if any(allows(item, violation, aliases) for item in allowed):
+            found.append(violation)
+    return found
 
 
 def check_rails(
@@ -113,20 +178,26 @@ def _share_violations(
     return found
 
 
-def enforce(violations: Sequence[Violation], *, force: bool) -> list[Violation]:
-    """Raise unless every violation may be and is forced; returns the ones bypassed."""
-    blocking = [v for v in violations if not force or not v.forceable]
+def enforce(report: RailReport) -> list[Violation]:
+    """Raise unless every violation of ``report`` is forced or accepted; returns the ones
+    passed (for apply to print)."""
+    blocking = report.blocking
     if blocking:
         # Offered only when it would help: --force never bypasses protect or the caller's
         # own membership.
-        forceable = not force and any(v.forceable for v in blocking)
-        hint = "; --force bypasses the limits (never protect: true)" if forceable else ""
+        forceable = not report.forced and any(v.forceable for v in blocking)
+        hint = (
+            "; --allow RAIL:ADDRESS accepts one of them, --force bypasses them all (never "
+            "protect: true)"
+            if forceable
+            else ""
+        )
         raise RailError(
             "nothing was applied, the plan breaks these safety rails:\n  "
             + "\n  ".join(str(v) for v in blocking)
             + hint
         )
-    return list(violations)
+    return [v for v in report.violations if v.forceable and report._passed(v)]
 
 
 def scope_violations(plan: Plan) -> list[Violation]:

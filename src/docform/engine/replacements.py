@@ -48,19 +48,24 @@ class Replacement:
     def violations(self, *, deleted: bool) -> list[Violation]:
         if not deleted:
             return []
+        changes = (
+            f"{self.desired.address}#create",
+            f"{unmatched_address(self.kind.name, self.observed)}#delete",
+        )
         what = f"{self.kind.name} {self.observed.id} {json.dumps(self.observed.title)}"
         if self.desired.protect:
             message = (
                 f"{self.desired.location}: {self.desired.address} is protected, and the plan "
                 f"deletes {what}, which looks like its live object; {self.hint()}"
             )
-            return [Violation("protect", message, forceable=False)]
+            return [Violation("protect", message, False, self.desired.address, changes)]
         if self.kind.guard_replacement:
             message = (
                 f"the plan deletes {what} and creates {self.desired.address} in its place, "
-                f"and its content would be lost; {self.hint()}, or pass --force to replace it"
+                f"and its content would be lost; {self.hint()}, or accept the replacement "
+                f"with --allow replacement:{self.desired.address}"
             )
-            return [Violation("replacement", message)]
+            return [Violation("replacement", message, True, self.desired.address, changes)]
         return []
 
     def hint(self) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
-from docform.engine.plan import Change, Plan
+from docform.engine.plan import Change, Plan, Violation
 from docform.errors import DocformError
 
 GLOB_CHARACTERS = frozenset("*?[")
@@ -61,11 +61,11 @@ def matches(address: str, pattern: str) -> bool:
 
 
 def _change_matches(change: Change, pattern: str) -> bool:
-    named = _named_address(change)
+    named = named_address(change)
     return matches(change.address, pattern) or (named is not None and matches(named, pattern))
 
 
-def _named_address(change: Change) -> str | None:
+def named_address(change: Change) -> str | None:
     """An unmanaged object pruned as ``member.~u_bob`` is ``member.bob@acme.test`` to a person
     (as in ``ignore:``)."""
     unmanaged = change.address.startswith(f"{change.kind}.~")
@@ -90,11 +90,19 @@ def narrow_plan(
         )
     dropped = {c.key for c in plan.changes if any(_change_matches(c, e) for e in excludes)}
     dropped |= dependents_of(dropped, plan.changes).keys()
-    # Everything else (rail violations, live counts, fingerprints) stays: the narrowed plan is
-    # still checked against the whole organization as read.
+    # Live counts and fingerprints stay: the narrowed plan is still checked against the whole
+    # organization as read; a rail stays broken only while the plan holds what breaks it.
     kept = [c for c in plan.changes if c.key in keep and c.key not in dropped]
     targeting = Targeting(tuple(targets), tuple(excludes), len(plan.changes) - len(kept))
-    return replace(plan, changes=kept, targeting=targeting)
+    violations = judged_within(plan.violations, kept)
+    return replace(plan, changes=kept, targeting=targeting, violations=violations)
+
+
+def judged_within(violations: Sequence[Violation], changes: Sequence[Change]) -> list[Violation]:
+    """The violations that ``changes`` (a narrowed plan's) still break: those whose every
+    breaking change is among them."""
+    keys = {c.key for c in changes}
+    return [v for v in violations if all(k in keys for k in v.changes)]
 
 
 def check_patterns(plans: Iterable[Plan], targets: Sequence[str], excludes: Sequence[str]) -> None:
@@ -103,7 +111,7 @@ def check_patterns(plans: Iterable[Plan], targets: Sequence[str], excludes: Sequ
     known: set[str] = set()
     for plan in plans:
         known |= plan.addresses | {c.address for c in plan.changes}
-        known |= {named for c in plan.changes if (named := _named_address(c))}
+        known |= {named for c in plan.changes if (named := named_address(c))}
     for option, pattern in [
         *(("--target", t) for t in targets),
         *(("--exclude", e) for e in excludes),

@@ -181,19 +181,21 @@ class MemberKind(Kind):
         observed = [p.observed for p in matching.pairs] + list(matching.unmatched)
         admins = {o.id: o.title for o in observed if o.fields["role"] == "admin"}
         losing = {
-            c.live_id
+            c.live_id: c.key
             for c in changes
             if (c.before or {}).get("role") == "admin"
             and (c.action == "delete" or (c.after or {}).get("role", "admin") != "admin")
         }
         gaining = any((c.after or {}).get("role") == "admin" for c in changes)
-        if not admins or not admins.keys() <= losing or gaining:
+        if not admins or not admins.keys() <= losing.keys() or gaining:
             return []
         return [
             Violation(
                 "last-admin",
                 "the plan would leave the organization without an admin (it removes or "
                 f"demotes {', '.join(sorted(admins.values()))}); keep one admin in members:",
+                address="organization",
+                changes=tuple(sorted(losing[i] for i in admins)),
             )
         ]
 

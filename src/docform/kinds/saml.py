@@ -134,16 +134,20 @@ class SamlKind(Kind):
         could sign in through SSO, and SSO-only members not at all."""
         mine = matchings[self.name]
         live = {o.id for o in (*(p.observed for p in mine.pairs), *mine.unmatched)}
-        deleted = {c.live_id for c in changes if c.kind == self.name and c.action == "delete"}
+        deletes = [c for c in changes if c.kind == self.name and c.action == "delete"]
+        deleted = {c.live_id for c in deletes}
         created = any(c.kind == self.name and c.action == "create" for c in changes)
         if not live or not live <= deleted or created or not _sso_enforced(matchings):
             return []
+        names = sorted(c.address_with_key for c in deletes)
         return [
             Violation(
                 "last-saml-provider",
-                f"the plan deletes every SAML provider ({', '.join(sorted(live))}) while the "
+                f"the plan deletes every SAML provider ({', '.join(names)}) while the "
                 "organization enforces SSO; keep one under saml:, or set `sso: false` on the "
                 "organization first",
+                address="organization",
+                changes=tuple(sorted(c.key for c in deletes)),
             )
         ]
 

@@ -141,8 +141,10 @@ class TeamKind(Kind):
                 found.append(
                     Violation(
                         "team-owner",
-                        f"{c.address}: the plan would leave the team without an owner; "
-                        "give one member the owner role",
+                        f"{c.address_with_key}: the plan would leave the team without an "
+                        "owner; give one member the owner role",
+                        address=c.address,
+                        changes=(c.key,),
                     )
                 )
         return found

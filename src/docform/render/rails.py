@@ -19,7 +19,15 @@ def rails_text(report: Any) -> list[str]:
         lines.append(f"Safety rails this plan breaks ({len(blocking)}): apply refuses it.")
         lines += [f"  {v}{_never(v)}" for v in blocking]
         if any(v.forceable for v in blocking):
-            lines.append("  Fix the manifests, or plan and apply with --force to bypass these.")
+            lines.append(
+                "  Fix the manifests, accept one with --allow RAIL:ADDRESS, or plan and apply "
+                "with --force to bypass these."
+            )
+    if report.accepted:
+        given = ", ".join(report.allowed)
+        lines.append(f"Safety rails accepted with --allow ({given}) ({len(report.accepted)}):")
+        lines += [f"  {v}" for v in report.accepted]
+    lines += [f"--allow {item} accepts no rail this plan breaks." for item in report.unused_allows]
     if bypassed:
         lines.append(f"Safety rails bypassed with --force ({len(bypassed)}):")
         lines += [f"  {v}" for v in bypassed]
@@ -43,8 +51,18 @@ def rails_markdown(
         lines += _alert("CAUTION", f"Apply will refuse this plan: it breaks {count}.")
         lines += _items(blocking, escape, most)
         if any(v.forceable for v in blocking):
-            lines += [">", "> Fix the manifests, or plan and apply with `--force` to bypass them."]
+            lines += [
+                ">",
+                "> Fix the manifests, accept one with `--allow RAIL:ADDRESS`, or plan and apply "
+                "with `--force` to bypass them.",
+            ]
         lines.append("")
+    if report.accepted:
+        lines += _alert("WARNING", f"`--allow` accepts {_rails(len(report.accepted))}:")
+        lines += [*_items(report.accepted, escape, most), ""]
+    if report.unused_allows:
+        unused = ", ".join(f"`{escape(item)}`" for item in report.unused_allows)
+        lines += [*_alert("NOTE", f"`--allow` accepts no rail this plan breaks: {unused}"), ""]
     if bypassed:
         lines += _alert("WARNING", f"`--force` bypasses {_rails(len(bypassed))}:")
         lines += [*_items(bypassed, escape, most), ""]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import (
     RailReport,
+    accepted_by,
     check_caller,
     check_rails,
     checked_at_apply,
@@ -218,10 +219,15 @@ async def plan_manifests(manifests: Any, *, progress: Progress | None = None) ->
 
 
 def assess_rails(
-    manifests: Any, plan: Plan, *, max_deletions: int | None = None, force: bool = False
+    manifests: Any,
+    plan: Plan,
+    *,
+    max_deletions: int | None = None,
+    force: bool = False,
+    allow: Sequence[str] = (),
 ) -> Any:
     """Evaluate every safety rail of ``plan`` as apply will, and record it in ``plan.rails``
-    (a `RailReport`) for the renderings; returns it."""
+    (a `RailReport`) for the renderings; returns it. ``allow``: ``--allow RAIL:ADDRESS``."""
 
     limits = manifests.settings.limits
     violations = check_rails(
@@ -232,18 +238,30 @@ def assess_rails(
         share_floor=limits.deletionShareFloor,
     )
     at_apply = checked_at_apply(plan, build_kinds(manifests.organization.id))
-    plan.rails = RailReport(violations, forced=force, at_apply=at_apply)
+    allowed = list(dict.fromkeys(allow))
+    plan.rails = RailReport(
+        violations,
+        forced=force,
+        at_apply=at_apply,
+        allowed=allowed,
+        accepted=accepted_by(allowed, violations, plan),
+    )
     return plan.rails
 
 
 def check_safety(
-    manifests: Any, plan: Plan, *, max_deletions: int | None = None, force: bool = False
+    manifests: Any,
+    plan: Plan,
+    *,
+    max_deletions: int | None = None,
+    force: bool = False,
+    allow: Sequence[str] = (),
 ) -> list[Any]:
     """Every safety rail, before the first call: raises `RailError`, or returns the rails
-    ``force`` bypassed (for apply to print)."""
+    ``force`` bypassed and ``allow`` accepted (for apply to print)."""
 
-    report = assess_rails(manifests, plan, max_deletions=max_deletions, force=force)
-    return enforce(report.violations, force=force)
+    report = assess_rails(manifests, plan, max_deletions=max_deletions, force=force, allow=allow)
+    return enforce(report)
 
 
 async def apply_changes(
@@ -267,7 +285,7 @@ async def apply_changes(
         async with open_client(manifests, read_only=False) as client:
             kinds = build_kinds(manifests.organization.id)
             caller = await check_caller(plan, kinds, client)
-            enforce(caller.violations, force=False)
+            enforce(RailReport(caller.violations))
             guard = CreateGuard(plan, kinds, manifests, client)
             report = await apply_plan(
                 plan.changes,
