@@ -317,3 +317,41 @@ def test_client_repr_masks_url_credentials() -> None:
     assert (
         repr(api) == "ApiClient(url='https://***@api.example.test/v1', read_only=False, token=set)"
     )
+
+
+def endless_list(count: int | None, per_page: int) -> tuple[httpx.MockTransport, list[str]]:
+    """A service whose list names a fresh next page forever; it records each page asked."""
+    asked: list[str] = []
+
+    def service(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.params.get("page", ""))
+        items = [{"id": f"t{len(asked)}_{i}", "title": "x"} for i in range(per_page)]
+        body: dict[str, Any] = {"items": items, "next": {"page": f"c{len(asked)}"}}
+        if count is not None:
+            body["count"] = count
+        return httpx.Response(200, json=body)
+
+    return httpx.MockTransport(service), asked
+
+
+@pytest.mark.parametrize(
+    ("count", "per_page", "problem"),
+    [
+        (3, 1, "names a next page after all 3 items its count allows"),
+        (2500, 0, "names a next page after a page without items"),
+        (None, 1000, "names more pages than its count allows (no count"),
+    ],
+    ids=["past-count", "empty-pages", "no-count"],
+)
+async def test_a_list_that_names_next_pages_forever_is_stopped(
+    count: int | None, per_page: int, problem: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("docform.api.client.MAX_LIST_PAGES", 5)
+    transport, asked = endless_list(count, per_page)
+    async with Client("https://service.test", "tok_pages_0123456789", transport=transport,
+                      read_only=True) as api:  # fmt: skip
+        with pytest.raises(MalformedAnswerError) as caught:
+            await api.list_all("/orgs/org_acme/teams")
+    assert problem in str(caught.value)
+    assert str(caught.value).startswith("GET /orgs/org_acme/teams failed: ")
+    assert len(asked) <= 6

@@ -44,6 +44,9 @@ from docform.redact import redact_url
 
 LOCAL_SANDBOX_TOKEN = "docform-local-sandbox-token"
 LIST_PAGE_SIZE = 1000
+MAX_LIST_PAGES = 10_000
+"""Pages read of a list that gives no ``count``: ten million objects, far past any organization,
+and a bound on a list that names a next page forever."""
 TIMEOUT_VARIABLE = "DOCFORM_API_TIMEOUT"
 
 
@@ -247,6 +250,9 @@ class ApiClient:
                 return items
             if cursor in seen:
                 raise self._reader.malformed_list(path, "gave the same next page cursor twice")
+            endless = _endless(page, len(items), len(seen) + 1)
+            if endless:
+                raise self._reader.malformed_list(path, endless)
             seen.add(cursor)
             query["page"] = cursor
             priority = min(first, -_pages_left(page, len(items)))
@@ -300,6 +306,27 @@ def _pages_left(page: dict[str, Any], read: int) -> int:
     if not isinstance(count, int) or count <= read:
         return 1
     return -(-(count - read) // LIST_PAGE_SIZE)
+
+
+def _endless(page: dict[str, Any], read: int, pages: int) -> str | None:
+    """Why a list that names a next page after ``pages`` pages and ``read`` items cannot have
+    one: the read would otherwise go on for as long as the service names pages."""
+    count = page.get("count")
+    if not page.get("items"):
+        return "names a next page after a page without items; docform stopped reading it"
+    # A next page after exactly ``count`` items may be an empty last page (one of a list of
+    # 1000 items); one that is past it holds more items than the list has.
+    if isinstance(count, int) and read > count:
+        return (
+            f"names a next page after all {count} items its count allows; docform stopped "
+            "reading it"
+        )
+    if pages >= MAX_LIST_PAGES:
+        return (
+            f"names more pages than its count allows (no count, and over {MAX_LIST_PAGES} "
+            "pages); docform stopped reading it"
+        )
+    return None
 
 
 def _next_cursor(page: dict[str, Any]) -> str | None:
