@@ -6,10 +6,12 @@ storm), as counted by the sandbox itself, window by window. Also the client's `R
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from click.testing import CliRunner, Result
 
 from docform.api.retry import RateBudget
@@ -128,3 +130,38 @@ def test_a_call_that_got_no_answer_leaves_the_budget() -> None:
     assert budget.claim(now=NOW + 0.1) == 0.0
     budget.abandon()
     assert budget.in_flight == 0
+
+
+# -- what a call and a command may cost in all -------------------------------------------------
+
+
+def always_429(tmp_path: Path, env: dict[str, str]) -> tuple[Result, float]:
+    """``docform plan`` against a sandbox that answers every call 429 with Retry-After: 1."""
+    from planning import run, seeded_sandbox, write_manifests
+
+    sandbox = seeded_sandbox(tmp_path)
+    manifests = write_manifests(tmp_path / "m", "organization: {id: org_acme}\n")
+    faults = {"DOCFORM_SANDBOX_FAULTS": "429:1", "DOCFORM_SANDBOX_RETRY_AFTER": "1"}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {**faults, **env}.items():
+            patch.setenv(name, value)
+        started = time.monotonic()
+        result = run(["plan", manifests], sandbox)
+    return result, time.monotonic() - started
+
+
+def test_one_call_stops_retrying_at_its_budget(tmp_path: Path) -> None:
+    result, took = always_429(tmp_path, {"DOCFORM_API_CALL_SECONDS": "1.5"})
+    assert result.exit_code == 1, result.output
+    assert "Its retries would take it past 1.5 s, the most one call may take" in result.stderr
+    assert took < 10
+
+
+def test_a_command_stops_at_its_deadline_naming_the_call_not_made(tmp_path: Path) -> None:
+    result, took = always_429(tmp_path, {"DOCFORM_DEADLINE": "0.5"})
+    assert result.exit_code == 1, result.output
+    assert (
+        "was not made: the command reached its deadline of 0.5 s (DOCFORM_DEADLINE)"
+    ) in result.stderr
+    assert "Traceback" not in result.output
+    assert took < 10

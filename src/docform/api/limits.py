@@ -11,6 +11,15 @@ declared. So every attempt also has:
   counted after decompression, so a small compressed answer cannot unpack into gigabytes.
 
 Neither is retried: the same server sends the same answer again.
+
+And what a call and a command may cost in all, retries and the waits before them included
+(`docform.api.sender` keeps to both): a service that answers 429 with ``Retry-After: 2`` to
+every call would otherwise hold one call for a minute and a command for an hour.
+
+- a budget per call: its attempts and waits take at most ``call_seconds``
+  (``DOCFORM_API_CALL_SECONDS``, default 300); past it the call fails with its last answer;
+- a deadline per command: no call is started or waited for past ``command_seconds`` after the
+  command started (``DOCFORM_DEADLINE``, default 3600; `docform.command_clock`).
 """
 
 from __future__ import annotations
@@ -21,10 +30,14 @@ from dataclasses import dataclass
 
 import httpx
 
+from docform import command_clock
 from docform.api.errors import ApiConfigError
+from docform.errors import DocformError
 
 DEADLINE_VARIABLE = "DOCFORM_API_DEADLINE"
 MAX_ANSWER_VARIABLE = "DOCFORM_API_MAX_ANSWER_MB"
+CALL_SECONDS_VARIABLE = "DOCFORM_API_CALL_SECONDS"
+COMMAND_DEADLINE_VARIABLE = "DOCFORM_DEADLINE"
 MIB = 1024 * 1024
 
 
@@ -36,23 +49,53 @@ class AnswerLimitExceeded(Exception):
         self.what = what
 
 
+class CommandDeadlineExceeded(DocformError):
+    """The command ran out of its time (``DOCFORM_DEADLINE``); no further call is made."""
+
+
 @dataclass(frozen=True)
 class AnswerLimits:
     deadline: float = 120.0
     max_answer_bytes: int = 64 * MIB
+    call_seconds: float = 300.0
+    command_seconds: float = 3600.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> AnswerLimits:
-        """The limits ``DOCFORM_API_DEADLINE`` and ``DOCFORM_API_MAX_ANSWER_MB`` set."""
+        """The limits ``DOCFORM_API_DEADLINE``, ``DOCFORM_API_MAX_ANSWER_MB``,
+        ``DOCFORM_API_CALL_SECONDS`` and ``DOCFORM_DEADLINE`` set."""
         limits = cls()
-        deadline, megabytes = env.get(DEADLINE_VARIABLE, ""), env.get(MAX_ANSWER_VARIABLE, "")
+
+        def seconds(variable: str, default: float, example: str) -> float:
+            value = env.get(variable, "")
+            return (
+                _positive(variable, value, f"seconds (like {example})")
+                if value.strip()
+                else default
+            )
+
+        megabytes = env.get(MAX_ANSWER_VARIABLE, "")
         return cls(
-            _positive(DEADLINE_VARIABLE, deadline, "seconds (like 120)")
-            if deadline.strip()
-            else limits.deadline,
+            seconds(DEADLINE_VARIABLE, limits.deadline, "120"),
             int(_positive(MAX_ANSWER_VARIABLE, megabytes, "MiB (like 64)") * MIB)
             if megabytes.strip()
             else limits.max_answer_bytes,
+            seconds(CALL_SECONDS_VARIABLE, limits.call_seconds, "300"),
+            seconds(COMMAND_DEADLINE_VARIABLE, limits.command_seconds, "3600"),
+        )
+
+    def command_left(self) -> float:
+        """Seconds the running command may still spend."""
+        return self.command_seconds - command_clock.elapsed()
+
+    def past_deadline(self, what: str) -> CommandDeadlineExceeded:
+        """The error of a call not made (or not waited for) because the command's time is up;
+        ``what`` says which call."""
+        return CommandDeadlineExceeded(
+            f"{what} was not made: the command reached its deadline of "
+            f"{self.command_seconds:g} s ({COMMAND_DEADLINE_VARIABLE}); the service is too slow "
+            "or keeps asking docform to wait. Run the command again later (an apply goes on "
+            f"from where it stopped), or raise {COMMAND_DEADLINE_VARIABLE}."
         )
 
     async def receive(self, http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:

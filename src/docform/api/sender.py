@@ -41,6 +41,13 @@ class Call:
     failures: int = 0
     rate_limits: int = 0
     note: str = ""
+    started: float = 0.0
+    waited: float = 0.0
+    """Seconds of the waits decided so far (slept, or left to the pause after a 429)."""
+
+    def spent(self) -> float:
+        """Seconds this call has cost so far, its waits included."""
+        return max(time.monotonic() - self.started, self.waited)
 
     @property
     def lead(self) -> str:
@@ -74,9 +81,12 @@ class Sender:
         Raises the last `httpx.TransportError` when no answer came back and retries are over,
         and `AnswerLimitExceeded` at once for an answer too large or too slow to complete.
         """
+        call.started = time.monotonic()
         while True:
+            self._check_command_time(call, self._resume_at - time.monotonic())
             await self._wait_for_pause()
             await self._wait_for_budget()
+            self._check_command_time(call, 0.0)
             call.attempts += 1
             self.stats.record_sent(call.method, call.path)
             started = time.monotonic()
@@ -111,6 +121,7 @@ class Sender:
                 if wait is None:
                     return response
                 reason = str(response.status_code)
+            self._check_command_time(call, wait)
             self.stats.record_retry(reason)
             attempt = call.attempts + 1
             log.info("%s %s: %s; retrying (attempt %d)", call.method, call.path, reason, attempt)
@@ -128,12 +139,31 @@ class Sender:
         if delay > 0:
             await self._sleep(delay + self.policy.jitter())
 
+    def _check_command_time(self, call: Call, wait: float) -> None:
+        """Raises when the command's deadline comes before ``wait`` seconds from now are over."""
+        if self.limits.command_left() < max(wait, 0.0) or self.limits.command_left() <= 0:
+            raise self.limits.past_deadline(f"{call.method} {call.path}")
+
+    def _over_budget(self, call: Call, wait: float) -> bool:
+        """Whether waiting ``wait`` more seconds takes ``call`` past its budget (saying so)."""
+        if call.spent() + wait <= self.limits.call_seconds:
+            call.waited += wait
+            return False
+        call.note = (
+            f"Its retries would take it past {self.limits.call_seconds:g} s, the most one call "
+            f"may take (DOCFORM_API_CALL_SECONDS)"
+        )
+        return True
+
     def _failure_wait(self, call: Call) -> float | None:
         """The wait before retrying a call that got no answer; None to give up."""
         if not call.retryable or call.failures >= self.policy.max_retries:
             return None
+        wait = self.policy.backoff(call.failures)
+        if self._over_budget(call, wait):
+            return None
         call.failures += 1
-        return self.policy.backoff(call.failures - 1)
+        return wait
 
     def _status_wait(self, call: Call, response: httpx.Response) -> float | None:
         """The wait before retrying after ``response`` (429 or 5xx); None to give up."""
@@ -157,6 +187,8 @@ class Sender:
                 f"The service asked to wait {asked:.0f} s, longer than docform waits "
                 f"({policy.max_wait:.0f} s)"
             )
+            return None
+        if self._over_budget(call, asked):
             return None
         if status == 429:
             call.rate_limits += 1

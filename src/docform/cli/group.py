@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from docform import __version__
+from docform import __version__, command_clock
 from docform.errors import DocformError
 
 
@@ -16,6 +16,7 @@ class DocformGroup(click.Group):
 
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:
         extra["standalone_mode"] = False
+        command_clock.start()
         try:
             code = super().main(args, prog_name, **extra)
         except click.exceptions.Exit as exc:
