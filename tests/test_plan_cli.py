@@ -37,6 +37,7 @@ PLAN_KEYS = [
     "rails",
     "targeting",
     "warnings",
+    "audience",
     "commit",
     "fingerprints",
     "checksum",

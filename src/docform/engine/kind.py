@@ -8,9 +8,10 @@ naming a kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from docform.engine.audience import Fact, Seen
 from docform.engine.client import ServiceClient
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -179,6 +180,21 @@ class Kind:
     ) -> list[Change]:
         """Changes that put siblings in manifest order (site structure); most kinds have none."""
         return []
+
+    # -- who reaches what ----------------------------------------------------------------------
+
+    def audience_facts(self, objects: Sequence[Seen]) -> Iterable[Fact]:
+        """What this kind's objects, as they stand on one side of a plan, say about who reaches
+        which space, collection or site (`docform.engine.audience`); most kinds say nothing."""
+        return ()
+
+    async def read_audience(
+        self, client: ServiceClient, address: str, live_id: str
+    ) -> dict[str, str] | None:
+        """Who the service says reaches the object at ``address`` (person -> role, as
+        `docform.engine.audience` names them), read after an apply to hold the plan's
+        prediction to; None when this kind cannot tell."""
+        return None
 
     # -- export --------------------------------------------------------------------------------
 

@@ -264,6 +264,9 @@ class Plan:
     targeting: Any = None
     """``--target`` / ``--exclude`` as applied to this plan (`docform.engine.targets.Targeting`),
     or None when the plan is whole."""
+    audience: list[Any] = field(default_factory=list)
+    """How the plan changes who reaches each space, collection and site
+    (`docform.engine.audience.AudienceChange`)."""
     rails: Any = None
     """Every safety rail as evaluated for this plan (`docform.engine.rails.RailReport`), once
     the commands have evaluated them; None before."""
@@ -306,6 +309,7 @@ class Plan:
         doc["rails"] = self.rails.to_json() if self.rails is not None else None
         doc["targeting"] = self.targeting.to_json() if self.targeting is not None else None
         doc["warnings"] = list(self.warnings)
+        doc["audience"] = [a.to_json() for a in self.audience]
         doc["commit"] = self.commit
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from docform.engine.audience import Fact, live_side, plan_audience, planned_side
 from docform.engine.dependencies import link_dependencies, refs_in
 from docform.engine.graph import topological_order
 from docform.engine.ignore import IgnoreRules
@@ -89,7 +90,26 @@ def plan_from_matcher(
         plan.violations += kind.rail_violations(matching, own)
         plan.violations += kind.rails_across_kinds(by_name, plan.changes)
     mark_replacements(plan, matchings)
+    plan.audience = _audience(matchings, plan.changes)
     return plan
+
+
+def _audience(matchings: Sequence[tuple[Kind, Matching]], changes: Sequence[Change]) -> Any:
+    """The audience diff (`docform.engine.audience`) from the facts the kinds give of the live
+    side and of the planned side; only kinds that give some are asked."""
+    deleted = {c.address for c in changes if c.action == "delete"}
+    old: list[Fact] = []
+    new: list[Fact] = []
+    for kind, matching in matchings:
+        if type(kind).audience_facts is Kind.audience_facts:
+            continue
+
+        def where(obs: Observed, name: str = kind.name) -> str:
+            return unmatched_address(name, obs)
+
+        old += kind.audience_facts(live_side(matching, where))
+        new += kind.audience_facts(planned_side(matching, where, deleted))
+    return plan_audience(old, new)
 
 
 class EmptyChangeError(DocformError):

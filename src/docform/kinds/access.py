@@ -25,6 +25,15 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.answer_fields import ID, Shape, may, need
+from docform.engine.audience import (
+    Fact,
+    Seen,
+    address_of,
+    person,
+    person_grant,
+    team_grant,
+)
+from docform.engine.client import ServiceClient
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -218,6 +227,34 @@ class AccessKind(Kind):
     def _path(self, on: str, on_id: str | Placeholder) -> str:
         return ON[on][1].format(id=id_in_path(on_id), org=self.org_id)
 
+    # -- who reaches what ----------------------------------------------------------------------
+
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        """Each grant: its object, its team or person, its role."""
+        facts = []
+        for seen in objects:
+            on, principal, who = seen.key
+            on_address, role = address_of(on) or str(on), seen.fields.get("role")
+            if principal == "team":
+                facts.append(team_grant(on_address, address_of(who) or str(who), role))
+            else:
+                facts.append(person_grant(on_address, _person(who, seen.raw), role))
+        return facts
+
+    async def read_audience(
+        self, client: ServiceClient, address: str, live_id: str
+    ) -> dict[str, str] | None:
+        """The service's ``aggregate`` list of a space, collection or site: every member who
+        reaches it, with the role they end up with."""
+        on = address.split(".", 1)[0]
+        if on not in ON or ".access." in address:
+            return None
+        items = await client.list_all(f"{self._path(on, live_id)}/aggregate")
+        return {
+            person(item["user"].get("email"), item["user"]["id"]): item["permission"] or "guest"
+            for item in items
+        }
+
     # -- export --------------------------------------------------------------------------------
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
@@ -274,3 +311,14 @@ def _title(raw: Mapping[str, Any], principal: str) -> str:
     if principal == "team":
         return str(raw["team"].get("title") or raw["team"]["id"])
     return str(raw["user"].get("email") or raw["user"]["id"])
+
+
+def _person(who: object, raw: Mapping[str, Any] | None) -> str:
+    """The person a user grant is to: ``member.EMAIL`` when an entry manages them, else the
+    email the live grant shows, or ``~`` and the user id."""
+    name = who.address.split(".", 1)[1] if isinstance(who, Ref) else ""
+    if name and not name.startswith("~"):
+        return name
+    user = (raw or {}).get("user") or {}
+    fallback = who.id if isinstance(who, Unresolved) else name.lstrip("~")
+    return person(user.get("email"), user.get("id") or fallback)

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
+from docform.engine.audience import Fact, Seen, contained
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -133,6 +134,10 @@ class CollectionKind(RestKind):
 
     def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
         return raw.get("parent")
+
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        """The collection each lies in (whose grants reach it) and its default level."""
+        return contained(objects, "parent")
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"id": raw["id"], **set_fields(raw, ("title", "description"))}

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from pydantic import Field, model_validator
 
 from docform.answer_fields import ID, NULL, Shape, may, need
+from docform.engine.audience import Fact, Seen, org_role
 from docform.engine.client import ServiceClient
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
@@ -219,6 +220,10 @@ class MemberKind(Kind):
             or ((c.before or {}).get("role") == "admin" and "role" in (c.after or {}))
         ]
 
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        """Each member's organization role."""
+        return [org_role(_person(seen.key), seen.fields.get("role")) for seen in objects]
+
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
         email = raw["user"].get("email")
         if email is None:
@@ -229,3 +234,9 @@ class MemberKind(Kind):
         if raw.get("sso"):
             fields["sso"] = True
         return Exported("members", self.name, raw["id"], email, fields, name=email)
+
+
+def _person(key: tuple[Any, ...]) -> str:
+    """A member's key as `docform.engine.audience` names people: ``(email,)`` or
+    ``(NO_EMAIL, user id)``."""
+    return str(key[0]) if len(key) == 1 else f"~{key[1]}"

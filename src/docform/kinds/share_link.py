@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.answer_fields import ID, may
+from docform.engine.audience import Fact, Seen, address_of, door
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -147,6 +148,15 @@ class ShareLinkKind(Kind):
 
     def _path(self, observed: Observed) -> str:
         return f"{site_prefix(self.org_id, observed.raw['_site'])}/share-links/{observed.id}"
+
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        """Each active link opens its site while the site's visibility is share-link."""
+        return [
+            door(address_of(seen.key[0]) or "", f"anyone holding share link "
+                 f"'{seen.fields.get('title')}'", gate="share-link")
+            for seen in objects
+            if seen.fields.get("active", True) is not False
+        ]  # fmt: skip
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         name = raw.get("name") or ""

@@ -15,6 +15,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, Field, model_validator
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
+from docform.engine.audience import Fact, Seen
 from docform.engine.kind import AddressIndex, Desired, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -34,7 +35,7 @@ from docform.kinds.section_group import SectionGroupEntry
 from docform.kinds.share_link import ShareLinkEntry
 from docform.kinds.site_rules import site_problems
 from docform.kinds.site_space import SiteSpaceEntry
-from docform.kinds.visitor_auth import VISITOR_AUTH_DESCRIPTION, VisitorAuth
+from docform.kinds.visitor_auth import VISITOR_AUTH_DESCRIPTION, VisitorAuth, site_audience
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 PROXY_PATTERN = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")
@@ -211,6 +212,9 @@ class SiteKind(RestKind):
             return []
         action = "publish" if changed["published"] else "unpublish"
         return [Call("POST", self.path(f"{self.object_path}/{action}", at, observed.id))]
+
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        return site_audience(objects)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"id": raw["id"], **set_fields(raw, ("title", "type", "visibility", "basename"))}

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, Shape, may, need
+from docform.engine.audience import Fact, Seen, contained
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -170,6 +171,10 @@ class SpaceKind(RestKind):
 
     #: What a new space has; left out of an export (a field left out is not managed).
     EXPORT_DEFAULTS: ClassVar[Mapping[str, Any]] = {"editMode": "live"}
+
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        """The collection each lies in (whose grants reach it) and its default level."""
+        return contained(objects, "collection")
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
         if raw.get("deletedAt"):

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.answer_fields import ID, need
+from docform.engine.audience import Fact, Seen, in_team, label
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -151,6 +152,15 @@ class TeamKind(Kind):
 
     def _members_path(self, team_id: str) -> str:
         return f"/orgs/{self.org_id}/teams/{team_id}/members"
+
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        """Each team's name and members (by email, or user id: `team_member_key`)."""
+        facts = []
+        for seen in objects:
+            facts.append(label(seen.address, f"team {seen.fields.get('title')}"))
+            for key in seen.fields.get("members") or {}:
+                facts.append(in_team(seen.address, key if "@" in key else f"~{key}"))
+        return facts
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         members = {

@@ -23,6 +23,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from docform.answer_fields import need
+from docform.engine.audience import Fact, Seen, address_of, default_level, door, gate
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -160,6 +161,14 @@ class VisitorAuthKind(Kind):
     def _path(self, site_id: Any) -> str:
         return f"{site_prefix(self.org_id, site_id)}/publishing/auth"
 
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        """Visitors of a visitor-auth site: whoever its sign-in admits."""
+        return [
+            door(address_of(seen.key[0]) or "", f"visitors the {seen.fields.get('backend')} "
+                 "sign-in admits", gate=VISIBILITY)
+            for seen in objects
+        ]  # fmt: skip
+
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"backend": raw["backend"], **{k: raw[k] for k in URL_FIELDS if raw.get(k)}}
         return Exported(
@@ -189,3 +198,25 @@ def visitor_auth_problems(site: Mapping[str, Any]) -> Iterator[tuple[tuple[str, 
             "a visitor-auth site needs visitorAuth: {backend: custom or integration, "
             "fallbackURL: ...}, how its visitors sign in; add it, or choose another visibility",
         )
+
+
+#: Who reaches a site of each visibility without any key or sign-in.
+OPEN_TO = {
+    "public": "anyone (public, indexed by search engines)",
+    "unlisted": "anyone who has its address (unlisted)",
+}
+
+
+def site_audience(objects: Sequence[Seen]) -> list[Fact]:
+    """What a site's visibility opens (anyone, or the doors of one gate: share links, visitor
+    sign-in) and its default level."""
+    facts = []
+    for seen in objects:
+        visibility = seen.fields.get("visibility")
+        if isinstance(visibility, str):
+            facts.append(gate(seen.address, visibility))
+            if visibility in OPEN_TO:
+                facts.append(door(seen.address, OPEN_TO[visibility]))
+        if "defaultLevel" in seen.fields:
+            facts.append(default_level(seen.address, seen.fields["defaultLevel"]))
+    return facts

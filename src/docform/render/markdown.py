@@ -35,6 +35,7 @@ def render_markdown(plan: Plan, diagram: str | None = None, *, show_calls: bool 
         for change in plan.changes:
             lines += _details(change, show_calls)
         lines += ["```", "", "</details>", ""]
+    lines += audience_lines(plan)
     lines += unmanaged_details(plan)
     lines += note_lines(plan.notes)
     lines += ignored_details(plan)
@@ -105,6 +106,17 @@ def _details(change: Change, show_calls: bool) -> list[str]:
         for call in change.calls:
             lines += [f"    {line}" for line in call_lines(call)]
     return [fence_safe(line) for line in lines]
+
+
+def audience_lines(plan: Plan) -> list[str]:
+    """Who can reach what once the plan is applied, per object whose audience changes."""
+    if not plan.audience:
+        return []
+    lines = ["**Audience changes** (who can reach what once this is applied):", "", "```diff"]
+    for audience in plan.audience:
+        lines.append(f"# {audience.on}")
+        lines += [line.text() for line in audience.lines]
+    return [*(fence_safe(line) for line in lines), "```", ""]
 
 
 def unmanaged_details(plan: Plan) -> list[str]:

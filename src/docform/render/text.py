@@ -41,6 +41,7 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         out.append(f"docform will make these changes in organization {plan.organization}:\n\n")
     for change in plan.changes:
         _change(out, change, show_calls)
+    _audience(out, plan)
     if plan.unmanaged:
         out.append("Unmanaged (no manifest entry; left alone unless prune is on):\n", "dim")
         for item in plan.unmanaged:
@@ -66,6 +67,17 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         )
     out.append(f"Checksum: {plan.checksum()}\n", "dim")
     return out
+
+
+def _audience(out: Text, plan: Plan) -> None:
+    if not plan.audience:
+        return
+    out.append("Audience changes (who can reach what once this is applied):\n", "bold")
+    for audience in plan.audience:
+        out.append(f"  {audience.on}\n")
+        for line in audience.lines:
+            out.append(f"    {line.text()}\n", STYLES.get(line.sign, ""))
+    out.append("\n")
 
 
 def _change(out: Text, change: Change, show_calls: bool) -> None:

@@ -30,6 +30,7 @@ from docform.errors import DocformError
 from docform.kinds.registry import build_kinds
 from docform.worker_threads import beside_the_loop
 from docform.workflow.apply_lock import apply_lock
+from docform.workflow.audience import audience_differences, audience_notes
 from docform.workflow.connect import api_url, open_client
 from docform.workflow.early import EarlyView, load_seen_early
 from docform.workflow.saved import secret_resolver
@@ -303,6 +304,7 @@ async def apply_changes(
             report.notes += caller.notes
         if report.ok:
             report.verification = await verify_by_reading(manifests, plan, report.done)
+            report.notes += await read_back_audience(manifests, plan)
     return report
 
 
@@ -320,6 +322,19 @@ async def verify_by_reading(manifests: Any, plan: Plan, applied: Any) -> Any:
             targeting=plan.targeting,
             locked={**plan.identities, **recorded_by(applied)},
         )
+
+
+async def read_back_audience(manifests: Any, plan: Plan) -> list[str]:
+    """The audience each object the plan changed ended up with, held to the prediction
+    (`docform.workflow.audience`), read with a read-only client."""
+    if not plan.audience:
+        return []
+    async with open_client(manifests, read_only=True) as client:
+        kinds = build_kinds(manifests.organization.id)
+        read, differences = await audience_differences(
+            client, kinds, plan.audience, plan.identities
+        )
+    return audience_notes(read, differences)
 
 
 def recorded_by(applied: Any) -> dict[str, str]:

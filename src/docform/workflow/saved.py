@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from docform.engine.audience import AudienceChange
 from docform.engine.ignore import Ignored
 from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged, canonical_json
 from docform.engine.rails import RailReport
@@ -123,6 +124,7 @@ def _read_context(plan: Plan, doc: dict[str, Any]) -> None:
     plan.ignored = [Ignored(**item) for item in doc.get("ignored", [])]
     plan.warnings = list(doc.get("warnings", []))
     plan.notes = list(doc.get("notes", []))
+    plan.audience = [AudienceChange.from_json(a) for a in doc.get("audience", [])]
     if doc.get("rails"):
         plan.rails = RailReport.from_json(doc["rails"])
     if doc.get("targeting"):

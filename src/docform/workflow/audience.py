@@ -1,0 +1,77 @@
+"""After an apply: the audience each changed object ended up with, as the service says.
+
+The plan predicts, per space, collection and site whose audience it changes, who ends up with
+which role (`docform.engine.audience`). Once the apply is done, the service's ``aggregate`` list
+of each of them (read through the kind that knows it, `Kind.read_audience`) is held to that
+prediction; every difference is told, naming the object, the person and both roles. Objects the
+apply created are not read: nothing was predicted of them before they had an id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from docform.engine.audience import ORGANIZATION, AudienceChange
+from docform.engine.kind import Kind
+from docform.errors import DocformError
+
+NO_ACCESS = "no access"
+
+
+async def audience_differences(
+    client: Any, kinds: Sequence[Kind], audience: Sequence[AudienceChange], ids: Mapping[str, str]
+) -> tuple[int, list[str]]:
+    """How many objects were read back, and each difference between the predicted and the
+    observed audience."""
+    read, differences = 0, []
+    for change in audience:
+        live_id = ids.get(change.on)
+        if change.on == ORGANIZATION or live_id is None:
+            continue
+        observed = await _observed(client, kinds, change.on, live_id)
+        if observed is None:
+            continue
+        read += 1
+        differences += _differences(change.on, change.predicted, observed)
+    return read, differences
+
+
+async def _observed(
+    client: Any, kinds: Sequence[Kind], address: str, live_id: str
+) -> dict[str, str] | None:
+    for kind in kinds:
+        try:
+            found = await kind.read_audience(client, address, live_id)
+        except DocformError as exc:
+            return {"(error)": str(exc)}
+        if found is not None:
+            return found
+    return None
+
+
+def _differences(on: str, predicted: Mapping[str, str], observed: Mapping[str, str]) -> list[str]:
+    if "(error)" in observed:
+        return [f"{on}: its audience could not be read back: {observed['(error)']}"]
+    return [
+        f"{on}: {person}: the plan predicted {predicted.get(person, NO_ACCESS)}, the service "
+        f"says {observed.get(person, NO_ACCESS)}"
+        for person in sorted(predicted.keys() | observed.keys())
+        if predicted.get(person) != observed.get(person)
+    ]
+
+
+def audience_notes(read: int, differences: Sequence[str]) -> list[str]:
+    """What an apply tells of the audience it read back."""
+    if not differences:
+        return (
+            [f"audience read back: {read} object{'s' * (read != 1)} as the plan predicted"]
+            if read
+            else []
+        )
+    head = (
+        f"audience differs from the plan's prediction ({len(differences)} difference"
+        f"{'s' * (len(differences) != 1)}); docform's model of who reaches what (README, "
+        '"Audience") missed a source the service counts:'
+    )
+    return [head, *(f"  {line}" for line in differences)]

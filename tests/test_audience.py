@@ -1,0 +1,136 @@
+"""The audience diff (engine/audience.py, the kinds' audience facts, workflow/audience.py): what
+a plan says of who reaches each space, collection and site, in text, Markdown and JSON, and the
+service's aggregate lists read back after apply, through the CLI against the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from planning import apply, live_api, plan_json, run, write_manifests
+
+BASE: dict[str, Any] = {
+    "organization": {"id": "org_acme"},
+    "docform": {"prune": {"members": True}},
+    "members": {"alice@acme.test": "admin", "erin@acme.test": "read", "bob@acme.test": "guest"},
+    "teams": {"support": {"title": "Support", "members": {"bob@acme.test": "member"}}},
+    "spaces": {"handbook": {"title": "Handbook", "access": {"users": {"erin@acme.test": "read"}}}},
+    "sites": {"docs": {"id": "site_docs", "visibility": "public"}},
+}
+
+
+def written(directory: Path, **changes: Any) -> Path:
+    doc = json.loads(json.dumps(BASE))
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        place = doc
+        for part in parents:
+            place = place[part]
+        if value is None:
+            del place[last]
+        else:
+            place[last] = value
+    return write_manifests(directory, yaml.safe_dump(doc, sort_keys=False))
+
+
+def audience(directory: Path, sandbox: Path) -> dict[str, list[str]]:
+    """The plan's audience changes as ``{object: [line text]}`` (from its JSON)."""
+    texts = {}
+    for item in plan_json(directory, sandbox)["audience"]:
+        texts[item["on"]] = [_text(line) for line in item["changes"]]
+    return texts
+
+
+def _text(line: dict[str, Any]) -> str:
+    text = f"{line['change']} {line['who']}"
+    if line["change"] == "~":
+        return f"{text}: {line['before']} -> {line['after']}"
+    role = line["after"] if line["change"] == "+" else line["before"]
+    return text + (f": {role}" if role and "people" not in line else "")
+
+
+def applied(directory: Path, sandbox: Path) -> str:
+    """Apply, and the note that the audience was read back as predicted."""
+    result = apply(directory, sandbox)
+    assert "as the plan predicted" in result.output, result.output
+    return result.output
+
+
+def test_a_team_grant_adds_the_team_and_its_members(manifests: Path, sandbox: Path) -> None:
+    written(manifests)
+    apply(manifests, sandbox)
+    written(manifests, spaces__handbook__access__teams={"support": "edit"})
+    assert audience(manifests, sandbox) == {
+        "space.handbook": ["+ team Support (1 member): edit", "+ 1 member gains edit"]
+    }
+    text = run(["plan", manifests], sandbox).output
+    assert "  space.handbook\n    + team Support (1 member): edit\n" in text
+    assert "    + 1 member gains edit: bob@acme.test\n" in text
+    markdown = run(["plan", manifests, "--markdown"], sandbox).output
+    assert "# space.handbook\n+ team Support (1 member): edit\n" in markdown
+    applied(manifests, sandbox)
+
+
+def test_a_share_link_and_a_visibility_change_open_and_close_doors(
+    manifests: Path, sandbox: Path
+) -> None:
+    written(manifests)
+    apply(manifests, sandbox)
+    written(
+        manifests,
+        sites__docs={"id": "site_docs", "visibility": "share-link", "shareLinks": {"p": {}}},
+    )
+    assert audience(manifests, sandbox) == {
+        "site.docs": [
+            "+ anyone holding share link 'p'",
+            "- anyone (public, indexed by search engines)",
+        ]
+    }
+    applied(manifests, sandbox)
+    written(
+        manifests,
+        sites__docs={
+            "id": "site_docs",
+            "visibility": "share-link",
+            "shareLinks": {"p": {"active": False}},
+        },
+    )
+    assert audience(manifests, sandbox) == {"site.docs": ["- anyone holding share link 'p'"]}
+
+
+def test_a_member_removed_loses_their_grants(manifests: Path, sandbox: Path) -> None:
+    written(manifests)
+    apply(manifests, sandbox)
+    doc = yaml.safe_load((manifests / "main.yaml").read_text())
+    del doc["members"]["erin@acme.test"]
+    doc["spaces"]["handbook"]["access"] = {"users": {}}
+    write_manifests(manifests, yaml.safe_dump(doc))
+    assert audience(manifests, sandbox) == {
+        "organization": ["- member erin@acme.test: read"],
+        "space.handbook": ["- user erin@acme.test: read", "- 1 member loses read"],
+    }
+    applied(manifests, sandbox)
+    live = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
+    assert "erin@acme.test" not in {m["user"].get("email") for m in live}
+
+
+def test_an_organization_role_change_is_told_once(manifests: Path, sandbox: Path) -> None:
+    written(manifests)
+    apply(manifests, sandbox)
+    doc = yaml.safe_load((manifests / "main.yaml").read_text())
+    doc["members"]["bob@acme.test"] = "edit"
+    write_manifests(manifests, yaml.safe_dump(doc))
+    assert audience(manifests, sandbox) == {
+        "organization": ["~ member bob@acme.test: guest -> edit"]
+    }
+    apply(manifests, sandbox)
+
+
+def test_a_plan_that_changes_no_access_has_no_audience(manifests: Path, sandbox: Path) -> None:
+    written(manifests)
+    apply(manifests, sandbox)
+    written(manifests, spaces__handbook__title="The Handbook")
+    assert plan_json(manifests, sandbox)["audience"] == []
