@@ -81,12 +81,27 @@ class Problem:
         }
 
 
+MAX_LISTED_PROBLEMS = 1000
+"""Problems a `ManifestError` lists: past them, a count (a pasted file of 100,000 copies of one
+entry would otherwise print, and hold, every one of its problems)."""
+
+
 class ManifestError(DocformError):
     """The manifests are not valid; ``problems`` lists every mistake, sorted by file and line."""
 
     def __init__(self, problems: Iterable[Problem]):
-        self.problems: list[Problem] = sorted(set(problems))
-        count = len(self.problems)
+        found = sorted(set(problems))
+        self.problems: list[Problem] = found[:MAX_LISTED_PROBLEMS]
+        if len(found) > MAX_LISTED_PROBLEMS:
+            rest = len(found) - MAX_LISTED_PROBLEMS
+            self.problems.append(
+                Problem(
+                    ".", 0, 0, "",
+                    f"{rest} more problems are not listed (docform lists the first "
+                    f"{MAX_LISTED_PROBLEMS}); fix these and validate again",
+                )
+            )  # fmt: skip
+        count = len(found)
         lines = "\n".join(str(p) for p in self.problems)
         noun = "problem" if count == 1 else "problems"
         super().__init__(f"{count} {noun} in the manifests:\n{lines}")

@@ -22,6 +22,10 @@ from docform.manifest.yaml_reader import YamlDocument, YamlFile, read_yaml_file
 SECTIONS = ("docform", *(section.name for section in sections()))
 SINGLE_ENTRY_SECTIONS = frozenset(section.name for section in sections() if section.single)
 SUFFIXES = (".yaml", ".yml")
+MAX_SET_BYTES = 16 * 1024 * 1024
+"""What one manifest set may hold in all: ten times an organization of 5,000 spaces and members.
+Each file has its own limit (`docform.manifest.yaml_reader`); without this one, twenty files
+just under it took 36 s and 2.4 GB to validate."""
 
 
 def manifest_files(directory: FsPath) -> list[FsPath]:
@@ -89,8 +93,13 @@ def read_directory(
     """Read and merge every manifest file under ``directory``; ``read_already`` holds files
     read before (by path as `manifest_files` lists it), which are not read again."""
     tree = MergedTree()
+    total = 0
     for path in manifest_files(directory):
         name = path.relative_to(directory).as_posix()
+        total += _size(path)
+        if total > MAX_SET_BYTES:
+            _refuse_the_rest(tree, name, total)
+            break
         tree.files.append(name)
         parsed = (read_already or {}).get(path) or read_yaml_file(path, name)
         tree.problems.extend(parsed.problems)
@@ -107,6 +116,24 @@ def read_directory(
         tree.complete = False
     tree.sources.first_file = tree.files[0] if tree.files else ""
     return tree
+
+
+def _size(path: FsPath) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # reading it reports why it cannot be read
+
+
+def _refuse_the_rest(tree: MergedTree, name: str, total: int) -> None:
+    limit = MAX_SET_BYTES // (1024 * 1024)
+    message = (
+        f"the manifest files up to this one hold {total} bytes, over the {limit} MB docform "
+        "reads in one manifest set; this file and those after it were not read. Remove what is "
+        "not a manifest (a generated or pasted file) from the directory"
+    )
+    tree.problems.append(Problem.at(Location(name, 1, 1), (), message))
+    tree.complete = False
 
 
 def _merge_file(tree: MergedTree, parsed: YamlFile) -> None:
