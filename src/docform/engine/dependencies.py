@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from docform.engine.kind import Kind, Ref, Unresolved
-from docform.engine.match import Matching, unmanaged_address
+from docform.engine.match import Matching, unmanaged_address, unmatched_address
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change, Placeholder
 
 
@@ -38,9 +38,32 @@ def link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Mat
         change.depends_on = sorted(needed | set(change.depends_on))
         for address in refs_in(change.before):
             referrers.setdefault(address, []).append(change.key)
+    _add_name_referrers(referrers, changes, matchings)
     for delete in (c for c in changes if c.action == "delete"):
         others = [k for k in referrers.get(delete.address, ()) if k != delete.key]
         delete.depends_on = sorted({*delete.depends_on, *others})
+
+
+def _add_name_referrers(
+    referrers: dict[str, list[str]],
+    changes: Sequence[Change],
+    matchings: Sequence[tuple[Kind, Matching]],
+) -> None:
+    """Add the changes that name an unmatched object by its natural key (`Kind.named_in`) to
+    its referrers: its delete waits for them."""
+    kinds = {kind.name: kind for kind, _ in matchings}
+    naming: dict[tuple[str, str], list[str]] = {}
+    for change in changes:
+        for name in kinds[change.kind].named_in(change):
+            naming.setdefault(name, []).append(change.key)
+    if not naming:
+        return
+    for kind, matching in matchings:
+        for obs in matching.unmatched:
+            last = obs.key[-1] if obs.key else None
+            keys = naming.get((kind.name, last)) if isinstance(last, str) else None
+            if keys:
+                referrers.setdefault(unmatched_address(kind.name, obs), []).extend(keys)
 
 
 def refs_in(values: Any) -> set[str]:

@@ -59,6 +59,10 @@ class Kind:
     guard_replacement: ClassVar[bool] = False
     """Deleting an object of this kind while creating a look-alike needs --force (its content
     would be lost: spaces, collections)."""
+    unique_fields: ClassVar[tuple[str, ...]] = ()
+    """Fields whose value the API keeps unique among siblings (objects whose natural keys agree
+    but for the last part: a section's path in its site): handed from one object to another,
+    the taker waits for the giver (`docform.engine.handovers`)."""
     unordered_fields: ClassVar[frozenset[str]] = frozenset()
     """List fields whose order means nothing (``emailDomains``): compared as sets."""
     null_means: ClassVar[Mapping[str, str]] = {}
@@ -167,6 +171,13 @@ class Kind:
         token belongs to no user; `risky_for_caller` changes are compared with it, so a kind
         that has such changes says how to tell (it raises when it cannot)."""
         return None
+
+    def named_in(self, change: Change) -> set[tuple[str, str]]:
+        """Objects of other kinds that ``change`` (one of this kind's) names by their natural
+        key rather than by reference, as ``(kind, key)``: a team's membership change names
+        members by email. The delete of such an object waits for the change (the API refuses
+        a removal from a team of someone no longer in the organization)."""
+        return set()
 
     # -- API facts -----------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from typing import Any
 FORMAT_VERSION = "1.1"
 ACTIONS = (
     "create", "update", "delete", "move", "restore", "membership", "reorder", "rotate",
+    "release",
 )  # fmt: skip
 SUMMARY_OF_ACTION = {
     "create": "create",
@@ -31,6 +32,7 @@ SUMMARY_OF_ACTION = {
     "membership": "update",
     "reorder": "update",
     "rotate": "update",
+    "release": "update",
     "delete": "delete",
     "move": "move",
     "restore": "restore",

@@ -8,6 +8,7 @@ from typing import Any
 from docform.engine.audience import Fact, live_side, plan_audience, planned_side
 from docform.engine.dependencies import link_dependencies, refs_in
 from docform.engine.graph import topological_order
+from docform.engine.handovers import order_handovers
 from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
 from docform.engine.live import LiveState
@@ -77,6 +78,7 @@ def plan_from_matcher(
     plan.addresses = _known_addresses(matchings)
     plan.warnings = _ignore_warnings(ignore, matchings, plan)
     plan.changes.extend(reversed(deletes))
+    plan.changes.extend(order_handovers(plan.changes, matchings, index))
     refuse_changes_without_calls(plan.changes)
     link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)

@@ -186,6 +186,7 @@ class RedirectKind(Kind):
     )
     references = ("site", "section", "site_space")
     read_after = ("site",)
+    unique_fields = ("source",)
     unmanaged_go_with_container = True
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -93,6 +93,7 @@ class SectionKind(SiteRestKind):
     )
     references = ("site", "space")
     read_after = ("site",)
+    unique_fields = ("path",)
     create_path = "{site}/sections"
     object_path = "{site}/sections/{id}"
     created_with = ("title", "icon")

@@ -103,6 +103,7 @@ class SiteSpaceKind(SiteRestKind):
     references = ("site", "section", "space")
     unmanaged_go_with_container = True
     read_after = ("site",)
+    unique_fields = ("path",)
     field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}
     create_path = "{site}/site-spaces"
     object_path = "{site}/site-spaces/{id}"

@@ -150,6 +150,14 @@ class TeamKind(Kind):
                 )
         return found
 
+    def named_in(self, change: Change) -> set[tuple[str, str]]:
+        """A membership change names each member it keeps, adds or removes, by email."""
+        names = {
+            *(change.before or {}).get("members", {}),
+            *(change.after or {}).get("members", {}),
+        }
+        return {("member", email.lower()) for email in names}
+
     def _members_path(self, team_id: str) -> str:
         return f"/orgs/{self.org_id}/teams/{team_id}/members"
 

@@ -38,6 +38,7 @@ _WHAT = {
     "membership": "live members differ",
     "rotate": "a key rotation the manifests ask for was never made",
     "update": "live fields differ",
+    "release": "a unique value another entry takes is still held here",
 }
 
 

@@ -34,6 +34,7 @@ MARK_OF_ACTION = {
     "membership": "changed",
     "reorder": "changed",
     "rotate": "changed",
+    "release": "changed",
     "restore": "changed",
 }
 MARK_STRENGTH = ("changed", "moved", "added", "removed")

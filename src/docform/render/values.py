@@ -14,6 +14,7 @@ ACTION_SYMBOLS = {
     "membership": "~",
     "reorder": "~",
     "rotate": "~",
+    "release": "~",
     "delete": "-",
     "move": ">",
     "restore": "^",
