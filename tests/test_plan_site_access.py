@@ -4,6 +4,7 @@ through the CLI against a seeded in-process sandbox."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -159,3 +160,40 @@ def test_export_writes_share_links_with_ids(sandbox: Path, tmp_path: Path) -> No
     (link,) = site["shareLinks"].values()
     assert link["title"] == "Partners"
     assert_converged(out, sandbox)
+
+
+# -- what the token needs -----------------------------------------------------------------------
+
+
+def test_explain_token_names_the_role_and_the_site_auth_scopes(
+    sandbox: Path, directory: Path
+) -> None:
+    manifests(directory, visitorAuth={**LOGIN, "rotate": "2026-11"}, shareLinks={"p": {}})
+    result = run(["plan", directory, "--explain-token"], sandbox)
+    assert result.exit_code == 0, result.output
+    text = result.stdout[result.stdout.index("What the token needs for this plan:") :]
+    assert "  role: admin (the plan changes the organization" in text
+    reads = "GET /orgs/{id}/sites/{id}/publishing/auth, GET /orgs/{id}/sites/{id}/share-links"
+    assert f"    site:auth:read   {reads}\n" in text
+    assert "    site:auth:write  PATCH /orgs/{id}/sites/{id}/publishing/auth, POST " in text
+    token = plan_json_with(directory, sandbox, "--explain-token")["token"]
+    assert token["role"] == "admin"
+    assert set(token["scopes"]) == {"site:auth:read", "site:auth:write", "site:read"}
+    assert "GET /orgs/{id}/teams" in token["unscoped"]
+
+
+def test_a_plan_that_only_reads_needs_a_member_but_secrets_need_an_admin(
+    sandbox: Path, directory: Path
+) -> None:
+    manifests(directory, title="Acme Docs")
+    token = plan_json_with(directory, sandbox, "--explain-token")["token"]
+    assert (token["role"], token["why"]) == ("any member", "the plan only reads")
+    manifests(directory, title="Acme Docs", shareLinks={})
+    token = plan_json_with(directory, sandbox, "--explain-token")["token"]
+    assert token["role"] == "admin"
+
+
+def plan_json_with(directory: Path, sandbox: Path, *options: str) -> dict[str, Any]:
+    result = run(["plan", directory, "--json", *options], sandbox)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)

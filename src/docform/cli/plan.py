@@ -112,6 +112,12 @@ def validate(directory: Path, as_json: bool) -> int:
     help="Plan as 'apply --force' would: bypass the deletion limits and the kinds' rails "
     "(never protect), listing each bypassed rail.",
 )
+@click.option(
+    "--explain-token",
+    is_flag=True,
+    help="Also say what the token needs for this plan: its role, and the OAuth scopes of the "
+    "calls (JSON: a `token` key).",
+)
 @allow_option
 @markdown_options
 @output_options("Also print the API requests' count and each retried call.")
@@ -129,6 +135,7 @@ def plan(
     allow: tuple[str, ...],
     markdown_out: Path | None,
     markdown_limit: int,
+    explain_token: bool = False,
 ) -> int:
     """Show the API calls that would make the live organization match DIRECTORY.
 
@@ -167,7 +174,11 @@ def plan(
     the_plan = narrow_plan(the_plan, targets, excludes)
     the_plan.commit = head_commit(directory)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force, allow=allow)
+    if explain_token:
+        the_plan.token = _token_needs(the_plan, stats)
     _print_plan(the_plan, manifests, form, not compact, (markdown_out, markdown_limit))
+    if explain_token and form != "json":
+        click.echo("\n".join(the_plan.token.lines()))
     if out is not None:
         save_plan(the_plan, manifests, out)
         output().info(f"Saved the plan to {out}; apply it with 'docform apply {out}'.")
@@ -175,6 +186,20 @@ def plan(
         click.echo(stats.summary(), err=True)
     refuse_if_rails_broken(the_plan)
     return 2 if detailed_exitcode and the_plan.has_changes else 0
+
+
+def _token_needs(the_plan: Any, stats: Any) -> Any:
+    """What the plan's reads (as the client counted them) and calls need of the token."""
+    from docform.api.scopes import token_needs
+    from docform.api.stats import route_of
+
+    reads = [route for route in stats.by_route if route.startswith("GET ")]
+    writes = [
+        f"{c.method} {route_of(c.path, stats.list_names)}"
+        for change in the_plan.changes
+        for c in change.calls
+    ]
+    return token_needs(reads, writes)
 
 
 def _print_plan(

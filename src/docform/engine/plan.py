@@ -266,6 +266,9 @@ class Plan:
     targeting: Any = None
     """``--target`` / ``--exclude`` as applied to this plan (`docform.engine.targets.Targeting`),
     or None when the plan is whole."""
+    token: Any = None
+    """What the plan's calls need of the API token (`docform.api.scopes.TokenNeeds`), when
+    asked for (``plan --explain-token``)."""
     audience: list[Any] = field(default_factory=list)
     """How the plan changes who reaches each space, collection and site
     (`docform.engine.audience.AudienceChange`)."""
@@ -312,6 +315,8 @@ class Plan:
         doc["targeting"] = self.targeting.to_json() if self.targeting is not None else None
         doc["warnings"] = list(self.warnings)
         doc["audience"] = [a.to_json() for a in self.audience]
+        if self.token is not None:
+            doc["token"] = self.token.to_json()
         doc["commit"] = self.commit
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
