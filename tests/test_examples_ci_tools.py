@@ -349,13 +349,29 @@ def served_acme(tmp_path: Path) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-def test_a_reader_token_cannot_plan_since_saml_providers_need_an_admin(served_acme: str):
-    """Why docs/ci.md asks for an admin's token for plans too, though a different one: every
-    plan reads the SAML providers (managed or not, to list the unmanaged), and reading them
-    takes an admin."""
+def test_a_reader_token_plans_all_but_what_it_may_not_read_and_says_so(served_acme: str):
+    """Least privilege: the plan token may be a reader's. The SAML providers, which only
+    admins may read, are reported as not planned (exit 3 with --detailed-exitcode), apply
+    refuses such a partial plan, and an admin's token plans them."""
     env = {**os.environ, "DOCFORM_API_URL": served_acme, "DOCFORM_API_TOKEN": READER_TOKEN}
-    planned = tool("docform", "plan", EXAMPLE / "manifests", "-q", env=env)
-    assert planned.returncode == 1
-    assert "GET /orgs/org_acme/saml failed: 403" in planned.stderr
+    env["NO_COLOR"] = "1"
+    planned = tool("docform", "plan", EXAMPLE / "manifests", "--detailed-exitcode", env=env)
+    assert planned.returncode == 3, planned.stderr
+    assert (
+        "Not planned: the token may not read these, so what they would change is unknown"
+    ) in planned.stdout
+    assert "  SAML providers: the token may not read them (GET /orgs/org_acme/saml failed: 403" in (
+        planned.stdout
+    )
+    assert "saml.okta" not in planned.stdout
+    assert "+ team.platform" in planned.stdout  # the rest is planned
+    markdown = tool("docform", "plan", EXAMPLE / "manifests", "--markdown", env=env)
+    assert markdown.returncode == 0
+    assert "> **Not planned: the token may not read these" in markdown.stdout
+    refused = tool("docform", "apply", EXAMPLE / "manifests", "--yes", env=env)
+    assert refused.returncode == 1
+    assert "nothing was applied: the token may not read everything" in refused.stderr
     env["DOCFORM_API_TOKEN"] = ADMIN_TOKEN
-    assert tool("docform", "plan", EXAMPLE / "manifests", "-q", env=env).returncode == 0
+    admin = tool("docform", "plan", EXAMPLE / "manifests", "--detailed-exitcode", env=env)
+    assert admin.returncode == 2, admin.stderr
+    assert "+ saml.okta" in admin.stdout and "Not planned" not in admin.stdout

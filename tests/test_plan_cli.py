@@ -38,6 +38,7 @@ PLAN_KEYS = [
     "targeting",
     "warnings",
     "audience",
+    "not_planned",
     "commit",
     "fingerprints",
     "checksum",

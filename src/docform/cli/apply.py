@@ -128,6 +128,13 @@ def apply(
     if manifest_directory is not None and source.is_dir():
         raise click.UsageError("--manifests goes with a saved plan; SOURCE is a directory")
     manifests, the_plan = _plan_to_apply(source, manifest_directory, targets, excludes)
+    if the_plan.not_planned:
+        raise DocformError(
+            "nothing was applied: the token may not read everything the manifests manage ("
+            + "; ".join(the_plan.not_planned.values())
+            + "), so what would change there is unknown; apply with a token that may read "
+            "them (an organization admin's)"
+        )
     if the_plan.rails is not None:  # a saved plan: what its reviewer accepted stays accepted
         allow = (*the_plan.rails.allowed, *allow)
     assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force, allow=allow)

@@ -210,9 +210,11 @@ def report_failures(outcomes: Sequence[Any]) -> None:
 
 
 def _plan_code(outcome: Any, detailed_exitcode: bool) -> int:
+    from docform.workflow.sets import detailed_exit_code
+
     if outcome.failed or outcome.plan.refused:
         return 1
-    return 2 if detailed_exitcode and outcome.plan.has_changes else 0
+    return detailed_exit_code(outcome.plan) if detailed_exitcode else 0
 
 
 def _check_rails(outcome: Any, rails: dict[str, Any]) -> None:

@@ -85,7 +85,8 @@ def validate(directory: Path, as_json: bool) -> int:
 @click.option(
     "--detailed-exitcode",
     is_flag=True,
-    help="Exit 0 when there are no changes, 2 when there are, 1 on error.",
+    help="Exit 0 when there are no changes, 2 when there are, 3 when the plan is partial (the "
+    "token may not read some kinds), 1 on error.",
 )
 @click.option(
     "--target",
@@ -150,6 +151,7 @@ def plan(
     from docform.workflow.repository import head_commit
     from docform.workflow.run import assess_rails
     from docform.workflow.saved import save_plan
+    from docform.workflow.sets import detailed_exit_code
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
@@ -185,7 +187,7 @@ def plan(
     if verbose:
         click.echo(stats.summary(), err=True)
     refuse_if_rails_broken(the_plan)
-    return 2 if detailed_exitcode and the_plan.has_changes else 0
+    return detailed_exit_code(the_plan) if detailed_exitcode else 0
 
 
 def _token_needs(the_plan: Any, stats: Any) -> Any:

@@ -28,6 +28,9 @@ class LiveState:
     """The raw API objects of each kind, as read."""
 
     objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """Kinds the token may not read (the service answered 403), each with why: their objects
+    are unknown, not absent, so nothing is planned for them."""
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return self.objects.get(kind, [])

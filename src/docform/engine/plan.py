@@ -275,6 +275,9 @@ class Plan:
     rails: Any = None
     """Every safety rail as evaluated for this plan (`docform.engine.rails.RailReport`), once
     the commands have evaluated them; None before."""
+    not_planned: dict[str, str] = field(default_factory=dict)
+    """Kinds nothing was planned for, each with why (the token may not read them): a plan
+    with any is partial, and apply refuses it."""
     commit: str | None = None
     """The commit of the repository holding the manifests when they were planned, if known:
     what a reviewer reads the plan against."""
@@ -315,6 +318,9 @@ class Plan:
         doc["targeting"] = self.targeting.to_json() if self.targeting is not None else None
         doc["warnings"] = list(self.warnings)
         doc["audience"] = [a.to_json() for a in self.audience]
+        doc["not_planned"] = [
+            {"kind": kind, "reason": reason} for kind, reason in self.not_planned.items()
+        ]
         if self.token is not None:
             doc["token"] = self.token.to_json()
         doc["commit"] = self.commit

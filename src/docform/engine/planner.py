@@ -73,7 +73,8 @@ def plan_from_matcher(
         )
         if kind.locked:
             plan.identities.update(_identities(kind, matching))
-        plan.notes += matching.notes
+        if kind.name not in live.unreadable:
+            plan.notes += matching.notes
     plan.fingerprints = matcher.fingerprints(matchings)
     plan.addresses = _known_addresses(matchings)
     plan.warnings = _ignore_warnings(ignore, matchings, plan)
@@ -83,6 +84,7 @@ def plan_from_matcher(
     link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
+    _drop_unread(plan, live.unreadable)
     _name_changes(plan.changes, matchings)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
     plan.violations = _protect_violations(plan.changes, matchings)
@@ -112,6 +114,19 @@ def _audience(matchings: Sequence[tuple[Kind, Matching]], changes: Sequence[Chan
         old += kind.audience_facts(live_side(matching, where))
         new += kind.audience_facts(planned_side(matching, where, deleted))
     return plan_audience(old, new)
+
+
+def _drop_unread(plan: Plan, unreadable: Mapping[str, str]) -> None:
+    """Nothing is planned for a kind that could not be read (its live objects are unknown, not
+    absent), nor for what depends on it; the plan says so (``not_planned``)."""
+    plan.not_planned = dict(unreadable)
+    if not unreadable:
+        return
+    dropped: set[str] = set()
+    for change in plan.changes:  # in dependency order: what a change needs comes before it
+        if change.kind in unreadable or dropped.intersection(change.depends_on):
+            dropped.add(change.key)
+    plan.changes = [c for c in plan.changes if c.key not in dropped]
 
 
 class EmptyChangeError(DocformError):

@@ -3,7 +3,9 @@
 A kind that lists per parent (sections per site) names the parent kind in ``read_after``; it
 starts as soon as those kinds are read, not when every other kind is (a site's sections need
 not wait for the members of a thousand teams). A read that fails raises, and stops the others:
-nothing read in part is ever taken for "absent".
+nothing read in part is ever taken for "absent". The one exception is a kind the token may not
+read at all (403): it is recorded as unreadable, with the kinds read after it, and the planner
+plans nothing for them (a reader's token plans the rest; an admin's plans everything).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from docform.engine.kind import Kind
 from docform.engine.live import LiveReader, LiveState, Manages, Progress, ReadError
 from docform.errors import ServiceCallError
 from docform.worker_threads import beside_the_loop
+
+FORBIDDEN = 403
 
 KindRead = Callable[[Kind, list[dict[str, Any]]], None]
 """Called with a kind and all its live objects as soon as they are read, while other kinds
@@ -52,7 +56,9 @@ async def read_live_state(
         await asyncio.gather(*(tasks[name] for name in kind.read_after if name in names))
         if before_read is not None:
             await before_read(kind)
-        state.objects[kind.name] = await _read_kind(kind, reader, wanted_ids.get(kind.name, ()))
+        state.objects[kind.name] = await _read_kind(
+            kind, reader, wanted_ids.get(kind.name, ()), state.unreadable
+        )
         if on_kind_read is not None:
             # In a worker thread: matching ten thousand objects on the event loop would hold
             # every answer and every next request back until it is done; from a thread, the
@@ -71,10 +77,22 @@ async def read_live_state(
     return state
 
 
-async def _read_kind(kind: Kind, reader: LiveReader, wanted: Sequence[str]) -> list[dict[str, Any]]:
+async def _read_kind(
+    kind: Kind, reader: LiveReader, wanted: Sequence[str], unreadable: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The live objects of ``kind``; none, recorded in ``unreadable``, when the token may not
+    read them or a kind they are read after."""
+    plural = kind.plural or kind.name + "s"
+    blocked = [name for name in kind.read_after if name in unreadable]
+    if blocked:
+        unreadable[kind.name] = f"{plural}: read after {', '.join(blocked)}, not read"
+        return []
     try:
         return await kind.read(reader, wanted)
     except ServiceCallError as exc:
+        if exc.status == FORBIDDEN:
+            unreadable[kind.name] = f"{plural}: the token may not read them ({exc})"
+            return []
         raise ReadError(
             f"reading the live {kind.plural or kind.name + 's'} failed, so no plan was made: {exc}"
         ) from None

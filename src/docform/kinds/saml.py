@@ -50,6 +50,7 @@ class SamlKind(Kind):
     """SAML providers by label; the certificate is compared by value and always sensitive."""
 
     name = "saml"
+    plural = "SAML providers"
     prune_setting = "saml"
     declaration = Declaration(
         position=120,

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from docform.engine.plan import Change, Plan
 from docform.render.rails import rails_markdown
 from docform.render.values import (
+    NOT_PLANNED_HEAD,
     call_lines,
     change_symbol,
     field_lines,
+    not_planned_lines,
     plan_summary_line,
     replacement_lines,
 )
@@ -61,6 +63,9 @@ def head_lines(plan: Plan, *, most_rails: int | None = None) -> list[str]:
         lines += ["> [!WARNING]", f"> {escape(plan.targeting.describe())}", ""]
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {escape(w)}" for w in plan.warnings), ""]
+    if plan.not_planned:
+        lines += ["> [!WARNING]", f"> **{escape(NOT_PLANNED_HEAD)}**"]
+        lines += [*(f"> - {escape(line)}" for line in not_planned_lines(plan)), ""]
     return lines
 
 

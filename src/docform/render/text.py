@@ -10,9 +10,11 @@ from rich.text import Text
 from docform.engine.plan import Change, Plan
 from docform.render.rails import rails_text
 from docform.render.values import (
+    NOT_PLANNED_HEAD,
     call_lines,
     change_symbol,
     field_lines,
+    not_planned_lines,
     plan_summary_line,
     replacement_lines,
 )
@@ -36,6 +38,11 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     for warning in plan.warnings:
         out.append(f"Warning: {warning}\n", "yellow")
     if plan.warnings:
+        out.append("\n")
+    if plan.not_planned:
+        out.append(NOT_PLANNED_HEAD + "\n", "bold yellow")
+        for line in not_planned_lines(plan):
+            out.append(f"  {line}\n", "yellow")
         out.append("\n")
     if plan.changes:
         out.append(f"docform will make these changes in organization {plan.organization}:\n\n")

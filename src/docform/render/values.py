@@ -129,7 +129,20 @@ def plan_summary_line(plan: Any) -> str:
     organization matches."""
     if plan.targeting is not None and not plan.changes:
         return "No changes among the targeted addresses."
+    if getattr(plan, "not_planned", None) and not plan.changes:
+        return "No changes among what was planned (a partial plan: see 'Not planned')."
     return summary_line(plan.summary())
+
+
+NOT_PLANNED_HEAD = (
+    "Not planned: the token may not read these, so what they would change is unknown (apply "
+    "refuses a partial plan; a token that may read them, an admin's, plans them):"
+)
+
+
+def not_planned_lines(plan: Any) -> list[str]:
+    """The kinds a partial plan left out, with why (none for a whole plan)."""
+    return list(getattr(plan, "not_planned", {}).values())
 
 
 def field_sides(field: Any) -> tuple[str, str]:

@@ -20,7 +20,7 @@ from docform.manifest.discover import ManifestDir, check_distinct_organizations
 from docform.workflow.run import plan_manifests
 
 #: Exit codes from best to worst: 0 nothing to report, 2 changes or drift, 1 an error.
-_SEVERITY = {0: 0, 2: 1, 1: 2}
+_SEVERITY = {0: 0, 2: 1, 3: 2, 1: 3}
 
 
 @dataclass
@@ -98,8 +98,19 @@ async def plan_sets(
     await asyncio.gather(*(plan_one(o) for o in outcomes if not o.failed))
 
 
+PARTIAL_PLAN_EXIT_CODE = 3
+
+
+def detailed_exit_code(plan: Plan) -> int:
+    """``plan --detailed-exitcode``: 3 for a partial plan (the token may not read some kinds,
+    so whether they change is unknown), else 2 with changes and 0 without."""
+    if plan.not_planned:
+        return PARTIAL_PLAN_EXIT_CODE
+    return 2 if plan.has_changes else 0
+
+
 def worst_exit_code(codes: Sequence[int]) -> int:
-    """1 (an error) beats 2 (changes, drift), which beats 0."""
+    """1 (an error) beats 3 (a partial plan), which beats 2 (changes, drift), then 0."""
     return max(codes, key=lambda code: _SEVERITY[code], default=0)
 
 
