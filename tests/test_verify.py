@@ -11,8 +11,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from canary import CANARY_TOKEN
 from docform.cli import cli
+from docform.manifest import load_manifest_set
+from docform.render.apply import render_report
 from docform.sandbox import SandboxConfig, Store, create_app
+from docform.workflow.run import apply_changes, plan_manifests
 from planning import apply, assert_converged, live_api, run, served_app, write_manifests
 
 DOCS = "/orgs/org_acme/sites/site_docs"
@@ -39,31 +43,38 @@ def live_paths(sandbox: Path) -> list[str]:
     return [s["path"] for s in live_api(sandbox, "GET", f"{DOCS}/sections")["items"]]
 
 
-def test_apply_reports_an_order_the_service_did_not_end_with(sandbox: Path, tmp_path: Path) -> None:
+def test_apply_reports_an_order_the_service_did_not_end_with(
+    sandbox: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     manifests = write_manifests(tmp_path / "manifests", sections_doc(["a", "b", "c"]))
     apply(manifests, sandbox)
     write_manifests(manifests, sections_doc(["b", "a", "c"]))
-    saved = tmp_path / "docform.plan"
-    assert run(["plan", manifests, "--out", saved], sandbox).exit_code == 0
-    # Someone moves c first after the plan was made: no object the plan changes differs, so
-    # the saved plan still applies, and its one sort no longer gives the manifest's order.
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    monkeypatch.setenv("DOCFORM_API_TOKEN", CANARY_TOKEN)
+    manifest_set = load_manifest_set(manifests)
+    plan, _ = asyncio.run(plan_manifests(manifest_set))
+    # Someone moves c first between the plan and its calls: the plan's one sort no longer
+    # gives the manifest's order.
     [a, _, c] = live_api(sandbox, "GET", f"{DOCS}/sections")["items"]
     sort = {"item": {"type": "site-section", "id": c["id"]}}
     sort["position"] = {"before": {"type": "site-section", "id": a["id"]}}
     live_api(sandbox, "PATCH", f"{DOCS}/structure/sort", sort)
 
-    result = run(["apply", saved], sandbox)
+    report = asyncio.run(apply_changes(manifest_set, plan, parallelism=1))
 
-    assert result.exit_code == 1, result.output
-    assert live_paths(sandbox) == ["c", "b", "a"]
-    assert result.stderr.split("\n\n")[-1] == (
+    assert len(report.done) == 1 and live_paths(sandbox) == ["c", "b", "a"]
+    assert [(c.address, c.action) for c in report.verification.remaining] == [
+        ("site.docs.section.b", "reorder"),
+        ("site.docs.section.a", "reorder"),
+    ]
+    assert render_report(report).split("\n\n")[-1] == (
         "Apply made all 1 change, but the live organization still differs from the "
         "manifests:\n"
         "  ~ site.docs.section.b  (reorder)\n"
         '      position: "after site.docs.section.c" -> "before site.docs.section.c"\n'
         "  ~ site.docs.section.a  (reorder)\n"
         '      position: "after site.docs.section.c" -> "after site.docs.section.b"\n'
-        "Run 'docform plan' to see what remains; apply again to make it.\n"
+        "Run 'docform plan' to see what remains; apply again to make it."
     )
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
