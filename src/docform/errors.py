@@ -18,3 +18,6 @@ class ServiceCallError(DocformError):
     status: int | None = None
     answer_lost: bool = False
     """No answer came back (a dropped connection, a timeout): the call may or may not have run."""
+    denied: bool = False
+    """The API itself answered that this token may not make this call (403 with its own error
+    body; a proxy's sign-in page is no such answer)."""

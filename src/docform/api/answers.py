@@ -18,18 +18,30 @@ _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL
 
 def error_message(response: httpx.Response) -> str:
     """The ``error.message`` of an error answer, or a description of an answer without one."""
+    message = _api_message(response)
+    if message is not None:
+        return message
+    reason = response.reason_phrase or "error"
+    return f"{reason} ({describe_body(response)}, not the API's error body)"
+
+
+def has_api_error_body(response: httpx.Response) -> bool:
+    """Whether an error answer carries the API's error body (not a proxy's page)."""
+    return _api_message(response) is not None
+
+
+def _api_message(response: httpx.Response) -> str | None:
     try:
         body = response.json()
     except (ValueError, RecursionError):
-        body = None
+        return None
     if isinstance(body, dict):
         error = body.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return error["message"]
         if isinstance(body.get("message"), str):
             return body["message"]
-    reason = response.reason_phrase or "error"
-    return f"{reason} ({describe_body(response)}, not the API's error body)"
+    return None
 
 
 def describe_body(response: httpx.Response) -> str:

@@ -62,10 +62,12 @@ class ApiStatusError(ApiError):
         status: int,
         api_message: str,
         retry_after: float | None = None,
+        denied: bool = False,
     ):
         super().__init__(message, method=method, path=path, status=status)
         self.api_message = api_message
         self.retry_after = retry_after
+        self.denied = denied
 
 
 class ApiTransportError(ApiError):

@@ -17,6 +17,7 @@ from docform.api.answers import (
     content_type_misfit,
     envelope_misfit,
     error_message,
+    has_api_error_body,
     items_misfit,
     malformed_description,
 )
@@ -34,6 +35,8 @@ from docform.api.urls import API_PREFIX
 from docform.json_depth import deeper_than
 from docform.paths import answer_ids_misfit
 from docform.redact import redact_text
+
+FORBIDDEN = 403
 
 MAX_ANSWER_DEPTH = 64
 """No answer of the API nests a tenth as deep; deeper ones would overflow what walks them."""
@@ -96,6 +99,7 @@ class AnswerReader:
             status=status,
             api_message=self.redact(api_message),
             retry_after=asked_wait(response.headers, status),
+            denied=status == FORBIDDEN and has_api_error_body(response),
         )
 
     def transport_error(self, call: Call, exc: httpx.TransportError) -> ApiTransportError:

@@ -81,6 +81,9 @@ class Kind:
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""
+    read_required: ClassVar[bool] = False
+    """Whether a plan means nothing without this kind's objects (the organization): a token
+    the API refuses them is an error, never a partial plan (`docform.engine.snapshot`)."""
 
     def __init__(self, org_id: str) -> None:
         self.org_id = org_id

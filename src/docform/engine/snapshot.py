@@ -21,8 +21,6 @@ from docform.engine.live import LiveReader, LiveState, Manages, Progress, ReadEr
 from docform.errors import ServiceCallError
 from docform.worker_threads import beside_the_loop
 
-FORBIDDEN = 403
-
 KindRead = Callable[[Kind, list[dict[str, Any]]], None]
 """Called with a kind and all its live objects as soon as they are read, while other kinds
 may still be reading (the planner matches it then); in a worker thread, one kind at a time or
@@ -90,7 +88,7 @@ async def _read_kind(
     try:
         return await kind.read(reader, wanted)
     except ServiceCallError as exc:
-        if exc.status == FORBIDDEN:
+        if exc.denied and not kind.read_required:
             unreadable[kind.name] = f"{plural}: the token may not read them ({exc})"
             return []
         raise ReadError(

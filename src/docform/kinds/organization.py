@@ -78,6 +78,7 @@ class OrganizationKind(Kind):
 
     name = "organization"
     prune_setting = ""
+    read_required = True
     declaration = Declaration(
         position=10,
         section=Section(
