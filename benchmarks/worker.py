@@ -34,7 +34,7 @@ from docform.api import ApiClient
 from docform.api.connections import network_transport
 from docform.cli.common import run_async
 from docform.engine.apply import apply_plan
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.render import render_text
 from docform.workflow.connect import Client

@@ -2,9 +2,9 @@
 with only the fields the service promises in every answer (docs/service.md), and one with every
 field the service sends (as the sandbox's OpenAPI description lists them).
 
-The routes are the ones the kinds declare they read (`docform.kinds.registry`), each found among
-the sandbox's routes with its answer's description (`docform.sandbox.routes`): a new kind's read
-route is checked with no change here. Each answer is served by an httpx transport to a real
+The routes are the ones the kinds declare they read (`docform.kind_registry`), each found
+among the sandbox's routes with its answer's description (`docform.sandbox.routes`): a new kind's
+read route is checked with no change here. Each answer is served by an httpx transport to a real
 `ApiClient`, which checks it (`docform.api.shapes`) exactly as it checks the service's, and must
 hand it back unchanged. The kinds' need/may shapes are held to the same descriptions field by
 field: what a kind needs, every answer holds; what a kind reads, the service may send.

@@ -20,7 +20,7 @@ from docform.api import (
     route_of,
 )
 from docform.errors import DocformError
-from docform.kinds.registry import list_names
+from docform.kind_registry import list_names
 from docform.sandbox import Store
 from docform.sandbox.http import timestamp
 from docform.sandbox.seed import apply_seed, load_seed_file, member_document, user_document

@@ -1,4 +1,4 @@
-"""Emails with invisible or direction-changing characters (kinds/fields.py): refused in the
+"""Emails with invisible or direction-changing characters (model/fields.py): refused in the
 manifests with their location, and shown escaped when a live member has one, so that one
 address never passes for another in review."""
 

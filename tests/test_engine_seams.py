@@ -18,7 +18,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Plan
 from docform.engine.planner import plan_changes
 from docform.engine.snapshot import read_live_state
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.manifest.manifest_set import ManifestSet
 from docform.workflow.connect import Client

@@ -5,7 +5,7 @@ import pytest
 from docform.engine.graph import CycleError, topological_order
 from docform.engine.live import ReadError
 from docform.engine.snapshot import read_waves
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.kinds.site import SiteKind
 
 

@@ -1,5 +1,5 @@
-"""The kind registry (kinds/registry.py): every kind module is found and placed by its declared
-position, a kind without a declaration or with a taken position is refused on import, and
+"""The kind registry (kind_registry.py): every kind module is found and placed by its
+declared position, a kind without a declaration or with a taken position is refused on import, and
 every reference a field declares names a kind with a manifest section."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from typing import Any, get_args
 import pytest
 
 from docform.engine.kind import Kind
-from docform.kinds.declaration import Declaration
-from docform.kinds.fields import RefTo
-from docform.kinds.registry import (
+from docform.kind_framework.declaration import Declaration
+from docform.kind_registry import (
     KIND_CLASSES,
     KindDeclarationError,
     declared_kinds,
@@ -21,6 +20,7 @@ from docform.kinds.registry import (
     section_of,
     sections,
 )
+from docform.model.fields import RefTo
 
 
 def module_with(*classes: type) -> ModuleType:
@@ -48,7 +48,8 @@ def test_a_kind_without_a_declaration_is_refused() -> None:
         list(declared_kinds(module_with(ExampleKind)))
     assert str(caught.value) == (
         "docform.kinds.example.ExampleKind names a kind but has no `declaration = "
-        "Declaration(...)` (docform.kinds.declaration): add one, so that plans place it"
+        "Declaration(...)` (docform.kind_framework.declaration): add one, so that plans "
+        "place it"
     )
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from docform.kinds.base import BoundModel, Entry, Location
 from docform.kinds.collection import CollectionEntry
-from docform.kinds.fields import Secret, role_value
 from docform.kinds.member import MemberEntry
 from docform.kinds.openapi import OpenApiEntry
 from docform.kinds.organization import OrganizationEntry
@@ -18,6 +16,8 @@ from docform.kinds.site import SiteEntry
 from docform.kinds.site_space import SiteSpaceEntry
 from docform.kinds.space import SpaceEntry
 from docform.kinds.team import TeamEntry
+from docform.model.entry import BoundModel, Entry, Location
+from docform.model.fields import Secret, role_value
 
 HERE = Location("m.yaml", 1, 1)
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from docform.kinds.base import Location
 from docform.manifest import (
     ManifestError,
     Secret,
@@ -14,6 +13,7 @@ from docform.manifest import (
     load_manifest_set,
     resolve_secret,
 )
+from docform.model.entry import Location
 from test_manifest_corpus import CORPUS, VALID_ENV, load_valid
 
 FULL = CORPUS / "valid" / "full"

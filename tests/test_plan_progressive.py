@@ -25,7 +25,7 @@ from docform.engine.match import MatchError
 from docform.engine.planner import plan_changes, plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.snapshot import read_live_state
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.workflow.connect import Client
 from docform.workflow.run import make_plan

@@ -817,9 +817,9 @@ def other_site_with_structure(sandbox: Path, space_id: str) -> tuple[str, str]:
 
 
 UNMANAGED_SITE_STRUCTURE = (
-    "kinds/planning.py site_ref treats a site that no entry matches as managed: match_kind "
-    "records unmatched live objects in the AddressIndex as 'site.~ID', so index.ref() returns a "
-    "Ref for them too"
+    "kind_framework/planning.py site_ref treats a site that no entry matches as managed: "
+    "match_kind records unmatched live objects in the AddressIndex as 'site.~ID', so "
+    "index.ref() returns a Ref for them too"
 )
 
 

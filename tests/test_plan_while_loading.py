@@ -25,7 +25,7 @@ from docform.cli import cli
 from docform.cli.common import run_async
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.snapshot import read_live_state
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.manifest import ManifestError, load_manifest_set
 from docform.render import render_json
 from docform.workflow import connect, early

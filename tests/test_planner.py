@@ -12,7 +12,7 @@ from docform.engine.kind import Observed, Resolve
 from docform.engine.plan import Call
 from docform.engine.planner import EmptyChangeError, plan_changes
 from docform.engine.snapshot import read_live_state
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.kinds.team import TeamKind
 from docform.manifest import load_manifest_set
 from docform.workflow.connect import Client

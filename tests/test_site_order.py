@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from docform.engine.kind import AddressIndex, Desired, Ref
-from docform.kinds.ordering import AS_CREATED, Container, reorder_changes
+from docform.kind_framework.ordering import AS_CREATED, Container, reorder_changes
 from planning import (
     actions,
     apply,

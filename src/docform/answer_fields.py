@@ -1,11 +1,11 @@
 """The words a read answer's shape is written in: which fields an answer holds and of what type.
 
-Each kind declares the shapes of the answers it reads (`docform.kinds.declaration.Reads`) in
-these words; the client checks every answer against them (`docform.api.shapes`). A shape lists
-only what docform uses, as docs/service.md describes it: a field is required (``need``) only
-where the service promises it in every answer; anything else may be left out, meaning "not
-set" (``may``), and docform must cope (a user without an email). Fields not listed are never
-looked at, so the service may add fields freely.
+Each kind declares the shapes of the answers it reads (`docform.kind_framework.declaration.Reads`)
+in these words; the client checks every answer against them (`docform.api.shapes`). A shape lists
+only what docform uses, as docs/service.md describes it: a field is required (``need``) only where
+the service promises it in every answer; anything else may be left out, meaning "not set" (``may``),
+and docform must cope (a user without an email). Fields not listed are never looked at, so the
+service may add fields freely.
 """
 
 from __future__ import annotations

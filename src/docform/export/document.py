@@ -38,7 +38,7 @@ def build_sections(
 ) -> Built:
     """Every entry resolved and nested; top-level entries sorted by name. ``nested_order``:
     the keys of nested entries (``sections``), in the order an entry lists them, after its own
-    fields (the entry models' order, `docform.kinds.registry.nested_order`)."""
+    fields (the entry models' order, `docform.kind_registry.nested_order`)."""
     built = Built()
     nodes: dict[LiveRef, dict[str, Any]] = {}
     holders = {entry.ref: entry.within for entry in entries if entry.within is not None}

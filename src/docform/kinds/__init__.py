@@ -1,2 +1,2 @@
-"""One module per managed kind: its manifest model and natural key (live reading, diffing and
-API calls join them later). `base` and `fields` hold what the kinds share."""
+"""One module per managed kind, and nothing else: its manifest model, natural key, live reading,
+calls and declaration. `docform.kind_registry` finds every module here."""

@@ -39,13 +39,13 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Placeholder
 from docform.export.model import Exported, LiveRef
-from docform.kinds.base import Entry, ManifestModel
-from docform.kinds.declaration import Declaration, Reads
-from docform.kinds.exporting import role_entry
-from docform.kinds.fields import MemberEmail, RoleOrGuest, TeamName, role_value
+from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.exporting import role_entry
+from docform.kind_framework.planning import member_ref
+from docform.kind_framework.rest import id_in_path
 from docform.kinds.member import ROLE_SHAPE, USER_SHAPE
-from docform.kinds.planning import member_ref
-from docform.kinds.rest import id_in_path
+from docform.model.entry import Entry, ManifestModel
+from docform.model.fields import MemberEmail, RoleOrGuest, TeamName, role_value
 
 PRINCIPALS = ("team", "user")
 #: The kinds grants are given on: the manifest section of their entries, and the path of their

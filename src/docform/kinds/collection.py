@@ -13,13 +13,13 @@ from docform.engine.kind import AddressIndex, Desired, Observed, Ref
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.export.model import Exported, LiveRef
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.exporting import role_entry, set_fields
+from docform.kind_framework.planning import entry_desired, level_value, ref
+from docform.kind_framework.rest import RestKind
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
-from docform.kinds.base import Entry, Unknown, WrittenProblems
-from docform.kinds.declaration import Declaration, Reads, Section
-from docform.kinds.exporting import role_entry, set_fields
-from docform.kinds.fields import CollectionName, Level
-from docform.kinds.planning import entry_desired, level_value, ref
-from docform.kinds.rest import RestKind
+from docform.model.entry import Entry, Unknown, WrittenProblems
+from docform.model.fields import CollectionName, Level
 
 
 class CollectionEntry(Entry):

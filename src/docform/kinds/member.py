@@ -23,11 +23,11 @@ from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.errors import DocformError, ServiceCallError
 from docform.export.model import Exported
-from docform.kinds.base import Entry
-from docform.kinds.declaration import Declaration, Reads, Section
-from docform.kinds.exporting import role_entry
-from docform.kinds.fields import EMAIL_PATTERN, Email, RoleOrGuest, escape_invisible, role_value
-from docform.kinds.planning import entry_desired
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.exporting import role_entry
+from docform.kind_framework.planning import entry_desired
+from docform.model.entry import Entry
+from docform.model.fields import EMAIL_PATTERN, Email, RoleOrGuest, escape_invisible, role_value
 
 #: A user as answers show it: the service does not promise an email (such a member matches by id).
 USER_SHAPE: Shape = {"email": may(str)}

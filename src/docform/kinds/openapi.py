@@ -17,10 +17,10 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import EnvValue, Exported
-from docform.kinds.base import Entry, ManifestModel
-from docform.kinds.declaration import Declaration, Reads, Section
-from docform.kinds.fields import SLUG_PATTERN, SecretUrl
-from docform.kinds.planning import entry_desired, secret
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.planning import entry_desired, secret
+from docform.model.entry import Entry, ManifestModel
+from docform.model.fields import SLUG_PATTERN, SecretUrl
 from docform.redact import holds_credentials
 
 

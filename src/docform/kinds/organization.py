@@ -17,10 +17,17 @@ from docform.engine.live import LiveReader, ReadError
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
-from docform.kinds.base import ID_PATTERN, BoundModel, ManifestModel
-from docform.kinds.declaration import Declaration, Reads, Section
-from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
-from docform.kinds.fields import (
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.exporting import merge_rules_entry, role_entry, set_fields
+from docform.kind_framework.planning import (
+    location,
+    merge_rules_desired,
+    merge_rules_observed,
+    ref,
+)
+from docform.kind_framework.rest import body_of
+from docform.model.entry import ID_PATTERN, BoundModel, ManifestModel
+from docform.model.fields import (
     DOMAIN_PATTERN,
     MERGE_RULES_SHAPE,
     MergeRules,
@@ -29,13 +36,6 @@ from docform.kinds.fields import (
     Url,
     role_value,
 )
-from docform.kinds.planning import (
-    location,
-    merge_rules_desired,
-    merge_rules_observed,
-    ref,
-)
-from docform.kinds.rest import body_of
 
 Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN, max_length=253)]
 

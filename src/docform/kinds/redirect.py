@@ -20,11 +20,11 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef, WithinRef
-from docform.kinds.base import ID_PATTERN, Entry, ManifestModel, Unknown
-from docform.kinds.declaration import Declaration, Nested, Reads
-from docform.kinds.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
-from docform.kinds.planning import entry_desired, site_ref
-from docform.kinds.rest import site_prefix
+from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.planning import entry_desired, site_ref
+from docform.kind_framework.rest import site_prefix
+from docform.model.entry import ID_PATTERN, Entry, ManifestModel, Unknown
+from docform.model.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
 
 # A source: "/" then segments of unreserved characters or %XX escapes between single slashes,
 # optionally ending in "*" or "/*" (a wildcard, at the end only).

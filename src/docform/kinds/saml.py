@@ -18,11 +18,11 @@ from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.export.model import Exported, FileValue, LiveRef
-from docform.kinds.base import Entry
-from docform.kinds.declaration import Declaration, Reads, Section
-from docform.kinds.fields import RoleOrGuest, Secret, TeamName, Url, role_value, secret_check
-from docform.kinds.planning import entry_desired, ref, secret
-from docform.kinds.rest import body_of
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.planning import entry_desired, ref, secret
+from docform.kind_framework.rest import body_of
+from docform.model.entry import Entry
+from docform.model.fields import RoleOrGuest, Secret, TeamName, Url, role_value, secret_check
 
 
 class SamlEntry(Entry):

@@ -16,14 +16,14 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
-from docform.kinds.base import Entry
-from docform.kinds.declaration import Declaration, Nested, Reads
-from docform.kinds.exporting import set_fields
-from docform.kinds.fields import Name
-from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
-from docform.kinds.planning import entry_desired, read_per_site, ref, site_ref
-from docform.kinds.rest import PathValues, SiteRestKind, created
+from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.exporting import set_fields
+from docform.kind_framework.ordering import Container, arriving, racing_creates, reorder_changes
+from docform.kind_framework.planning import entry_desired, read_per_site, ref, site_ref
+from docform.kind_framework.rest import PathValues, SiteRestKind, created
 from docform.kinds.site_space import SiteSpaceEntry
+from docform.model.entry import Entry
+from docform.model.fields import Name
 
 
 class SectionEntry(Entry):

@@ -24,10 +24,10 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
-from docform.kinds.base import Entry
-from docform.kinds.declaration import Declaration, Nested, Reads
-from docform.kinds.planning import entry_desired, site_ref
-from docform.kinds.rest import created, id_in_path, site_prefix
+from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.planning import entry_desired, site_ref
+from docform.kind_framework.rest import created, id_in_path, site_prefix
+from docform.model.entry import Entry
 
 #: Fields of an answer that hold the link's key: dropped as the answer is read.
 SECRET_FIELDS = ("urls",)

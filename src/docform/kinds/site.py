@@ -22,20 +22,20 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import Exported
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.exporting import role_entry, set_fields
+from docform.kind_framework.planning import entry_desired, level_value
+from docform.kind_framework.rest import PathValues, RestKind, created
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
-from docform.kinds.base import Entry, Unknown, WrittenProblems
-from docform.kinds.declaration import Declaration, Reads, Section
-from docform.kinds.exporting import role_entry, set_fields
-from docform.kinds.fields import Level, Name, SiteType, SiteVisibility
-from docform.kinds.planning import entry_desired, level_value
 from docform.kinds.redirect import RedirectEntry, RedirectSource
-from docform.kinds.rest import PathValues, RestKind, created
 from docform.kinds.section import SectionEntry
 from docform.kinds.section_group import SectionGroupEntry
 from docform.kinds.share_link import ShareLinkEntry
 from docform.kinds.site_rules import site_problems
 from docform.kinds.site_space import SiteSpaceEntry
 from docform.kinds.visitor_auth import VISITOR_AUTH_DESCRIPTION, VisitorAuth, site_audience
+from docform.model.entry import Entry, Unknown, WrittenProblems
+from docform.model.fields import Level, Name, SiteType, SiteVisibility
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 PROXY_PATTERN = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from docform.kinds.base import Unknown, WrittenProblems
 from docform.kinds.redirect import redirect_problems
 from docform.kinds.visitor_auth import visitor_auth_problems
+from docform.model.entry import Unknown, WrittenProblems
 
 
 def _mapping(value: object) -> dict[str, Any]:

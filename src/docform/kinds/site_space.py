@@ -17,12 +17,12 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, Placeholder
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
-from docform.kinds.base import Entry
-from docform.kinds.declaration import Declaration, Nested, Reads
-from docform.kinds.fields import SpaceName
-from docform.kinds.ordering import Container, arriving, racing_creates, reorder_changes
-from docform.kinds.planning import entry_desired, read_per_site, ref, site_ref
-from docform.kinds.rest import PathValues, SiteRestKind, created, id_in_path
+from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.ordering import Container, arriving, racing_creates, reorder_changes
+from docform.kind_framework.planning import entry_desired, read_per_site, ref, site_ref
+from docform.kind_framework.rest import PathValues, SiteRestKind, created, id_in_path
+from docform.model.entry import Entry
+from docform.model.fields import SpaceName
 
 
 class SiteSpaceEntry(Entry):

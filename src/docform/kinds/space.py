@@ -19,25 +19,25 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
-from docform.kinds.access import ACCESS_DESCRIPTION, Access
-from docform.kinds.base import Entry
-from docform.kinds.declaration import Declaration, Reads, Section
-from docform.kinds.exporting import merge_rules_entry, role_entry, set_fields
-from docform.kinds.fields import (
-    MERGE_RULES_SHAPE,
-    CollectionName,
-    Language,
-    Level,
-    SpaceMergeRules,
-)
-from docform.kinds.planning import (
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.exporting import merge_rules_entry, role_entry, set_fields
+from docform.kind_framework.planning import (
     entry_desired,
     level_value,
     merge_rules_desired,
     merge_rules_observed,
     ref,
 )
-from docform.kinds.rest import RestKind
+from docform.kind_framework.rest import RestKind
+from docform.kinds.access import ACCESS_DESCRIPTION, Access
+from docform.model.entry import Entry
+from docform.model.fields import (
+    MERGE_RULES_SHAPE,
+    CollectionName,
+    Language,
+    Level,
+    SpaceMergeRules,
+)
 
 SPACE_SHAPE: Shape = {
     "id": ID,

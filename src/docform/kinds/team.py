@@ -21,12 +21,12 @@ from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
 from docform.export.model import Exported
-from docform.kinds.base import Entry
-from docform.kinds.declaration import Declaration, Reads, Section
-from docform.kinds.fields import MemberEmail, TeamRole
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.planning import entry_desired, member_ref
+from docform.kind_framework.rest import created
 from docform.kinds.member import MEMBER_SHAPE
-from docform.kinds.planning import entry_desired, member_ref
-from docform.kinds.rest import created
+from docform.model.entry import Entry
+from docform.model.fields import MemberEmail, TeamRole
 
 
 class TeamEntry(Entry):

@@ -29,11 +29,11 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
-from docform.kinds.base import ManifestModel
-from docform.kinds.declaration import Declaration, Reads
-from docform.kinds.fields import Url
-from docform.kinds.planning import site_ref
-from docform.kinds.rest import site_prefix
+from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.planning import site_ref
+from docform.kind_framework.rest import site_prefix
+from docform.model.entry import ManifestModel
+from docform.model.fields import Url
 
 URL_FIELDS = ("fallbackURL", "logoutURL")
 #: Fields of an answer that hold the key: dropped as the answer is read.

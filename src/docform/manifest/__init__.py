@@ -4,8 +4,6 @@ The planner uses `load_manifest_set` and the `ManifestSet` it returns; every pro
 a `Problem` carried by one `ManifestError`.
 """
 
-from docform.kinds.base import Entry, Location
-from docform.kinds.fields import Secret, role_value
 from docform.manifest.document import ENTRY_SECTIONS, EntrySection, ManifestDocument
 from docform.manifest.loader import load_manifest_set
 from docform.manifest.manifest_set import ManifestSet
@@ -13,6 +11,8 @@ from docform.manifest.problems import ManifestError, Problem
 from docform.manifest.schema import manifest_schema, schema_text
 from docform.manifest.settings import LimitSettings, PruneSettings, Settings
 from docform.manifest.values import UnresolvedReference, resolve_secret
+from docform.model.entry import Entry, Location
+from docform.model.fields import Secret, role_value
 
 __all__ = [
     "ENTRY_SECTIONS",

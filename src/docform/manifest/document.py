@@ -1,6 +1,6 @@
 """The shape of a whole manifest: which section holds which kind, and the root model the JSON
 Schema is generated from, both built from the sections the kinds declare
-(`docform.kinds.declaration.Section`)."""
+(`docform.kind_framework.declaration.Section`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, create_model
 
-from docform.kinds.base import ManifestModel
-from docform.kinds.declaration import Section
-from docform.kinds.registry import sections
+from docform.kind_framework.declaration import Section
+from docform.kind_registry import sections
 from docform.manifest.settings import Settings
+from docform.model.entry import ManifestModel
 
 EntrySection = Section
 """A top-level section of named entries: ``teams:`` holds `TeamEntry` values by name."""

@@ -12,14 +12,14 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from docform.kinds.base import BoundModel, Entry
-from docform.kinds.fields import escape_invisible
 from docform.kinds.organization import OrganizationEntry
 from docform.manifest.document import ENTRY_SECTIONS, EntrySection
 from docform.manifest.messages import PATTERN_MESSAGES, validation_problems
 from docform.manifest.problems import Path, Problem
 from docform.manifest.settings import Settings
 from docform.manifest.sources import MergedTree
+from docform.model.entry import BoundModel, Entry
+from docform.model.fields import escape_invisible
 
 M = TypeVar("M", bound=BoundModel | Settings)
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from docform.kinds.base import ID_PATTERN
 from docform.manifest.problems import Problem
 from docform.manifest.yaml_reader import YamlFile, read_yaml_file
+from docform.model.entry import ID_PATTERN
 
 LOCK_NAME = "docform.lock"
 FORMAT_VERSION = 1

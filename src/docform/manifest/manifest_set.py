@@ -6,12 +6,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 
-from docform.kinds.base import BoundModel, Entry
+from docform.kind_registry import nested_kinds
 from docform.kinds.organization import OrganizationEntry
-from docform.kinds.registry import nested_kinds
 from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.lock import Lock
 from docform.manifest.settings import Settings
+from docform.model.entry import BoundModel, Entry
 
 
 @dataclass

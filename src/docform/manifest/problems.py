@@ -12,7 +12,7 @@ from pathlib import Path as FilePath
 from typing import Any
 
 from docform.errors import DocformError
-from docform.kinds.base import Location
+from docform.model.entry import Location
 
 #: A path to a value: mapping keys and list indexes from the top of a manifest document.
 Path = tuple[str | int, ...]

@@ -18,14 +18,14 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from docform.kinds.base import BoundModel, Entry
-from docform.kinds.fields import RefTo
+from docform.kind_registry import section_of
 from docform.kinds.organization import OrganizationEntry
-from docform.kinds.registry import section_of
 from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.entries import ValidatedEntries
 from docform.manifest.problems import Path, Problem, unknown_name
 from docform.manifest.sources import MergedTree
+from docform.model.entry import BoundModel, Entry
+from docform.model.fields import RefTo
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field, PrivateAttr, create_model, field_validator
 
-from docform.kinds.base import ManifestModel
-from docform.kinds.registry import address_kinds, prune_keys
+from docform.kind_registry import address_kinds, prune_keys
+from docform.model.entry import ManifestModel
 
 ADDRESS_KINDS = address_kinds()
 _API_PATTERN = re.compile(r"^(https?://\S+|sandbox:\S+)$")

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from docform.kinds.base import Location
-from docform.kinds.registry import sections
+from docform.kind_registry import sections
 from docform.manifest.problems import Path, Problem, did_you_mean
 from docform.manifest.yaml_reader import YamlDocument, YamlFile, read_yaml_file
+from docform.model.entry import Location
 
 SECTIONS = ("docform", *(section.name for section in sections()))
 SINGLE_ENTRY_SECTIONS = frozenset(section.name for section in sections() if section.single)

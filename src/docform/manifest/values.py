@@ -21,10 +21,10 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from docform.errors import DocformError
-from docform.kinds.fields import Secret
 from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.problems import Path, Problem
 from docform.manifest.sources import MergedTree
+from docform.model.fields import Secret
 
 
 def _secret_fields(model: type[BaseModel], base: Path) -> Iterator[Path]:

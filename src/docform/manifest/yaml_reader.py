@@ -27,8 +27,8 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
-from docform.kinds.base import Location
 from docform.manifest.problems import Path, Problem
+from docform.model.entry import Location
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_ALIAS_NODES = 50_000

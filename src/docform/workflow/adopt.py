@@ -27,11 +27,11 @@ from docform.errors import DocformError
 from docform.export.document import resolve_entry
 from docform.export.model import LiveRef
 from docform.export.names import slugify
-from docform.kinds.base import BoundModel
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.manifest import ManifestError, load_manifest_set
 from docform.manifest.edit import ManifestFile
 from docform.manifest.lock import LOCK_NAME, write_lock
+from docform.model.entry import BoundModel
 
 #: Plan actions that say an entry's live object is gone: adopting removes the entry.
 GONE = ("create", "restore")

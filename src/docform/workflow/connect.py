@@ -11,12 +11,12 @@ from typing import Any
 
 import httpx
 
+from docform import kind_registry
 from docform.api import LOCAL_SANDBOX_TOKEN, ApiClient, ApiConfigError
 from docform.api.shapes import RouteShapes
 from docform.api.urls import SANDBOX_SCHEME, resolve_api_url
-from docform.kinds import registry
 
-KIND_SHAPES = RouteShapes(*registry.read_shapes())
+KIND_SHAPES = RouteShapes(*kind_registry.read_shapes())
 """The shapes of the answers every kind reads, which each client checks them against."""
 
 
@@ -43,7 +43,7 @@ class Client(ApiClient):
                 token = token or LOCAL_SANDBOX_TOKEN
                 transport = sandbox_transport(sandbox_file, token)
         options.setdefault("shapes", KIND_SHAPES)
-        options.setdefault("list_names", registry.list_names())
+        options.setdefault("list_names", kind_registry.list_names())
         super().__init__(base_url, token, transport=transport, url_source=url_source, **options)
 
 

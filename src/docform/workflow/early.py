@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docform.kinds.base import ID_PATTERN, Location
 from docform.manifest import ManifestSet, load_manifest_set
 from docform.manifest.sources import manifest_files
 from docform.manifest.yaml_reader import MAX_FILE_BYTES, YamlFile, read_yaml_file
+from docform.model.entry import ID_PATTERN, Location
 
 _FIRST_KEYS = re.compile(r"^(?:organization|docform)\s*:", re.MULTILINE)
 _ID = re.compile(ID_PATTERN)

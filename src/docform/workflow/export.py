@@ -28,10 +28,10 @@ from docform.export.writer import (
     schema_reference,
     write_files,
 )
-from docform.kinds.base import ID_PATTERN
-from docform.kinds.registry import build_kinds, export_files, nested_order
+from docform.kind_registry import build_kinds, export_files, nested_order
 from docform.manifest import schema_text
 from docform.manifest.sources import manifest_files
+from docform.model.entry import ID_PATTERN
 from docform.redact import holds_credentials
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from docform.errors import DocformError
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.manifest.lock import LIVE_ID, LOCK_NAME, LockWriter, write_lock
 
 

@@ -27,7 +27,7 @@ from docform.engine.rails import (
 )
 from docform.engine.snapshot import Progress, read_live_state
 from docform.errors import DocformError
-from docform.kinds.registry import build_kinds
+from docform.kind_registry import build_kinds
 from docform.worker_threads import beside_the_loop
 from docform.workflow.apply_lock import apply_lock
 from docform.workflow.audience import audience_differences, audience_notes

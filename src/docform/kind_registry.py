@@ -18,8 +18,8 @@ from typing import Any
 import docform.kinds
 from docform.answer_fields import Shape
 from docform.engine.kind import Kind
-from docform.kinds.base import BoundModel, Entry
-from docform.kinds.declaration import Declaration, Nested, Section
+from docform.kind_framework.declaration import Declaration, Nested, Section
+from docform.model.entry import BoundModel, Entry
 
 
 class KindDeclarationError(TypeError):
@@ -37,7 +37,8 @@ def declared_kinds(module: ModuleType) -> Iterator[type[Kind]]:
         if not isinstance(vars(value).get("declaration"), Declaration):
             raise KindDeclarationError(
                 f"{module.__name__}.{value.__name__} names a kind but has no `declaration = "
-                "Declaration(...)` (docform.kinds.declaration): add one, so that plans place it"
+                "Declaration(...)` (docform.kind_framework.declaration): add one, so that plans "
+                "place it"
             )
         yield value
 
@@ -45,8 +46,7 @@ def declared_kinds(module: ModuleType) -> Iterator[type[Kind]]:
 def _discover() -> tuple[type[Kind], ...]:
     found: list[type[Kind]] = []
     for info in pkgutil.iter_modules(docform.kinds.__path__):
-        if info.name != "registry":
-            found += declared_kinds(importlib.import_module(f"docform.kinds.{info.name}"))
+        found += declared_kinds(importlib.import_module(f"docform.kinds.{info.name}"))
     return in_plan_order(found)
 
 
@@ -64,7 +64,7 @@ def in_plan_order(found: list[type[Kind]]) -> tuple[type[Kind], ...]:
 
 
 def declaration_of(kind: type[Kind] | Kind) -> Declaration:
-    """What ``kind`` declares about itself (`docform.kinds.declaration`)."""
+    """What ``kind`` declares about itself (`docform.kind_framework.declaration`)."""
     declaration: Declaration = kind.declaration  # type: ignore[union-attr]
     return declaration
 

@@ -10,9 +10,9 @@ from typing import Any
 from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.live import LiveReader
 from docform.engine.plan import SecretRef
-from docform.kinds.base import BoundModel, Entry
-from docform.kinds.fields import MergeRule, MergeRules, role_value
-from docform.kinds.rest import site_prefix
+from docform.kind_framework.rest import site_prefix
+from docform.model.entry import BoundModel, Entry
+from docform.model.fields import MergeRule, MergeRules, role_value
 
 
 def ref(kind: str, name: str | None) -> Ref | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.plan import Call, Change, FieldChange
-from docform.kinds.rest import site_prefix
+from docform.kind_framework.rest import site_prefix
 
 AS_CREATED = "where its create lands"
 

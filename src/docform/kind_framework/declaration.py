@@ -2,9 +2,10 @@
 setting, its export file and the answers it reads.
 
 Each kind module gives its `Kind` subclass one `Declaration` (``declaration = Declaration(...)``
-as a class attribute); `docform.kinds.registry` finds every such kind, and the manifest format
-(`docform.manifest.document`), the prune settings, export's files and the client's answer shapes
-are built from what they declare, so a new kind is written in one module.
+as a class attribute); `docform.kind_registry` finds every such kind, and the
+manifest format (`docform.manifest.document`), the prune settings, export's files and the
+client's answer shapes are built from what they declare, so a new kind is written in one
+module.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from docform.answer_fields import Shape
-from docform.kinds.base import BoundModel
-from docform.kinds.fields import NAME_PATTERN, Name
+from docform.model.entry import BoundModel
+from docform.model.fields import NAME_PATTERN, Name
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
 from docform.answer_fields import NULL, Shape, may, need
-from docform.kinds.base import ManifestModel
+from docform.model.entry import ManifestModel
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 # Invisible and direction-changing characters (zero-width spaces and joiners, bidi embeddings,
