@@ -1,7 +1,8 @@
 """The ``docform`` command line: parse, call, render, exit code. No logic lives here.
 
 Exit codes are the same for every command: 0 success (for ``--detailed-exitcode``: no changes),
-1 any error, usage errors included, and 2 only for "there are changes" or "drift found".
+1 any error, usage errors included, 2 only for "there are changes" or "drift found", and 3
+only for a partial plan (``--detailed-exitcode``: the token may not read some kinds).
 """
 
 from __future__ import annotations
