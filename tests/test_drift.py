@@ -132,6 +132,7 @@ def test_the_json_report_has_a_stable_shape(in_sync, sandbox, tmp_path):
         "changes",
         "unmanaged",
         "ignored",
+        "policies",
         "plan",
     ]
     assert org["changes"] == [

@@ -93,6 +93,7 @@ FORBIDDEN = {
         "render",
     ),
     "docform.workflow": ("cli", "render"),
+    "docform.policies": ("cli", "workflow", "manifest", "api", "sandbox", "render", "export"),
     "docform.render": ("cli", "sandbox", "api"),
 }
 

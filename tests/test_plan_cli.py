@@ -35,6 +35,7 @@ PLAN_KEYS = [
     "ignored",
     "notes",
     "rails",
+    "policies",
     "targeting",
     "warnings",
     "audience",

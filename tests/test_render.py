@@ -100,7 +100,8 @@ def test_json_has_the_documented_keys_and_placeholders():
     doc = json.loads(render_json(sample_plan()))
     assert set(doc) == {
         "format_version", "organization", "changes", "unmanaged", "summary", "ignored", "notes",
-        "rails", "targeting", "warnings", "audience", "not_planned", "commit", "fingerprints",
+        "rails", "policies", "targeting", "warnings", "audience", "not_planned", "commit",
+        "fingerprints",
         "checksum",
     }  # fmt: skip
     assert doc["format_version"] == "1.1"

@@ -12,6 +12,7 @@ from docform.cli.common import (
     allow_option,
     apply_with_progress,
     confirm_apply,
+    label_option,
     load_and_plan_with_progress,
     load_manifests,
     passed_by,
@@ -79,6 +80,7 @@ from docform.errors import DocformError
     help="Do not write docform.lock (for a read-only checkout); renames then need `formerly`.",
 )
 @allow_option
+@label_option
 @output_options("Also print the planning's API requests' count and each retried call.")
 def apply(
     source: Path,
@@ -93,6 +95,7 @@ def apply(
     excludes: tuple[str, ...],
     no_lock_file: bool,
     allow: tuple[str, ...],
+    labels: tuple[str, ...],
 ) -> int:
     """Make the live organization match SOURCE: a manifest directory or a saved plan file.
 
@@ -124,6 +127,7 @@ def apply(
             allow=allow,
             as_json=as_json,
             lock_file=not no_lock_file,
+            labels=labels,
         )
     if manifest_directory is not None and source.is_dir():
         raise click.UsageError("--manifests goes with a saved plan; SOURCE is a directory")
@@ -137,7 +141,8 @@ def apply(
         )
     if the_plan.rails is not None:  # a saved plan: what its reviewer accepted stays accepted
         allow = (*the_plan.rails.allowed, *allow)
-    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force, allow=allow)
+    rails = {"max_deletions": max_deletions, "force": force, "allow": allow, "labels": labels}
+    assess_rails(manifests, the_plan, **rails)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
         raise DocformError(
@@ -148,9 +153,7 @@ def apply(
         if not no_lock_file:
             start_lock(manifests, the_plan)
         return 0
-    passed = check_safety(
-        manifests, the_plan, max_deletions=max_deletions, force=force, allow=allow
-    )
+    passed = check_safety(manifests, the_plan, **rails)
     if not (yes or checksum or not source.is_dir()):
         confirm_apply("Apply these changes?")
     for rail in passed:

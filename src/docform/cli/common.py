@@ -237,6 +237,20 @@ def allow_option(command: Any) -> Any:
     )(command)
 
 
+def label_option(command: Any) -> Any:
+    """``--label NAME``: the pull request's labels, which policies may read (``plan.labels``)."""
+    return click.option(
+        "--label",
+        "labels",
+        multiple=True,
+        metavar="NAME",
+        envvar="DOCFORM_LABELS",
+        help="A label of the pull request this plan is for (repeatable; DOCFORM_LABELS holds "
+        "them separated by spaces): policies read them as plan.labels, e.g. to allow a mass "
+        "deletion.",
+    )(command)
+
+
 def markdown_options(command: Any) -> Any:
     """``--markdown-out FILE`` and ``--markdown-limit CHARS``, for commands printing Markdown
     that a workflow posts as a comment or an issue."""

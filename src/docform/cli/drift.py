@@ -64,7 +64,7 @@ def drift(
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
     printed, written = _formats(as_json, markdown, report, report_format)
-    outcomes = planned_sets(manifest_sets(directory))
+    outcomes = planned_sets(manifest_sets(directory), rails={"policies_on_live": True})
     report_failures(outcomes)
     for outcome in outcomes:
         for warning in outcome.plan.warnings if outcome.plan is not None else ():

@@ -141,12 +141,13 @@ def apply_several(
     as_json: bool,
     lock_file: bool = True,
     allow: Sequence[str] = (),
+    labels: Sequence[str] = (),
 ) -> int:
     """Plan all, show all, check every safety rail, ask once, then apply one set after another,
     stopping at the first that fails."""
     from docform.render.sets import render_sets_text
 
-    rails = {"max_deletions": max_deletions, "force": force, "allow": allow}
+    rails = {"max_deletions": max_deletions, "force": force, "allow": allow, "labels": labels}
     outcomes = planned_sets(sets, rails=rails)
     click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
     failed = [o for o in outcomes if o.failed]

@@ -10,6 +10,7 @@ import click
 
 from docform.cli.common import (
     allow_option,
+    label_option,
     load_and_plan_with_progress,
     markdown_options,
     refuse_if_rails_broken,
@@ -120,6 +121,7 @@ def validate(directory: Path, as_json: bool) -> int:
     "calls (JSON: a `token` key).",
 )
 @allow_option
+@label_option
 @markdown_options
 @output_options("Also print the API requests' count and each retried call.")
 def plan(
@@ -134,6 +136,7 @@ def plan(
     max_deletions: int | None,
     force: bool,
     allow: tuple[str, ...],
+    labels: tuple[str, ...],
     markdown_out: Path | None,
     markdown_limit: int,
     explain_token: bool = False,
@@ -170,12 +173,18 @@ def plan(
             excludes=excludes,
             markdown=(markdown_out, markdown_limit),
             verbose=verbose,
-            rails={"max_deletions": max_deletions, "force": force, "allow": allow},
+            rails={
+                "max_deletions": max_deletions,
+                "force": force,
+                "allow": allow,
+                "labels": labels,
+            },
         )
     manifests, the_plan, stats = load_and_plan_with_progress(directory)
     the_plan = narrow_plan(the_plan, targets, excludes)
     the_plan.commit = head_commit(directory)
-    assess_rails(manifests, the_plan, max_deletions=max_deletions, force=force, allow=allow)
+    rails = {"max_deletions": max_deletions, "force": force, "allow": allow, "labels": labels}
+    assess_rails(manifests, the_plan, **rails)
     if explain_token:
         the_plan.token = _token_needs(the_plan, stats)
     _print_plan(the_plan, manifests, form, not compact, (markdown_out, markdown_limit))

@@ -63,6 +63,9 @@ class Kind:
     """Fields whose value the API keeps unique among siblings (objects whose natural keys agree
     but for the last part: a section's path in its site): handed from one object to another,
     the taker waits for the giver (`docform.engine.handovers`)."""
+    fields_beyond_entry: ClassVar[tuple[str, ...]] = ()
+    """Fields compared under names the manifest entry does not have (``sourceURL`` for an
+    entry's ``source.url``): policy rules may read them too."""
     unordered_fields: ClassVar[frozenset[str]] = frozenset()
     """List fields whose order means nothing (``emailDomains``): compared as sets."""
     null_means: ClassVar[Mapping[str, str]] = {}

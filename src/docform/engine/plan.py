@@ -207,23 +207,33 @@ class Violation:
     changes: tuple[str, ...] = ()
     """Keys of the changes that together break the rail: a plan narrowed by ``--target`` or
     ``--exclude`` breaks it only while it holds them all."""
+    acceptable: bool | None = None
+    """Whether ``--allow`` may accept it; None: when ``--force`` may bypass it. A policy that
+    denies is accepted one object at a time, never bypassed wholesale."""
 
     def __str__(self) -> str:
         return f"[{self.rail}] {self.message}"
 
     @property
+    def may_accept(self) -> bool:
+        return self.forceable if self.acceptable is None else self.acceptable
+
+    @property
     def allow(self) -> str | None:
         """What ``--allow`` takes to accept this violation alone."""
-        return f"{self.rail}:{self.address}" if self.address and self.forceable else None
+        return f"{self.rail}:{self.address}" if self.address and self.may_accept else None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "rail": self.rail,
             "message": self.message,
             "forceable": self.forceable,
             "address": self.address,
             "changes": list(self.changes),
         }
+        if self.may_accept != self.forceable:
+            doc["acceptable"] = self.may_accept
+        return doc
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Violation:
@@ -233,6 +243,7 @@ class Violation:
             bool(doc.get("forceable", True)),
             doc.get("address"),
             tuple(doc.get("changes", ())),
+            doc.get("acceptable"),
         )
 
 
@@ -281,6 +292,12 @@ class Plan:
     commit: str | None = None
     """The commit of the repository holding the manifests when they were planned, if known:
     what a reviewer reads the plan against."""
+    policies: Any = None
+    """The organization's own policies as evaluated for this plan
+    (`docform.policies.evaluate.PolicyReport`); None when it has none or before."""
+    matchings: list[tuple[str, Any]] = field(default_factory=list, repr=False)
+    """Each kind's name and matching (`docform.engine.objects.Matching`): what policies read
+    of the desired and the live organization."""
 
     @property
     def has_changes(self) -> bool:
@@ -315,6 +332,7 @@ class Plan:
         doc["ignored"] = [i.to_json() for i in self.ignored]
         doc["notes"] = list(self.notes)
         doc["rails"] = self.rails.to_json() if self.rails is not None else None
+        doc["policies"] = self.policies.to_json() if self.policies is not None else None
         doc["targeting"] = self.targeting.to_json() if self.targeting is not None else None
         doc["warnings"] = list(self.warnings)
         doc["audience"] = [a.to_json() for a in self.audience]

@@ -95,6 +95,7 @@ def plan_from_matcher(
         plan.violations += kind.rails_across_kinds(by_name, plan.changes)
     mark_replacements(plan, matchings)
     plan.audience = _audience(matchings, plan.changes)
+    plan.matchings = [(kind.name, matching) for kind, matching in matchings]
     return plan
 
 

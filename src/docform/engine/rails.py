@@ -58,7 +58,11 @@ class RailReport:
     @property
     def blocking(self) -> list[Violation]:
         """The violations that make apply refuse the plan."""
-        return [v for v in self.violations if not v.forceable or not self._passed(v)]
+        return [
+            v
+            for v in self.violations
+            if v not in self.accepted and not (self.forced and v.forceable)
+        ]
 
     @property
     def bypassed(self) -> list[Violation]:
@@ -74,7 +78,7 @@ class RailReport:
         return [item for item in self.allowed if item not in used]
 
     def _passed(self, violation: Violation) -> bool:
-        return self.forced or violation in self.accepted
+        return (self.forced and violation.forceable) or violation in self.accepted
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,7 +119,7 @@ def allows(item: str, violation: Violation, aliases: Sequence[str] = ()) -> bool
     """Whether ``--allow item`` accepts ``violation``: its rail, and its address (or one of
     ``aliases``, how a person names an unmanaged object) exactly or by a ``*`` pattern."""
     rail, _, pattern = item.partition(":")
-    if rail != violation.rail or not violation.forceable or violation.address is None:
+    if rail != violation.rail or not violation.may_accept or violation.address is None:
         return False
     return any(fnmatchcase(name, pattern) for name in (violation.address, *aliases))
 
@@ -186,10 +190,13 @@ def enforce(report: RailReport) -> list[Violation]:
         # Offered only when it would help: --force never bypasses protect or the caller's
         # own membership.
         forceable = not report.forced and any(v.forceable for v in blocking)
+        acceptable = any(v.allow for v in blocking)
         hint = (
             "; --allow RAIL:ADDRESS accepts one of them, --force bypasses them all (never "
             "protect: true)"
             if forceable
+            else "; --allow RAIL:ADDRESS accepts one of them"
+            if acceptable
             else ""
         )
         raise RailError(
@@ -197,7 +204,7 @@ def enforce(report: RailReport) -> list[Violation]:
             + "\n  ".join(str(v) for v in blocking)
             + hint
         )
-    return [v for v in report.violations if v.forceable and report._passed(v)]
+    return [v for v in report.violations if v not in blocking]
 
 
 def scope_violations(plan: Plan) -> list[Violation]:

@@ -56,6 +56,7 @@ class OpenApiKind(Kind):
     """
 
     name = "openapi"
+    fields_beyond_entry = ("sourceURL",)
     prune_setting = "openapi"
     declaration = Declaration(
         position=110,

@@ -12,6 +12,8 @@ from docform.kind_framework.declaration import Section
 from docform.kind_registry import sections
 from docform.manifest.settings import Settings
 from docform.model.entry import ManifestModel
+from docform.model.fields import Name
+from docform.policies.model import PolicyEntry
 
 EntrySection = Section
 """A top-level section of named entries: ``teams:`` holds `TeamEntry` values by name."""
@@ -23,7 +25,7 @@ ENTRY_SECTIONS: dict[str, Section] = {s.name: s for s in sections() if not s.sin
 class _ManifestRoot(ManifestModel):
     model_config = ConfigDict(title="docform manifest")
     # An empty section (``teams:`` with nothing under it) is allowed.
-    nullable_fields = frozenset({"docform", *(s.name for s in sections())})
+    nullable_fields = frozenset({"docform", "policies", *(s.name for s in sections())})
 
 
 def _section_field(section: Section) -> tuple[Any, Any]:
@@ -41,4 +43,8 @@ ManifestDocument: type[ManifestModel] = create_model(
     __module__=__name__,
     docform=(Settings | None, Field(None, description="Settings: api, prune, limits, ignore.")),
     **{section.name: _section_field(section) for section in sections()},
+    policies=(
+        dict[Name, PolicyEntry] | None,  # type: ignore[valid-type]
+        Field(None, description="The organization's own rules, checked in every plan."),
+    ),
 )

@@ -20,6 +20,8 @@ from docform.manifest.settings import Settings
 from docform.manifest.sources import MergedTree
 from docform.model.entry import BoundModel, Entry
 from docform.model.fields import escape_invisible
+from docform.policies.evaluate import rule_problems
+from docform.policies.model import PolicyEntry
 
 M = TypeVar("M", bound=BoundModel | Settings)
 
@@ -31,6 +33,7 @@ class ValidatedEntries:
     settings: Settings | None = None
     organization: OrganizationEntry | None = None
     sections: dict[str, dict[str, Entry]] = field(default_factory=dict)
+    policies: dict[str, PolicyEntry] = field(default_factory=dict)
 
 
 def validate_entries(tree: MergedTree) -> ValidatedEntries:
@@ -50,7 +53,26 @@ def validate_entries(tree: MergedTree) -> ValidatedEntries:
         tree.problems.append(Problem.at(tree.sources.locate(()), ("organization",), message))
     for name, section in ENTRY_SECTIONS.items():
         result.sections[name] = _validate_section(tree, section, tree.sections.get(name) or {})
+    result.policies = _validate_policies(tree, tree.sections.get("policies") or {})
     return result
+
+
+def _validate_policies(tree: MergedTree, raw: dict[str, Any]) -> dict[str, PolicyEntry]:
+    """Each policy, its rule checked against the inputs rules read (no network)."""
+    policies: dict[str, PolicyEntry] = {}
+    for name, value in raw.items():
+        path = ("policies", name)
+        entry = _validate(tree, PolicyEntry, path, value)
+        if entry is None:
+            continue
+        written = (*path, "rule") if entry.rule is not None else (*path, "builtin")
+        at = tree.sources.locate(written)
+        entry.set_rule_location(str(at))
+        problems = rule_problems(entry)
+        tree.problems += [Problem.at(at, written, problem) for problem in problems]
+        if not problems:
+            policies[name] = entry
+    return policies
 
 
 def _validate_section(

@@ -53,6 +53,7 @@ def load_manifest_set(
         lock=lock,
         api_location=_api_location(tree, entries.settings),
         sections=entries.sections,
+        policies=entries.policies,
     )
 
 

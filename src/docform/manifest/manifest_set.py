@@ -12,6 +12,7 @@ from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.lock import Lock
 from docform.manifest.settings import Settings
 from docform.model.entry import BoundModel, Entry
+from docform.policies.model import PolicyEntry
 
 
 @dataclass
@@ -29,6 +30,8 @@ class ManifestSet:
     lock: Lock = field(default_factory=Lock)
     """The ids of ``docform.lock`` beside the manifests (`docform.manifest.lock`)."""
     api_location: str | None = None
+    policies: dict[str, PolicyEntry] = field(default_factory=dict)
+    """``policies:`` by name, each rule checked (`docform.policies`)."""
     """Where ``docform: api`` is written (``main.yaml:2:8``), for messages about that URL."""
 
     def section(self, name: str) -> dict[str, Entry]:

@@ -19,7 +19,7 @@ from docform.manifest.problems import Path, Problem, did_you_mean
 from docform.manifest.yaml_reader import YamlDocument, YamlFile, read_yaml_file
 from docform.model.entry import Location
 
-SECTIONS = ("docform", *(section.name for section in sections()))
+SECTIONS = ("docform", *(section.name for section in sections()), "policies")
 SINGLE_ENTRY_SECTIONS = frozenset(section.name for section in sections() if section.single)
 SUFFIXES = (".yaml", ".yml")
 MAX_SET_BYTES = 16 * 1024 * 1024

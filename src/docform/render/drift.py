@@ -19,6 +19,7 @@ from docform.render.markdown import (
     note_lines,
     render_markdown,
 )
+from docform.render.policies import live_policies_markdown, live_policies_text
 from docform.render.rails import rails_markdown, rails_text
 from docform.render.values import change_symbol, field_sides, replacement_lines
 from docform.workflow.drift import DriftReport, OrgDrift
@@ -65,6 +66,7 @@ def _org_text(org: OrgDrift) -> list[str]:
         lines = [f"In sync: {name} matches its manifests.", ""]
     else:
         lines = [f"Drift in {name}:", ""]
+    lines += [f"  {line}" if line else "" for line in live_policies_text(plan.policies)]
     if plan.rails is not None and (plan.rails.violations or plan.rails.at_apply):
         lines.append("  The plan that would fix it:")
         lines += [f"  {line}" if line else "" for line in rails_text(plan.rails)]
@@ -166,6 +168,7 @@ def _org_markdown(org: OrgDrift, short: Shortening | None) -> list[str]:
         message = fence_safe(outcome.error or "")
         return [f"{title}: could not be checked", "", "```", message, "```", ""]
     lines = [f"{title}: {org.status.replace('_', ' ')}", ""]
+    lines += live_policies_markdown(plan.policies, escape)
     lines += rails_markdown(plan.rails, escape)
     # Deletions and likely replacements first: a shortened report always lists them.
     first = [c for c in plan.changes if c.action == "delete" or c.replacement]

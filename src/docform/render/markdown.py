@@ -10,6 +10,7 @@ import html
 from collections.abc import Sequence
 
 from docform.engine.plan import Change, Plan
+from docform.render.policies import policies_markdown
 from docform.render.rails import rails_markdown
 from docform.render.values import (
     NOT_PLANNED_HEAD,
@@ -59,6 +60,7 @@ def head_lines(plan: Plan, *, most_rails: int | None = None) -> list[str]:
     )
     lines.append("")
     lines += rails_markdown(plan.rails, escape, most=most_rails)
+    lines += policies_markdown(plan.policies, escape)
     if plan.targeting is not None:
         lines += ["> [!WARNING]", f"> {escape(plan.targeting.describe())}", ""]
     if plan.warnings:

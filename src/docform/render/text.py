@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from docform.engine.plan import Change, Plan
+from docform.render.policies import policies_text
 from docform.render.rails import rails_text
 from docform.render.values import (
     NOT_PLANNED_HEAD,
@@ -33,6 +34,8 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     out = Text()
     for line in rails_text(plan.rails):
         out.append(line + "\n", "bold red" if plan.refused else "yellow")
+    for line in policies_text(plan.policies):
+        out.append(line + "\n", "yellow" if plan.policies.warnings else "dim")
     if plan.targeting is not None:
         out.append(plan.targeting.describe() + "\n\n", "bold yellow")
     for warning in plan.warnings:

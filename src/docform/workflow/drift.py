@@ -36,7 +36,8 @@ class OrgDrift:
         """``in_sync``, ``drift`` or ``error``."""
         if self.plan is None:
             return "error"
-        return "drift" if self.plan.changes or self.plan.unmanaged else "in_sync"
+        broken = self.plan.policies is not None and self.plan.policies.blocking
+        return "drift" if self.plan.changes or self.plan.unmanaged or broken else "in_sync"
 
     def counts(self) -> dict[str, int]:
         plan = self.plan
@@ -59,6 +60,7 @@ class OrgDrift:
             "changes": [_drifted(c) for c in plan.changes] if plan else [],
             "unmanaged": [u.to_json() for u in plan.unmanaged] if plan else [],
             "ignored": [i.to_json() for i in plan.ignored] if plan else [],
+            "policies": plan.policies.to_json() if plan and plan.policies else None,
             "plan": plan.to_json() if plan else None,
         }
 

@@ -14,7 +14,7 @@ from typing import Any
 from docform.engine.apply import apply_plan
 from docform.engine.duplicates import CreateGuard
 from docform.engine.kind import Kind
-from docform.engine.plan import Plan
+from docform.engine.plan import Plan, Violation
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import (
@@ -28,6 +28,8 @@ from docform.engine.rails import (
 from docform.engine.snapshot import Progress, read_live_state
 from docform.errors import DocformError
 from docform.kind_registry import build_kinds
+from docform.policies.evaluate import ORGANIZATION, evaluate_policies
+from docform.policies.inputs import planned_inputs
 from docform.worker_threads import beside_the_loop
 from docform.workflow.apply_lock import apply_lock
 from docform.workflow.audience import audience_differences, audience_notes
@@ -226,9 +228,14 @@ def assess_rails(
     max_deletions: int | None = None,
     force: bool = False,
     allow: Sequence[str] = (),
+    labels: Sequence[str] = (),
+    policies_on_live: bool = False,
 ) -> Any:
-    """Evaluate every safety rail of ``plan`` as apply will, and record it in ``plan.rails``
-    (a `RailReport`) for the renderings; returns it. ``allow``: ``--allow RAIL:ADDRESS``."""
+    """Evaluate every safety rail of ``plan`` as apply will, and the manifests' policies
+    (``labels``: the pull request's, which rules may read), and record them in ``plan.rails``
+    (a `RailReport`) and ``plan.policies`` for the renderings; returns the rails. ``allow``:
+    ``--allow RAIL:ADDRESS``. ``policies_on_live`` (drift): policies judge the live
+    organization, and are no rail."""
 
     limits = manifests.settings.limits
     violations = check_rails(
@@ -238,6 +245,7 @@ def assess_rails(
         live_counts=plan.live_counts,
         share_floor=limits.deletionShareFloor,
     )
+    violations += assess_policies(manifests, plan, labels, as_live=policies_on_live)
     at_apply = checked_at_apply(plan, build_kinds(manifests.organization.id))
     allowed = list(dict.fromkeys(allow))
     plan.rails = RailReport(
@@ -250,6 +258,42 @@ def assess_rails(
     return plan.rails
 
 
+def assess_policies(
+    manifests: Any, plan: Plan, labels: Sequence[str], *, as_live: bool = False
+) -> list[Violation]:
+    """Evaluate the manifests' policies over ``plan`` into ``plan.policies``; a policy that
+    denies (or cannot be evaluated) is a rail no ``--force`` bypasses, unless ``as_live``."""
+    if not manifests.policies:
+        return []
+    if plan.matchings:
+        inputs = planned_inputs(plan, labels, as_live=as_live)
+        plan.policies = evaluate_policies(list(manifests.policies.values()), inputs)
+        if as_live:
+            return []
+    elif plan.policies is None:
+        # A saved plan read back holds no live organization to evaluate: it keeps its verdict.
+        return []
+    return [_policy_violation(result) for result in plan.policies.blocking]
+
+
+def _policy_violation(result: Any) -> Violation:
+    """A policy that denies is a rail ``--force`` never bypasses, but ``--allow
+    policy.NAME:ADDRESS`` may accept for the object it names."""
+    address = None if result.address == ORGANIZATION else result.address
+    return Violation(
+        f"policy.{result.policy}",
+        _policy_message(result),
+        forceable=False,
+        address=address or "organization",
+        acceptable=not result.error,
+    )
+
+
+def _policy_message(result: Any) -> str:
+    where = "" if result.address == ORGANIZATION else f"{result.address}: "
+    return f"{where}{result.message} ({result.location})"
+
+
 def check_safety(
     manifests: Any,
     plan: Plan,
@@ -257,11 +301,14 @@ def check_safety(
     max_deletions: int | None = None,
     force: bool = False,
     allow: Sequence[str] = (),
+    labels: Sequence[str] = (),
 ) -> list[Any]:
     """Every safety rail, before the first call: raises `RailError`, or returns the rails
     ``force`` bypassed and ``allow`` accepted (for apply to print)."""
 
-    report = assess_rails(manifests, plan, max_deletions=max_deletions, force=force, allow=allow)
+    report = assess_rails(
+        manifests, plan, max_deletions=max_deletions, force=force, allow=allow, labels=labels
+    )
     return enforce(report)
 
 

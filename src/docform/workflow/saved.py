@@ -24,6 +24,7 @@ from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged, cano
 from docform.engine.rails import RailReport
 from docform.engine.targets import Targeting
 from docform.errors import DocformError
+from docform.policies.evaluate import PolicyReport
 from docform.workflow.receipt import secret_fingerprints
 from docform.workflow.repository import repository_root
 
@@ -127,6 +128,8 @@ def _read_context(plan: Plan, doc: dict[str, Any]) -> None:
     plan.audience = [AudienceChange.from_json(a) for a in doc.get("audience", [])]
     if doc.get("rails"):
         plan.rails = RailReport.from_json(doc["rails"])
+    if doc.get("policies"):
+        plan.policies = PolicyReport.from_json(doc["policies"])
     if doc.get("targeting"):
         plan.targeting = Targeting.from_json(doc["targeting"])
 

@@ -1,0 +1,326 @@
+"""Policies (``policies:``, src/docform/policies): checked in plan, apply, validate and drift,
+through the CLI against the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planning import apply, live_api, run, write_manifests
+
+HEAD = """\
+organization: {id: org_acme}
+members:
+  alice@acme.test: admin
+  erin@acme.test: edit
+teams:
+  platform: {title: Platform}
+"""
+
+
+def manifests_with(tmp_path: Path, policies: str, extra: str = "") -> Path:
+    return write_manifests(tmp_path / "m", HEAD + extra + "policies:\n" + policies)
+
+
+def plan(manifests: Path, sandbox: Path, *args: str) -> tuple[int, dict]:
+    result = run(["plan", manifests, "--json", *args], sandbox)
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.stdout)
+
+
+def promote_erin(manifests: Path) -> None:
+    main = manifests / "main.yaml"
+    main.write_text(main.read_text().replace("erin@acme.test: edit", "erin@acme.test: admin"))
+
+
+ADMINS = "  admins: {builtin: minimum-admins, params: {count: %d}}\n"
+
+
+def results(doc: dict) -> list[tuple[str, str, str]]:
+    return [(r["policy"], r["severity"], r["address"]) for r in doc["policies"]["results"]]
+
+
+# -- built-in policies ---------------------------------------------------------------------------
+
+
+def test_minimum_admins_denies_a_plan_that_leaves_too_few(tmp_path, sandbox):
+    manifests = manifests_with(
+        tmp_path, "  admins: {builtin: minimum-admins, params: {count: 2}}\n"
+    )
+    code, doc = plan(manifests, sandbox)
+    assert code == 1
+    assert results(doc) == [("admins", "deny", "organization")]
+    message = doc["policies"]["results"][0]["message"]
+    assert message == "the organization would have 1 admins, fewer than 2"
+    rails = [v["rail"] for v in doc["rails"]["violations"]]
+    assert rails == ["policy.admins"]
+
+
+def test_minimum_admins_passes_once_the_plan_adds_one(tmp_path, sandbox):
+    policies = "  admins: {builtin: minimum-admins, params: {count: 2}}\n"
+    manifests = manifests_with(tmp_path, policies)
+    text = (
+        (manifests / "main.yaml")
+        .read_text()
+        .replace("erin@acme.test: edit", "erin@acme.test: admin")
+    )
+    (manifests / "main.yaml").write_text(text)
+    code, doc = plan(manifests, sandbox)
+    assert code == 0
+    assert doc["policies"] == {"evaluated": ["admins"], "results": []}
+
+
+def test_a_denied_policy_stops_apply_before_any_call(tmp_path, sandbox):
+    manifests = manifests_with(
+        tmp_path, "  admins: {builtin: minimum-admins, params: {count: 3}}\n"
+    )
+    result = run(["apply", manifests, "--yes", "--force"], sandbox)
+    assert result.exit_code == 1
+    assert "policy.admins" in result.stderr
+    assert live_api(sandbox, "GET", "/orgs/org_acme/teams")["count"] == 0
+
+
+def test_admins_use_sso_warns_without_failing_the_plan(tmp_path, sandbox):
+    manifests = manifests_with(tmp_path, "  sso: {builtin: admins-use-sso, severity: warn}\n")
+    code, doc = plan(manifests, sandbox)
+    assert code == 0
+    assert results(doc) == [("sso", "warn", "member.alice@acme.test")]
+    text = run(["plan", manifests], sandbox)
+    assert "Policies: 1 checked, 0 denied, 1 warned." in text.stdout
+    assert "admin alice@acme.test does not sign in with SSO" in text.stdout
+
+
+def test_admins_use_sso_passes_when_every_admin_has_sso(tmp_path, sandbox):
+    manifests = manifests_with(tmp_path, "  sso: {builtin: admins-use-sso}\n")
+    text = (manifests / "main.yaml").read_text()
+    text = text.replace("alice@acme.test: admin", "alice@acme.test: {role: admin, sso: true}")
+    (manifests / "main.yaml").write_text(text)
+    code, doc = plan(manifests, sandbox)
+    assert (code, doc["policies"]["results"]) == (0, [])
+
+
+def teams(count: int) -> str:
+    return "".join(f"  t{i}: {{title: Team {i}}}\n" for i in range(count))
+
+
+def test_max_deletion_share_denies_unless_the_label_is_given(tmp_path, sandbox):
+    manifests = write_manifests(tmp_path / "m", HEAD.replace("teams:\n", "teams:\n" + teams(11)))
+    apply(manifests, sandbox)
+    pruned = "docform: {prune: {teams: true}, limits: {maxDeletions: 100}}\n" + HEAD
+    policy = "policies:\n  share: {builtin: max-deletion-share, params: {kinds: {team: 0.2}}}\n"
+    write_manifests(manifests, pruned.replace("teams:\n", "teams:\n" + teams(7)) + policy)
+    code, doc = plan(manifests, sandbox, "--force")
+    assert code == 1
+    assert results(doc) == [("share", "deny", "organization")]
+    assert "more than the allowed share of team" in doc["policies"]["results"][0]["message"]
+    code, doc = plan(manifests, sandbox, "--force", "--label", "mass-delete")
+    assert (code, doc["policies"]["results"]) == (0, [])
+
+
+def test_public_sites_must_be_allowed(tmp_path, sandbox):
+    site = "sites:\n  docs: {id: site_docs, visibility: public}\n"
+    manifests = manifests_with(tmp_path, "  public: {builtin: public-sites-allowed}\n", site)
+    code, doc = plan(manifests, sandbox)
+    assert (code, results(doc)) == (1, [("public", "deny", "site.docs")])
+    write_manifests(
+        manifests,
+        HEAD + site + "policies:\n  public:\n    builtin: public-sites-allowed\n"
+        "    params: {allow: [site.docs]}\n",
+    )
+    code, doc = plan(manifests, sandbox)
+    assert (code, doc["policies"]["results"]) == (0, [])
+
+
+def test_spaces_in_collections(tmp_path, sandbox):
+    extra = "collections:\n  eng: {title: Engineering}\nspaces:\n  loose: {title: Loose}\n"
+    manifests = manifests_with(tmp_path, "  homed: {builtin: spaces-in-collections}\n", extra)
+    code, doc = plan(manifests, sandbox)
+    assert (code, results(doc)) == (1, [("homed", "deny", "space.loose")])
+    fixed = extra.replace("{title: Loose}", "{title: Loose, collection: eng}")
+    write_manifests(
+        manifests, HEAD + fixed + "policies:\n  homed: {builtin: spaces-in-collections}\n"
+    )
+    code, doc = plan(manifests, sandbox)
+    assert (code, doc["policies"]["results"]) == (0, [])
+
+
+# -- rules of one's own --------------------------------------------------------------------------
+
+NO_NEW_ADMINS = """\
+  no-new-admins:
+    description: Nobody becomes an admin through docform.
+    each: change
+    rule: >-
+      !(change.kind == 'member' && has(change.after.role) && change.after.role == 'admin'
+        && (!has(change.before.role) || change.before.role != 'admin'))
+    message: "'would make ' + change.human_key + ' an admin'"
+"""
+
+
+def test_a_rule_over_a_change_before_and_after(tmp_path, sandbox):
+    manifests = manifests_with(tmp_path, NO_NEW_ADMINS)
+    code, doc = plan(manifests, sandbox)
+    assert (code, doc["policies"]["results"]) == (0, [])
+    text = (
+        (manifests / "main.yaml")
+        .read_text()
+        .replace("erin@acme.test: edit", "erin@acme.test: admin")
+    )
+    (manifests / "main.yaml").write_text(text)
+    code, doc = plan(manifests, sandbox)
+    assert code == 1
+    [result] = doc["policies"]["results"]
+    assert (result["address"], result["message"]) == (
+        "member.erin@acme.test",
+        "would make erin@acme.test an admin",
+    )
+    assert result["location"] == "main.yaml:8:3"
+
+
+def test_markdown_shows_policy_warnings_beside_the_rails(tmp_path, sandbox):
+    manifests = manifests_with(
+        tmp_path, NO_NEW_ADMINS.replace("each: change", "severity: warn\n    each: change")
+    )
+    text = (
+        (manifests / "main.yaml")
+        .read_text()
+        .replace("erin@acme.test: edit", "erin@acme.test: admin")
+    )
+    (manifests / "main.yaml").write_text(text)
+    result = run(["plan", manifests, "--markdown"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "> **Policies: 1 checked, 0 denied, 1 warned.**" in result.stdout
+    assert (
+        "`policy.no-new-admins`: member.erin@acme.test: would make erin@acme.test an admin"
+        in result.stdout.replace("\\", "")
+    )
+
+
+# -- broken rules --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("policy", "expected"),
+    [
+        (
+            "  p: {description: d, each: change, rule: \"change.acton == 'delete'\"}\n",
+            "main.yaml:8:37: policies.p.rule: rule line 1 column 8: change has no field 'acton' "
+            "(its fields: action, address, after, before, fields, human_key, id, kind, "
+            "replacement)",
+        ),
+        (
+            '  p: {description: d, rule: "desired.teams.size() > 0"}\n',
+            "main.yaml:8:23: policies.p.rule: rule line 1 column 9: organization has no field "
+            "'teams' (its fields: collection, member,",
+        ),
+        (
+            '  p: {description: d, rule: "plan.changes.size( > 0"}\n',
+            "main.yaml:8:23: policies.p.rule: rule line 1 column 20: Syntax error",
+        ),
+        (
+            "  p: {description: d, rule: \"object.title == ''\"}\n",
+            "main.yaml:8:23: policies.p.rule: rule line 1 column 7: undeclared reference to "
+            "'object.title'",
+        ),
+        (
+            "  p: {builtin: minimum-admin}\n",
+            "policies.p: builtin: 'minimum-admin' is not a shipped policy (did you mean "
+            "'minimum-admins'?)",
+        ),
+        (
+            "  p: {builtin: minimum-admins, params: {cont: 2}}\n",
+            "builtin minimum-admins has no parameter cont (its parameters: count)",
+        ),
+        ("  p: {rule: 'true'}\n", "description is required"),
+        (
+            "  p: {description: d, each: spaces, rule: 'true'}\n",
+            "each: 'spaces' is not one of change",
+        ),
+    ],
+)
+def test_validate_locates_a_broken_rule_without_the_network(tmp_path, policy, expected):
+    manifests = manifests_with(tmp_path, policy)
+    result = run(["validate", manifests], Path("/nonexistent.sqlite"))
+    assert result.exit_code == 1
+    assert expected in result.output
+
+
+def test_a_field_of_a_kind_is_checked_against_its_entries(tmp_path):
+    rule = "  p: {description: d, each: space, rule: \"object.fields.colection != ''\"}\n"
+    result = run(["validate", manifests_with(tmp_path, rule)], Path("/nonexistent.sqlite"))
+    assert result.exit_code == 1
+    assert "space fields has no field 'colection' (its fields: collection," in result.output
+
+
+def test_a_rule_too_costly_is_stopped_and_fails_closed(tmp_path, sandbox):
+    costly = (
+        "  costly:\n    description: d\n    severity: warn\n"
+        f"    params: {{xs: {list(range(100))}}}\n    rule: >-\n"
+        "      params.xs.all(a, params.xs.all(b, params.xs.all(c, params.xs.all(d, a + b + c"
+        " + d >= 0))))\n"
+    )
+    code, doc = plan(manifests_with(tmp_path, costly), sandbox)
+    assert code == 1
+    [result] = doc["policies"]["results"]
+    assert result["severity"] == "error"
+    assert "the rule was not evaluated: it may take up to" in result["message"]
+
+
+def test_a_rule_that_errs_fails_closed(tmp_path, sandbox):
+    erring = "  p: {description: d, severity: warn, rule: \"desired.member[5].title == ''\"}\n"
+    code, doc = plan(manifests_with(tmp_path, erring), sandbox)
+    assert code == 1
+    [result] = doc["policies"]["results"]
+    assert result["severity"] == "error"
+    assert result["message"].startswith("the rule failed: ")
+
+
+# -- drift -------------------------------------------------------------------------------------
+
+
+def test_drift_reports_a_policy_a_hand_change_breaks(tmp_path, sandbox):
+    policies = "  admins: {builtin: minimum-admins, params: {count: 1}}\n"
+    manifests = manifests_with(tmp_path, policies)
+    apply(manifests, sandbox)
+    live_api(sandbox, "PATCH", "/orgs/org_acme/members/u_alice", {"role": "edit"})
+    result = run(["drift", manifests, "--json"], sandbox)
+    assert result.exit_code == 2, result.output
+    [org] = json.loads(result.stdout)["organizations"]
+    [broken] = org["policies"]["results"]
+    assert broken["message"] == "the organization would have 0 admins, fewer than 1"
+    text = run(["drift", manifests], sandbox)
+    assert "Policies the live organization does not meet (1):" in text.stdout
+
+
+# -- the inputs as documented ----------------------------------------------------------------
+
+
+def test_every_field_a_rule_can_read_is_declared(tmp_path_factory, monkeypatch):
+    """The objects of a plan of every kind carry only the fields `docform validate` lets rules
+    read, so a rule that validates never fails on a field the schema does not know."""
+    import asyncio
+    import shutil
+
+    from docform.manifest.loader import load_manifest_set
+    from docform.policies.inputs import desired_objects, live_objects
+    from docform.policies.schema import kind_fields
+    from docform.workflow.run import plan_manifests
+    from planning import FIXTURES, applied_rich_organization
+
+    sandbox = applied_rich_organization(tmp_path_factory)
+    manifests = tmp_path_factory.mktemp("again") / "m"
+    shutil.copytree(FIXTURES / "rich-org", manifests)
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    monkeypatch.setenv("DOCFORM_API_TOKEN", "tok_alice_0123456789")
+    the_plan, _ = asyncio.run(plan_manifests(load_manifest_set(manifests)))
+    declared = kind_fields()
+    seen = set()
+    for kind, matching in the_plan.matchings:
+        objects = (*desired_objects(kind, matching, set()), *live_objects(kind, matching))
+        for obj in objects:
+            unknown = set(obj["fields"]) - set(declared[kind])
+            assert not unknown, f"{kind} objects carry undeclared fields {unknown}"
+            seen.add(kind)
+    assert {"member", "team", "space", "collection", "site", "section"} <= seen
