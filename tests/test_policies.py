@@ -324,3 +324,18 @@ def test_every_field_a_rule_can_read_is_declared(tmp_path_factory, monkeypatch):
             assert not unknown, f"{kind} objects carry undeclared fields {unknown}"
             seen.add(kind)
     assert {"member", "team", "space", "collection", "site", "section"} <= seen
+
+
+def test_allow_accepts_a_denied_policy_for_one_object_only(tmp_path, sandbox):
+    extra = "spaces:\n  loose: {title: Loose}\n  adrift: {title: Adrift}\n"
+    manifests = manifests_with(tmp_path, "  homed: {builtin: spaces-in-collections}\n", extra)
+    forced = run(["plan", manifests, "--force"], sandbox)
+    assert forced.exit_code == 1, forced.output
+    one = run(["plan", manifests, "--json", "--allow", "policy.homed:space.loose"], sandbox)
+    assert one.exit_code == 1
+    rails = json.loads(one.stdout)["rails"]
+    assert [v["address"] for v in rails["accepted"]] == ["space.loose"]
+    both = ["--allow", "policy.homed:space.loose", "--allow", "policy.homed:space.adrift"]
+    result = run(["apply", manifests, "--yes", *both], sandbox)
+    assert result.exit_code == 0, result.output
+    assert live_api(sandbox, "GET", "/orgs/org_acme/spaces")["count"] == 2
