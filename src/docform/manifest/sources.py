@@ -16,7 +16,7 @@ from typing import Any
 
 from docform.kind_registry import sections
 from docform.manifest.problems import Path, Problem, did_you_mean
-from docform.manifest.yaml_reader import YamlDocument, YamlFile, read_yaml_file
+from docform.manifest.yaml_reader import MAX_FILE_BYTES, YamlDocument, YamlFile, read_yaml_file
 from docform.model.entry import Location
 
 SECTIONS = ("docform", *(section.name for section in sections()), "policies")
@@ -96,7 +96,9 @@ def read_directory(
     total = 0
     for path in manifest_files(directory):
         name = path.relative_to(directory).as_posix()
-        total += _size(path)
+        size = _size(path)
+        # A file over its own limit is refused unread, with its own message.
+        total += size if size <= MAX_FILE_BYTES else 0
         if total > MAX_SET_BYTES:
             _refuse_the_rest(tree, name, total)
             break
