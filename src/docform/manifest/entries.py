@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from docform.kinds.organization import OrganizationEntry
 from docform.manifest.document import ENTRY_SECTIONS, EntrySection
-from docform.manifest.messages import PATTERN_MESSAGES, validation_problems
+from docform.manifest.messages import PATTERN_MESSAGES, describe, validation_problems
 from docform.manifest.problems import Path, Problem
 from docform.manifest.settings import Settings
 from docform.manifest.sources import MergedTree
@@ -79,6 +80,7 @@ def _validate_section(
     tree: MergedTree, section: EntrySection, raw: dict[str, Any]
 ) -> dict[str, Entry]:
     pattern = re.compile(section.key_pattern)
+    key = _key_adapter(section)
     entries: dict[str, Entry] = {}
     for name, value in raw.items():
         path = (section.name, name)
@@ -87,10 +89,23 @@ def _validate_section(
             shown = escape_invisible(name)
             tree.problems.append(Problem.at(tree.sources.locate(path), path, f"'{shown}' {what}"))
             continue
+        try:
+            # The rest of what the key's type checks (an email that passes for another).
+            key.validate_python(name)
+        except ValidationError as error:
+            item = error.errors(include_url=False)[0]
+            message = describe(item, section.entry, (), path)
+            tree.problems.append(Problem.at(tree.sources.locate(path), path, message))
+            continue
         entry = _validate(tree, section.entry, path, value)
         if entry is not None:
             entries[name] = entry
     return entries
+
+
+@cache
+def _key_adapter(section: EntrySection) -> TypeAdapter[Any]:
+    return TypeAdapter(section.key)
 
 
 def _validate(tree: MergedTree, model: type[M], path: Path, raw: Any) -> M | None:

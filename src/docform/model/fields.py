@@ -23,6 +23,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
 from docform.answer_fields import NULL, Shape, may, need
+from docform.lookalikes import deceptive_text, shown
 from docform.model.entry import ManifestModel
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
@@ -46,7 +47,18 @@ def escape_invisible(text: str) -> str:
 
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=100)]
-Email = Annotated[str, Field(pattern=EMAIL_PATTERN, max_length=254)]
+
+
+def _check_lookalike(email: str) -> str:
+    problem = deceptive_text(email)
+    if problem:
+        raise ValueError(f"'{shown(email)}' {problem}")
+    return email
+
+
+Email = Annotated[
+    str, Field(pattern=EMAIL_PATTERN, max_length=254), AfterValidator(_check_lookalike)
+]
 
 
 @dataclass(frozen=True)

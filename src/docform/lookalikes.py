@@ -1,0 +1,45 @@
+"""Text that passes for other text: an email address written with letters of two scripts
+(``\u0430da@acme.test``, a Cyrillic ``a``), or with compatibility forms (fullwidth letters).
+
+Reviewers read a manifest, not its code points: such an address grants access to someone else
+than the one they approve. The Unicode data of what looks like what, and of which script a
+character belongs to, comes from confusable_homoglyphs (Unicode's confusables.txt and
+Scripts.txt); NFKC says which characters are compatibility forms of others. An address in one
+script with no mixing (a Cyrillic name, ``jos\u00e9@acme.test``) is that script's own name and
+is kept.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from confusable_homoglyphs import categories, confusables
+
+_PARTS = re.compile(r"[@.]")
+
+
+def deceptive_text(text: str) -> str | None:
+    """Why ``text`` (an email address, a domain) may pass for another, or None."""
+    if text.isascii():
+        return None
+    normal = unicodedata.normalize("NFKC", text)
+    if normal != text:
+        return (
+            f"writes '{shown(normal)}' with look-alike forms of its characters (fullwidth, "
+            "ligatures, styled letters), which make one address look like another; write it "
+            "plainly"
+        )
+    for part in _PARTS.split(text):
+        if confusables.is_dangerous(part):
+            scripts = ", ".join(sorted(s.title() for s in categories.unique_aliases(part)))
+            return (
+                f"mixes scripts ({scripts}) in '{shown(part)}', with letters that look like "
+                "letters of the other, so it looks like another address; write it in one script"
+            )
+    return None
+
+
+def shown(text: str) -> str:
+    """``text`` with every non-ASCII character written as ``\\u0430``: what is there, shown."""
+    return "".join(ch if ch.isascii() else f"\\u{ord(ch):04x}" for ch in text)
