@@ -339,3 +339,27 @@ def test_allow_accepts_a_denied_policy_for_one_object_only(tmp_path, sandbox):
     result = run(["apply", manifests, "--yes", *both], sandbox)
     assert result.exit_code == 0, result.output
     assert live_api(sandbox, "GET", "/orgs/org_acme/spaces")["count"] == 2
+
+
+def test_share_link_age_denies_an_old_active_link(tmp_path, sandbox):
+    from datetime import UTC, datetime, timedelta
+
+    from planning import open_store
+
+    site = "sites:\n  docs:\n    id: site_docs\n    shareLinks:\n      partners: {title: Partners}\n"
+    manifests = write_manifests(tmp_path / "m", HEAD + site)
+    with open_store(sandbox) as store:
+        store.set_now(datetime.now(UTC) - timedelta(days=100))
+    apply(manifests, sandbox)
+    with open_store(sandbox) as store:
+        store.set_now(datetime.now(UTC))
+    policy = "policies:\n  fresh: {builtin: share-link-age, params: {maxDays: 90}}\n"
+    write_manifests(manifests, HEAD + site + policy)
+    code, doc = plan(manifests, sandbox)
+    assert (code, results(doc)) == (1, [("fresh", "deny", "site.docs.shareLink.partners")])
+    message = doc["policies"]["results"][0]["message"]
+    assert message.endswith("is older than 90 days: rotate it (delete it and create a new one)")
+    inactive = site.replace("{title: Partners}", "{title: Partners, active: false}")
+    write_manifests(manifests, HEAD + inactive + policy)
+    code, doc = plan(manifests, sandbox)
+    assert (code, doc["policies"]["results"]) == (0, [])

@@ -60,6 +60,16 @@ BUILTINS: dict[str, Builtin] = {
         " + 'public-sites-allowed'",
         params={"allow": []},
     ),
+    "share-link-age": Builtin(
+        description="No active share link is older than `maxDays` days (each opens a private "
+        "site to whoever holds its URL): rotate it by deleting and creating it.",
+        each="share_link",
+        rule="!has(object.createdAt) || (has(object.fields.active) && !object.fields.active) "
+        "|| now - timestamp(object.createdAt) <= duration(string(params.maxDays * 24) + 'h')",
+        message="'share link ' + object.address + ' is older than ' + string(params.maxDays)"
+        " + ' days: rotate it (delete it and create a new one)'",
+        params={"maxDays": 90},
+    ),
     "spaces-in-collections": Builtin(
         description="Every space belongs to a collection.",
         each="space",
