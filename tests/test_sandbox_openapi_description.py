@@ -312,6 +312,7 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "siteRedirectId": ids(f"{site}/redirects"),
         "shareLinkId": ids(f"{site}/share-links"),
         "inviteId": ids(f"orgs/{ORG}/link-invites"),
+        "auditEventId": ids(f"orgs/{ORG}/audit-events?limit=5"),
     }
 
 

@@ -12,6 +12,8 @@ Besides the API, ``/_sandbox/*`` controls the sandbox (never counted, limited or
 - ``GET|PUT /_sandbox/faults`` with ``{"spec": "500:0.1,...", "seed": 7, "slowSeconds": 2,
   "retryAfter": 1}`` (see `docform.sandbox.faults`; a PUT replaces the faults, restarting their
   counts and random sequence).
+- ``POST /_sandbox/ui``: an API call made as a named person clicking in the service's UI,
+  recorded as such in the audit log (`docform.sandbox.ui`).
 
 Every control route but ``openapi.json`` needs a sandbox admin token (``SandboxConfig.
 admin_tokens``, ``serve --token``) as its bearer token, and answers 401 to anyone else.
@@ -24,7 +26,7 @@ import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -35,6 +37,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from docform.sandbox.audit import before_write, record_write
 from docform.sandbox.faults import (
     FaultInjector,
     FaultSettings,
@@ -56,6 +59,7 @@ from docform.sandbox.http import (
 )
 from docform.sandbox.routes import ENDPOINTS
 from docform.sandbox.store import Store
+from docform.sandbox.ui import ui_change
 
 
 @dataclass
@@ -219,20 +223,32 @@ class Sandbox:
                 raise ApiError(429, RATE_LIMITED)
             caller = self.authenticate(request)
             body = await read_json_body(request) if ep.method in ("POST", "PUT", "PATCH") else None
-            ctx = Ctx(
-                store=self.store,
-                caller=caller,
-                params=dict(request.path_params),
-                query=request.query_params,
-                body=body,
-                method=ep.method,
-            )
-            with self.store.transaction():
-                response = render(ep, ep.handler(ctx))
+            params = dict(request.path_params)
+            response = self.run(ep, caller, params, request.query_params, body, source="api")
         except ApiError as exc:
             response = exc.response()
         response.headers.update(headers)
         return response
+
+    def run(
+        self,
+        ep: Endpoint,
+        caller: Caller,
+        params: dict[str, str],
+        query: Mapping[str, str],
+        body: Any,
+        *,
+        source: str,
+    ) -> Response:
+        """One request's work in one transaction; a write that succeeds is recorded as an
+        audit event from ``source`` (``api``, or ``ui`` for `docform.sandbox.ui`)."""
+        ctx = Ctx(self.store, caller, params, query, body, ep.method)
+        with self.store.transaction():
+            before = before_write(ctx, ep)
+            answer = ep.handler(ctx)
+            if before is not None:
+                record_write(ctx, before, answer, source)
+            return render(ep, answer)
 
     def authenticate(self, request: Request) -> Caller:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -254,6 +270,7 @@ def create_app(store: Store, config: SandboxConfig | None = None) -> Starlette:
     sandbox = Sandbox(store, config)
     routes = [as_route(ep, sandbox.handle) for ep in ENDPOINTS]
     routes += _control_routes(sandbox)
+    routes.append(Route("/_sandbox/ui", _admin_only(sandbox)(ui_change(sandbox)), methods=["POST"]))
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
     app.state.sandbox = sandbox
     return app

@@ -121,6 +121,8 @@ class SeedOrganization(_Strict):
     sso: bool = False
     ai: bool = False
     inviteLinks: bool = False
+    # Whether the organization's plan includes the audit log: false answers 403 to its reads.
+    auditLogs: bool = True
     members: list[SeedMember] = []
     teams: list[SeedTeam] = []
     sites: list[SeedSite] = []
@@ -265,6 +267,7 @@ def _org_document(org: SeedOrganization, now: str) -> dict[str, Any]:
         "sso": org.sso,
         "ai": org.ai,
         "inviteLinks": org.inviteLinks,
+        "auditLogs": org.auditLogs,
         "plan": "free_2024",
         "mergeRules": {"type": "none"},
     }
