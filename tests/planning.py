@@ -179,6 +179,27 @@ def live_api(sandbox: Path, method: str, path: str, body: Any = None) -> Any:
     return asyncio.run(call())
 
 
+UI_ADMIN_TOKEN = "tok_ui_admin_0123456789"
+
+
+def in_ui(sandbox: Path, user: str, method: str, path: str, body: Any = None) -> Any:
+    """A hand change: ``method path`` made by ``user`` (an id or email) in the service's UI,
+    through the sandbox's ``POST /_sandbox/ui``; returns the API's answer (fails on error)."""
+    from docform.sandbox import SandboxConfig
+    from docform.sandbox.transport import SandboxTransport
+
+    async def call() -> httpx.Response:
+        transport = SandboxTransport(sandbox, SandboxConfig(admin_tokens=(UI_ADMIN_TOKEN,)))
+        async with httpx.AsyncClient(transport=transport, base_url="http://sandbox.test") as c:
+            asked = {"user": user, "method": method, "path": path, "body": body}
+            headers = {"Authorization": f"Bearer {UI_ADMIN_TOKEN}"}
+            return await c.post("/_sandbox/ui", json=asked, headers=headers)
+
+    answer = asyncio.run(call())
+    assert answer.status_code < 300, answer.text
+    return answer.json() if answer.content else None
+
+
 def free_port() -> int:
     """A loopback port free now (another process may take it before it is used)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

@@ -88,9 +88,10 @@ def test_the_markdown_report_reads_as_an_issue_body(in_sync, sandbox, tmp_path):
         "### docform drift\n\n**Drift found.** 1 change, 0 unmanaged objects, 0 ignored by the "
         "settings.\n\nChecked at "
     )
-    assert "it cannot tell when a difference appeared, only that it is there now" in body
+    assert "Who changed what, when and from where comes from the organization's audit log" in body
     assert "| `~` | `organization` | title: live &quot;Acme \\| Inc&quot;, manifests" in body
     assert f"`docform apply {in_sync.as_posix()}`" in body
+    assert f"`docform adopt {in_sync.as_posix()}`" in body
     assert "<details><summary>The plan that would fix it</summary>" in body
     assert 'PATCH /orgs/org_acme {"title": "Acme"}' in body
     assert result.stdout.startswith("Drift in org_acme:")  # stdout keeps the text form
@@ -134,7 +135,13 @@ def test_the_json_report_has_a_stable_shape(in_sync, sandbox, tmp_path):
         "ignored",
         "policies",
         "plan",
+        "audit",
     ]
+    # The change was made with docform's own token (an admin token, no user's): its event is
+    # told apart as docform's.
+    (event,) = org["changes"][0].pop("changed_by")
+    assert event["own"] is True
+    assert (event["action"], event["source"]) == ("organization.settings.updated", "api")
     assert org["changes"] == [
         {
             "address": "organization",
@@ -190,5 +197,11 @@ def test_the_json_formats_document_the_keys_of_a_real_report(in_sync, sandbox):
     org, real_org = documented["organizations"][0], real["organizations"][0]
     assert list(org) == list(real_org)
     assert list(org["changes"][0]) == list(real_org["changes"][0])
+    # Events differ by id and time; their keys do not.
+    documented_events = org["changes"][0].pop("changed_by")
+    real_events = real_org["changes"][0].pop("changed_by")
+    assert [list(e) for e in documented_events] == [list(e) for e in real_events]
+    assert list(documented_events[0]["actor"]) == list(real_events[0]["actor"])
     assert org["changes"] == real_org["changes"]
+    assert list(org["audit"]) == list(real_org["audit"])
     assert list(org["unmanaged"][0]) == list(real_org["unmanaged"][0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,11 +42,18 @@ FORMATS = ("markdown", "json")
     help="Then write the drift into the manifests in place, as 'docform adopt' does (what "
     "was written goes to stderr).",
 )
+@click.option(
+    "--since",
+    metavar="WHEN",
+    help="How far back the audit log is read for who changed what: a date-time, a date, or a "
+    "span such as 12h, 7d, 2w (default: 30 days).",
+)
 @markdown_options
 @output_options("Also print the API requests' count and each retried call.")
 def drift(
     directory: Path,
     adopt: bool,
+    since: str | None,
     as_json: bool,
     markdown: bool,
     report: Path | None,
@@ -59,11 +67,13 @@ def drift(
     in the settings leaves out is counted, not reported. Exits 0 when in sync, 2 when drift is
     found, 1 on error. A DIRECTORY with one subdirectory per organization checks them all.
     """
+    from docform.workflow.audit import since_of
     from docform.workflow.drift import DriftReport
 
     if as_json and markdown:
         raise click.UsageError("choose one of --json and --markdown")
     printed, written = _formats(as_json, markdown, report, report_format)
+    window = since_of(since, datetime.now(UTC))
     outcomes = planned_sets(manifest_sets(directory), rails={"policies_on_live": True})
     report_failures(outcomes)
     for outcome in outcomes:
@@ -73,7 +83,7 @@ def drift(
         for outcome in outcomes:
             if outcome.stats is not None:
                 click.echo(f"{outcome.label()}: {outcome.stats.summary()}", err=True)
-    result = DriftReport.of(outcomes)
+    result = DriftReport.of(outcomes, audits=_audit_trails(outcomes, window))
     if markdown_out is not None:
         from docform.render.drift import render_drift_markdown
 
@@ -86,6 +96,20 @@ def drift(
     if adopt:
         _adopt(outcomes)
     return result.exit_code
+
+
+def _audit_trails(outcomes: list[Any], since: datetime) -> list[Any]:
+    """The audit events of each organization since ``since``, read once per run; an
+    organization whose audit log cannot be read is said so once, on stderr."""
+    import asyncio
+
+    from docform.workflow.audit import read_trails
+
+    trails = asyncio.run(read_trails([(o.manifests, o.plan) for o in outcomes], since))
+    for outcome, trail in zip(outcomes, trails, strict=True):
+        if trail is not None and trail.unavailable:
+            output().info(f"Note: {outcome.label()}: {trail.unavailable}.")
+    return trails
 
 
 def _adopt(outcomes: list[Any]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from docform.engine.plan import Change
+from docform.engine.plan import Change, Unmanaged
 from docform.render.limit import take_rows
 from docform.render.markdown import (
     code,
@@ -22,6 +22,7 @@ from docform.render.markdown import (
 from docform.render.policies import live_policies_markdown, live_policies_text
 from docform.render.rails import rails_markdown, rails_text
 from docform.render.values import change_symbol, field_sides, replacement_lines
+from docform.workflow.audit import AuditEvent
 from docform.workflow.drift import DriftReport, OrgDrift
 
 HEADING = "### docform drift"
@@ -30,6 +31,13 @@ WHEN_UNKNOWN = (
     "difference appeared, only that it is there now: a change made outside docform since the "
     "last apply, or a change to the manifests that was never applied."
 )
+FROM_AUDIT = (
+    "Who changed what, when and from where comes from the organization's audit log, read "
+    "since {since}; a difference with no one named was made before that, or is a change to "
+    "the manifests that was never applied."
+)
+#: Events shown per drifted object; the rest are counted.
+SHOWN_EVENTS = 3
 _WHAT = {
     "create": "in the manifests, missing from the live organization",
     "restore": "in the manifests, deleted live (still restorable)",
@@ -74,15 +82,20 @@ def _org_text(org: OrgDrift) -> list[str]:
         symbol = change_symbol(change)
         lines.append(f"  {symbol} {change.address_with_key}  ({_WHAT[change.action]})")
         lines += [f"      {line}" for line in (*replacement_lines(change), *_field_lines(change))]
+        lines += [f"      {line}" for line in _who(org.changed_by(change))]
     if plan.unmanaged:
         lines.append("  Unmanaged (live, no manifest entry):")
-        lines += [f"    {u.address_with_key}" for u in plan.unmanaged]
+        for u in plan.unmanaged:
+            lines.append(f"    {u.address_with_key}")
+            lines += [f"      {line}" for line in _who(org.unmanaged_changed_by(u))]
     if plan.ignored:
         lines.append(f"  Ignored ({len(plan.ignored)}, by `ignore:` in the settings):")
         lines += [f"    {item.describe()}" for item in plan.ignored]
     if plan.notes:
         lines.append("  Notes:")
         lines += [f"    {note}" for note in plan.notes]
+    if org.status == "drift" and org.audit is not None and org.audit.unavailable:
+        lines.append(f"  Who changed it: unknown, {org.audit.unavailable}.")
     if plan.changes or plan.unmanaged or plan.ignored or plan.notes:
         lines.append("")
     if org.status == "drift":
@@ -105,6 +118,22 @@ def _field_lines(change: Change) -> list[str]:
         live, wanted = field_sides(field)
         out.append(f"{field.path}: live {live}, manifests {wanted}")
     return out
+
+
+def _who(events: list[AuditEvent]) -> list[str]:
+    """``changed by Alice <alice@acme.test> at ... in the UI (organization.space.updated)``."""
+    lines = [f"changed {event.describe()}" for event in events[:SHOWN_EVENTS]]
+    if len(events) > SHOWN_EVENTS:
+        lines.append(f"and {len(events) - SHOWN_EVENTS} earlier changes")
+    return lines
+
+
+def _when(report: DriftReport) -> str:
+    trails = [o.audit for o in report.orgs if o.audit is not None and not o.audit.unavailable]
+    if not trails:
+        return WHEN_UNKNOWN
+    since = min(trail.since for trail in trails).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return FROM_AUDIT.format(since=since)
 
 
 def _totals_line(report: DriftReport) -> str:
@@ -134,7 +163,7 @@ def render_drift_markdown(report: DriftReport, *, short: Shortening | None = Non
     if totals["organizations"] == 1 and report.status == "drift":
         verdict = "Drift found"
     lines = [HEADING, "", f"**{verdict}.** {_counts(totals)}", ""]
-    lines += [f"Checked at {report.checked_at_text}. {WHEN_UNKNOWN}", ""]
+    lines += [f"Checked at {report.checked_at_text}. {_when(report)}", ""]
     if short is not None:
         lines += short.note
     for org in report.orgs:
@@ -169,12 +198,14 @@ def _org_markdown(org: OrgDrift, short: Shortening | None) -> list[str]:
         return [f"{title}: could not be checked", "", "```", message, "```", ""]
     lines = [f"{title}: {org.status.replace('_', ' ')}", ""]
     lines += live_policies_markdown(plan.policies, escape)
+    if org.status == "drift" and org.audit is not None and org.audit.unavailable:
+        lines += [f"Who changed it is unknown: {escape(org.audit.unavailable)}.", ""]
     lines += rails_markdown(plan.rails, escape)
     # Deletions and likely replacements first: a shortened report always lists them.
     first = [c for c in plan.changes if c.action == "delete" or c.replacement]
-    rows = [_change_row(c) for c in first]
-    rows += [_change_row(c) for c in plan.changes if c not in first]
-    unmanaged = [f"- `{code(u.kind)}.~{code(u.id)}` ({escape(u.title)})" for u in plan.unmanaged]
+    rows = [_change_row(c, org.changed_by(c)) for c in first]
+    rows += [_change_row(c, org.changed_by(c)) for c in plan.changes if c not in first]
+    unmanaged = [_unmanaged_item(u, org.unmanaged_changed_by(u)) for u in plan.unmanaged]
     left_out = 0
     if short is not None and short.rows is not None:
         deletions = len(first)
@@ -197,12 +228,30 @@ def _org_markdown(org: OrgDrift, short: Shortening | None) -> list[str]:
     return lines
 
 
-def _change_row(change: Change) -> str:
+def _change_row(change: Change, events: list[AuditEvent]) -> str:
     symbol = change_symbol(change)
     lines = [*(_field_lines(change) or [_WHAT[change.action]]), *replacement_lines(change)]
-    parts = [escape(line) for line in lines]
+    parts = [escape(line) for line in lines] + [_who_markdown(e) for e in events[:SHOWN_EVENTS]]
+    if len(events) > SHOWN_EVENTS:
+        parts.append(f"and {len(events) - SHOWN_EVENTS} earlier changes")
     key = escape(change.address_with_key.removeprefix(change.address))
     return f"| `{symbol}` | `{code(change.address)}`{key} | {'<br>'.join(parts)} |"
+
+
+def _unmanaged_item(unmanaged: Unmanaged, events: list[AuditEvent]) -> str:
+    item = f"- `{code(unmanaged.kind)}.~{code(unmanaged.id)}` ({escape(unmanaged.title)})"
+    return f"{item}: {_who_markdown(events[0])}" if events else item
+
+
+def _who_markdown(event: AuditEvent) -> str:
+    """``changed by **Alice Admin** (alice@acme.test) at 2030-... in the UI``."""
+    if event.own:
+        who = "**docform** (this token)"
+    else:
+        who = f"**{escape(event.actor_label or event.actor_id)}**"
+        who += f" ({escape(event.actor_email)})" if event.actor_email else ""
+    via = "in" if event.source == "ui" else "through"
+    return f"changed by {who} at {event.occurred_at} {via} {escape(event.where())}"
 
 
 def _fix_markdown(org: OrgDrift, *, fix_plan: bool) -> list[str]:

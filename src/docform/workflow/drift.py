@@ -2,10 +2,11 @@
 
 Drift is everything a plan would do (changed fields, missing or extra objects, moves) plus the
 live objects no manifest entry manages. What ``ignore:`` leaves out is not drift, but is
-counted. A plan cannot tell when the live state changed: only that it differs now.
+counted. A plan cannot tell when the live state changed, only that it differs now.
 
-The JSON form is versioned by ``FORMAT_VERSION`` and documented in the README ("Drift JSON");
-its keys only ever grow within a major version.
+Who made each change comes from the organization's audit log, when it can be read
+(`docform.workflow.audit`). The JSON form is versioned by ``FORMAT_VERSION`` and documented
+in docs/json-formats.md ("Drift JSON"); its keys only ever grow within a major version.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from docform.engine.plan import Plan
+from docform.engine.plan import Change, Plan, Unmanaged
+from docform.workflow.audit import AuditEvent, AuditTrail
 from docform.workflow.sets import SetOutcome, worst_exit_code
 
 FORMAT_VERSION = "1.0"
@@ -23,9 +25,29 @@ FORMAT_VERSION = "1.0"
 
 @dataclass
 class OrgDrift:
-    """The drift of one manifest set, or why it could not be checked."""
+    """The drift of one manifest set, or why it could not be checked; ``audit``: the audit
+    events that may explain it (None when not read)."""
 
     outcome: SetOutcome
+    audit: AuditTrail | None = None
+
+    def changed_by(self, change: Change) -> list[AuditEvent]:
+        """The audit events that explain ``change``, newest first (`AuditTrail.explaining`)."""
+        if self.audit is None:
+            return []
+        return self.audit.explaining(self._target_ids(change))
+
+    def unmanaged_changed_by(self, unmanaged: Unmanaged) -> list[AuditEvent]:
+        return self.audit.explaining([unmanaged.id]) if self.audit is not None else []
+
+    def _target_ids(self, change: Change) -> list[str | None]:
+        """The live object of ``change``; for one gone, the id its entry was tied to."""
+        if change.live_id is not None:
+            return [change.live_id]
+        manifests, plan = self.outcome.manifests, self.plan
+        locked = manifests.lock.ids_for(plan.organization) if plan is not None else {}
+        entry = next((e for e in manifests.entries() if e.address == change.address), None)
+        return [locked.get(change.address), getattr(entry, "id", None)]
 
     @property
     def plan(self) -> Plan | None:
@@ -57,12 +79,31 @@ class OrgDrift:
             "status": self.status,
             "error": self.outcome.error,
             "counts": self.counts(),
-            "changes": [_drifted(c) for c in plan.changes] if plan else [],
-            "unmanaged": [u.to_json() for u in plan.unmanaged] if plan else [],
+            "changes": [self._drifted(c) for c in plan.changes] if plan else [],
+            "unmanaged": [self._unmanaged(u) for u in plan.unmanaged] if plan else [],
             "ignored": [i.to_json() for i in plan.ignored] if plan else [],
             "policies": plan.policies.to_json() if plan and plan.policies else None,
             "plan": plan.to_json() if plan else None,
+            "audit": self.audit.to_json() if self.audit is not None else None,
         }
+
+    def _drifted(self, change: Change) -> dict[str, Any]:
+        """One change, in the words of drift: what differs and who changed it, no calls."""
+        doc = change.to_json()
+        return {
+            "address": doc["address"],
+            "human_key": doc["human_key"],
+            "kind": doc["kind"],
+            "action": doc["action"],
+            "id": doc["id"],
+            "reason": doc["action_reason"],
+            "fields": doc["fields"],
+            "changed_by": [e.to_json() for e in self.changed_by(change)],
+        }
+
+    def _unmanaged(self, unmanaged: Unmanaged) -> dict[str, Any]:
+        events = self.unmanaged_changed_by(unmanaged)
+        return {**unmanaged.to_json(), "changed_by": [e.to_json() for e in events]}
 
 
 @dataclass
@@ -73,8 +114,15 @@ class DriftReport:
     checked_at: datetime
 
     @classmethod
-    def of(cls, outcomes: Sequence[SetOutcome], now: datetime | None = None) -> DriftReport:
-        return cls([OrgDrift(o) for o in outcomes], now or datetime.now(UTC))
+    def of(
+        cls,
+        outcomes: Sequence[SetOutcome],
+        now: datetime | None = None,
+        audits: Sequence[AuditTrail | None] | None = None,
+    ) -> DriftReport:
+        trails = audits if audits is not None else [None] * len(outcomes)
+        orgs = [OrgDrift(o, t) for o, t in zip(outcomes, trails, strict=True)]
+        return cls(orgs, now or datetime.now(UTC))
 
     @property
     def status(self) -> str:
@@ -108,17 +156,3 @@ class DriftReport:
             "totals": self.totals(),
             "organizations": [o.to_json() for o in self.orgs],
         }
-
-
-def _drifted(change: Any) -> dict[str, Any]:
-    """One change, in the words of drift: what differs, without the calls."""
-    doc = change.to_json()
-    return {
-        "address": doc["address"],
-        "human_key": doc["human_key"],
-        "kind": doc["kind"],
-        "action": doc["action"],
-        "id": doc["id"],
-        "reason": doc["action_reason"],
-        "fields": doc["fields"],
-    }
