@@ -147,3 +147,14 @@ def api(store: Store) -> Iterator[SyncApi]:
     client = SyncApi(create_app(store, config), ADMIN_TOKEN)
     yield client
     client.close()
+
+
+@pytest.fixture
+def applied_acme(tmp_path: Path) -> tuple[Path, Path]:
+    """examples/acme applied once to a sandbox seeded from its sandbox-seed.yaml (docform.lock
+    written, as a new user would start): a copy of its manifests, and the sandbox."""
+    from planning import acme_copy, apply
+
+    directory, sandbox = acme_copy(tmp_path)
+    apply(directory, sandbox)
+    return directory, sandbox

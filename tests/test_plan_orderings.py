@@ -5,24 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from planning import (
-    acme_copy,
     apply,
     assert_converged,
     live_api,
     plan_json,
     replace_text,
 )
-
-
-@pytest.fixture
-def acme(tmp_path: Path) -> tuple[Path, Path]:
-    """examples/acme applied once (docform.lock written): the manifests and the sandbox."""
-    directory, sandbox = acme_copy(tmp_path)
-    apply(directory, sandbox)
-    return directory, sandbox
 
 
 def team_members(sandbox: Path, title: str) -> dict[str, str]:
@@ -33,9 +22,9 @@ def team_members(sandbox: Path, title: str) -> dict[str, str]:
 
 
 def test_a_member_is_removed_after_the_team_changes_that_name_them(
-    acme: tuple[Path, Path],
+    applied_acme: tuple[Path, Path],
 ) -> None:
-    directory, sandbox = acme
+    directory, sandbox = applied_acme
     people = directory / "people.yaml"
     replace_text(
         people,
@@ -63,8 +52,8 @@ def section_paths(sandbox: Path) -> dict[str, str]:
     return {s["title"]: s["path"] for s in sections}
 
 
-def test_a_path_handed_to_another_section_is_freed_first(acme: tuple[Path, Path]) -> None:
-    directory, sandbox = acme
+def test_a_path_handed_to_another_section_is_freed_first(applied_acme: tuple[Path, Path]) -> None:
+    directory, sandbox = applied_acme
     sites = directory / "sites.yaml"
     replace_text(sites, "        path: sdks\n", "        path: sdks-v1\n")
     replace_text(sites, "        path: api\n", "        path: sdks\n")
@@ -77,9 +66,9 @@ def test_a_path_handed_to_another_section_is_freed_first(acme: tuple[Path, Path]
 
 
 def test_two_sections_swapping_paths_go_through_a_temporary_path_the_plan_shows(
-    acme: tuple[Path, Path],
+    applied_acme: tuple[Path, Path],
 ) -> None:
-    directory, sandbox = acme
+    directory, sandbox = applied_acme
     sites = directory / "sites.yaml"
     replace_text(sites, "        path: sdks\n", "        path: swap-me\n")
     replace_text(sites, "        path: api\n", "        path: sdks\n")
@@ -98,8 +87,8 @@ def test_two_sections_swapping_paths_go_through_a_temporary_path_the_plan_shows(
     assert_converged(directory, sandbox)
 
 
-def test_site_spaces_swapping_paths_converge_in_one_apply(acme: tuple[Path, Path]) -> None:
-    directory, sandbox = acme
+def test_site_spaces_swapping_paths_converge_in_one_apply(applied_acme: tuple[Path, Path]) -> None:
+    directory, sandbox = applied_acme
     sites = directory / "sites.yaml"
     replace_text(sites, "path: javascript, default: true}", "path: python, default: true}")
     replace_text(sites, "sdk-python, path: python}", "sdk-python, path: javascript}")

@@ -9,10 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from planning import (
-    acme_copy,
     actions,
     apply,
     assert_converged,
@@ -20,14 +17,6 @@ from planning import (
     replace_text,
     run,
 )
-
-
-@pytest.fixture
-def acme(tmp_path: Path) -> tuple[Path, Path]:
-    """examples/acme applied once (docform.lock written): the manifests and the sandbox."""
-    directory, sandbox = acme_copy(tmp_path)
-    apply(directory, sandbox)
-    return directory, sandbox
 
 
 def without_runbooks(directory: Path) -> None:
@@ -57,9 +46,9 @@ def spaces_titled(sandbox: Path) -> dict[str, str | None]:
 
 
 def test_a_delete_after_the_plan_moves_everything_out_is_no_cascade(
-    acme: tuple[Path, Path],
+    applied_acme: tuple[Path, Path],
 ) -> None:
-    directory, sandbox = acme
+    directory, sandbox = applied_acme
     without_runbooks(directory)
 
     result = run(["plan", directory, "--detailed-exitcode"], sandbox)
@@ -79,9 +68,9 @@ def demote_both_admins_and_retitle_ci_cd(directory: Path) -> None:
 
 
 def test_a_target_is_judged_by_the_rails_of_the_changes_it_holds(
-    acme: tuple[Path, Path],
+    applied_acme: tuple[Path, Path],
 ) -> None:
-    directory, sandbox = acme
+    directory, sandbox = applied_acme
     demote_both_admins_and_retitle_ci_cd(directory)
     assert "[last-admin]" in run(["plan", directory], sandbox).output
 
@@ -97,9 +86,9 @@ def test_a_target_is_judged_by_the_rails_of_the_changes_it_holds(
 
 
 def test_a_target_still_holding_the_changes_that_break_a_rail_is_refused(
-    acme: tuple[Path, Path],
+    applied_acme: tuple[Path, Path],
 ) -> None:
-    directory, sandbox = acme
+    directory, sandbox = applied_acme
     demote_both_admins_and_retitle_ci_cd(directory)
 
     result = run(["plan", directory, "--target", "member.*"], sandbox)
@@ -123,8 +112,8 @@ def without_incidents(directory: Path, sandbox: Path) -> dict[str, str]:
     return incidents
 
 
-def test_excluding_the_delete_that_trips_a_cascade_passes(acme: tuple[Path, Path]) -> None:
-    directory, sandbox = acme
+def test_excluding_the_delete_that_trips_a_cascade_passes(applied_acme: tuple[Path, Path]) -> None:
+    directory, sandbox = applied_acme
     incidents = without_incidents(directory, sandbox)
     whole = run(["plan", directory], sandbox)
     assert whole.exit_code == 1
@@ -136,8 +125,10 @@ def test_excluding_the_delete_that_trips_a_cascade_passes(acme: tuple[Path, Path
     assert "[cascade]" not in narrowed.output
 
 
-def test_allow_accepts_one_rail_for_one_object_and_no_other(acme: tuple[Path, Path]) -> None:
-    directory, sandbox = acme
+def test_allow_accepts_one_rail_for_one_object_and_no_other(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
     incidents = without_incidents(directory, sandbox)
     people = directory / "people.yaml"
     replace_text(people, "      chloe.martin@acme.test: owner\n", "")
@@ -170,8 +161,8 @@ def test_allow_accepts_one_rail_for_one_object_and_no_other(acme: tuple[Path, Pa
     assert "Scratch" not in spaces_titled(sandbox)
 
 
-def test_allow_names_a_rail_and_an_address(acme: tuple[Path, Path]) -> None:
-    directory, sandbox = acme
+def test_allow_names_a_rail_and_an_address(applied_acme: tuple[Path, Path]) -> None:
+    directory, sandbox = applied_acme
 
     result = run(["plan", directory, "--allow", "cascade"], sandbox)
 
