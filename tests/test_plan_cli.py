@@ -58,6 +58,7 @@ CHANGE_KEYS = [
     "calls",
     "depends_on",
     "replacement",
+    "takes",
 ]
 CHECKSUM_LINE = re.compile(r"^Checksum: ([0-9a-f]{64})$", re.MULTILINE)
 ANSI = "\x1b["

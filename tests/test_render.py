@@ -109,7 +109,7 @@ def test_json_has_the_documented_keys_and_placeholders():
     move = doc["changes"][1]
     assert set(move) == {
         "address", "previous_address", "human_key", "kind", "action", "action_reason", "id",
-        "before", "after", "fields", "calls", "depends_on", "replacement",
+        "before", "after", "fields", "calls", "depends_on", "replacement", "takes",
     }  # fmt: skip
     assert move["calls"][0]["body"] == {"parent": {"$placeholder": "collection.engineering.id"}}
     assert move["after"] == {"collection": {"$ref": "collection.engineering"}}

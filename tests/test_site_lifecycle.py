@@ -303,7 +303,8 @@ def test_replacing_a_site_with_a_look_alike_needs_force(sandbox: Path, manifests
     assert (
         f'  [replacement] the plan deletes site {old} "Help Center" and creates site.help in its '
         f"place, and its content would be lost; pin `id: {old}` in main.yaml:6:3 or add "
-        '`formerly: ["Help Center"]` to keep it, or pass --force to replace it\n'
+        '`formerly: ["Help Center"]` to keep it, or accept the replacement with '
+        "--allow replacement:site.help\n"
     ) in result.stdout
     assert run(["apply", manifests, "--yes"], sandbox).exit_code == 1
     assert live_site(sandbox, old)["title"] == "Help Center"

@@ -59,6 +59,11 @@ class Kind:
     guard_replacement: ClassVar[bool] = False
     """Deleting an object of this kind while creating a look-alike needs --force (its content
     would be lost: spaces, collections)."""
+    deleted_with: ClassVar[Mapping[str, str]] = {}
+    """Fields naming another object whose delete the API carries to this one, and what becomes
+    of it: ``deleted with it`` (a site space showing a deleted space), or what the field is
+    left as (a SAML provider's default team ``cleared``); the plan lists it under the delete
+    (`docform.engine.cascades`)."""
     unique_fields: ClassVar[tuple[str, ...]] = ()
     """Fields whose value the API keeps unique among siblings (objects whose natural keys agree
     but for the last part: a section's path in its site): handed from one object to another,

@@ -136,6 +136,10 @@ class Change:
     is left unmanaged), ``id`` of the live object and the ``hint`` that keeps it."""
     human_key: str | None = None
     """What a person knows the object by (an email, a title, a path, a slug, a label)."""
+    takes: list[dict[str, Any]] = field(default_factory=list)
+    """On a delete: every object the API takes down or changes with it that the plan does
+    not delete itself (``address``, ``human_key``, ``fate``, ``managed``;
+    `docform.engine.cascades`)."""
     lock_after: str | None = None
     """What docform.lock records for ``address`` once this change is applied, when it changes
     the kind's `lock_field` (not part of the JSON: it follows from the change)."""
@@ -171,6 +175,7 @@ class Change:
             "calls": [c.to_json() for c in self.calls],
             "depends_on": list(self.depends_on),
             "replacement": self.replacement,
+            "takes": list(self.takes),
         }
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.engine.audience import Fact, live_side, plan_audience, planned_side
-from docform.engine.dependencies import link_dependencies, refs_in
+from docform.engine.cascades import judge_deletes
+from docform.engine.dependencies import link_dependencies
 from docform.engine.graph import topological_order
 from docform.engine.handovers import order_handovers
 from docform.engine.ignore import IgnoreRules
@@ -21,7 +22,6 @@ from docform.engine.plan import (
     Unmanaged,
 )
 from docform.engine.progressive import ProgressiveMatcher
-from docform.engine.rails import Violation
 from docform.engine.replacements import mark_replacements
 from docform.engine.values import differing_parts, same_value
 from docform.errors import DocformError
@@ -87,7 +87,8 @@ def plan_from_matcher(
     _drop_unread(plan, live.unreadable)
     _name_changes(plan.changes, matchings)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
-    plan.violations = _protect_violations(plan.changes, matchings)
+    plan.violations, gone = judge_deletes(plan.changes, matchings)
+    plan.unmanaged = [u for u in plan.unmanaged if f"{u.kind}.~{u.id}" not in gone]
     by_name = {kind.name: matching for kind, matching in matchings}
     for kind, matching in matchings:
         own = [c for c in plan.changes if c.kind == kind.name]
@@ -141,108 +142,6 @@ def refuse_changes_without_calls(changes: Sequence[Change]) -> None:
         raise EmptyChangeError(
             "docform planned changes that no API call makes: " + ", ".join(empty) + "; this "
             "is a bug in docform, please report it with the manifests of these objects"
-        )
-
-
-def _protect_violations(
-    changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]
-) -> list[Violation]:
-    """Nothing may go down with a deleted object it lives in unless the plan says so: a
-    protected object never, anything else only with --force (or --allow for that delete).
-
-    What lives in what is judged as the plan leaves it when each delete is made: an object
-    whose move comes before the delete (in plan order) has left it by then."""
-    position = {c.key: i for i, c in enumerate(changes)}
-    deletes = {c.address: c for c in changes if c.action == "delete"}
-    if not deletes:
-        return []  # no container is deleted: skip mapping what lies in what
-    tree = _ContainmentTree(changes, matchings)
-    found = []
-    # Deletes made after the same moves see the same tree (usually: every move, once).
-    by_moves: dict[frozenset[str], list[Change]] = {}
-    for delete in deletes.values():
-        done = frozenset(k for k in tree.moves.values() if position[k] < position[delete.key])
-        by_moves.setdefault(done, []).append(delete)
-    for done, these in by_moves.items():
-        wanted = {d.address for d in these}
-        for address, container in tree.deleted_containers(done, wanted):
-            found.append(tree.violation(address, deletes[container]))
-    return found
-
-
-class _ContainmentTree:
-    """What each object of a plan lives in, before and after the plan's moves."""
-
-    def __init__(self, changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]):
-        self.deleted = {c.address for c in changes if c.action == "delete"}
-        self.moves = {c.address: c.key for c in changes if c.action == "move"}
-        self.before: dict[str, set[str]] = {}
-        self.after: dict[str, set[str]] = {}
-        self.entries: dict[str, Desired | None] = {}
-        self.titles: dict[str, str] = {}
-        for kind, matching in matchings:
-            for obs in matching.unmatched:
-                address = unmatched_address(kind.name, obs)
-                self.before[address] = refs_in(obs.key)
-                self.titles[address] = obs.title
-                if not kind.unmanaged_go_with_container:
-                    self.entries[address] = None
-            for pair in matching.pairs:
-                address = pair.desired.address
-                self.before[address], self.entries[address] = (
-                    refs_in(pair.observed.key),
-                    pair.desired,
-                )
-                self.after[address] = refs_in(pair.desired.key)
-
-    def deleted_containers(
-        self, done: frozenset[str], wanted: set[str]
-    ) -> Iterator[tuple[str, str]]:
-        """Each kept object inside one of the ``wanted`` deleted objects, with the nearest,
-        once the moves ``done`` are made."""
-        for address in self.entries:
-            if address in self.deleted:
-                continue
-            nearest = self._nearest_deleted(address, done)
-            if nearest in wanted:
-                yield address, nearest
-
-    def _nearest_deleted(self, address: str, done: frozenset[str]) -> str | None:
-        seen: set[str] = set()
-        level = self._container(address, done)
-        while level:
-            hit = sorted(level & self.deleted)
-            if hit:
-                return hit[0]
-            seen |= level
-            level = {o for a in level for o in self._container(a, done)} - seen
-        return None
-
-    def _container(self, address: str, done: frozenset[str]) -> set[str]:
-        if self.moves.get(address) in done:
-            return self.after.get(address, set())
-        return self.before.get(address, set())
-
-    def violation(self, address: str, delete: Change) -> Violation:
-        entry = self.entries[address]
-        container = delete.address_with_key
-        if entry is not None and entry.protect:
-            return Violation(
-                "protect",
-                f"{entry.location}: {address} is protected, and deleting {container} "
-                "would delete it too; move it out first or remove `protect: true`",
-                forceable=False,
-                address=address,
-                changes=(delete.key,),
-            )
-        title = self.titles.get(address)
-        named = f"{address} ({title})" if title else address
-        return Violation(
-            "cascade",
-            f"deleting {container} would also delete {named}, which the plan does "
-            "not delete; manage it, move it out, or prune its kind too",
-            address=delete.address,
-            changes=(delete.key,),
         )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, model_validator
 
@@ -187,6 +187,7 @@ class RedirectKind(Kind):
     references = ("site", "section", "site_space")
     read_after = ("site",)
     unique_fields = ("source",)
+    deleted_with: ClassVar[Mapping[str, str]] = {"to": "pointing at nothing"}
     unmanaged_go_with_container = True
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -91,6 +91,8 @@ class SamlKind(Kind):
             fields["defaultRole"] = role_value(fields["defaultRole"])
         return entry_desired(e, fields, e.label, sensitive=frozenset({"certificate"}))
 
+    deleted_with: ClassVar[Mapping[str, str]] = {"defaultTeam": "cleared"}
+
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         fields = {k: raw.get(k) for k in self.FIELDS}
         team = raw.get("defaultTeam")

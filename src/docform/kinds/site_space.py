@@ -102,6 +102,7 @@ class SiteSpaceKind(SiteRestKind):
     container_key_parts = (1,)
     references = ("site", "section", "space")
     unmanaged_go_with_container = True
+    deleted_with: ClassVar[Mapping[str, str]] = {"space": "deleted with it"}
     read_after = ("site",)
     unique_fields = ("path",)
     field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}

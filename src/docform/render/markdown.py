@@ -20,6 +20,7 @@ from docform.render.values import (
     not_planned_lines,
     plan_summary_line,
     replacement_lines,
+    takes_lines,
 )
 
 HEADING = "### docform plan"
@@ -82,7 +83,8 @@ def deletion_lines(changes: list[Change]) -> list[str]:
 def deletion_row(change: Change) -> str:
     replaced = change.replacement
     by = f", **replaced** by `{code(replaced['create'])}`" if replaced else ""
-    return f"- :wastebasket: **delete** {_address(change)}{by}"
+    row = f"- :wastebasket: **delete** {_address(change)}{by}"
+    return "\n".join([row, *(f"  - {escape(line)}" for line in takes_lines(change))])
 
 
 def table_row(change: Change) -> str:
@@ -107,6 +109,7 @@ def _details(change: Change, show_calls: bool) -> list[str]:
     symbol = "-" if change.action == "delete" else ("+" if change.action == "create" else "!")
     lines = [f"{symbol} {change.address_with_key} ({change.action})"]
     lines += [f"    {line}" for line in replacement_lines(change)]
+    lines += [f"    {line}" for line in takes_lines(change)]
     for field in change.fields:
         lines += [f"    {line}" for line in field_lines(field, create=change.action == "create")]
     if show_calls:

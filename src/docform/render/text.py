@@ -18,6 +18,7 @@ from docform.render.values import (
     not_planned_lines,
     plan_summary_line,
     replacement_lines,
+    takes_lines,
 )
 
 STYLES = {
@@ -99,6 +100,8 @@ def _change(out: Text, change: Change, show_calls: bool) -> None:
         out.append(f" {change.live_id}", "dim")
     out.append(")\n", "dim")
     for line in replacement_lines(change):
+        out.append(f"      {line}\n", style)
+    for line in takes_lines(change):
         out.append(f"      {line}\n", style)
     create = change.action == "create"
     for field in change.fields:

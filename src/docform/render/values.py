@@ -184,3 +184,15 @@ def replacement_lines(change: Any) -> list[str]:
     if change.action == "create":
         return [f"replaces {replacement['id']}: {replacement['hint']}"]
     return [f"replaced by {replacement['create']}"]
+
+
+def takes_lines(change: Any) -> list[str]:
+    """What a delete takes with it, one object a line: ``takes site.help.space.~ss_1 (help):
+    deleted with it`` (unmanaged objects marked so)."""
+    lines = []
+    for taken in change.takes:
+        key = taken.get("human_key")
+        named = f"{taken['address']} ({key})" if key else taken["address"]
+        unmanaged = "" if taken.get("managed") else ", unmanaged"
+        lines.append(f"takes {named}{unmanaged}: {taken['fate']}")
+    return lines

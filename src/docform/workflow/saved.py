@@ -149,6 +149,7 @@ def _change(doc: dict[str, Any]) -> Change:
         calls=[Call(c["method"], c["path"], c.get("body"), c.get("retry")) for c in doc["calls"]],
         depends_on=list(doc.get("depends_on", [])),
         replacement=doc.get("replacement"),
+        takes=list(doc.get("takes", [])),
     )
 
 

@@ -1,0 +1,132 @@
+"""What goes with a delete is listed under it, in text, Markdown and JSON, and judged by the
+rails: each case an edit of examples/acme after a first apply, through the CLI and the
+sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from planning import change, live_api, replace_text, run
+
+
+def prune(directory: Path, *kinds: str) -> None:
+    extra = "".join(f", {kind}: true" for kind in kinds)
+    replace_text(
+        directory / "organization.yaml",
+        "prune: {members: true, teams: true}",
+        "prune: {members: true, teams: true" + extra + "}",
+    )
+
+
+def live_id(sandbox: Path, route: str, **match: str) -> str:
+    items = live_api(sandbox, "GET", route)["items"]
+    found: str = next(i["id"] for i in items if all(i.get(k) == v for k, v in match.items()))
+    return found
+
+
+def test_deleting_a_space_lists_the_site_spaces_that_show_it_and_is_a_cascade(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    replace_text(
+        directory / "content.yaml",
+        '  help-center: {title: Help center, emoji: "🛟", collection: product}\n',
+        "",
+    )
+    sites = directory / "sites.yaml"
+    replace_text(sites, "      help: {space: help-center, path: help}\n", "")
+    prune(directory, "spaces")
+    space = live_id(sandbox, "/orgs/org_acme/spaces", title="Help center")
+    site_space = live_id(sandbox, "/orgs/org_acme/sites/site_help/site-spaces", path="help")
+
+    text = run(["plan", directory], sandbox)
+
+    assert text.exit_code == 1, text.output
+    assert (
+        f"  - space.~{space} (Help center)  (delete {space})\n"
+        f"      takes site_space.~{site_space} (Help center), unmanaged: deleted with it\n"
+    ) in text.stdout
+    assert (
+        f"[cascade] deleting space.~{space} (Help center) would also delete "
+        f"site_space.~{site_space} (Help center), which the plan does not delete"
+    ) in text.stdout
+    assert "Unmanaged (no manifest entry; left alone" not in text.stdout
+    markdown = run(["plan", directory, "--markdown"], sandbox)
+    assert (
+        f"  - takes site_space.~{site_space} (Help center), unmanaged: deleted with it"
+    ) in markdown.stdout
+    plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
+    assert change(plan, f"space.~{space}", "delete")["takes"] == [
+        {
+            "address": f"site_space.~{site_space}",
+            "human_key": "Help center",
+            "fate": "deleted with it",
+            "managed": False,
+        }
+    ]
+    allowed = run(["apply", directory, "--yes", "--allow", f"cascade:space.~{space}"], sandbox)
+    assert allowed.exit_code == 0, allowed.output
+
+
+def test_deleting_a_team_lists_the_saml_default_it_clears(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    integrations = directory / "integrations.yaml"
+    text = integrations.read_text(encoding="utf-8")
+    integrations.write_text(text[: text.index("saml:")], encoding="utf-8")
+    people = directory / "people.yaml"
+    text = people.read_text(encoding="utf-8")
+    people.write_text(text[: text.index("  support:")], encoding="utf-8")
+    replace_text(
+        directory / "content.yaml",
+        "access: {teams: {platform: edit, support: read}}",
+        "access: {teams: {platform: edit}}",
+    )
+    team = live_id(sandbox, "/orgs/org_acme/teams", title="Support")
+    provider = live_id(sandbox, "/orgs/org_acme/saml", label="Okta")
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        f"      takes saml.~{provider} (Okta), unmanaged: defaultTeam cleared\n"
+    ) in result.stdout
+    assert (
+        f"[cascade] deleting team.~{team} (Support) would leave saml.~{provider} (Okta) with its "
+        "defaultTeam cleared, which the plan does not delete"
+    ) in result.stdout
+
+
+def test_deleting_a_section_lists_its_site_spaces_and_the_redirects_left_pointing_at_it(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    sites = directory / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    start, end = text.index("      changelog:\n"), text.index("    redirects:")
+    sites.write_text(text[:start] + text[end:], encoding="utf-8")
+    prune(directory, "sections")
+    devdocs = "/orgs/org_acme/sites/site_devdocs"
+    section = live_id(sandbox, f"{devdocs}/sections", path="changelog")
+    site_space = live_id(sandbox, f"{devdocs}/site-spaces", path="notes")
+    destination = {"kind": "site-section", "siteSectionId": section}
+    redirect = live_api(
+        sandbox, "POST", f"{devdocs}/redirects", {"source": "/news", "destination": destination}
+    )["id"]
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        f"      takes redirect.~{redirect} (/news), unmanaged: to pointing at nothing\n"
+        f"      takes site_space.~{site_space} (Release notes), unmanaged: deleted with it\n"
+    ) in result.stdout
+    assert "Unmanaged (no manifest entry; left alone" not in result.stdout
+    # The site space is only a link lost with its section; the redirect left dangling is not.
+    assert "[cascade]" in result.stdout
+    assert f"would leave redirect.~{redirect} (/news) with its to pointing at nothing" in (
+        result.stdout
+    )
+    assert f"delete site_space.~{site_space}" not in result.stdout.split("docform will")[0]
