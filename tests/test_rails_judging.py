@@ -61,6 +61,13 @@ def test_a_delete_after_the_plan_moves_everything_out_is_no_cascade(
 
 
 def demote_both_admins_and_retitle_ci_cd(directory: Path) -> None:
+    """The last-admin rail's case; acme's own policy asking for two admins is dropped, so
+    only the rail judges it."""
+    replace_text(
+        directory / "policies.yaml",
+        "  two-admins:\n    builtin: minimum-admins\n    params: {count: 2}\n",
+        "",
+    )
     people = directory / "people.yaml"
     replace_text(people, "maria.garcia@acme.test: admin ", "maria.garcia@acme.test: edit  ")
     replace_text(people, "james.chen@acme.test: admin ", "james.chen@acme.test: edit  ")
