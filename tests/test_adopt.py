@@ -3,14 +3,17 @@ manifests in place, against the sandbox."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from planning import FIXTURES, apply, assert_converged, live_api, run, write_manifests
+from planning import FIXTURES, apply, assert_converged, in_ui, live_api, run, write_manifests
 
 ADOPT = FIXTURES / "adopt"
+ALICE = "alice@acme.test"
+TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 
 
 @pytest.fixture
@@ -29,13 +32,13 @@ def _space_id(sandbox: Path, title: str) -> str:
 
 
 def _hand_changes(sandbox: Path) -> str:
-    """A title changed, a team created and a space deleted by hand; the new team's id."""
+    """Alice changes a title, creates a team and deletes a space in the UI; the team's id."""
     handbook = _space_id(sandbox, "Handbook")
-    live_api(sandbox, "PATCH", f"/spaces/{handbook}", {"title": "Company handbook"})
-    team = live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Reviewers"})
+    in_ui(sandbox, ALICE, "PATCH", f"/spaces/{handbook}", {"title": "Company handbook"})
+    team = in_ui(sandbox, ALICE, "PUT", "/orgs/org_acme/teams", {"title": "Reviewers"})
     members = f"/orgs/org_acme/teams/{team['id']}/members"
-    live_api(sandbox, "PUT", members, {"add": ["erin@acme.test"]})
-    live_api(sandbox, "DELETE", f"/spaces/{_space_id(sandbox, 'Scratch')}")
+    in_ui(sandbox, ALICE, "PUT", members, {"add": ["erin@acme.test"]})
+    in_ui(sandbox, ALICE, "DELETE", f"/spaces/{_space_id(sandbox, 'Scratch')}")
     return str(team["id"])
 
 
@@ -45,14 +48,37 @@ def test_adopt_keeps_the_file_but_the_adopted_lines_then_plan_is_empty(applied, 
     assert result.exit_code == 0, result.output
     golden = (ADOPT / "adopted.yaml").read_text(encoding="utf-8").replace("TEAM_ID", team_id)
     assert (applied / "main.yaml").read_text(encoding="utf-8") == golden
-    assert result.stdout == (
-        f"Adopted 3 drifted objects into {applied / 'main.yaml'}:\n"
+    who = f"    changed by Alice Admin <alice@acme.test> at {TIME} in the UI"
+    assert re.fullmatch(
+        f"Adopted 3 drifted objects into {re.escape(str(applied / 'main.yaml'))}:\n"
         "  space.scratch: removed its entry in main.yaml\n"
+        f"{who} \\(organization.space.deleted\\)\n"
         "  space.handbook: wrote title in main.yaml\n"
+        f"{who} \\(organization.space.updated\\)\n"
         "  team.reviewers: added its entry in main.yaml\n"
-        "Planning now shows no changes for what was adopted; review the files and commit them.\n"
-    )
+        f"{who} \\(organization.team.member-updated\\)\n"
+        "Planning now shows no changes for what was adopted; review the files and commit them.\n",
+        result.stdout,
+    ), result.stdout
     assert_converged(applied, sandbox)
+
+
+def test_the_markdown_names_who_made_each_adopted_change(applied, sandbox, tmp_path):
+    _hand_changes(sandbox)
+    body = tmp_path / "pr.md"
+    result = run(["adopt", applied, "--markdown-out", body], sandbox)
+    assert result.exit_code == 0, result.output
+    text = body.read_text(encoding="utf-8")
+    assert text.startswith(
+        "### docform adopt\n\nThe live organization was changed outside the manifests by "
+        "Alice Admin (alice@acme.test). This writes those changes into the manifests"
+    )
+    assert re.search(
+        r"\| `space.handbook`: wrote title \| `main.yaml` \| \*\*Alice Admin "
+        rf"\(alice@acme.test\)\*\* at {TIME} in the UI \|",
+        text,
+    ), text
+    assert "close it and run `docform apply` to put the live organization back" in text
 
 
 def test_target_and_exclude_choose_what_is_adopted_the_rest_stays_drift(applied, sandbox):

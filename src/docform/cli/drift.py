@@ -10,7 +10,7 @@ import click
 
 from docform.cli.common import markdown_options, write_output
 from docform.cli.group import cli
-from docform.cli.multi import manifest_sets, planned_sets, report_failures
+from docform.cli.multi import audit_trails, manifest_sets, planned_sets, report_failures
 from docform.cli.output import output, output_options
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def drift(
         for outcome in outcomes:
             if outcome.stats is not None:
                 click.echo(f"{outcome.label()}: {outcome.stats.summary()}", err=True)
-    result = DriftReport.of(outcomes, audits=_audit_trails(outcomes, window))
+    result = DriftReport.of(outcomes, audits=audit_trails(outcomes, window))
     if markdown_out is not None:
         from docform.render.drift import render_drift_markdown
 
@@ -94,30 +94,19 @@ def drift(
         output().info(f"Wrote the drift report to {report}.")
     click.echo(_rendered(result, printed, fit), nl=False)
     if adopt:
-        _adopt(outcomes)
+        _adopt(result)
     return result.exit_code
 
 
-def _audit_trails(outcomes: list[Any], since: datetime) -> list[Any]:
-    """The audit events of each organization since ``since``, read once per run; an
-    organization whose audit log cannot be read is said so once, on stderr."""
-    import asyncio
-
-    from docform.workflow.audit import read_trails
-
-    trails = asyncio.run(read_trails([(o.manifests, o.plan) for o in outcomes], since))
-    for outcome, trail in zip(outcomes, trails, strict=True):
-        if trail is not None and trail.unavailable:
-            output().info(f"Note: {outcome.label()}: {trail.unavailable}.")
-    return trails
-
-
-def _adopt(outcomes: list[Any]) -> None:
+def _adopt(report: DriftReport) -> None:
+    from docform.cli.adopt import explained
     from docform.render.adopt import render_adopted
     from docform.workflow.adopt import adopt_plan
 
-    results = [adopt_plan(o.manifests, o.plan) for o in outcomes if o.plan is not None]
-    click.echo(render_adopted(results), nl=False, err=True)
+    checked = [o for o in report.orgs if o.plan is not None]
+    events = explained([o.outcome for o in checked], [o.audit for o in checked])
+    results = [adopt_plan(o.outcome.manifests, o.plan) for o in checked]
+    click.echo(render_adopted(results, events), nl=False, err=True)
 
 
 def _formats(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +200,20 @@ def planned_sets(
         if outcome.plan is not None:
             assess_rails(outcome.manifests, outcome.plan, **(rails or {}))
     return outcomes
+
+
+def audit_trails(outcomes: Sequence[Any], since: datetime) -> list[Any]:
+    """The audit events of each organization since ``since``, read once per run; an
+    organization whose audit log cannot be read is said so once, on stderr."""
+    import asyncio
+
+    from docform.workflow.audit import read_trails
+
+    trails = asyncio.run(read_trails([(o.manifests, o.plan) for o in outcomes], since))
+    for outcome, trail in zip(outcomes, trails, strict=True):
+        if trail is not None and trail.unavailable:
+            output().info(f"Note: {outcome.label()}: {trail.unavailable}.")
+    return trails
 
 
 def report_failures(outcomes: Sequence[Any]) -> None:

@@ -52,6 +52,8 @@ class Adopted:
     how: str
     file: str
     fields: list[str] = field(default_factory=list)
+    drifted: str = ""
+    """The address the drift had (``team.~tm_1`` for an unmanaged object now adopted)."""
 
 
 @dataclass
@@ -148,7 +150,7 @@ class _Adopter:
             return  # its parent entry is removed, and it with it
         self.file(file).remove_entry(path)
         self.removed.append((file, path))
-        self.result.adopted.append(Adopted(address, "removed", file))
+        self.result.adopted.append(Adopted(address, "removed", file, drifted=address))
 
     def set_fields(self, change: Change) -> None:
         entry = self.entries.get(change.address)
@@ -184,7 +186,8 @@ class _Adopter:
         file = entry.location.file
         self.file(file).set_fields(entry.source_path, written, dropped, _shorthand(type(entry)))
         adopted = sorted([*written, *dropped])
-        self.result.adopted.append(Adopted(change.address, "fields", file, adopted))
+        adopted_as = Adopted(change.address, "fields", file, adopted, drifted=change.address)
+        self.result.adopted.append(adopted_as)
 
     def add(self, address: str, kind_name: str) -> None:
         raw = self.plan.unmatched_objects.get(address)
@@ -209,7 +212,9 @@ class _Adopter:
             self.added_files.setdefault(relative, text)
         for note in built.notes:
             self.leave(address, note)
-        self.result.adopted.append(Adopted(f"{exported.kind}.{name}", "added", file))
+        self.result.adopted.append(
+            Adopted(f"{exported.kind}.{name}", "added", file, drifted=address)
+        )
 
     def leave(self, address: str, why: str) -> None:
         self.result.left.append((address, why))
