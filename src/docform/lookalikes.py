@@ -17,6 +17,19 @@ import unicodedata
 from confusable_homoglyphs import categories, confusables
 
 _PARTS = re.compile(r"[@.]")
+# Invisible and direction-changing characters (zero-width spaces and joiners, bidi embeddings,
+# overrides and isolates, the BOM): in an address they make one look like another in review.
+INVISIBLE_CHARACTERS = r"\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_CONTROL = re.compile(rf"[{INVISIBLE_CHARACTERS}\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with each control, invisible or direction-changing character written as an
+    escape (``\\r``, ``\\u202e``), so that what is shown is what is there: a service's error
+    text or a live title can then neither move the cursor nor start a line of its own (a fake
+    "Plan: 0 to create")."""
+    return _CONTROL.sub(lambda m: _SHORT_ESCAPES.get(m.group(0), f"\\u{ord(m.group(0)):04x}"), text)
 
 
 def deceptive_text(text: str) -> str | None:

@@ -33,6 +33,7 @@ from docform.api.sender import Call
 from docform.api.shapes import RouteShapes
 from docform.api.urls import API_PREFIX
 from docform.json_depth import deeper_than
+from docform.lookalikes import escape_controls
 from docform.paths import answer_ids_misfit
 from docform.redact import redact_text
 
@@ -89,8 +90,12 @@ class AnswerReader:
         if call.note:
             parts.append(f"{call.note}.")
         if 300 <= status < 400:
-            target = response.headers.get("location", "another address")
-            parts.append(f"The service redirects to {target}; set DOCFORM_API_URL to it.")
+            # Where an answer redirects is the answer's word, not the service's address: it is
+            # neither followed nor suggested (it could be anyone's, or plain http).
+            parts.append(
+                "The answer redirects elsewhere, which docform does not follow; set "
+                "DOCFORM_API_URL to the service's root URL as its documentation gives it."
+            )
         parts.append(status_hint(status, call.method))
         return ApiStatusError(
             self.redact(" ".join(p for p in parts if p)),
@@ -174,4 +179,6 @@ class AnswerReader:
         return MalformedAnswerError(self.redact(message), method="GET", path=path)
 
     def redact(self, text: str) -> str:
-        return redact_text(text, (self._token,))
+        """``text`` (which may quote the service) without the token, and with the service's
+        control characters escaped: its ``\\r`` or newline could forge a line of output."""
+        return escape_controls(redact_text(text, (self._token,)))

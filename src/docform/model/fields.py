@@ -23,16 +23,12 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
 from docform.answer_fields import NULL, Shape, may, need
-from docform.lookalikes import deceptive_text, shown
+from docform.lookalikes import INVISIBLE_CHARACTERS, deceptive_text, escape_controls, shown
 from docform.model.entry import ManifestModel
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
-# Invisible and direction-changing characters (zero-width spaces and joiners, bidi embeddings,
-# overrides and isolates, the BOM): in an address they make one look like another in review.
-INVISIBLE_CHARACTERS = r"\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 _EMAIL_PART = rf"[^@\s{INVISIBLE_CHARACTERS}]+"
 EMAIL_PATTERN = rf"^{_EMAIL_PART}@{_EMAIL_PART}\.{_EMAIL_PART}$"
-_INVISIBLE = re.compile(rf"[{INVISIBLE_CHARACTERS}\x00-\x1f\x7f-\x9f]")
 
 DOMAIN_PATTERN = r"^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+[a-zA-Z]{2,}$"
 SLUG_PATTERN = r"^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$"
@@ -40,10 +36,7 @@ URL_PATTERN = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
 MAX_URL = 2048
 
 
-def escape_invisible(text: str) -> str:
-    """``text`` with each invisible, direction-changing or control character written as
-    ``\\u202e``, so that what is shown is what is there."""
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+escape_invisible = escape_controls
 
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=100)]

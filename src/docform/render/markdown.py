@@ -7,9 +7,11 @@ the table or inject HTML into GitHub's renderer.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 from docform.engine.plan import Change, Plan
+from docform.lookalikes import escape_controls
 from docform.render.policies import policies_markdown
 from docform.render.rails import rails_markdown
 from docform.render.values import (
@@ -148,11 +150,25 @@ def ignored_details(plan: Plan) -> list[str]:
 
 
 def code(text: str) -> str:
-    return str(text).replace("`", "'").replace("|", "\\|")
+    """``text`` for inside a code span: on one line (a blank line would end the span and let
+    what follows render), without a backtick to close it early."""
+    return escape_controls(str(text)).replace("`", "'").replace("|", "\\|")
 
 
 def escape(text: str) -> str:
-    return html.escape(str(text)).replace("|", "\\|").replace("`", "'")
+    """``text`` (a live title, a service's message: anyone's words) as plain words in Markdown:
+    on one line, no link or image (``[Approve](url)`` stays text), no HTML, and no @mention,
+    bare link or reference to an issue that GitHub would make of it (a word joiner after
+    ``@``, inside ``://``, after ``www`` and ``#``)."""
+    text = _LINK_SYNTAX.sub(r"\\\g<0>", escape_controls(str(text)))
+    text = _AUTOLINKED.sub(lambda m: m.group(0)[:-1] + WORD_JOINER + m.group(0)[-1], text)
+    return html.escape(text).replace("|", "\\|").replace("`", "'")
+
+
+WORD_JOINER = "\u2060"
+_LINK_SYNTAX = re.compile(r"[\\\[\]]")
+# What GitHub links in text: @name (not inside an email), "://", www., #number.
+_AUTOLINKED = re.compile(r"(?<!\w)@\w|:/(?=/)|(?<![\w.])www\.|(?<!\w)#\d", re.IGNORECASE)
 
 
 def fence_safe(text: str) -> str:
