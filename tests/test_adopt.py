@@ -3,13 +3,25 @@ manifests in place, against the sandbox."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from planning import FIXTURES, apply, assert_converged, in_ui, live_api, run, write_manifests
+from planning import (
+    FIXTURES,
+    apply,
+    assert_converged,
+    in_ui,
+    live_api,
+    run,
+    seeded_sandbox,
+    write_manifests,
+)
 
 ADOPT = FIXTURES / "adopt"
 ALICE = "alice@acme.test"
@@ -138,3 +150,65 @@ def test_adopted_entries_that_would_not_validate_are_not_written(tmp_path, sandb
     assert "would not be valid, so nothing was written" in result.stderr
     assert "erin@acme.test" in result.stderr
     assert (directory / "main.yaml").read_text(encoding="utf-8") == before
+
+
+def test_a_team_deleted_by_hand_loses_its_entry_and_its_lock_line(applied, sandbox):
+    teams = live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]
+    writers = next(t["id"] for t in teams if t["title"] == "Writers")
+    assert f"team.writers: {writers}" in (applied / "docform.lock").read_text(encoding="utf-8")
+    in_ui(sandbox, ALICE, "DELETE", f"/orgs/org_acme/teams/{writers}")
+    result = run(["adopt", applied, "--target", "team.writers"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "  team.writers: removed its entry in main.yaml\n" in result.stdout
+    text = (applied / "main.yaml").read_text(encoding="utf-8")
+    assert "writers" not in text
+    assert "team.writers" not in (applied / "docform.lock").read_text(encoding="utf-8")
+    assert_converged(applied, sandbox)
+
+
+titles = (
+    st.text("abcdefghij XYZ-", min_size=2, max_size=20).map(str.strip).filter(lambda t: len(t) >= 2)
+)
+
+
+@settings(
+    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "4")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    renamed=st.dictionaries(st.sampled_from(["Handbook", "Runbooks", "Glossary"]), titles),
+    deleted=st.sets(st.sampled_from(["Scratch", "Glossary"]), max_size=2),
+    team=st.none() | titles,
+)
+def test_any_hand_changes_adopted_plan_empty_and_comments_kept(
+    tmp_path_factory, renamed, deleted, team
+):
+    root = tmp_path_factory.mktemp("adopt-any")
+    sandbox = seeded_sandbox(root)
+    directory = root / "manifests"
+    directory.mkdir()
+    shutil.copy(ADOPT / "manifests.yaml", directory / "main.yaml")
+    apply(directory, sandbox)
+    before = (directory / "main.yaml").read_text(encoding="utf-8")
+    for title, new_title in renamed.items():
+        if title not in deleted:
+            in_ui(
+                sandbox,
+                ALICE,
+                "PATCH",
+                f"/spaces/{_space_id(sandbox, title)}",
+                {"title": new_title},
+            )
+    for title in deleted:
+        in_ui(sandbox, ALICE, "DELETE", f"/spaces/{_space_id(sandbox, title)}")
+    if team is not None and team != "Writers":
+        in_ui(sandbox, ALICE, "PUT", "/orgs/org_acme/teams", {"title": team})
+    result = run(["adopt", directory], sandbox)
+    assert result.exit_code == 0, result.output
+    assert_converged(directory, sandbox)
+    after = (directory / "main.yaml").read_text(encoding="utf-8")
+    gone = {"Scratch": "# Scratch space", "Glossary": "# (none)"}
+    for line in before.splitlines():
+        if line.lstrip().startswith("#") and not any(gone[t] in line for t in deleted):
+            assert line in after.splitlines(), f"lost: {line!r}\n{after}"
