@@ -35,7 +35,7 @@ def test_the_registry_finds_every_kind_module_in_plan_order() -> None:
     assert [cls.name for cls in KIND_CLASSES] == [
         "organization", "member", "team", "collection", "space", "site", "section",
         "section_group", "site_space", "redirect", "visitor_auth", "share_link", "openapi", "saml",
-            "access",
+        "link_invite", "access",
     ]  # fmt: skip
 
 

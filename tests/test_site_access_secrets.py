@@ -70,7 +70,11 @@ def test_no_secret_of_visitor_auth_share_links_or_invites_is_ever_shown(
         "visitorAuth": {"backend": "custom", "fallbackURL": "https://id.acme.test/", "rotate": "1"},
         "shareLinks": {"partners": {"title": "Partners"}, "press": {"active": False}},
     }
-    doc = {"organization": {"id": "org_acme"}, "sites": {"docs": site}}
+    doc: dict[str, Any] = {
+        "organization": {"id": "org_acme"},
+        "sites": {"docs": site},
+        "linkInvites": {"join": {"role": "read"}},
+    }
     write_manifests(directory, yaml.safe_dump(doc))
     watch = Watch(sandbox, caplog)
     saved = tmp_path / "saved.json"
@@ -82,6 +86,8 @@ def test_no_secret_of_visitor_auth_share_links_or_invites_is_ever_shown(
     watch("apply", saved, "--manifests", directory, "--yes", "-v")
     site["visitorAuth"]["rotate"] = "2"
     site["shareLinks"]["partners"]["active"] = False
+    doc["linkInvites"]["join"]["role"] = "edit"  # a PATCH, and a DELETE of the undeclared one
+    doc["docform"] = {"prune": {"linkInvites": True}}
     write_manifests(directory, yaml.safe_dump(doc))
     report = tmp_path / "drift.md"
     watch("drift", directory, "--report", report, exit_codes=(2,))
@@ -92,6 +98,6 @@ def test_no_secret_of_visitor_auth_share_links_or_invites_is_ever_shown(
     del site["visitorAuth"]
     write_manifests(directory, yaml.safe_dump(doc))
     assert "needs visitorAuth" in watch("plan", directory, exit_codes=(1,))
-    assert len(watch.secrets) >= 6  # two keys before and after the rotations, links, the invite
+    assert len(watch.secrets) >= 7  # the keys before and after the rotations, links, invites
     assert watch.leaks(directory, tmp_path / "exported", saved.parent) == []
     assert (directory / "docform.lock").is_file()

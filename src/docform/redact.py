@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -174,3 +175,24 @@ def _url_credentials(value: str) -> list[str]:
         user_info = parts.netloc.rsplit("@", 1)[0]
         found += [user_info, *user_info.split(":", 1)]
     return found
+
+
+_HIDDEN: set[str] = set()
+
+
+def hide_in_logs(values: Iterable[str]) -> None:
+    """Mask ``values`` (secrets the service answered, such as a link invite's id, that a call's
+    path must hold) in every line docform's API log writes from now on."""
+    _HIDDEN.update(value for value in values if value)
+
+
+class HiddenValues(logging.Filter):
+    """Masks what `hide_in_logs` was given in the records of the logger it is added to."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _HIDDEN:
+            message = record.getMessage()
+            masked = redact_text(message, _HIDDEN)
+            if masked != message:
+                record.msg, record.args = masked, ()
+        return True

@@ -22,8 +22,10 @@ import httpx
 from docform.api.limits import AnswerLimits
 from docform.api.retry import RETRY_STATUSES, RateBudget, RetryPolicy
 from docform.api.stats import CallStats
+from docform.redact import HiddenValues
 
 log = logging.getLogger("docform.api")
+log.addFilter(HiddenValues())
 
 Sleep = Callable[[float], Awaitable[None]]
 

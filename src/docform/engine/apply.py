@@ -23,7 +23,7 @@ from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.engine.stop import ApplyStop
 from docform.errors import DocformError, ServiceCallError
 from docform.paths import id_misfit
-from docform.redact import redact_text, secret_fragments
+from docform.redact import hide_in_logs, redact_text, secret_fragments
 
 SecretResolver = Callable[[str], str]
 """Returns the value of a secret from its reference as written in the manifest."""
@@ -131,6 +131,8 @@ async def apply_plan(
     secrets = _resolve_secrets(changes, resolve_secret)
     runner = _Runner(client, secrets, on_event)
     runner.kinds = {kind.name: kind for kind in kinds}
+    runner.held = sorted({v for c in changes for call in c.calls for v in call.held.values()})
+    hide_in_logs(runner.held)
     runner.recover = recover
     runner.on_created = on_created or (lambda change, answer: None)
     runner.before_create = before_create
@@ -172,6 +174,7 @@ class _Runner:
         # The service may echo a secret it was sent (an invalid certificate, a source URL
         # with its token) in an error: no message of this apply may show one.
         self._fragments = secret_fragments(secrets.values())
+        self.held: list[str] = []
         self.on_event = on_event or (lambda event: None)
         self.outputs = Outputs()
         self.report = ApplyReport()
@@ -242,9 +245,10 @@ class _Runner:
         for i, call in enumerate(change.calls):
             doc = call.to_json()
             try:
-                doc["path"] = self._fill_path(doc["path"])
+                doc["path"] = self._fill_path(doc["path"], call.held)
                 body = self._fill(doc["body"])
-                status, answer = await self._send(change, i, doc, body)
+                sent = {**doc, "path": fill_held(doc["path"], call.held)}
+                status, answer = await self._send(change, i, sent, body)
                 message = ""
             except DocformError as exc:
                 if self._already_done(change, exc):
@@ -304,8 +308,11 @@ class _Runner:
         status = exc.status if isinstance(exc, ServiceCallError) else None
         return kind is not None and kind.already_done(change, status, str(exc))
 
-    def _fill_path(self, path: str) -> str:
-        return PLACEHOLDER_IN_PATH.sub(lambda m: self._path_id(m.group(1)), path)
+    def _fill_path(self, path: str, held: Mapping[str, str]) -> str:
+        """Created objects' ids put in; held secrets stay named (`fill_held` puts them in)."""
+        return PLACEHOLDER_IN_PATH.sub(
+            lambda m: m.group(0) if m.group(1) in held else self._path_id(m.group(1)), path
+        )
 
     def _path_id(self, ref: str) -> str:
         """A created object's id, for a path: one safe segment, or the call is not made."""
@@ -348,7 +355,7 @@ class _Runner:
         )
 
     def _redacted(self, exc: Exception) -> str:
-        return redact_text(str(exc), self._fragments)
+        return redact_text(str(exc), [*self._fragments, *self.held])
 
 
 def _chain_ranks(
@@ -369,3 +376,10 @@ def _answer_lost(exc: Exception) -> bool:
     return (isinstance(exc, ServiceCallError) and exc.answer_lost) or (
         getattr(exc, "status", None) or 0
     ) >= 500
+
+
+def fill_held(path: str, held: Mapping[str, str]) -> str:
+    """``path`` with the held secrets it names (``${NAME}``) put in, for sending only."""
+    for name, value in held.items():
+        path = path.replace("${" + name + "}", value)
+    return path

@@ -203,6 +203,11 @@ class Kind:
         """Changes that put siblings in manifest order (site structure); most kinds have none."""
         return []
 
+    def lock_id(self, live_id: str) -> str:
+        """What docform.lock records for a new object of this kind whose create answered
+        ``live_id``: the id, or for a kind whose id is a secret, what stands for it."""
+        return live_id
+
     # -- who reaches what ----------------------------------------------------------------------
 
     def audience_facts(self, objects: Sequence[Seen]) -> Iterable[Fact]:

@@ -78,6 +78,9 @@ class Call:
     (no answer, a 5xx): None leaves it to the client, by method (a POST is never repeated);
     False for a call that creates though its method is repeatable (a PUT that creates): the
     applier then looks for the object before it sends the call again."""
+    held: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Secrets the path names as ``${NAME}`` (a link invite's id, which admits its holder),
+    held in memory for apply and never written: not in the JSON, the checksum or a log."""
 
     def to_json(self) -> dict[str, Any]:
         doc = {"method": self.method, "path": self.path, "body": _jsonable(self.body)}

@@ -26,9 +26,9 @@ class LockRecorder:
         self.ids: dict[str, str] = dict(plan.identities)
         # Only kinds whose entries the lock ties: a grant found again after its answer was lost
         # carries the id docform makes up for it (space/team/id), no live id.
-        self.id_paths = {
-            kind.name: kind.created_id for kind in build_kinds(self.organization) if kind.locked
-        }
+        kinds = [kind for kind in build_kinds(self.organization) if kind.locked]
+        self.id_paths = {kind.name: kind.created_id for kind in kinds}
+        self.kinds = {kind.name: kind for kind in kinds}
         self.warning: str | None = None
         self.writer = LockWriter(self.directory, self.organization, self.ids)
 
@@ -58,6 +58,7 @@ class LockRecorder:
             live_id = _dig(answer, self.id_paths[change.kind])
         if not isinstance(live_id, str) or not LIVE_ID.match(live_id):
             return
+        live_id = self.kinds[change.kind].lock_id(live_id)
         self.ids[change.address] = live_id
         try:
             self.writer.record(change.address, live_id)

@@ -47,21 +47,19 @@ TARGETS = ("space", "collection")
 Form = Literal["organization", "space", "collection"]
 
 
-def _invite(**target: Schema) -> Schema:
-    role = "level" if target else "role"
-    common = {"object": const("invite"), "id": ID, role: ROLE_OR_GUEST, "redundant": BOOL}
-    return obj({**common, **target})
-
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
+#: The objects this family's routes answer (OpenAPI components/schemas): one of three forms,
+#: described as their union (an organization invite has ``role``; a space or collection invite
+#: ``level`` and its target), as docform's client checks read objects.
 OBJECTS: dict[str, Schema] = {
-    "InviteLink": {
-        "oneOf": [
-            _invite(),
-            _invite(space=ref("Space")),
-            _invite(collection=ref("Collection")),
-        ]
-    },
+    "InviteLink": obj(
+        {"object": const("invite"), "id": ID, "redundant": BOOL},
+        {
+            "role": ROLE_OR_GUEST,
+            "level": ROLE_OR_GUEST,
+            "space": ref("Space"),
+            "collection": ref("Collection"),
+        },
+    ),
 }
 
 

@@ -1,0 +1,117 @@
+"""End to end: the organization's link invites (``linkInvites:``), tied to their live invite by
+a keyed fingerprint of its id, which is never shown: created, changed, refused a new target,
+reported when nobody declared them, pruned, exported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from planning import (
+    actions,
+    apply,
+    assert_converged,
+    calls,
+    change,
+    live_api,
+    plan_json,
+    run,
+    write_manifests,
+)
+
+INVITES = "/orgs/org_acme/link-invites"
+
+
+def written(directory: Path, invites: dict[str, object], **settings: object) -> Path:
+    doc: dict[str, object] = {
+        "organization": {"id": "org_acme"},
+        "spaces": {"handbook": {"title": "Handbook"}},
+        "linkInvites": invites,
+    }
+    if settings:
+        doc["docform"] = settings
+    return write_manifests(directory, yaml.safe_dump(doc, sort_keys=False))
+
+
+def test_invites_are_created_tied_by_fingerprint_and_changed(
+    sandbox: Path, manifests: Path
+) -> None:
+    written(
+        manifests, {"join": {"role": "read"}, "guests": {"level": "guest", "space": "handbook"}}
+    )
+    plan = plan_json(manifests, sandbox)
+    assert calls(change(plan, "link_invite.join")) == [("POST", INVITES, {"role": "read"})]
+    apply(manifests, sandbox)
+    (joining,) = [i for i in live_api(sandbox, "GET", INVITES)["items"] if "role" in i]
+    lock = (manifests / "docform.lock").read_text()
+    assert "link_invite.join: li_" in lock and joining["id"] not in lock
+    assert_converged(manifests, sandbox)
+    written(
+        manifests, {"join": {"role": "edit"}, "guests": {"level": "guest", "space": "handbook"}}
+    )
+    update = change(plan_json(manifests, sandbox), "link_invite.join")
+    (call,) = update["calls"]
+    assert call["path"].startswith(f"{INVITES}/${{secret.li_")
+    assert joining["id"] not in call["path"]
+    apply(manifests, sandbox)
+    assert live_api(sandbox, "GET", f"{INVITES}/{joining['id']}")["role"] == "edit"
+    assert_converged(manifests, sandbox)
+
+
+def test_an_invite_keeps_its_target(sandbox: Path, manifests: Path) -> None:
+    written(manifests, {"guests": {"level": "guest", "space": "handbook"}})
+    apply(manifests, sandbox)
+    written(manifests, {"guests": {"role": "guest"}})
+    result = run(["plan", manifests], sandbox)
+    assert result.exit_code == 1
+    assert "link_invite.guests: a link invite's target never changes" in result.output
+
+
+def test_an_undeclared_open_invite_is_reported_then_pruned(sandbox: Path, manifests: Path) -> None:
+    made = live_api(sandbox, "POST", INVITES, {"role": "admin"})
+    apply(written(manifests, {}), sandbox)
+    plan = plan_json(manifests, sandbox)
+    (unmanaged,) = [u for u in plan["unmanaged"] if u["kind"] == "link_invite"]
+    assert unmanaged["id"].startswith("li_") and unmanaged["title"] == (
+        "joins the organization as admin"
+    )
+    text = run(["plan", manifests], sandbox).output
+    assert made["id"] not in text and unmanaged["id"] in text
+    written(manifests, {}, prune={"linkInvites": True})
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == [(f"link_invite.~{unmanaged['id']}", "delete")]
+    assert plan["audience"] == [
+        {
+            "on": "organization",
+            "changes": [
+                {
+                    "change": "-",
+                    "who": f"anyone holding link_invite.~{unmanaged['id']}, joining as admin",
+                    "before": None,
+                    "after": None,
+                }
+            ],
+        }
+    ]
+    apply(manifests, sandbox)
+    assert live_api(sandbox, "GET", INVITES)["items"] == []
+
+
+def test_drift_reports_an_undeclared_invite_without_its_id(sandbox: Path, manifests: Path) -> None:
+    written(manifests, {"join": {"role": "read"}})
+    apply(manifests, sandbox)
+    made = live_api(sandbox, "POST", INVITES, {"role": "admin"})
+    result = run(["drift", manifests], sandbox)
+    assert made["id"] not in result.output
+
+
+def test_export_pins_fingerprints_and_plans_no_change(sandbox: Path, tmp_path: Path) -> None:
+    made = live_api(sandbox, "POST", INVITES, {"role": "read"})
+    out = tmp_path / "exported"
+    assert run(["export", "org_acme", out], sandbox).exit_code == 0
+    text = (out / "link-invites.yaml").read_text()
+    assert made["id"] not in text
+    (entry,) = yaml.safe_load(text)["linkInvites"].values()
+    assert entry["id"].startswith("li_") and entry["role"] == "read"
+    assert_converged(out, sandbox)
