@@ -346,9 +346,8 @@ def test_share_link_age_denies_an_old_active_link(tmp_path, sandbox):
 
     from planning import open_store
 
-    site = (
-        "sites:\n  docs:\n    id: site_docs\n    shareLinks:\n      partners: {title: Partners}\n"
-    )
+    site = "sites:\n  docs:\n    id: site_docs\n"
+    site += "    shareLinks:\n      partners: {title: Partners}\n"
     manifests = write_manifests(tmp_path / "m", HEAD + site)
     with open_store(sandbox) as store:
         store.set_now(datetime.now(UTC) - timedelta(days=100))
