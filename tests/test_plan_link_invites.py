@@ -70,7 +70,8 @@ def test_an_invite_keeps_its_target(sandbox: Path, manifests: Path) -> None:
 
 def test_an_undeclared_open_invite_is_reported_then_pruned(sandbox: Path, manifests: Path) -> None:
     made = live_api(sandbox, "POST", INVITES, {"role": "admin"})
-    apply(written(manifests, {}), sandbox)
+    declared = {"join": {"role": "read"}}
+    apply(written(manifests, declared), sandbox)
     plan = plan_json(manifests, sandbox)
     (unmanaged,) = [u for u in plan["unmanaged"] if u["kind"] == "link_invite"]
     assert unmanaged["id"].startswith("li_") and unmanaged["title"] == (
@@ -78,7 +79,7 @@ def test_an_undeclared_open_invite_is_reported_then_pruned(sandbox: Path, manife
     )
     text = run(["plan", manifests], sandbox).output
     assert made["id"] not in text and unmanaged["id"] in text
-    written(manifests, {}, prune={"linkInvites": True})
+    written(manifests, declared, prune={"linkInvites": True})
     plan = plan_json(manifests, sandbox)
     assert actions(plan) == [(f"link_invite.~{unmanaged['id']}", "delete")]
     assert plan["audience"] == [
@@ -115,3 +116,11 @@ def test_export_pins_fingerprints_and_plans_no_change(sandbox: Path, tmp_path: P
     (entry,) = yaml.safe_load(text)["linkInvites"].values()
     assert entry["id"].startswith("li_") and entry["role"] == "read"
     assert_converged(out, sandbox)
+
+
+def test_manifests_without_invites_do_not_read_them(sandbox: Path, manifests: Path) -> None:
+    """Listing invites needs the admin role: a plan that manages none does not ask."""
+    live_api(sandbox, "POST", INVITES, {"role": "admin"})
+    written(manifests, {})
+    plan = plan_json(manifests, sandbox)
+    assert [u for u in plan["unmanaged"] if u["kind"] == "link_invite"] == []

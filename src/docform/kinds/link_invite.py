@@ -13,7 +13,8 @@ its place, which is what plans, drift reports, exports, logs and docform.lock na
 for apply and written nowhere (`docform.engine.plan.Call.held`). An invite's target never
 changes: an entry whose target differs from its invite's is refused with what to do. Live
 invites no entry matches are listed as unmanaged (open join links nobody declared), and
-deleted with ``prune: {linkInvites: true}``.
+deleted with ``prune: {linkInvites: true}``. Invites are read only by a plan whose manifests
+write one or prune them (listing them needs the admin role), and by export.
 """
 
 from __future__ import annotations
@@ -116,11 +117,19 @@ class LinkInviteKind(Kind):
     null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     guard_creates = False  # a second invite of the same role harms nothing a plan shows
 
+    # Read only once the manifests say whether they manage invites (exporting reads them all).
+    reads_pinned_ids = True
+
     def __init__(self, org_id: str) -> None:
         super().__init__(org_id)
         self._ids: dict[str, str] = {}  # fingerprint -> the invite's id, held in memory only
+        self._managed: bool | None = None
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Every invite, when the manifests write an invite or prune them (listing invites
+        needs the admin role: a plan that manages none asks nothing of the token for them)."""
+        if self._managed is False:
+            return []
         items = await reader.list(self.name, f"/orgs/{self.org_id}/link-invites")
         return [self._without_id(item) for item in items]
 
@@ -134,7 +143,10 @@ class LinkInviteKind(Kind):
         return {**kept, **({target: item[target]["id"]} if target else {})}
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
-        return [self._desired(e) for e in manifests.section("linkInvites").values()]
+        entries = manifests.section("linkInvites").values()
+        prune = getattr(getattr(manifests.settings, "prune", None), "linkInvites", False)
+        self._managed = bool(entries) or bool(prune)
+        return [self._desired(e) for e in entries]
 
     def _desired(self, e: LinkInviteEntry) -> Desired:
         target = ref("space", e.space) or ref("collection", e.collection)
