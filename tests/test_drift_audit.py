@@ -187,3 +187,16 @@ def test_the_events_are_read_once_per_organization_not_per_object(tmp_path):
         assert result.stdout.count("changed by Alice") == 2
         counts = httpx.get(f"{root}/_sandbox/stats", headers=headers).json()["byRoute"]
     assert counts["GET /orgs/{organizationId}/audit-events"] == 1
+
+
+def test_an_actors_name_is_shown_never_followed(applied, sandbox):
+    with open_store(sandbox) as store:
+        user = store.get("user", "u_alice")
+        store.update("user", {**user, "displayName": "Eve\r\nNo drift [Approve](https://x.test)"})
+    _rename_in_ui(sandbox)
+    text = run(["drift", applied], sandbox).stdout
+    assert "changed by Eve\\r\\nNo drift [Approve](https://x.test) <alice@acme.test>" in text
+    assert "\nNo drift" not in text
+    body = run(["drift", applied, "--markdown"], sandbox).stdout
+    assert "[Approve](" not in body
+    assert "\\[Approve\\]" in body

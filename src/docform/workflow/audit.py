@@ -25,6 +25,7 @@ from typing import Any
 
 from docform.api import ApiError
 from docform.errors import DocformError
+from docform.lookalikes import escape_controls
 from docform.workflow.run import open_client
 
 DEFAULT_DAYS = 30
@@ -206,26 +207,33 @@ async def _read_events(
 
 
 def _event(item: Mapping[str, Any], own_user: str | None, emails: Mapping[str, str]) -> AuditEvent:
+    """One listed event; every text of it is the service's, shown escaped (a label could
+    otherwise start a line of its own in a report)."""
     actor = item.get("actor") or {}
     target = item.get("target") or {}
-    actor_id, actor_type = str(actor.get("id", "")), str(actor.get("type", ""))
-    source = str(item.get("source", ""))
+    actor_id, actor_type = _text_of(actor.get("id")), _text_of(actor.get("type"))
+    source = _text_of(item.get("source"))
     if own_user is not None:
         own = actor_type == "user" and actor_id == own_user
     else:
         own = actor_type != "user" and source == "api"
+    label = actor.get("label")
     return AuditEvent(
-        id=str(item.get("id", "")),
-        occurred_at=str(item.get("occurredAt", "")),
-        action=str(item.get("action", "")),
+        id=_text_of(item.get("id")),
+        occurred_at=_text_of(item.get("occurredAt")),
+        action=_text_of(item.get("action")),
         source=source,
         actor_type=actor_type,
         actor_id=actor_id,
-        actor_label=actor.get("label"),
+        actor_label=_text_of(label) if label is not None else None,
         actor_email=emails.get(actor_id) if actor_type == "user" else None,
         target_id=str(target.get("id", "")),
         own=own,
     )
+
+
+def _text_of(value: Any) -> str:
+    return escape_controls(str(value if value is not None else ""))
 
 
 def _unavailable(status: int) -> str:
