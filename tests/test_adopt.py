@@ -212,3 +212,25 @@ def test_any_hand_changes_adopted_plan_empty_and_comments_kept(
     for line in before.splitlines():
         if line.lstrip().startswith("#") and not any(gone[t] in line for t in deleted):
             assert line in after.splitlines(), f"lost: {line!r}\n{after}"
+
+
+def test_a_new_entry_goes_into_the_file_where_its_section_is_written(tmp_path, sandbox):
+    directory = write_manifests(
+        tmp_path / "m",
+        """\
+        organization: {id: org_acme, title: Acme}
+        members: {alice@acme.test: admin, erin@acme.test: edit, bob@acme.test: guest}
+        sites: {docs: {id: site_docs, title: Acme Docs}}
+        """,
+    )
+    (directory / "people").mkdir()
+    write_manifests(directory, "# Our teams.\nteams:\n  core: {title: Core}\n", "people/teams.yaml")
+    apply(directory, sandbox)
+    in_ui(sandbox, ALICE, "PUT", "/orgs/org_acme/teams", {"title": "Reviewers"})
+    result = run(["adopt", directory], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "  team.reviewers: added its entry in people/teams.yaml\n" in result.stdout
+    teams = (directory / "people" / "teams.yaml").read_text(encoding="utf-8")
+    assert teams.startswith("# Our teams.\nteams:\n  core: {title: Core}\n  reviewers: {id: ")
+    assert "reviewers" not in (directory / "main.yaml").read_text(encoding="utf-8")
+    assert_converged(directory, sandbox)

@@ -117,3 +117,17 @@ def test_adding_an_entry_appends_it_to_its_section(tmp_path_factory, all_entries
     assert yaml.safe_load(after)["spaces"]["added"] == {"id": "sp_1", "title": title}
     assert list(yaml.safe_load(after)["spaces"])[-1] == "added"
     _other_lines_kept(text, after, set())
+
+
+def test_documents_of_one_file_are_edited_where_they_hold_the_entry(tmp_path):
+    text = (
+        "---\n# first\norganization: {id: org_acme}\n---\n# people\n"
+        "teams:\n  core: {title: Core}   # the core team\n...\n"
+    )
+    file = _edited(tmp_path, text)
+    file.set_fields(("teams", "core"), {"title": "Kernel"}, set(), lambda v: None)
+    file.add_entry(("teams",), "qa", {"id": "tm_1", "title": "QA"})
+    assert file.text() == (
+        "---\n# first\norganization: {id: org_acme}\n---\n# people\n"
+        "teams:\n  core: {title: Kernel} # the core team\n  qa: {id: tm_1, title: QA}\n...\n"
+    )

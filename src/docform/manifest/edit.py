@@ -60,9 +60,12 @@ class ManifestFile:
 
     def text(self) -> str:
         out = io.StringIO()
-        documents = self.documents
-        self._yaml.explicit_start = self.original.lstrip().startswith("---")
-        self._yaml.dump_all(documents, out)
+        markers = _document_markers(self.original)
+        if len(markers) != len(self.documents):
+            markers = [(self.original.lstrip().startswith("---"), False)] * len(self.documents)
+        for document, (start, end) in zip(self.documents, markers, strict=True):
+            self._yaml.explicit_start, self._yaml.explicit_end = start, end
+            self._yaml.dump(document, out)
         return out.getvalue()
 
     def holder(self, path: tuple[str, ...]) -> tuple[CommentedMap, str] | None:
@@ -210,6 +213,29 @@ def _indentation(text: str) -> tuple[int, int]:
         if step is not None and dash is not None:
             break
     return step or 2, dash if dash is not None else (step or 2)
+
+
+def _document_markers(text: str) -> list[tuple[bool, bool]]:
+    """Whether each document of ``text`` starts with ``---`` and ends with ``...``, as written
+    (the round trip writes only what it is told to)."""
+    markers: list[list[bool]] = []
+    open_document = False
+    for line in text.splitlines():
+        if _DOCUMENT_START.match(line):
+            markers.append([True, False])
+            open_document = True
+        elif _DOCUMENT_END.match(line):
+            if markers and open_document:
+                markers[-1][1] = True
+            open_document = False
+        elif line.strip() and not line.lstrip().startswith("#") and not open_document:
+            markers.append([False, False])
+            open_document = True
+    return [(start, end) for start, end in markers]
+
+
+_DOCUMENT_START = re.compile(r"^---(\s|$)")
+_DOCUMENT_END = re.compile(r"^\.\.\.\s*$")
 
 
 def _keep_anchors(documents: list[Any]) -> None:
