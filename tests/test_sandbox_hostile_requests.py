@@ -131,3 +131,33 @@ def test_serve_with_allow_remote_listens_beyond_loopback_and_warns(tmp_path):
         "Warning: the sandbox listens on 0.0.0.0, beyond loopback: anyone who can reach this "
         "port can call it with a seeded token, over plain http. Stop it when done."
     ) in output[0]
+
+
+LIST_ROUTES = ["teams", "members", "collections", "spaces", "sites", "openapi", "saml"]
+
+
+@pytest.mark.parametrize("route", LIST_ROUTES)
+def test_a_forged_cursor_with_a_lone_surrogate_is_400(api, route):
+    cursor = base64.urlsafe_b64encode(b'["\\ud800",35,0]').decode().rstrip("=")
+    r = api.get(f"orgs/{ORG}/{route}", params={"page": cursor})
+    assert r.status_code == 400, r.text
+    assert r.json() == error(400, "page: not a cursor this list issued")
+
+
+def test_an_invite_of_an_email_with_a_lone_surrogate_is_400(api):
+    body = b'{"emails": ["a\\ud800@acme.test"], "role": "read"}'
+    r = api.post(f"orgs/{ORG}/invites", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["code"] == 400
+
+
+def test_a_clock_at_the_end_of_time_answers_4xx_not_500(api):
+    r = api.control("POST", "clock", json={"now": "9999-12-31T23:59:59.999Z"})
+    if r.status_code == 400:
+        return  # refused outright: nothing can overflow
+    assert r.status_code == 200, r.text
+    r = api.control("POST", "clock", json={"advanceSeconds": 1})
+    assert r.status_code in (200, 400), r.text
+    assert api.control("GET", "clock").status_code == 200
+    created = api.put(f"orgs/{ORG}/teams", json={"title": "Late"})
+    assert created.status_code in (201, 400), created.text

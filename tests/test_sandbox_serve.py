@@ -138,3 +138,34 @@ def test_verbose_serve_prints_a_line_per_request(tmp_path: Path) -> None:
         process.terminate()
         output, _ = process.communicate(timeout=10)
     assert re.search(r'"GET /v1/orgs HTTP/1\.1" 200', output), output
+
+
+# -- what a served sandbox refuses before the app sees a request ------------------------------
+
+
+def test_a_request_addressed_to_another_host_is_refused_on_loopback(tmp_path: Path) -> None:
+    """DNS rebinding: a page whose name now resolves to 127.0.0.1 still sends its own Host."""
+    with served(tmp_path / "served.sqlite") as root:
+        auth = {"Authorization": f"Bearer {SERVE_TOKEN}"}
+        rebound = httpx.get(f"{root}/v1/orgs/org_acme", headers={**auth, "Host": "evil.test"})
+        for host in ("127.0.0.1", "localhost", "[::1]"):
+            port = root.rsplit(":", 1)[1]
+            own = httpx.get(f"{root}/v1/orgs/org_acme", headers={**auth, "Host": f"{host}:{port}"})
+            assert own.status_code == 200, (host, own.text)
+    assert rebound.status_code == 400
+    assert rebound.json()["error"]["message"].startswith("the Host header names another machine")
+
+
+def test_a_connection_that_sends_its_headers_too_slowly_is_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCFORM_SANDBOX_HEADER_SECONDS", "1")
+    with served(tmp_path / "served.sqlite") as root:
+        host, port = root.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as slow:
+            slow.sendall(b"GET /v1/orgs/org_acme HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            started = time.monotonic()
+            assert slow.recv(1024) == b""  # closed by the server, not answered
+            held = time.monotonic() - started
+        assert httpx.get(f"{root}/_sandbox/openapi.json").status_code == 200
+    assert 0.5 < held < 5, held

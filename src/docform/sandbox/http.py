@@ -8,6 +8,7 @@ concurrent requests never interleave their writes.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import string
 from collections.abc import Callable, Mapping
@@ -186,7 +187,21 @@ async def read_json_body(request: Request) -> Any:
         too_deep = deeper_than(body, MAX_BODY_DEPTH)
     if too_deep:
         raise bad_request(f"request body is nested deeper than {MAX_BODY_DEPTH} levels")
+    if _SURROGATE_ESCAPE.search(raw) and not _is_text(body):
+        raise bad_request("request body holds a lone surrogate (like \\ud800), which is not text")
     return body
+
+
+# JSON's escape of a UTF-16 surrogate: a pair is one character, but one alone is no text.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def _is_text(body: Any) -> bool:
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def render(ep: Endpoint, result: Any) -> Response:

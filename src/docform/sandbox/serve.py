@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,15 @@ import uvicorn
 from docform.sandbox.app import SandboxConfig, create_app
 from docform.sandbox.faults import FaultSettings, HangupLogFilter
 from docform.sandbox.seed import apply_seed, load_seed_file
+from docform.sandbox.serving_guards import (
+    HEADER_SECONDS,
+    HeaderDeadlineProtocol,
+    is_loopback,
+    loopback_hosts_only,
+)
 from docform.sandbox.store import Store
+
+HEADER_SECONDS_VARIABLE = "DOCFORM_SANDBOX_HEADER_SECONDS"
 
 
 def serve(
@@ -45,6 +54,8 @@ def serve(
         faults=faults or FaultSettings(),
     )
     app = create_app(store, config)
+    if is_loopback(host):
+        app = loopback_hosts_only(app)
     if config.faults.spec and announce:
         click.echo(f"docform sandbox: injecting faults {config.faults.spec}", err=True)
     # An injected hangup is an exception to uvicorn, which would log its traceback as an error.
@@ -53,7 +64,14 @@ def serve(
     # endpoint counts them anyway.
     log_level = "info" if access_log else "warning"
     server = _Server(
-        uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=access_log),
+        uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_level=log_level,
+            access_log=access_log,
+            http=_header_deadline_protocol(),
+        ),
         on_ready=lambda root: _announce(root, data, ready_file, announce),
         on_stop=lambda: ready_file.unlink(missing_ok=True) if ready_file else None,
     )
@@ -89,6 +107,18 @@ class _Server(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self.on_stop()
         await super().shutdown(sockets)
+
+
+def _header_deadline_protocol() -> type[HeaderDeadlineProtocol]:
+    """The protocol with the header deadline ``DOCFORM_SANDBOX_HEADER_SECONDS`` sets."""
+    value = os.environ.get(HEADER_SECONDS_VARIABLE, "").strip()
+    try:
+        seconds = float(value) if value else HEADER_SECONDS
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise click.BadParameter(f"{HEADER_SECONDS_VARIABLE} must be a positive number of seconds")
+    return type("Protocol", (HeaderDeadlineProtocol,), {"header_seconds": seconds})
 
 
 def _announce(root: str, data: Path, ready_file: Path | None, announce: bool) -> None:

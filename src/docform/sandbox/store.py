@@ -55,6 +55,12 @@ class SandboxFileError(DocformError):
     """The sandbox file is not a sandbox database (another file, or a damaged one)."""
 
 
+# The sandbox clock keeps running after it is set: a clock near the end of year 9999 would fail
+# every timestamp (and so every create) a second later.
+EARLIEST_CLOCK = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_CLOCK = datetime(9000, 1, 1, tzinfo=UTC)
+
+
 class CursorError(ValueError):
     """A `page` cursor that this store did not issue."""
 
@@ -270,6 +276,11 @@ class Store:
         return datetime.now(UTC) + timedelta(seconds=offset)
 
     def set_now(self, when: datetime) -> None:
+        """Set the clock; raises ValueError for a time it could not keep running from."""
+        if not EARLIEST_CLOCK <= when <= LATEST_CLOCK:
+            raise ValueError(
+                f"the clock must stay between {EARLIEST_CLOCK.year} and {LATEST_CLOCK.year}"
+            )
         offset = (when - datetime.now(UTC)).total_seconds()
         self.set_meta("clock_offset_seconds", repr(offset))
 
@@ -316,6 +327,8 @@ def _decode_cursor(cursor: str) -> tuple[Any, int, bool]:
             raise ValueError(value)
         if isinstance(value, int) and not _is_sqlite_integer(value):
             raise ValueError(value)
+        if isinstance(value, str):
+            value.encode("utf-8")  # a lone surrogate ("\\ud800") is no text SQLite can bind
         return value, seq, bool(backwards)
     except (ValueError, TypeError) as exc:
         raise CursorError(cursor) from exc

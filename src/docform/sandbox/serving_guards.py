@@ -1,0 +1,94 @@
+"""What a served sandbox refuses before the app sees a request: a ``Host`` that is not this
+machine (when it listens on loopback), and a client that takes too long to send its headers.
+
+DNS rebinding: a web page at ``evil.test`` whose name then resolves to 127.0.0.1 can make the
+browser call the sandbox, with the example token the docs print; the browser still sends
+``Host: evil.test``, which a loopback server never needs to accept. Slowloris: uvicorn bounds
+how long an idle kept-alive connection stays open, but not how long one may take to send the
+headers of a request, so connections sending a byte now and then were held for minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+HEADER_SECONDS = 10.0
+"""Seconds a connection has to send a request's headers (a new one, or the next one on a
+kept-alive connection); ``DOCFORM_SANDBOX_HEADER_SECONDS`` changes it."""
+
+
+def loopback_hosts_only(app: Any) -> Any:
+    """``app``, answering 400 to a request whose ``Host`` names anything but this machine."""
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or _host_is_loopback(scope):
+            return await app(scope, receive, send)
+        message = (
+            "the Host header names another machine: this sandbox listens on loopback and "
+            "answers only requests addressed to 127.0.0.1, localhost or [::1]"
+        )
+        body = json.dumps({"error": {"code": 400, "message": message}}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": 400, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return guarded
+
+
+def _host_is_loopback(scope: dict[str, Any]) -> bool:
+    host = next((v for k, v in scope["headers"] if k == b"host"), b"").decode("latin-1")
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return is_loopback(name.strip("[]").lower())
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine: ``localhost`` or a loopback address."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class HeaderDeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol, closing a connection that has not sent a request's headers
+    within `header_seconds` of opening or of its last answer."""
+
+    header_seconds = HEADER_SECONDS
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._arm()
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._disarm()  # the headers of a request are in
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.header_seconds, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        if self.cycle is None or self.cycle.response_complete:
+            self.transport.close()
