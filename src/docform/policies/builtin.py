@@ -21,15 +21,18 @@ class Builtin:
     """Every parameter with its default: a policy may set these and no others."""
 
 
-_DELETES_OF = "plan.changes.filter(c, c.kind == k && c.action == 'delete').size()"
 _SHARE_OF = "(k in params.kinds ? double(params.kinds[k]) : double(params.share))"
+_OVER_SHARE = (
+    "k in plan.live_counts && plan.live_counts[k] >= params.floor && "
+    f"double(plan.deletions[k]) > {_SHARE_OF} * double(plan.live_counts[k])"
+)
+_ADMINS = "('admin' in tally.desired.member.role ? tally.desired.member.role['admin'] : 0)"
 
 BUILTINS: dict[str, Builtin] = {
     "minimum-admins": Builtin(
         description="The organization keeps at least `count` admins.",
-        rule="desired.member.filter(m, m.fields.role == 'admin').size() >= params.count",
-        message="'the organization would have '"
-        " + string(desired.member.filter(m, m.fields.role == 'admin').size())"
+        rule=f"{_ADMINS} >= params.count",
+        message=f"'the organization would have ' + string({_ADMINS})"
         " + ' admins, fewer than ' + string(params.count)",
         params={"count": 2},
     ),
@@ -43,11 +46,9 @@ BUILTINS: dict[str, Builtin] = {
         description="No apply deletes more than a share of the live objects of a kind (per "
         "kind in `kinds`, else `share`; kinds with fewer than `floor` live objects are exempt), "
         "unless the pull request carries the label `label`.",
-        rule=f"params.label in plan.labels || plan.live_counts.all(k, plan.live_counts[k] < "
-        f"params.floor || double({_DELETES_OF}) <= {_SHARE_OF} * double(plan.live_counts[k]))",
-        message="'the plan deletes more than the allowed share of '"
-        f" + plan.live_counts.filter(k, plan.live_counts[k] >= params.floor && double("
-        f"{_DELETES_OF}) > {_SHARE_OF} * double(plan.live_counts[k])).join(', ')"
+        rule=f"params.label in plan.labels || !plan.deletions.exists(k, {_OVER_SHARE})",
+        message=f"'the plan deletes more than the allowed share of '"
+        f" + plan.deletions.filter(k, {_OVER_SHARE}).join(', ')"
         " + ' (label the pull request ' + params.label + ' to allow it)'",
         params={"share": 0.3, "kinds": {}, "floor": 10, "label": "mass-delete"},
     ),

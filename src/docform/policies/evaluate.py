@@ -10,7 +10,9 @@ the network: CEL has no such functions, and docform declares none.
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,10 +34,20 @@ from docform.policies.expressions import (
     usage,
 )
 from docform.policies.model import EACH_CHANGE, PolicyEntry
-from docform.policies.schema import ALL, CHANGE, Wanted, input_types, object_types, wanted
+from docform.policies.schema import (
+    ALL,
+    CHANGE,
+    Wanted,
+    input_types,
+    object_types,
+    tally_type,
+    wanted,
+)
 
 MAX_COST = 5_000_000
 """Most steps a policy's rule may take over one plan (`rule_cost`): about a second of CEL."""
+ITERATION_BUDGET = 10_000
+"""Items the CEL runtime lets one evaluation's comprehensions range over, in all."""
 UNTRACED_LIST = 1_000
 """How long a list a rule ranges over counts when its length cannot be read from the inputs."""
 ORGANIZATION = "organization"
@@ -186,21 +198,31 @@ class Inputs:
         self._sides = sides
         self._wanted: dict[tuple[str, str], Wanted] = {}
         self._built: dict[tuple[str, str], Any] = {}
+        self._tallied: set[tuple[str, str, str]] = set()
         self.now = now
 
     def expect(self, reads: set[tuple[str, str | None]], used: Usage, each: str | None) -> None:
         """Note what one policy will read, so that each input is built once, with what every
         policy reads of it."""
         for variable, kind, shape in self._needs(reads, each):
-            what = wanted(shape, used) if shape is not None else ALL
-            known = self._wanted.get((variable, kind))
-            self._wanted[variable, kind] = what if known is None else known.union(what)
+            if variable == "tally":
+                self._tallied.update(tallied(used))
+                continue
+            self._want(variable, kind, wanted(shape, used) if shape is not None else ALL)
+        for side, kind, name in self._tallied:
+            self._want(side, kind, Wanted(frozenset({"fields"}), frozenset({name})))
+
+    def _want(self, variable: str, kind: str, what: Wanted) -> None:
+        known = self._wanted.get((variable, kind))
+        self._wanted[variable, kind] = what if known is None else known.union(what)
 
     def values(self, reads: set[tuple[str, str | None]], each: str | None) -> Values:
         values: dict[str, Any] = {"now": self.now}
         for variable, kind, _ in self._needs(reads, each):
             if variable == "plan":
                 values["plan"] = self._input("plan", "", self._plan)
+            elif variable == "tally":
+                values["tally"] = self._tally()
             else:
                 build = self._sides.get((variable, kind))
                 built = self._input(variable, kind, build) if build is not None else []
@@ -212,6 +234,8 @@ class Inputs:
     ) -> Iterator[tuple[str, str, InputType | None]]:
         if each == EACH_CHANGE or any(v == "plan" for v, _ in reads):
             yield "plan", "", CHANGE
+        if any(v == "tally" for v, _ in reads):
+            yield "tally", "", None
         if each not in (None, EACH_CHANGE):
             reads = reads | {("desired", each)}
         for variable in ("desired", "live"):
@@ -219,6 +243,15 @@ class Inputs:
             named = {k for k in kinds if k is not None}
             for kind in sorted(set(object_types()) if None in kinds else named):
                 yield variable, kind, object_types().get(kind)
+
+    def _tally(self) -> dict[str, Any]:
+        tally: dict[str, Any] = {"desired": {}, "live": {}}
+        for side, kind, name in sorted(self._tallied):
+            build = self._sides.get((side, kind))
+            objects = self._input(side, kind, build) if build is not None else []
+            counts = Counter(_as_text(o["fields"].get(name)) for o in objects)
+            tally[side].setdefault(kind, {})[name] = dict(counts)
+        return tally
 
     def _input(self, variable: str, kind: str, build: Callable[[Wanted], Any]) -> Any:
         key = (variable, kind)
@@ -228,6 +261,32 @@ class Inputs:
 
 
 Values = dict[str, Any]
+
+
+def tallied(used: Usage) -> set[tuple[str, str, str]]:
+    """(side, kind, field) of every ``tally.SIDE.KIND.FIELD`` a rule reads."""
+    root = tally_type()
+    assert root.fields is not None
+    found = set()
+    for side, side_type in root.fields.items():
+        if not _read(root, side, used):
+            continue
+        assert side_type.fields is not None
+        for kind, kind_type in side_type.fields.items():
+            if not _read(side_type, kind, used):
+                continue
+            assert kind_type.fields is not None
+            found |= {(side, kind, f) for f in kind_type.fields if _read(kind_type, f, used)}
+    return found
+
+
+def _read(shape: InputType, name: str, used: Usage) -> bool:
+    return id(shape) in used.whole or name in used.selected.get(id(shape), frozenset())
+
+
+def _as_text(value: Any) -> str:
+    """A value as tally keys it: text as it is, the rest as JSON writes it (true, null, 3)."""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 def evaluate_policies(policies: Sequence[PolicyEntry], inputs: Inputs) -> PolicyReport:
@@ -315,7 +374,7 @@ def _check_items(
             key = repr(seen)
             data = {**shared, variable: seen}
         if key not in outcomes:
-            outcomes[key] = program.rule.eval(data=data)
+            outcomes[key] = _run(program.rule, data)
         outcome = outcomes[key]
         if variable and not _holds(outcome):
             data = {**shared, variable: project(value, program.types[variable], program.reads)}
@@ -323,6 +382,32 @@ def _check_items(
         if result is not None:
             found.append(result)
     return found
+
+
+@dataclass(frozen=True)
+class _Stopped:
+    """What the CEL runtime refused to finish, in the shape of its own error values."""
+
+    reason: str
+
+    def type(self) -> str:
+        return "ERROR"
+
+    def value(self) -> str:
+        return self.reason
+
+
+def _run(expression: Any, data: Values) -> Any:
+    try:
+        return expression.eval(data=data)
+    except RuntimeError as error:
+        text = _cel_error(error).removeprefix("INTERNAL: ").removesuffix(" [INTERNAL]")
+        if "budget" in text:
+            text += (
+                f" (one evaluation ranges over at most {ITERATION_BUDGET:,} items: use each: "
+                "to check object by object, or tally and plan.deletions for counts)"
+            )
+        return _Stopped(text)
 
 
 def _holds(outcome: Any) -> bool:
@@ -349,7 +434,7 @@ def _result(
         return _failure(entry, address, f"the rule gave a {kind.lower()}, not a bool", error=True)
     if outcome.value():
         return None
-    said = program.message.eval(data=data)
+    said = _run(program.message, data)
     text = str(said.value()) if str(said.type()) == "STRING" else entry.source.description
     return _failure(entry, address, text or "")
 

@@ -8,7 +8,8 @@ one. The shapes are documented in docs/policies.md and declared in `docform.poli
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -33,6 +34,7 @@ def plan_input(plan: Plan, labels: Sequence[str], wanted: Wanted = ALL) -> dict[
         "live_counts": dict(plan.live_counts),
         "unmanaged": [u.to_json() for u in plan.unmanaged],
         "labels": list(labels),
+        "deletions": dict(Counter(c.kind for c in plan.changes if c.action == "delete")),
     }
 
 
@@ -46,17 +48,22 @@ def change_input(change: Change, wanted: Wanted = ALL) -> dict[str, Any]:
     if wanted.key("replacement"):
         doc["replacement"] = change.replacement is not None
     if wanted.key("before"):
-        doc["before"] = _side_of(change.before, [*change.sensitive, *change.sensitive_before])
+        hidden = [*change.sensitive, *change.sensitive_before]
+        doc["before"] = _side_of(change.before, hidden, wanted.fields)
     if wanted.key("after"):
-        doc["after"] = _side_of(change.after, change.sensitive)
+        doc["after"] = _side_of(change.after, change.sensitive, wanted.fields)
     if wanted.key("fields"):
         doc["fields"] = [f.to_json() for f in change.fields]
     return doc
 
 
-def _side_of(values: Mapping[str, Any] | None, sensitive: Iterable[str]) -> dict[str, Any]:
+def _side_of(
+    values: Mapping[str, Any] | None, sensitive: Iterable[str], names: frozenset[str] | None
+) -> dict[str, Any]:
     hidden = set(sensitive)
-    return {k: SENSITIVE if k in hidden else plain(v) for k, v in (values or {}).items()}
+    values = values or {}
+    keys = values.keys() if names is None else [k for k in names if k in values]
+    return {k: SENSITIVE if k in hidden else plain(values[k]) for k in keys}
 
 
 def desired_objects(
@@ -137,12 +144,11 @@ def _timestamps(doc: dict[str, Any], obs: Observed, wanted: Wanted) -> None:
 
 
 def plain_fields(
-    fields: Mapping[str, Any], sensitive: Iterable[str], names: Iterable[str] | None = None
+    fields: Mapping[str, Any], sensitive: Collection[str], names: Iterable[str] | None = None
 ) -> dict[str, Any]:
-    hidden = set(sensitive)
     if names is None:
-        return {k: plain(v) for k, v in fields.items() if k not in hidden}
-    return {k: plain(fields[k]) for k in names if k in fields and k not in hidden}
+        return {k: plain(v) for k, v in fields.items() if k not in sensitive}
+    return {k: plain(fields[k]) for k in names if k in fields and k not in sensitive}
 
 
 def plain(value: Any) -> Any:

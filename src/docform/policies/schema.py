@@ -105,8 +105,27 @@ def input_types() -> dict[str, InputType]:
         live_counts=map_of(NUMBER),
         unmanaged=list_of(object_type("unmanaged object", kind=STRING, id=STRING, title=STRING)),
         labels=list_of(STRING),
+        deletions=map_of(NUMBER),
     )
-    return {"plan": plan, "desired": organization, "live": organization, "change": CHANGE}
+    return {
+        "plan": plan,
+        "desired": organization,
+        "live": organization,
+        "tally": tally_type(),
+        "change": CHANGE,
+    }
+
+
+@cache
+def tally_type() -> InputType:
+    """``tally.SIDE.KIND.FIELD``: how many objects have each value of a field, by the value
+    as text (``tally.desired.member.role['admin']``): counts that need no comprehension."""
+    kinds = {
+        kind: object_type(f"{kind} tally", **{f: map_of(NUMBER) for f in names})
+        for kind, names in kind_fields().items()
+    }
+    side = object_type("tally of a side", **kinds)
+    return object_type("tally", desired=side, live=side)
 
 
 @dataclass(frozen=True)
@@ -135,7 +154,11 @@ def wanted(shape: InputType, used: Usage) -> Wanted:
     if id(shape) in used.whole or shape.fields is None:
         return ALL
     keys = used.selected.get(id(shape), frozenset())
-    inner = shape.fields.get("fields")
-    if inner is None or id(inner) in used.whole or inner.fields is None:
+    # The fields of an object, or the before and after of a change: what a rule reads of them.
+    inner = [shape.fields[k] for k in ("fields", "before", "after") if k in shape.fields]
+    named = [t for t in inner if t.fields is not None or t.is_map]
+    if any(id(t) in used.whole for t in named) or not named:
         return Wanted(frozenset(keys), None)
-    return Wanted(frozenset(keys), used.selected.get(id(inner), frozenset()))
+    return Wanted(
+        frozenset(keys), frozenset().union(*(used.selected.get(id(t), ()) for t in named))
+    )
