@@ -4,12 +4,17 @@ service's aggregate lists read back after apply, through the CLI against the san
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from docform.engine.audience import AudienceChange
+from docform.kind_registry import build_kinds
+from docform.workflow.audience import audience_differences, audience_notes
+from docform.workflow.connect import Client
 from planning import apply, live_api, plan_json, run, write_manifests
 
 BASE: dict[str, Any] = {
@@ -134,3 +139,39 @@ def test_a_plan_that_changes_no_access_has_no_audience(manifests: Path, sandbox:
     apply(manifests, sandbox)
     written(manifests, spaces__handbook__title="The Handbook")
     assert plan_json(manifests, sandbox)["audience"] == []
+
+
+def test_spaces_created_with_grants_are_read_back_too(manifests: Path, sandbox: Path) -> None:
+    """Handbook and Guide are both new: their ids come from the read that verifies the apply."""
+    doc = json.loads(json.dumps(BASE))
+    doc["spaces"]["guide"] = {"title": "Guide", "access": {"teams": {"support": "comment"}}}
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+    output = applied(manifests, sandbox)
+    assert "Note: audience read back: 2 objects as the plan predicted" in output
+
+
+def test_a_difference_from_the_prediction_names_the_object_person_and_roles(
+    manifests: Path, sandbox: Path
+) -> None:
+    """The check itself, against the sandbox's real aggregate list: a prediction that gives
+    Bob edit where the service lists nobody but the organization's members with a role."""
+    apply(written(manifests), sandbox)
+    space_id = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"][0]["id"]
+    wrong = AudienceChange(
+        "space.handbook", [], {"alice@acme.test": "admin", "bob@acme.test": "edit"}
+    )
+
+    async def check() -> tuple[int, list[str]]:
+        async with Client(f"sandbox:{sandbox}") as client:
+            kinds = build_kinds("org_acme")
+            return await audience_differences(client, kinds, [wrong], {"space.handbook": space_id})
+
+    read, differences = asyncio.run(check())
+    assert read == 1
+    assert differences == [
+        "space.handbook: bob@acme.test: the plan predicted edit, the service says no access",
+        "space.handbook: erin@acme.test: the plan predicted no access, the service says read",
+    ]
+    assert audience_notes(read, differences)[0].startswith(
+        "audience differs from the plan's prediction (2 differences)"
+    )

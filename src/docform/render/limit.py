@@ -16,6 +16,7 @@ from typing import Any
 
 from docform.render.markdown import (
     TABLE_HEAD,
+    audience_lines,
     code,
     deletion_row,
     head_lines,
@@ -98,6 +99,7 @@ def short_plan_markdown(plan: Any, *, whole: int, limit: int, full_file: str | N
         if rest:
             lines.append(f"- ...and {len(rest)} more deletions: see the whole plan")
         lines.append("")
+    lines += _audience(plan, room(lines, limit) // 3)
     # A replacement is a deletion in effect (its live object goes, or is left unmanaged):
     # its row comes first, as the deletions do, and then the notes that explain it.
     replacing = [c for c in plan.changes if c.action != "delete" and c.replacement]
@@ -115,6 +117,16 @@ def short_plan_markdown(plan: Any, *, whole: int, limit: int, full_file: str | N
         )
         lines.append("")
     return "\n".join([*lines, *notes])
+
+
+def _audience(plan: Any, budget: int) -> list[str]:
+    """The audience changes whole when they fit in ``budget``, else how many objects they
+    touch (a fenced block is never cut)."""
+    lines = audience_lines(plan)
+    if not lines or len("\n".join(lines)) <= budget:
+        return lines
+    count = len(plan.audience)
+    return [f"**Audience changes** on {count} objects: see the whole plan.", ""]
 
 
 def _notes(notes: Sequence[str], budget: int) -> list[str]:

@@ -4,7 +4,7 @@ The plan predicts, per space, collection and site whose audience it changes, who
 which role (`docform.engine.audience`). Once the apply is done, the service's ``aggregate`` list
 of each of them (read through the kind that knows it, `Kind.read_audience`) is held to that
 prediction; every difference is told, naming the object, the person and both roles. Objects the
-apply created are not read: nothing was predicted of them before they had an id.
+apply created are found by the read that verifies the apply (`docform.workflow.verify`).
 """
 
 from __future__ import annotations

@@ -351,7 +351,8 @@ async def apply_changes(
             report.notes += caller.notes
         if report.ok:
             report.verification = await verify_by_reading(manifests, plan, report.done)
-            report.notes += await read_back_audience(manifests, plan)
+            found = report.verification.identities if report.verification else {}
+            report.notes += await read_back_audience(manifests, plan, {**plan.identities, **found})
     return report
 
 
@@ -371,16 +372,14 @@ async def verify_by_reading(manifests: Any, plan: Plan, applied: Any) -> Any:
         )
 
 
-async def read_back_audience(manifests: Any, plan: Plan) -> list[str]:
+async def read_back_audience(manifests: Any, plan: Plan, ids: dict[str, str]) -> list[str]:
     """The audience each object the plan changed ended up with, held to the prediction
     (`docform.workflow.audience`), read with a read-only client."""
     if not plan.audience:
         return []
     async with open_client(manifests, read_only=True) as client:
         kinds = build_kinds(manifests.organization.id)
-        read, differences = await audience_differences(
-            client, kinds, plan.audience, plan.identities
-        )
+        read, differences = await audience_differences(client, kinds, plan.audience, ids)
     return audience_notes(read, differences)
 
 

@@ -31,6 +31,8 @@ class Verification:
 
     remaining: list[Change] = field(default_factory=list)
     error: str | None = None
+    identities: dict[str, str] = field(default_factory=dict)
+    """The live id of each entry the read matched, those the apply created included."""
 
     @property
     def settled(self) -> bool:
@@ -84,4 +86,4 @@ async def verify_applied(
         return Verification(error=str(exc))
     if targeting is not None:
         plan = narrow_plan(plan, targeting.targets, targeting.excludes, check=False)
-    return Verification(remaining=list(plan.changes))
+    return Verification(remaining=list(plan.changes), identities=dict(plan.identities))
