@@ -124,11 +124,12 @@ def audience_lines(plan: Plan) -> list[str]:
     """Who can reach what once the plan is applied, per object whose audience changes."""
     if not plan.audience:
         return []
-    lines = ["**Audience changes** (who can reach what once this is applied):", "", "```diff"]
+    inside = []
     for audience in plan.audience:
-        lines.append(f"# {audience.on}")
-        lines += [line.text() for line in audience.lines]
-    return [*(fence_safe(line) for line in lines), "```", ""]
+        inside.append(f"# {audience.on}")
+        inside += [line.text() for line in audience.lines]
+    head = ["**Audience changes** (who can reach what once this is applied):", "", "```diff"]
+    return [*head, *(fence_safe(line) for line in inside), "```", ""]
 
 
 def unmanaged_details(plan: Plan) -> list[str]:
