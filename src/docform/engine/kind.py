@@ -57,8 +57,11 @@ class Kind:
     """Whether an object of this kind can take another natural key (a member's email cannot):
     if not, a create next to an unmatched object is no sign of a rename."""
     guard_replacement: ClassVar[bool] = False
-    """Deleting an object of this kind while creating a look-alike needs --force (its content
-    would be lost: spaces, collections)."""
+    """Deleting an object of this kind while creating a look-alike breaks the ``replacement``
+    rail: its id matters outside docform (a space's content, a SAML provider's sign-on URL,
+    a team's grants)."""
+    replacement_loses: ClassVar[str] = "its content would be lost"
+    """What the ``replacement`` rail says a replacement loses."""
     deleted_with: ClassVar[Mapping[str, str]] = {}
     """Fields naming another object whose delete the API carries to this one, and what becomes
     of it: ``deleted with it`` (a site space showing a deleted space), or what the field is

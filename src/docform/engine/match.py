@@ -157,13 +157,21 @@ def _match_keys(
     problems: list[str],
     finishing: bool,
 ) -> list[Desired]:
-    """Match by natural key, then by ``formerly``; returns the entries still unmatched."""
+    """Match by natural key, then by ``formerly``; returns the entries still unmatched.
+
+    A natural key that another entry lists in its ``formerly`` is that entry's to claim first
+    (a path handed over: ``api`` takes ``path: sdks`` while ``sdks``, ``formerly: [sdks]``,
+    moves on), and is taken by its own entry only if nobody claimed it."""
     by_key: dict[tuple[Any, ...], list[Observed]] = defaultdict(list)
     for obs in free:
         for key in (obs.key, *obs.other_keys):
             by_key[key].append(obs)
+    former_of = {key: d.address for d in waiting for key in d.formerly}
+    yielding = {d.address for d in waiting if former_of.get(d.key, d.address) != d.address}
+    ordered = [d for d in waiting if d.address not in yielding]
+    ordered += [d for d in waiting if d.address in yielding]
     still: list[Desired] = []
-    for d in waiting:
+    for d in ordered:
         pair = _claim(kind, d, [d.key], by_key, claimed, problems, "key")
         if pair is None and d.formerly:
             pair = _claim(kind, d, d.formerly, by_key, claimed, problems, "formerly")

@@ -9,7 +9,9 @@ content. A live object resembles an entry when, of the same kind, it has
 1. the same name (title, path, label...; case ignored) in any container, or
 2. a further key the entry's ``formerly`` also holds (a site space showing the same space), or
 3. it is the only unmatched object in the container where the entry is the only create, for
-   kinds whose objects can be renamed.
+   kinds whose objects can be renamed, or
+4. most of the fields the entry writes besides its key hold what the object holds (renamed
+   and moved at once), for kinds whose objects can be renamed.
 
 Each entry is paired with at most one object and each object with at most one entry; where a
 rule finds several candidates, that rule pairs nothing.
@@ -27,6 +29,7 @@ from docform.engine.kind import Desired, Kind, Observed, Ref
 from docform.engine.match import Matching, unmatched_address
 from docform.engine.plan import Plan
 from docform.engine.rails import Violation
+from docform.engine.values import same_value
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ class Replacement:
         if self.kind.guard_replacement:
             message = (
                 f"the plan deletes {what} and creates {self.desired.address} in its place, "
-                f"and its content would be lost; {self.hint()}, or accept the replacement "
+                f"and {self.kind.replacement_loses}; {self.hint()}, or accept the replacement "
                 f"with --allow replacement:{self.desired.address}"
             )
             return [Violation("replacement", message, True, self.desired.address, changes)]
@@ -115,6 +118,7 @@ def _kind_replacements(
     ]
     if kind.renamable:
         rules.append(_only_ones_in_container(kind, creates, unmatched))
+        rules.append(_fields_mostly_agree(kind))
     paired: dict[str, Replacement] = {}
     taken: set[str] = set()
     for rule in rules:
@@ -146,6 +150,26 @@ def _only_ones_in_container(
         return here == container(o.key) and created[here] == 1 and left[here] == 1
 
     return rule
+
+
+def _fields_mostly_agree(kind: Kind) -> Callable[[Desired, Observed], bool]:
+    """Renamed and moved at once: of the fields the entry writes besides its key, most hold
+    what the live object holds (a space's emoji, a team's members)."""
+
+    def rule(d: Desired, o: Observed) -> bool:
+        compared = [
+            name
+            for name, value in d.fields.items()
+            if name not in d.key_fields and value is not None and not _is_reference(value)
+        ]
+        agree = sum(same_value(d.fields[n], o.fields.get(n)) for n in compared)
+        return bool(compared) and agree * 2 > len(compared)
+
+    return rule
+
+
+def _is_reference(value: Any) -> bool:
+    return isinstance(value, Ref)
 
 
 def _name(key: tuple[Any, ...]) -> Any:

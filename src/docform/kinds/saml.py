@@ -92,6 +92,11 @@ class SamlKind(Kind):
         return entry_desired(e, fields, e.label, sensitive=frozenset({"certificate"}))
 
     deleted_with: ClassVar[Mapping[str, str]] = {"defaultTeam": "cleared"}
+    guard_replacement = True
+    replacement_loses = (
+        "its id is part of the sign-on URL the identity provider calls: sign-in breaks until "
+        "the provider is given the new one"
+    )
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         fields = {k: raw.get(k) for k in self.FIELDS}

@@ -67,6 +67,11 @@ class TeamKind(Kind):
         ),
     )
     references = ("member",)
+    guard_replacement = True
+    replacement_loses = (
+        "its grants and memberships would be lost (the new team holds only what the manifests "
+        "list) and what names it by id (a SAML default team) would not follow"
+    )
     field_actions: ClassVar[Mapping[str, str]] = {"members": "membership"}
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -1,0 +1,102 @@
+"""Identity when docform.lock is gone (a new clone of an old repository, an entry edited by
+hand): `formerly` hand-overs bind each entry to its own object, and a delete next to a create
+that looks like the same object is a suspected replacement, a rail naming what keeps it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from planning import apply, assert_converged, change, live_api, plan_json, replace_text, run
+
+
+def without_lock(directory: Path) -> None:
+    (directory / "docform.lock").unlink()
+
+
+def sections(sandbox: Path) -> dict[str, str]:
+    items = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_devdocs/sections")["items"]
+    return {s["title"]: s["id"] for s in items}
+
+
+def test_formerly_hand_overs_bind_each_section_to_its_own(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    without_lock(directory)
+    ids = sections(sandbox)
+    sites = directory / "sites.yaml"
+    replace_text(sites, "        path: sdks\n", "        path: sdks-v1\n        formerly: [sdks]\n")
+    replace_text(sites, "        path: api\n", "        path: sdks\n        formerly: [api]\n")
+
+    plan = plan_json(directory, sandbox)
+
+    assert change(plan, "site.devdocs.section.api", "update")["id"] == ids["API"]
+    assert change(plan, "site.devdocs.section.sdks", "update")["id"] == ids["SDKs"]
+    apply(directory, sandbox)
+    assert sections(sandbox) == ids
+    assert_converged(directory, sandbox)
+
+
+def test_a_space_renamed_and_moved_at_once_is_a_suspected_replacement(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    without_lock(directory)
+    old = next(
+        s["id"]
+        for s in live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
+        if s["title"] == "Release notes"
+    )
+    replace_text(
+        directory / "content.yaml",
+        '{title: Release notes, emoji: "📰", collection: product}',
+        '{title: Changelog, emoji: "📰", collection: company}',
+    )
+    replace_text(
+        directory / "organization.yaml",
+        "prune: {members: true, teams: true}",
+        "prune: {members: true, teams: true, spaces: true}",
+    )
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        f'[replacement] the plan deletes space {old} "Release notes" and creates '
+        "space.release-notes in its place, and its content would be lost; pin "
+        f"`id: {old}` in"
+    ) in result.output
+
+
+def test_a_team_replaced_by_a_look_alike_is_a_rail(applied_acme: tuple[Path, Path]) -> None:
+    directory, sandbox = applied_acme
+    without_lock(directory)
+    replace_text(directory / "people.yaml", "    title: Mobile\n", "    title: Apps\n")
+    replace_text(directory / "people.yaml", "  mobile:\n", "  apps:\n")
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert "[replacement] the plan deletes team " in result.output
+    assert "its grants and memberships would be lost" in result.output
+
+
+def test_a_saml_provider_replaced_by_a_look_alike_is_a_rail(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    without_lock(directory)
+    replace_text(
+        directory / "integrations.yaml", "  okta:\n    label: Okta\n", "  sso:\n    label: SSO\n"
+    )
+    replace_text(
+        directory / "organization.yaml",
+        "prune: {members: true, teams: true}",
+        "prune: {members: true, teams: true, saml: true}",
+    )
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert "[replacement] the plan deletes saml " in result.output
+    assert "its id is part of the sign-on URL the identity provider calls" in result.output
