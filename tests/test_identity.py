@@ -526,7 +526,7 @@ def test_plan_breaks_the_replacement_rail_when_a_space_is_renamed_without_its_lo
     )
     markdown = run(["plan", directory, "--markdown"], sandbox)
     assert markdown.exit_code == 1
-    escaped = rail.replace('"', "&quot;").replace("`", "'")
+    escaped = rail.replace('"', "&quot;").replace("`", "'").replace("[", "\\[").replace("]", "\\]")
     assert (
         "> [!CAUTION]\n> **Apply will refuse this plan: it breaks 1 safety rail.**\n>\n"
         f"> - `replacement`: {escaped}\n"
