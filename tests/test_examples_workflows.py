@@ -159,7 +159,7 @@ def test_example_manifests_validate():
     assert result.stdout == (
         "Valid: 1 organization, 20 members, 5 teams, 8 collections, 15 spaces, 2 sites, "
         "2 section groups, 4 sections, 7 site spaces, 3 redirects, 2 OpenAPI specs, "
-        "1 SAML provider in 5 files.\n"
+        "1 SAML provider in 6 files.\n"
     )
 
 
