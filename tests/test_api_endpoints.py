@@ -502,6 +502,54 @@ async def test_link_invites(session: Session) -> None:
     await s.send("DELETE", f"{invites}/{invite_id}", 205)
 
 
+async def test_site_customization(session: Session) -> None:
+    s, path = session, f"{SITES}/{SITE}/customization"
+    document = await s.send("GET", path, 200)
+    assert "updatedAt" not in document
+    document["styling"]["primaryColor"]["light"] = "#0B5FFF"
+    document["ai"] = {"mode": "assistant"}
+    document["pageActions"] = {"items": ["pdf"]}
+    stored = await s.send("PUT", path, 200, json=document)
+    assert stored["styling"]["primaryColor"]["light"] == "#0B5FFF"
+    assert stored["pageActions"]["items"] == ["assistant", "pdf"]
+    assert "updatedAt" in stored
+
+
+@family
+async def test_site_external_links(session: Session) -> None:
+    s, site = session, f"{SITES}/{SITE}"
+    section = await s.send(
+        "POST", f"{site}/sections", 201, json={"spaceId": await new_space(s, "G")}
+    )
+    body = {"title": "Status", "url": "https://status.acme.test"}
+    created = await s.send("POST", f"{site}/external-links", 201, json=body)
+    link_id = object_id(created, "site-external-link")
+    patched = await s.send("PATCH", f"{site}/external-links/{link_id}", 200, json={"icon": "x"})
+    assert (object_id(patched, "site-external-link"), patched["icon"]) == (link_id, "x")
+    sort = {
+        "item": {"type": "site-external-link", "id": link_id},
+        "position": {"before": {"type": "site-section", "id": section["id"]}},
+    }
+    await s.send("PATCH", f"{site}/structure/sort", 200, json=sort)
+    structure = await s.send("GET", f"{site}/structure", 200)
+    assert [item["id"] for item in structure["structure"]] == [link_id, section["id"]]
+    await s.send("DELETE", f"{site}/external-links/{link_id}", 205)
+    await s.send("DELETE", f"{site}/external-links/{link_id}", 204)
+
+
+@family
+async def test_site_adaptive_schema(session: Session) -> None:
+    s, path = session, f"{SITES}/{SITE}/adaptive-schema"
+    schema = {"properties": {"beta": {"type": "boolean", "description": "In the beta"}}}
+    stored = await s.send("PUT", path, 200, json={"jsonSchema": schema})
+    assert stored["object"] == "site-adaptive-schema"
+    assert (await s.send("GET", path, 200))["jsonSchema"]["properties"] == schema["properties"]
+    switched = await s.send(
+        "PATCH", f"{SITES}/{SITE}", 200, json={"adaptiveContent": {"enabled": True}}
+    )
+    assert switched["adaptiveContent"] == {"enabled": True}
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 

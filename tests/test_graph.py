@@ -45,7 +45,18 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
     waves = read_waves(build_kinds("org_acme"))
     assert [[kind.name for kind in wave] for wave in waves] == [
         ["organization", "member", "team", "collection", "space", "site", "openapi", "saml"],
-        ["section", "section_group", "site_space", "redirect", "access"],
+        [
+            "customization",
+            "adaptive_content",
+            "section",
+            "section_group",
+            "external_link",
+            "site_space",
+            "redirect",
+            "visitor_auth",
+            "share_link",
+            "access",
+        ],
     ]
 
 

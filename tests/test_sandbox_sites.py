@@ -469,10 +469,25 @@ def test_sort_unknown_anchor_is_400(api, three_sections):
     assert error(response, 400) == "position.before: no section 'nope' in this site"
 
 
-def test_sort_external_link_is_400(api, three_sections):
-    response = sort(api, SITE, ("site-external-link", "x"), "before", ("site-section", "nope"))
+def test_sort_an_unknown_external_link_is_404(api, three_sections):
+    guide, _, _ = three_sections
+    response = sort(api, SITE, ("site-external-link", "x"), "before", ("site-section", guide))
+    assert error(response, 404) == "external link 'x' not found"
+
+
+def test_an_external_link_sits_beside_sections_never_beside_site_spaces(api, three_sections):
+    guide, apis, _ = three_sections
+    body = {"title": "Status", "url": "https://status.acme.test"}
+    link = api.post(f"{SITE}/external-links", json=body).json()
+    response = sort(api, SITE, ("site-external-link", link["id"]), "after", ("site-section", guide))
+    assert response.status_code == 200, response.text
+    structure = api.get(f"{SITE}/structure").json()["structure"]
+    assert [item["id"] for item in structure][:3] == [guide, link["id"], apis]
+    space = structure[0]["siteSpaces"][0]["id"]
+    response = sort(api, SITE, ("site-external-link", link["id"]), "after", ("site-space", space))
     assert error(response, 400) == (
-        "item.type: site external links are not supported by the sandbox"
+        "position.after.type: an external link can only be placed next to sections, groups or "
+        "external links"
     )
 
 

@@ -24,6 +24,7 @@ def link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Mat
         for d in (*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores)))
     }
     moves = {c.address: c.key for c in changes if c.action == "move"}
+    keys = {c.key for c in changes}
     referrers: dict[str, list[str]] = {}
     for change in changes:
         refs = refs_in(change.after) | set(requires.get(change.address, ()))
@@ -35,7 +36,9 @@ def link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Mat
             # Into a parent that moves too: after it, or the parent may still be inside this
             # object (swapping a parent and its child).
             needed |= {moves[r] for r in refs if r in moves and moves[r] != change.key}
-        change.depends_on = sorted(needed | set(change.depends_on))
+        # A kind may name changes the plan does not hold (a sibling with nothing to reorder).
+        named = {key for key in change.depends_on if key in keys}
+        change.depends_on = sorted(needed | named)
         for address in refs_in(change.before):
             referrers.setdefault(address, []).append(change.key)
     _add_name_referrers(referrers, changes, matchings)

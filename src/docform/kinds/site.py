@@ -27,6 +27,9 @@ from docform.kind_framework.exporting import role_entry, set_fields
 from docform.kind_framework.planning import entry_desired, level_value
 from docform.kind_framework.rest import PathValues, RestKind, created
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
+from docform.kinds.adaptive_content import AdaptiveContent
+from docform.kinds.customization_block import CustomizationBlock
+from docform.kinds.external_link import ExternalLinkEntry
 from docform.kinds.redirect import RedirectEntry, RedirectSource
 from docform.kinds.section import SectionEntry
 from docform.kinds.section_group import SectionGroupEntry
@@ -60,7 +63,18 @@ class SiteEntry(Entry):
     key_label = "title"
     former_key_fields = ("title",)
     child_fields = frozenset(
-        {"sectionGroups", "sections", "spaces", "redirects", "access", "visitorAuth", "shareLinks"}
+        {
+            "sectionGroups",
+            "sections",
+            "externalLinks",
+            "spaces",
+            "redirects",
+            "access",
+            "visitorAuth",
+            "shareLinks",
+            "customization",
+            "adaptiveContent",
+        }
     )
     nullable_fields = frozenset({"proxy"})
 
@@ -80,8 +94,16 @@ class SiteEntry(Entry):
         description="Share links by manifest name; a site without this key has its share links "
         "left alone (neither read nor pruned).",
     )
+    customization: CustomizationBlock | None = None
+    adaptiveContent: AdaptiveContent | None = Field(
+        None, description="Adaptive content: its switch and the schema of visitors' claims."
+    )
     sectionGroups: dict[Name, SectionGroupEntry] = Field(default_factory=dict)
     sections: dict[Name, SectionEntry] = Field(default_factory=dict)
+    externalLinks: dict[Name, ExternalLinkEntry] | None = Field(
+        None,
+        description="Links in the navigation; a site without this key has its links left alone.",
+    )
     spaces: dict[Name, SiteSpaceEntry] = Field(
         default_factory=dict, description="Site spaces of a site without sections."
     )
@@ -111,6 +133,7 @@ class SiteEntry(Entry):
         for section in self.sections.values():
             nested.append(section)
             nested.extend(section.children())
+        nested.extend((self.externalLinks or {}).values())
         nested.extend(self.spaces.values())
         nested.extend((self.redirects or {}).values())
         nested.extend((self.shareLinks or {}).values())

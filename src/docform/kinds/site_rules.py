@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from docform.kinds.adaptive_content import conditions_checked
+from docform.kinds.external_link import link_problems
 from docform.kinds.redirect import redirect_problems
 from docform.kinds.visitor_auth import visitor_auth_problems
 from docform.model.entry import Unknown, WrittenProblems
@@ -36,6 +38,8 @@ def site_problems(sites: Mapping[str, Any], unknown: Unknown) -> WrittenProblems
             yield from _one_default(path, section_spaces, "site space of a section")
         yield from _one_default((name, "sections"), sections, "section of a site")
         yield from _group_problems(name, site, sites, unknown)
+        yield from link_problems(name, site, unknown)
+        yield from conditions_checked(name, site)
         for within_site, message in redirect_problems(site, unknown):
             yield (name, *within_site), message
         for within_site, message in visitor_auth_problems(site):

@@ -16,6 +16,7 @@ from docform.manifest.problems import Path, Problem, did_you_mean
 from docform.manifest.sources import SourceMap, type_name
 from docform.model.entry import ID_PATTERN
 from docform.model.fields import DOMAIN_PATTERN, EMAIL_PATTERN, NAME_PATTERN, SLUG_PATTERN
+from docform.site_customization import COLOR_PATTERN, URL_PATTERN
 
 PATTERN_MESSAGES = {
     NAME_PATTERN: "is not a valid name: use a-z, 0-9, '-' and '_', starting with a letter or digit",
@@ -26,6 +27,8 @@ PATTERN_MESSAGES = {
     SLUG_PATTERN: "is not a valid slug: letters and digits, words joined by single hyphens",
     ID_PATTERN: "is not a valid id: use letters, digits, '_' and '-'",
     DOMAIN_PATTERN: "is not a domain name",
+    COLOR_PATTERN: "is not a color: write #RGB or #RRGGBB (quote it: YAML reads # as a comment)",
+    URL_PATTERN: "is not a URL: write an absolute http:// or https:// URL",
 }
 _QUOTE_HINT = " (quote it: YAML reads yes, no, on, off, numbers and null as non-strings)"
 

@@ -113,22 +113,29 @@ OBJECTS: dict[str, Schema] = {
             # Deprecated by the service in favour of `children`, still sent.
             "sections": array(ref("SiteSection")),
             # In order: sections and nested groups (the sandbox has no external links).
-            "children": array({"anyOf": [ref("SiteSection"), ref("SiteSectionGroup")]}),
+            "children": array(
+                {"anyOf": [ref("SiteSection"), ref("SiteSectionGroup"), ref("ExternalLink")]}
+            ),
             "draft": BOOL,
         },
         {"icon": STRING, "sectionGroup": ID},
     ),
-    "SiteStructure": {
-        "anyOf": [
-            obj(
+    # One shape for both types (the list of a site without sections holds site spaces).
+    "SiteStructure": obj(
+        {
+            "type": {"enum": ["sections", "siteSpaces"]},
+            "structure": array(
                 {
-                    "type": const("sections"),
-                    "structure": array({"anyOf": [ref("SiteSection"), ref("SiteSectionGroup")]}),
+                    "anyOf": [
+                        ref("SiteSection"),
+                        ref("SiteSectionGroup"),
+                        ref("ExternalLink"),
+                        ref("SiteSpace"),
+                    ]
                 }
             ),
-            obj({"type": const("siteSpaces"), "structure": array(ref("SiteSpace"))}),
-        ]
-    },
+        }
+    ),
 }
 
 BASE = "/orgs/{organizationId}/sites/{siteId}"

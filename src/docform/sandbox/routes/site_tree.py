@@ -24,8 +24,15 @@ from docform.sandbox.http import (
 )
 
 GROUP, SECTION, SITE_SPACE = "site-section-group", "site-section", "site-space"
-REDIRECT = "site-redirect"
-LABELS = {GROUP: "section group", SECTION: "section", SITE_SPACE: "site space"}
+LINK, REDIRECT = "site-external-link", "site-redirect"
+LABELS = {
+    GROUP: "section group",
+    SECTION: "section",
+    SITE_SPACE: "site space",
+    LINK: "external link",
+}
+#: What sits in a group or at the top level of a site with sections.
+TOP_KINDS = (GROUP, SECTION, LINK)
 SiteType = Literal["basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium"]
 SiteVisibility = Literal["public", "unlisted", "share-link", "visitor-auth"]
 SITE_FIELDS = (
@@ -33,6 +40,17 @@ SITE_FIELDS = (
     "createdAt",
 )  # fmt: skip
 MAX_PATH = 100
+#: The caller's rights on a site: members may view and open it, admins do everything.
+SITE_PERMISSIONS = (
+    "view", "access", "edit", "create", "admin", "installIntegration", "viewAdaptiveSchema",
+    "editAdaptiveSchema",
+)  # fmt: skip
+READER_PERMISSIONS = frozenset({"view", "access"})
+#: What every sandbox site has on (whatever its type: the sandbox sells no plans).
+SITE_FEATURES = (
+    "sections", "redirects", "basic-customization", "adaptive-content", "public-visibility",
+    "unlisted-visibility", "share-links", "visitor-authentication",
+)  # fmt: skip
 Node = tuple[str, dict[str, Any]]  # (kind, document)
 
 
@@ -62,16 +80,15 @@ def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
     if site.get("proxy"):
         body["proxy"] = {"origin": site_published_url(site), "target": _sandbox_url(site)}
     admin = is_admin(ctx, site["organization"])
-    body["permissions"] = {
-        "view": True,
-        "access": True,
-        "edit": admin,
-        "create": admin,
-        "admin": admin,
-    }
+    body["permissions"] = {name: name in READER_PERMISSIONS or admin for name in SITE_PERMISSIONS}
     body["published"] = site.get("published", False)
     body["siteSpaces"] = ctx.store.count(SITE_SPACE, [("parent = ?", [site["id"]])])
-    body["features"] = {}
+    body["features"] = [
+        {"id": f"sites-{feature}", "plan": site["type"], "frozen": False}
+        for feature in SITE_FEATURES
+    ]
+    if "adaptiveContent" in site:
+        body["adaptiveContent"] = site["adaptiveContent"]
     org_id, site_id = site["organization"], site["id"]
     body["urls"] = {
         "location": f"{API_BASE}/orgs/{org_id}/sites/{site_id}",
@@ -125,21 +142,25 @@ class SiteTree:
     groups: dict[str, dict[str, Any]]
     sections: dict[str, dict[str, Any]]
     site_spaces: dict[str, dict[str, Any]]
+    links: dict[str, dict[str, Any]]
     ranks: dict[tuple[str, str], float]
 
+    def _top_nodes(self) -> list[Node]:
+        return [(kind, doc) for kind in TOP_KINDS for doc in self.table(kind).values()]
+
     def children(self, group_id: str | None) -> list[Node]:
-        """The groups and sections directly in a group (None: the site's top level), in order."""
-        nodes: list[Node] = [(GROUP, g) for g in self.groups.values()]
-        nodes += [(SECTION, s) for s in self.sections.values()]
+        """The groups, sections and external links directly in a group (None: the site's top
+        level), in order."""
+        nodes = self._top_nodes()
         inside = [n for n in nodes if n[1].get("sectionGroup") == group_id]
         return sorted(inside, key=lambda n: self.ranks[(n[0], n[1]["id"])])
 
     def walk(self, group_id: str | None = None) -> Iterator[Node]:
-        """Every group and section under ``group_id``, depth first, in structure order."""
+        """Every group, section and external link under ``group_id``, depth first, in
+        structure order."""
         # One pass sorts every container (asking `children` per group would scan the whole
         # site once per group, for every section a list renders).
-        nodes: list[Node] = [(GROUP, g) for g in self.groups.values()]
-        nodes += [(SECTION, s) for s in self.sections.values()]
+        nodes = self._top_nodes()
         inside: dict[str | None, list[Node]] = {}
         for node in sorted(nodes, key=lambda n: self.ranks[(n[0], n[1]["id"])]):
             inside.setdefault(node[1].get("sectionGroup"), []).append(node)
@@ -176,7 +197,8 @@ class SiteTree:
         return ids[0] if ids else None
 
     def table(self, kind: str) -> dict[str, dict[str, Any]]:
-        return {GROUP: self.groups, SECTION: self.sections, SITE_SPACE: self.site_spaces}[kind]
+        tables = {GROUP: self.groups, SECTION: self.sections, SITE_SPACE: self.site_spaces}
+        return self.links if kind == LINK else tables[kind]
 
     def lookup(self, kind: str, item_id: str) -> dict[str, Any] | None:
         return self.table(kind).get(item_id)
@@ -188,7 +210,7 @@ class SiteTree:
 
 def load_tree(ctx: Ctx, site: dict[str, Any]) -> SiteTree:
     in_site = [("parent = ?", [site["id"]])]
-    docs = {kind: ctx.store.all(kind, in_site) for kind in (GROUP, SECTION, SITE_SPACE)}
+    docs = {kind: ctx.store.all(kind, in_site) for kind in (*TOP_KINDS, SITE_SPACE)}
     ranks = {
         (kind, doc["id"]): ctx.store.rank_of(kind, doc["id"]) or 0.0
         for kind, found in docs.items()
@@ -199,6 +221,7 @@ def load_tree(ctx: Ctx, site: dict[str, Any]) -> SiteTree:
         groups={d["id"]: d for d in docs[GROUP]},
         sections={d["id"]: d for d in docs[SECTION]},
         site_spaces={d["id"]: d for d in docs[SITE_SPACE]},
+        links={d["id"]: d for d in docs[LINK]},
         ranks=ranks,
     )
 
@@ -325,7 +348,24 @@ def render_node(ctx: Ctx, tree: SiteTree, node: Node) -> dict[str, Any]:
         return render_group(ctx, tree, doc)
     if kind == SECTION:
         return render_section(ctx, tree, doc)
+    if kind == LINK:
+        return render_link(doc)
     return render_site_space(ctx, tree, doc)
+
+
+LINK_FIELDS = ("title", "localizedTitle", "description", "localizedDescription", "icon", "url")
+
+
+def render_link(doc: dict[str, Any]) -> dict[str, Any]:
+    """The API's ExternalLink (``sectionGroup`` absent at the site's top level)."""
+    body: dict[str, Any] = {"object": LINK, "id": doc["id"]}
+    body |= {name: doc[name] for name in LINK_FIELDS if doc.get(name) is not None}
+    if doc.get("sectionGroup"):
+        body["sectionGroup"] = doc["sectionGroup"]
+    body["draft"] = doc.get("draft", False)
+    if doc.get("condition") is not None:
+        body["condition"] = doc["condition"]
+    return body
 
 
 def render_structure(ctx: Ctx, tree: SiteTree) -> dict[str, Any]:
@@ -347,8 +387,11 @@ def place(ctx: Ctx, tree: SiteTree, item: Node, side: str, anchor: Node, where: 
     kind, doc = item
     anchor_kind, anchor_doc = anchor
     if (kind == SITE_SPACE) != (anchor_kind == SITE_SPACE):
-        allowed = "site spaces" if kind == SITE_SPACE else "sections or section groups"
-        raise bad_request(f"{where}.type: a {LABELS[kind]} can only be placed next to {allowed}")
+        allowed = "site spaces" if kind == SITE_SPACE else "sections, groups or external links"
+        article = "an" if LABELS[kind][0] in "aeiou" else "a"
+        raise bad_request(
+            f"{where}.type: {article} {LABELS[kind]} can only be placed next to {allowed}"
+        )
     if anchor_doc["id"] == doc["id"]:
         raise bad_request(f"{where}: cannot place a {LABELS[kind]} next to itself")
     field_name = "section" if kind == SITE_SPACE else "sectionGroup"

@@ -13,7 +13,9 @@ Choices where the API documents are silent:
 - A new site is not published until ``POST .../publish`` (``site_publishing.py``); the
   ``published`` answer field and list filter read that flag. ``siteSpaces`` counts the site
   spaces the site shows, ``appliedType`` is ``type`` (no plan change is ever pending),
-  ``features`` is empty, ``draft`` is false on every structure object. ``urls.published`` is
+  ``features`` lists the same features on for every site (`SITE_FEATURES`), ``permissions``
+  gives every key (members view and access, admins have all), ``adaptiveContent`` appears
+  once a PATCH set it, ``draft`` is false on every structure object. ``urls.published`` is
   always given (``https://`` and the ``proxy`` when set, else the sandbox's base URL followed
   by the basename). ``title`` filters case-insensitively by substring, ``space`` keeps sites
   that show that space, ``type`` takes a site type.
@@ -33,9 +35,9 @@ Choices where the API documents are silent:
   ``sections`` unless groups are nested).
 - Sort: the item moves right before or after the anchor, into the anchor's container (so a
   sort can also move a site space to another section, or a section in or out of a group).
-  A site space sits next to site spaces only; sections and groups next to sections or groups.
-  The item not existing in the site is a 404; a bad anchor is a 400 naming ``position``.
-  ``site-external-link`` answers 400: the sandbox has no external links.
+  A site space sits next to site spaces only; sections, groups and external links next to
+  one another. The item not existing in the site is a 404; a bad anchor is a 400 naming
+  ``position``.
 - Lists of structure objects are in structure order (a group's content at the group's place)
   and ignore ``order``; their cursors name the last item shown, so they survive changes.
 - Published URLs join the site's URL, the section path and the site space path.
@@ -58,6 +60,7 @@ from docform.sandbox.answer_schema import (
     STRING,
     TIME,
     Schema,
+    array,
     const,
     flags,
     obj,
@@ -82,8 +85,10 @@ from docform.sandbox.routes.shared import check_level, removed
 from docform.sandbox.routes.site_tree import (
     GROUP,
     LABELS,
+    LINK,
     REDIRECT,
     SECTION,
+    SITE_PERMISSIONS,
     SITE_SPACE,
     SiteType,
     SiteVisibility,
@@ -104,7 +109,9 @@ from docform.sandbox.seed import SeedSite, site_document
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 #: A structure item moved by ``structure/sort``: a site space, a section or a section group.
-STRUCTURE_ITEM: Schema = {"anyOf": [ref("SiteSpace"), ref("SiteSection"), ref("SiteSectionGroup")]}
+STRUCTURE_ITEM: Schema = {
+    "anyOf": [ref("SiteSpace"), ref("SiteSection"), ref("SiteSectionGroup"), ref("ExternalLink")]
+}
 
 OBJECTS: dict[str, Schema] = {
     "Site": obj(
@@ -117,11 +124,16 @@ OBJECTS: dict[str, Schema] = {
             "title": STRING,
             "visibility": {"enum": ["public", "unlisted", "share-link", "visitor-auth"]},
             "defaultLevel": LEVEL,
-            "permissions": flags("view", "access", "edit", "create", "admin"),
+            "permissions": flags(*SITE_PERMISSIONS),
             "published": BOOL,
             "siteSpaces": NUMBER,
             "createdAt": TIME,
-            "features": {"type": "object"},
+            "features": array(
+                obj(
+                    {"id": STRING, "plan": STRING, "frozen": BOOL},
+                    {"customizations": array(STRING)},
+                )
+            ),
             "urls": urls("location", "app", "preview", optional=("published",)),
         },
         {
@@ -129,6 +141,7 @@ OBJECTS: dict[str, Schema] = {
             "hostname": STRING,
             "basename": STRING,
             "proxy": obj({"origin": STRING, "target": STRING}),
+            "adaptiveContent": obj({"enabled": BOOL}),
         },
     ),
 }
@@ -202,6 +215,10 @@ def get_site(ctx: Ctx) -> dict[str, Any]:
     return render_site(ctx, site_of(ctx))
 
 
+class AdaptiveSwitch(Body):
+    enabled: bool
+
+
 class SitePatch(Body):
     title: str | None = Field(None, min_length=2, max_length=128)
     visibility: SiteVisibility | None = None
@@ -210,11 +227,12 @@ class SitePatch(Body):
     defaultSiteSpace: str | None = None
     defaultSiteSection: str | None = None
     proxy: str | None = Field(None, max_length=512)
+    adaptiveContent: AdaptiveSwitch | None = None
 
 
 def _check_site_patch(ctx: Ctx, site: dict[str, Any], patch: SitePatch) -> None:
     given = patch.model_fields_set
-    for name in ("title", "visibility", "basename"):
+    for name in ("title", "visibility", "basename", "adaptiveContent"):
         if name in given and getattr(patch, name) is None:
             raise bad_request(f"{name}: must not be null")
     if "defaultLevel" in given:
@@ -268,7 +286,7 @@ def patch_site(ctx: Ctx) -> dict[str, Any]:
         if name == "proxy" and value is None:
             site.pop("proxy", None)
         else:
-            site[name] = value
+            site[name] = value.model_dump() if isinstance(value, Body) else value
     ctx.store.update("site", site)
     return render_site(ctx, site)
 
@@ -280,7 +298,7 @@ def delete_site(ctx: Ctx) -> Response | None:
     site = ctx.store.get("site", ctx.params["siteId"])
     if site is None or site.get("organization") != org["id"]:
         return None
-    for kind in (SITE_SPACE, SECTION, GROUP, REDIRECT, "share-link", "publishing-auth"):
+    for kind in (SITE_SPACE, SECTION, GROUP, LINK, REDIRECT, "share-link", "publishing-auth"):
         ctx.store.delete_where(kind, [("parent = ?", [site["id"]])])
     forget_target(ctx, "site", site["id"])
     ctx.store.delete("site", site["id"])
@@ -325,9 +343,6 @@ def sort_structure(ctx: Ctx) -> dict[str, Any]:
     sort = ctx.body_as(SortBody)
     side = position_side(sort.position.before, sort.position.after)
     anchor = getattr(sort.position, side)
-    for where, named in (("item", sort.item), (f"position.{side}", anchor)):
-        if named.type == "site-external-link":
-            raise bad_request(f"{where}.type: site external links are not supported by the sandbox")
     tree = load_tree(ctx, site)
     item = tree.lookup(sort.item.type, sort.item.id)
     if item is None:

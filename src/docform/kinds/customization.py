@@ -1,0 +1,224 @@
+"""A site's customization (``sites.<site>.customization``): its branding, header, footer, AI
+and page settings, one document per site (``GET``/``PUT .../sites/{siteId}/customization``).
+
+The PUT replaces the whole document: a field it leaves out goes back to its default. So docform
+never sends the manifest's block alone: it sends the live document with the changed fields set,
+and a plan lists only the fields that change (``styling.primaryColor.light: "#346DDB" ->
+"#0B5FFF"``). With ``managed: whole`` every field the block leaves out is compared with its
+default, so the plan shows each reset. Values are compared as the service stores them (page
+actions follow the AI mode; a null optional field is absent), so a converged site shows no
+change. Read only for the sites whose entries write the block (one GET each).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from docform.answer_fields import need
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.plan import Call
+from docform.errors import DocformError
+from docform.export.model import Exported, LiveRef
+from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.planning import site_ref
+from docform.kind_framework.rest import site_prefix
+from docform.kinds.customization_block import (
+    LEAVES,
+    CustomizationBlock,
+    fields_of,
+    has_leaf,
+    leaf_name,
+    value_at,
+    with_fields,
+)
+from docform.site_customization import (
+    DEFAULTS,
+    as_stored,
+    defaults,
+    laid_over,
+    stored_fields,
+    stored_page_actions,
+)
+
+PAGE_ACTIONS = "pageActions.items"
+#: Keys of an answer that are not part of the document a PUT sends (``id`` and ``_site``: the
+#: site's id, which `CustomizationKind.read` adds, the document having no id of its own).
+ANSWER_ONLY = ("updatedAt", "hasOverrides", "id", "_site")
+
+
+class FollowsAiMode(list[str]):
+    """Page actions written without the AI mode: the service keeps the assistant first while
+    the live mode is the assistant and drops it otherwise, which a non-empty live list shows."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, list):
+            return NotImplemented
+        assistant_on = "assistant" in other
+        return stored_page_actions(list(self), "assistant" if assistant_on else "none") == other
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None
+
+
+class CustomizationKind(Kind):
+    """One customization per managed site whose entry writes ``customization:``."""
+
+    name = "customization"
+    plural = "site customizations"
+    prune_setting = None
+    declaration = Declaration(
+        position=65,
+        reads=Reads(
+            objects={
+                "/orgs/*/sites/*/customization": {
+                    "styling": need(dict),
+                    "header": need(dict),
+                    "footer": need(dict),
+                    "ai": need(dict),
+                    "pageActions": need(dict),
+                },
+            },
+        ),
+    )
+    references = ("site",)
+    read_after = ("site",)
+    renamable = False
+    guard_creates = False  # a PUT twice stores the same document
+    locked = False  # one per site: the site's id is its id
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        sites = [
+            site["id"]
+            for site, desired in reader.managed_with_entries("site")
+            if desired is None or desired.entry.customization is not None
+        ]
+        answers = await asyncio.gather(
+            *(reader.get_or_none(self.name, self._path(site)) for site in sites)
+        )
+        return [
+            {**answer, "id": site, "_site": site}
+            for site, answer in zip(sites, answers, strict=True)
+            if answer is not None
+        ]
+
+    def _path(self, site: Any) -> str:
+        return f"{site_prefix(self.org_id, site)}/customization"
+
+    def __init__(self, org_id: str) -> None:
+        super().__init__(org_id)
+        self._writing: set[str] = set()
+
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        found = [
+            self._desired(site.address, site.customization, str(site.location))
+            for site in manifests.section("sites").values()
+            if site.customization is not None
+        ]
+        self._writing = {d.key[0].address for d in found}
+        return found
+
+    def _desired(self, site: str, block: CustomizationBlock, location: str) -> Desired:
+        return Desired(
+            address=f"{site}.customization",
+            key=(Ref(site),),
+            fields=wanted_fields(block),
+            location=location,
+            entry=block,
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
+        site = site_ref(index, raw)
+        # A site whose entry writes no block has its customization left alone (read anyway
+        # when reading without manifests).
+        if site is None or site.address not in self._writing:
+            return None
+        return Observed(
+            id=raw["_site"],
+            key=(site,),
+            fields=fields_of(document_of(raw)),
+            title=f"{site.address} customization",
+            raw=raw,
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        # A site created in this apply has the default document.
+        site = resolve(desired.key[0])
+        block: CustomizationBlock = desired.entry
+        return [Call("PUT", self._path(site), laid_over(DEFAULTS, block.written))]
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        body = with_fields(document_of(observed.raw), changed)
+        return [Call("PUT", self._path(observed.id), body)]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        raise DocformError(
+            f"{observed.title}: a site's customization cannot be deleted; write "
+            "`customization: {managed: whole}` on the site to set it back to its defaults"
+        )
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
+        """The fields that differ from the defaults, as a part of the site's entry."""
+        changed = changed_from_defaults(document_of(raw))
+        if not changed:
+            return None
+        return Exported(
+            "sites",
+            self.name,
+            raw["_site"],
+            "",
+            changed,
+            within=LiveRef("site", raw["_site"]),
+            nested_as="customization",
+            part=True,
+        )
+
+
+def document_of(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The document a PUT would send back: the answer without its answer-only keys."""
+    return {k: v for k, v in raw.items() if k not in ANSWER_ONLY}
+
+
+def wanted_fields(block: CustomizationBlock) -> dict[str, Any]:
+    """The fields the block manages, as the service will store them."""
+    if block.managed == "whole":
+        return fields_of(as_stored(laid_over(DEFAULTS, block.written)))
+    full = stored_fields(block)
+    wanted = {
+        leaf_name(leaf): value_at(full, leaf) for leaf in LEAVES if has_leaf(block.written, leaf)
+    }
+    if PAGE_ACTIONS in wanted:
+        items = wanted[PAGE_ACTIONS]
+        mode = value_at(block.written, ("ai", "mode"))
+        wanted[PAGE_ACTIONS] = (
+            stored_page_actions(items, mode) if mode is not None else FollowsAiMode(items)
+        )
+    return wanted
+
+
+def changed_from_defaults(document: dict[str, Any]) -> dict[str, Any]:
+    """The parts of ``document`` that differ from `DEFAULTS`, as a block writes them."""
+    base = defaults()
+    block: dict[str, Any] = {}
+    for leaf in LEAVES:
+        value = value_at(document, leaf)
+        if value == value_at(base, leaf) or (value is None and not has_leaf(base, leaf)):
+            continue
+        at = block
+        for key in leaf[:-1]:
+            at = at.setdefault(key, {})
+        at[leaf[-1]] = value
+    return block

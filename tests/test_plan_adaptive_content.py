@@ -1,0 +1,103 @@
+"""End to end: a site's adaptive content (``sites.<s>.adaptiveContent``), its switch and its
+schema planned and applied through the CLI, and conditions that name no claim of the schema
+refused when the manifests load, each at its file:line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from planning import (
+    actions,
+    apply,
+    assert_converged,
+    calls,
+    change,
+    live_api,
+    plan_json,
+    run,
+    seeded_sandbox,
+    write_manifests,
+)
+
+DOCS = "/orgs/org_acme/sites/site_docs"
+ADDRESS = "site.docs.adaptiveContent"
+SCHEMA = {
+    "properties": {
+        "plan": {"type": "string", "enum": ["free", "pro"], "description": "The plan"},
+        "unsigned": {
+            "properties": {"beta": {"type": "boolean", "description": "In the beta"}},
+        },
+    }
+}
+
+
+def manifests(directory: Path, adaptive: dict[str, Any], condition: str | None = None) -> Path:
+    space: dict[str, Any] = {"space": "handbook", "path": "handbook"}
+    if condition is not None:
+        space["condition"] = condition
+    site = {
+        "id": "site_docs",
+        "adaptiveContent": adaptive,
+        "sections": {"guides": {"title": "Guides", "path": "guides", "spaces": {"main": space}}},
+    }
+    document = {
+        "organization": {"id": "org_acme"},
+        "spaces": {"handbook": {"title": "Handbook"}},
+        "sites": {"docs": site},
+    }
+    return write_manifests(directory, yaml.safe_dump(document, sort_keys=False))
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    return seeded_sandbox(tmp_path)
+
+
+def test_switch_and_schema_set_in_one_apply(tmp_path: Path, sandbox: Path) -> None:
+    condition = 'visitor.claims.plan == "pro" && visitor.claims.unsigned.beta'
+    directory = manifests(tmp_path / "m", {"enabled": True, "schema": SCHEMA}, condition)
+    plan = plan_json(directory, sandbox)
+    assert (ADDRESS, "update") in actions(plan)
+    [(put, schema_path, body), (patch, site_path, switch)] = calls(change(plan, ADDRESS))
+    assert (put, schema_path) == ("PUT", f"{DOCS}/adaptive-schema")
+    assert body["jsonSchema"]["properties"]["plan"]["enum"] == ["free", "pro"]
+    assert (patch, site_path, switch) == ("PATCH", DOCS, {"adaptiveContent": {"enabled": True}})
+    apply(directory, sandbox)
+    assert live_api(sandbox, "GET", DOCS)["adaptiveContent"] == {"enabled": True}
+    assert_converged(directory, sandbox)
+    off = manifests(tmp_path / "n", {"enabled": False})
+    [field] = change(plan_json(off, sandbox), ADDRESS)["fields"]
+    assert (field["path"], field["before"], field["after"]) == ("enabled", True, False)
+
+
+def test_a_condition_naming_no_claim_is_refused_at_load(tmp_path: Path, sandbox: Path) -> None:
+    directory = manifests(tmp_path / "m", {"schema": SCHEMA}, "visitor.claims.plna == 'pro'")
+    result = run(["plan", directory], sandbox)
+    assert result.exit_code == 1
+    assert "main.yaml:" in result.output
+    assert (
+        "sites.docs.sections.guides.spaces.main.condition: visitor.claims.plna is not a claim "
+        "of the site's adaptive schema (did you mean 'visitor.claims.plan'?)"
+    ) in result.output
+    assert "API request" not in result.output
+
+
+def test_a_schema_outside_the_subset_is_refused_at_load(tmp_path: Path, sandbox: Path) -> None:
+    bad = {"properties": {"plan": {"type": "integer", "description": "x"}}}
+    result = run(["validate", manifests(tmp_path / "m", {"schema": bad})], sandbox)
+    assert result.exit_code == 1
+    assert "adaptiveContent.schema.properties.plan" in result.output
+
+
+def test_export_then_plan_shows_no_changes(tmp_path: Path, sandbox: Path) -> None:
+    apply(manifests(tmp_path / "m", {"enabled": True, "schema": SCHEMA}), sandbox)
+    exported = tmp_path / "exported"
+    result = run(["export", "org_acme", exported], sandbox)
+    assert result.exit_code == 0, result.output
+    site = next(iter(yaml.safe_load((exported / "sites.yaml").read_text())["sites"].values()))
+    assert site["adaptiveContent"]["enabled"] is True
+    assert_converged(exported, sandbox)
