@@ -502,6 +502,7 @@ async def test_link_invites(session: Session) -> None:
     await s.send("DELETE", f"{invites}/{invite_id}", 205)
 
 
+@family
 async def test_site_customization(session: Session) -> None:
     s, path = session, f"{SITES}/{SITE}/customization"
     document = await s.send("GET", path, 200)

@@ -170,7 +170,7 @@ class AdaptiveContentKind(Kind):
         fields: dict[str, Any] = {}
         if raw["enabled"]:
             fields["enabled"] = True
-        if raw["jsonSchema"] is not None:
+        if (raw["jsonSchema"] or {}).get("properties"):  # a schema without claims is none
             fields["schema"] = _normalized(raw["jsonSchema"])
         if not fields:
             return None

@@ -5,7 +5,8 @@ The PUT replaces the schema; its body is ``{jsonSchema}``, the strict JSON Schem
 API takes (`docform.adaptive_schema.VisitorSchema`): anything else is a 400.
 
 Choices where the API documents are silent: reading needs membership of the organization, a
-PUT its admin role; a site whose schema was never set answers 404; the schema is stored as
+PUT its admin role; a site whose schema was never set answers a schema without claims
+(``updatedAt`` the site's creation); the schema is stored as
 sent (``$schema`` kept when given) and answered with the time of the last PUT; conditions are
 not evaluated (the sandbox shows no published content).
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from docform.adaptive_schema import VisitorSchema, as_sent
 from docform.sandbox.answer_schema import obj, ref
-from docform.sandbox.http import Body, Ctx, endpoint, not_found, timestamp
+from docform.sandbox.http import Body, Ctx, endpoint, timestamp
 from docform.sandbox.routes.site_tree import site_of
 
 PATH = "/orgs/{organizationId}/sites/{siteId}/adaptive-schema"
@@ -27,15 +28,16 @@ class SchemaBody(Body):
 
 
 def _answer(site: dict[str, Any]) -> dict[str, Any]:
-    stored = site.get("adaptiveSchema")
-    if stored is None:
-        raise not_found("adaptive schema of site", site["id"])
+    stored = site.get("adaptiveSchema") or {
+        "jsonSchema": as_sent(VisitorSchema(properties={})),
+        "updatedAt": site["createdAt"],
+    }
     return {"object": "site-adaptive-schema", **stored}
 
 
 @endpoint("GET", PATH, answer=ref("AdaptiveSchema"))
 def get_adaptive_schema(ctx: Ctx) -> dict[str, Any]:
-    """The schema of the claims the site's visitors carry (404 until one is set)."""
+    """The schema of the claims the site's visitors carry (none until one is set)."""
     return _answer(site_of(ctx))
 
 
