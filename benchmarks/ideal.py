@@ -72,6 +72,9 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
         _chain(graph, f"site.{name}", pages(count), after="sites.0")
     # Only sites whose manifest entry writes redirects read them: the benchmark site does.
     _chain(graph, "site.redirects", pages(shape.redirects), after="sites.0")
+    # Its customization and its structure (where external links are read): one GET each.
+    _chain(graph, "site.customization", 1, after="sites.0")
+    _chain(graph, "site.structure", 1, after="sites.0")
     return graph
 
 

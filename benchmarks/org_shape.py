@@ -184,7 +184,30 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         "sectionGroups": groups,
         "sections": sections,
         "redirects": dict(_redirects(shape, sections)),
+        "customization": {
+            "styling": {"primaryColor": {"light": "#0B5FFF", "dark": "#5C8DFF"}},
+            "footer": {"copyright": "Bench Corp"},
+            "announcement": {"enabled": True, "message": "Benchmark", "style": "info"},
+        },
+        "externalLinks": _links(names, list(groups)),
     }
+
+
+def _links(sections: list[str], groups: list[str]) -> dict[str, dict[str, Any]]:
+    """A link placed at the top level after a group, one in a group after one of its
+    sections, and one whose place is not managed."""
+    links: dict[str, dict[str, Any]] = {
+        "status": {"title": "Status", "url": "https://status.bench.test", "after": groups[0]},
+        "blog": {"title": "Blog", "url": "https://blog.bench.test"},
+    }
+    if len(groups) > 1:
+        links["changelog"] = {
+            "title": "Changelog",
+            "url": "https://bench.test/changelog",
+            "group": groups[1],
+            "after": sections[1],
+        }
+    return links
 
 
 def _redirects(
