@@ -44,7 +44,17 @@ def test_a_cycle_is_an_error_naming_its_members():
 def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
     waves = read_waves(build_kinds("org_acme"))
     assert [[kind.name for kind in wave] for wave in waves] == [
-        ["organization", "member", "team", "collection", "space", "site", "openapi", "saml"],
+        [
+            "organization",
+            "member",
+            "team",
+            "collection",
+            "space",
+            "site",
+            "openapi",
+            "saml",
+            "link_invite",
+        ],
         [
             "customization",
             "adaptive_content",
