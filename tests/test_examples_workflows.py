@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from canary import CANARY_TOKEN
-from planning import live_api, plan_json, run, seeded_sandbox, write_manifests
+from planning import in_ui, live_api, plan_json, run, seeded_sandbox, write_manifests
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "acme"
@@ -267,11 +267,41 @@ def github_tokens() -> dict[str, tuple[str, str | None]]:
     return found
 
 
+def hand_change_then_adopt(sandbox: Path, adopt: list[Command]) -> str:
+    """Maria (an admin) unlocks the Ledger space in the UI; the adopt commands run; returns the
+    description they wrote."""
+    assert run(["apply", "manifests", "--yes"], sandbox).exit_code == 0
+    spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces?limit=1000")["items"]
+    ledger = next(s for s in spaces if s["title"] == "Ledger")
+    change = {"editMode": "live"}
+    in_ui(sandbox, "maria.garcia@acme.test", "PATCH", f"/spaces/{ledger['id']}", change)
+    before = {p: p.read_text(encoding="utf-8") for p in Path("manifests").glob("*.yaml")}
+    assert execute(adopt, sandbox) == [0] * len(adopt)
+    changed = [p for p, text in before.items() if p.read_text(encoding="utf-8") != text]
+    assert len(changed) == 1, changed
+    assert "editMode: live" in changed[0].read_text(encoding="utf-8")
+    assert run(["plan", "manifests", "--detailed-exitcode"], sandbox).exit_code == 0
+    return Path("adopt.md").read_text(encoding="utf-8")
+
+
+def test_github_adopts_a_change_made_in_the_ui_naming_who_made_it(repo, sandbox):
+    description = hand_change_then_adopt(sandbox, github_commands("docform-adopt.yml", "schedule"))
+    assert "changed outside the manifests by Maria Garcia (maria.garcia@acme.test)" in description
+    assert "`space.ledger`: wrote editMode" in description
+
+
+def test_gitlab_adopts_a_change_made_in_the_ui_naming_who_made_it(repo, sandbox):
+    description = hand_change_then_adopt(sandbox, gitlab_commands("adopt"))
+    assert "by Maria Garcia (maria.garcia@acme.test)" in description
+
+
 def test_github_gives_the_admin_token_only_to_the_protected_apply_job():
     assert github_tokens() == {
         "docform-apply.yml: apply": ("${{ secrets.DOCFORM_APPLY_TOKEN }}", "production"),
         "docform-plan.yml: plan": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", "docform-read"),
         "docform-drift.yml: drift": ("${{ secrets.DOCFORM_PLAN_TOKEN }}", "docform-read"),
+        # The audit log, which names who made each change, is an admin's to read.
+        "docform-adopt.yml: adopt": ("${{ secrets.DOCFORM_AUDIT_TOKEN }}", "docform-audit"),
     }
 
 
@@ -293,6 +323,8 @@ def test_gitlab_gives_plans_the_plan_token_and_only_applies_the_protected_one():
     for job in ("apply", "apply-approved"):
         assert ci[job]["variables"]["DOCFORM_API_TOKEN"] == "$DOCFORM_APPLY_TOKEN", job
         assert ci[job]["environment"] == "production", job
+    assert ci["adopt"]["variables"]["DOCFORM_API_TOKEN"] == "$DOCFORM_AUDIT_TOKEN"
+    assert ci["adopt"]["environment"] == "docform-audit"
 
 
 def test_no_token_is_ever_printed():
