@@ -14,12 +14,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
-UNSIGNED_DESCRIPTION = "Unsigned claims of the site visitor."
+UNSIGNED_DESCRIPTION: Final = "Unsigned claims of the site visitor."
 CLAIM_REFERENCE = re.compile(r"\bvisitor\.claims((?:\.[A-Za-z_$][A-Za-z0-9_$-]*)+)")
 
 

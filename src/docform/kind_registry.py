@@ -82,7 +82,7 @@ def declarations() -> list[Declaration]:
     return [declaration_of(cls) for cls in KIND_CLASSES]
 
 
-def sections() -> list[Section]:
+def sections() -> list[Section[BoundModel]]:
     """The top-level manifest sections of the kinds that have one, in plan order."""
     return [d.section for d in declarations() if d.section is not None]
 
@@ -170,7 +170,7 @@ def list_names() -> frozenset[str]:
     return frozenset(name for d in declarations() for name in d.reads.list_names)
 
 
-def section_of(kind: str) -> Section:
+def section_of(kind: str) -> Section[BoundModel]:
     """The top-level section holding the entries of the kind named ``kind`` (``team``)."""
     for cls in KIND_CLASSES:
         section = declaration_of(cls).section

@@ -419,7 +419,8 @@ def _plain(value: Any) -> Any:
 def document_schema() -> dict[str, Any]:
     """The JSON Schema of the whole document, self-contained (no ``$ref``)."""
     schema = Customization.model_json_schema()
-    return inline_schema(schema, schema.pop("$defs", {}))
+    inlined: dict[str, Any] = inline_schema(schema, schema.pop("$defs", {}))
+    return inlined
 
 
 def inline_schema(schema: Any, definitions: dict[str, Any]) -> Any:

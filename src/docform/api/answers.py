@@ -37,10 +37,10 @@ def _api_message(response: httpx.Response) -> str | None:
         return None
     if isinstance(body, dict):
         error = body.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"]
-        if isinstance(body.get("message"), str):
-            return body["message"]
+        nested = error.get("message") if isinstance(error, dict) else None
+        for message in (nested, body.get("message")):
+            if isinstance(message, str):
+                return message
     return None
 
 

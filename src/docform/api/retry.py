@@ -54,7 +54,7 @@ class RetryPolicy:
 
     def backoff(self, retry: int) -> float:
         """The wait before retry number ``retry`` (0-based) of a failure."""
-        ceiling = min(self.backoff_cap, self.backoff_base * 2**retry)
+        ceiling = min(self.backoff_cap, self.backoff_base * 2.0**retry)
         return ceiling / 2 + self.rng.uniform(0, ceiling / 2)
 
     def jitter(self) -> float:

@@ -112,6 +112,7 @@ def environment_proxy(base_url: str) -> str | None:
     proxies = urllib.request.getproxies_environment()
     if not parts.hostname or is_loopback_host(parts.hostname):
         return None
-    if urllib.request.proxy_bypass_environment(parts.hostname, proxies):
+    # Public in urllib.request, though typeshed does not list it.
+    if urllib.request.proxy_bypass_environment(parts.hostname, proxies):  # type: ignore[attr-defined]
         return None
     return proxies.get(parts.scheme)

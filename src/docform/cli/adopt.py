@@ -80,9 +80,9 @@ def adopt_sets(
     outcomes = planned_sets(manifest_sets(directory))
     report_failures(outcomes)
     planned = [o for o in outcomes if o.plan is not None]
-    check_patterns([o.plan for o in planned], targets, excludes)
+    check_patterns([o.planned()[1] for o in planned], targets, excludes)
     events = explained(planned, audit_trails(planned, since))
-    results = [adopt_plan(o.manifests, o.plan, targets, excludes, check=False) for o in planned]
+    results = [adopt_plan(*o.planned(), targets, excludes, check=False) for o in planned]
     click.echo(render_adopted(results, events), nl=False)
     if markdown_out is not None:
         text = render_adopted_markdown(results, events)

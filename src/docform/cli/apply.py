@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,6 +24,9 @@ from docform.cli.group import cli
 from docform.cli.multi import apply_several, manifest_sets, refuse_single_plan_option
 from docform.cli.output import output, output_options
 from docform.errors import DocformError
+
+if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
+    from docform.workflow.run import RailOptions
 
 
 @cli.command()
@@ -141,7 +144,12 @@ def apply(
         )
     if the_plan.rails is not None:  # a saved plan: what its reviewer accepted stays accepted
         allow = (*the_plan.rails.allowed, *allow)
-    rails = {"max_deletions": max_deletions, "force": force, "allow": allow, "labels": labels}
+    rails: RailOptions = {
+        "max_deletions": max_deletions,
+        "force": force,
+        "allow": allow,
+        "labels": labels,
+    }
     assess_rails(manifests, the_plan, **rails)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():

@@ -12,7 +12,10 @@ from typing import Any, TypeVar
 import click
 
 from docform.cli.output import output
+from docform.engine.plan import Plan
+from docform.engine.rails import RailReport, Violation
 from docform.errors import DocformError
+from docform.manifest import ManifestSet
 
 T = TypeVar("T")
 
@@ -51,11 +54,12 @@ def load_and_plan_with_progress(directory: Path) -> tuple[Any, Any, Any]:
 
     from docform.manifest import ManifestError
     from docform.render.progress import ReadProgress
-    from docform.workflow.connect import open_client
+    from docform.workflow.connect import Client, open_client
+    from docform.workflow.early import EarlyView
     from docform.workflow.run import load_and_plan
     from docform.workflow.sets import invalid_manifests
 
-    def open_reader(view: Any) -> Any:
+    def open_reader(view: ManifestSet | EarlyView) -> Client:
         return open_client(view, read_only=True)
 
     try:
@@ -67,7 +71,7 @@ def load_and_plan_with_progress(directory: Path) -> tuple[Any, Any, Any]:
         raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
 
 
-def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
+def plan_with_progress(manifests: ManifestSet) -> tuple[Any, Any]:
     """The plan of ``manifests`` and the API call counts, with read progress on a terminal."""
 
     from docform.render.progress import ReadProgress
@@ -78,7 +82,12 @@ def plan_with_progress(manifests: Any) -> tuple[Any, Any]:
 
 
 def apply_with_progress(
-    manifests: Any, plan: Any, parallelism: int | None, as_json: bool, *, lock_file: bool = True
+    manifests: ManifestSet,
+    plan: Plan,
+    parallelism: int | None,
+    as_json: bool,
+    *,
+    lock_file: bool = True,
 ) -> bool:
     """Make the calls of ``plan``, showing progress, then print the report; True when every
     change was made. ``lock_file``: keep docform.lock in step (`docform.workflow.identity`). Ctrl-C
@@ -118,7 +127,7 @@ def apply_with_progress(
     return bool(report.ok)
 
 
-def start_lock(manifests: Any, plan: Any) -> Any:
+def start_lock(manifests: ManifestSet, plan: Plan) -> Any:
     """Write docform.lock with the entries ``plan`` matched; the recorder of what follows."""
     from docform.workflow.identity import LockRecorder
 
@@ -187,18 +196,18 @@ def use_color() -> bool:
     return output().color()
 
 
-def refuse_if_rails_broken(plan: Any, label: str = "") -> None:
+def refuse_if_rails_broken(plan: Plan, label: str = "") -> None:
     """After the plan is shown: exit 1 when a safety rail would make apply refuse it."""
     if plan.refused:
         raise DocformError(rails_broken(plan, label))
 
 
-def passed_by(report: Any, violation: Any) -> str:
+def passed_by(report: RailReport, violation: Violation) -> str:
     """``--allow accepted`` or ``--force bypassed``: how a rail that apply let through was."""
     return "--allow accepted" if violation in report.accepted else "--force bypassed"
 
 
-def rails_broken(plan: Any, label: str = "") -> str:
+def rails_broken(plan: Plan, label: str = "") -> str:
     """Why a shown plan fails: the rails it breaks, and what to do."""
     blocking = plan.rails.blocking
     count = len(blocking)
@@ -254,7 +263,7 @@ def label_option(command: Any) -> Any:
 def markdown_options(command: Any) -> Any:
     """``--markdown-out FILE`` and ``--markdown-limit CHARS``, for commands printing Markdown
     that a workflow posts as a comment or an issue."""
-    from docform.render.limit import DEFAULT_LIMIT
+    from docform.render.shortening import DEFAULT_LIMIT
 
     command = click.option(
         "--markdown-limit",

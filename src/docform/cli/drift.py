@@ -74,7 +74,7 @@ def drift(
         raise click.UsageError("choose one of --json and --markdown")
     printed, written = _formats(as_json, markdown, report, report_format)
     window = since_of(since, datetime.now(UTC))
-    outcomes = planned_sets(manifest_sets(directory), rails={"policies_on_live": True})
+    outcomes = planned_sets(manifest_sets(directory), policies_on_live=True)
     report_failures(outcomes)
     for outcome in outcomes:
         for warning in outcome.plan.warnings if outcome.plan is not None else ():
@@ -105,7 +105,7 @@ def _adopt(report: DriftReport) -> None:
 
     checked = [o for o in report.orgs if o.plan is not None]
     events = explained([o.outcome for o in checked], [o.audit for o in checked])
-    results = [adopt_plan(o.outcome.manifests, o.plan) for o in checked]
+    results = [adopt_plan(*o.outcome.planned()) for o in checked]
     click.echo(render_adopted(results, events), nl=False, err=True)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -14,11 +15,26 @@ from docform.errors import DocformError
 class DocformGroup(click.Group):
     """A group whose every failure exits 1, so exit code 2 always means "changes"."""
 
-    def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:
-        extra["standalone_mode"] = False
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
         command_clock.start()
         try:
-            code = super().main(args, prog_name, **extra)
+            # Not standalone, whatever the caller asks: the exit codes are decided below.
+            code = super().main(
+                args,
+                prog_name,
+                complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
         except click.exceptions.Exit as exc:
             sys.exit(1 if exc.exit_code == 2 else exc.exit_code)
         except click.ClickException as exc:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,7 +25,13 @@ from docform.cli.common import (
     write_output,
 )
 from docform.cli.output import output
+from docform.engine.plan import Plan
 from docform.errors import DocformError
+from docform.manifest.discover import ManifestDir
+from docform.workflow.sets import SetOutcome
+
+if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
+    from docform.workflow.run import RailOptions
 
 SAVED_PLAN_REFUSED = (
     "{option} takes one organization's plan, and {directory} holds {count} manifest sets; "
@@ -66,7 +72,7 @@ def validate_several(sets: Sequence[Any], as_json: bool) -> int:
         for problem in problems:
             click.echo(str(problem))
     for outcome in outcomes:
-        if not outcome.failed and not output().quiet:
+        if outcome.manifests is not None and not outcome.failed and not output().quiet:
             click.echo(f"Valid: {outcome.label()}: {outcome.manifests.summary()}.", err=as_json)
     if problems:
         failed = sum(1 for o in outcomes if o.failed)
@@ -88,7 +94,7 @@ def plan_several(
     excludes: Sequence[str],
     markdown: tuple[Path | None, int],
     verbose: bool,
-    rails: dict[str, Any],
+    rails: RailOptions,
 ) -> int:
     """Plan every set concurrently; ``form`` is ``text``, ``json`` or ``markdown``;
     ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``); ``markdown``:
@@ -99,7 +105,7 @@ def plan_several(
     from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
     from docform.workflow.sets import worst_exit_code
 
-    def narrow(plan: Any) -> Any:
+    def narrow(plan: Plan) -> Any:
         return narrow_plan(plan, targets, excludes, check=False)
 
     outcomes = planned_sets(sets, narrow, rails)
@@ -148,7 +154,12 @@ def apply_several(
     stopping at the first that fails."""
     from docform.render.sets import render_sets_text
 
-    rails = {"max_deletions": max_deletions, "force": force, "allow": allow, "labels": labels}
+    rails: RailOptions = {
+        "max_deletions": max_deletions,
+        "force": force,
+        "allow": allow,
+        "labels": labels,
+    }
     outcomes = planned_sets(sets, rails=rails)
     click.echo(render_sets_text(outcomes, color=use_color()), nl=False)
     failed = [o for o in outcomes if o.failed]
@@ -158,13 +169,13 @@ def apply_several(
             f"{len(failed)} of {len(outcomes)} manifest sets could not be planned, so nothing "
             "was applied; fix them and apply again"
         )
-    to_apply = [o for o in outcomes if o.plan.has_changes]
+    to_apply = [o for o in outcomes if o.planned()[1].has_changes]
     for outcome in to_apply:
         _check_rails(outcome, rails)
     if lock_file:
-        for outcome in outcomes:
-            if not outcome.plan.has_changes:
-                start_lock(outcome.manifests, outcome.plan)
+        for manifests, plan in (o.planned() for o in outcomes):
+            if not plan.has_changes:
+                start_lock(manifests, plan)
     if not to_apply:
         return 0
     count = len(to_apply)
@@ -183,12 +194,15 @@ def apply_several(
 
 
 def planned_sets(
-    sets: Sequence[Any],
-    narrow: Callable[[Any], Any] | None = None,
-    rails: dict[str, Any] | None = None,
-) -> list[Any]:
+    sets: Sequence[ManifestDir],
+    narrow: Callable[[Plan], Plan] | None = None,
+    rails: RailOptions | None = None,
+    *,
+    policies_on_live: bool = False,
+) -> list[SetOutcome]:
     """Every set loaded and planned (concurrently); each outcome holds its plan or its error,
-    and each plan its safety rails as ``assess_rails(**rails)`` evaluates them."""
+    and each plan its safety rails as ``assess_rails(**rails)`` evaluates them
+    (``policies_on_live``: see `assess_rails`)."""
     import asyncio
 
     from docform.workflow.run import assess_rails
@@ -198,7 +212,7 @@ def planned_sets(
     asyncio.run(plan_sets(outcomes, narrow))
     for outcome in outcomes:
         if outcome.plan is not None:
-            assess_rails(outcome.manifests, outcome.plan, **(rails or {}))
+            assess_rails(*outcome.planned(), **(rails or {}), policies_on_live=policies_on_live)
     return outcomes
 
 
@@ -216,7 +230,7 @@ def audit_trails(outcomes: Sequence[Any], since: datetime) -> list[Any]:
     return trails
 
 
-def report_failures(outcomes: Sequence[Any]) -> None:
+def report_failures(outcomes: Sequence[SetOutcome]) -> None:
     """Each set's manifest problems and error, on stderr."""
     for outcome in outcomes:
         for problem in outcome.problems:
@@ -225,28 +239,33 @@ def report_failures(outcomes: Sequence[Any]) -> None:
             click.echo(f"Error: {outcome.label()}: {outcome.error}", err=True)
 
 
-def _plan_code(outcome: Any, detailed_exitcode: bool) -> int:
+def _plan_code(outcome: SetOutcome, detailed_exitcode: bool) -> int:
     from docform.workflow.sets import detailed_exit_code
 
-    if outcome.failed or outcome.plan.refused:
+    if outcome.failed:
         return 1
-    return detailed_exit_code(outcome.plan) if detailed_exitcode else 0
+    _, plan = outcome.planned()
+    if plan.refused:
+        return 1
+    return detailed_exit_code(plan) if detailed_exitcode else 0
 
 
-def _check_rails(outcome: Any, rails: dict[str, Any]) -> None:
+def _check_rails(outcome: SetOutcome, rails: RailOptions) -> None:
     from docform.workflow.run import check_safety
 
+    manifests, plan = outcome.planned()
     try:
-        passed = check_safety(outcome.manifests, outcome.plan, **rails)
+        passed = check_safety(manifests, plan, **rails)
     except DocformError as exc:
         raise DocformError(f"{outcome.label()}: {exc}; nothing was applied") from None
     for rail in passed:
-        how = passed_by(outcome.plan.rails, rail)
+        how = passed_by(plan.rails, rail)
         click.echo(f"Warning: {outcome.label()}: {how} the safety rail {rail}", err=True)
 
 
-def _apply_one(outcome: Any, parallelism: int | None, as_json: bool, lock_file: bool) -> bool:
+def _apply_one(
+    outcome: SetOutcome, parallelism: int | None, as_json: bool, lock_file: bool
+) -> bool:
     click.echo(f"== {outcome.label()} ==", err=as_json)
-    return apply_with_progress(
-        outcome.manifests, outcome.plan, parallelism, as_json, lock_file=lock_file
-    )
+    manifests, plan = outcome.planned()
+    return apply_with_progress(manifests, plan, parallelism, as_json, lock_file=lock_file)

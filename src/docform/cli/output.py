@@ -51,7 +51,8 @@ def output() -> Output:
     context = click.get_current_context(silent=True)
     if context is None:
         return Output()
-    return context.find_root().meta.setdefault(_KEY, Output())
+    flags: Output = context.find_root().meta.setdefault(_KEY, Output())
+    return flags
 
 
 def _setter(name: str) -> Callable[[click.Context, click.Parameter, bool], None]:

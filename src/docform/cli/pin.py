@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -11,6 +10,8 @@ from docform.cli.common import load_manifests, plan_with_progress
 from docform.cli.group import cli
 from docform.cli.multi import manifest_sets, planned_sets, report_failures
 from docform.cli.output import output_options
+from docform.engine.plan import Plan
+from docform.manifest import ManifestSet
 
 
 @cli.command()
@@ -32,7 +33,7 @@ def pin(directory: Path) -> int:
         report_failures(outcomes)
         for outcome in outcomes:
             if not outcome.failed:
-                _pin_one(outcome.manifests, outcome.plan, f"{outcome.label()}: ")
+                _pin_one(*outcome.planned(), f"{outcome.label()}: ")
         return 1 if any(o.failed for o in outcomes) else 0
     manifests = load_manifests(directory)
     the_plan, _ = plan_with_progress(manifests)
@@ -40,7 +41,7 @@ def pin(directory: Path) -> int:
     return 0
 
 
-def _pin_one(manifests: Any, plan: Any, label: str) -> None:
+def _pin_one(manifests: ManifestSet, plan: Plan, label: str) -> None:
     from docform.cli.common import start_lock
 
     start_lock(manifests, plan)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from docform.api.stats import CallStats
 from docform.cli.common import (
     allow_option,
     label_option,
@@ -25,6 +26,11 @@ from docform.cli.multi import (
     validate_several,
 )
 from docform.cli.output import output, output_options
+from docform.engine.plan import Plan
+from docform.manifest import ManifestSet
+
+if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
+    from docform.workflow.run import RailOptions
 
 
 @cli.command()
@@ -183,7 +189,12 @@ def plan(
     manifests, the_plan, stats = load_and_plan_with_progress(directory)
     the_plan = narrow_plan(the_plan, targets, excludes)
     the_plan.commit = head_commit(directory)
-    rails = {"max_deletions": max_deletions, "force": force, "allow": allow, "labels": labels}
+    rails: RailOptions = {
+        "max_deletions": max_deletions,
+        "force": force,
+        "allow": allow,
+        "labels": labels,
+    }
     assess_rails(manifests, the_plan, **rails)
     if explain_token:
         the_plan.token = _token_needs(the_plan, stats)
@@ -199,7 +210,7 @@ def plan(
     return detailed_exit_code(the_plan) if detailed_exitcode else 0
 
 
-def _token_needs(the_plan: Any, stats: Any) -> Any:
+def _token_needs(the_plan: Plan, stats: CallStats) -> Any:
     """What the plan's reads (as the client counted them) and calls need of the token."""
     from docform.api.scopes import token_needs
     from docform.api.stats import route_of
@@ -214,7 +225,7 @@ def _token_needs(the_plan: Any, stats: Any) -> Any:
 
 
 def _print_plan(
-    the_plan: Any, manifests: Any, form: str, show_calls: bool, markdown: tuple[Any, int]
+    the_plan: Plan, manifests: ManifestSet, form: str, show_calls: bool, markdown: tuple[Any, int]
 ) -> None:
     """Print the plan as ``form`` (text, json, markdown); ``markdown``: ``--markdown-out``
     (written whole whatever the output) and ``--markdown-limit``."""

@@ -29,7 +29,7 @@ class ExportError(DocformError):
     """The export cannot be written where it was asked to be."""
 
 
-class _FlowMap(dict):
+class _FlowMap(dict[str, Any]):
     """A mapping to write on one line."""
 
 
@@ -45,11 +45,11 @@ def _represent_flow(dumper: yaml.SafeDumper, data: _FlowMap) -> Any:
     return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
 
 
-def _represent_block(dumper: yaml.SafeDumper, data: dict) -> Any:
+def _represent_block(dumper: yaml.SafeDumper, data: dict[str, Any]) -> Any:
     return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=False)
 
 
-def _represent_list(dumper: yaml.SafeDumper, data: list) -> Any:
+def _represent_list(dumper: yaml.SafeDumper, data: list[Any]) -> Any:
     flow = _is_plain_list(data)
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
 
@@ -85,7 +85,7 @@ def render_yaml(sections: Mapping[str, Any], schema: str) -> str:
     """One manifest file: the schema line, then ``sections`` in the order given."""
     # A section is always a block, even when it would fit on one line.
     styled = {key: _styled(value, one_line=False) for key, value in sections.items()}
-    body = yaml.dump(styled, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    body: str = yaml.dump(styled, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     return MODELINE.format(schema) + body
 
 

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeGuard, TypeVar
 
 from docform.answer_fields import Shape
-from docform.model.entry import BoundModel
+from docform.model.entry import BoundModel, Entry
 from docform.model.fields import NAME_PATTERN, Name
+
+EntryModel = TypeVar("EntryModel", bound=BoundModel, covariant=True)
 
 
 @dataclass(frozen=True)
-class Section:
+class Section(Generic[EntryModel]):
     """A top-level manifest section: ``teams:`` holds `TeamEntry` values by name.
 
     ``single``: the section is one entry, not entries by name (``organization:``). ``key`` and
@@ -29,14 +32,19 @@ class Section:
     """
 
     name: str
-    entry: type[BoundModel]
+    entry: type[EntryModel]
     noun: str  # "team", as in "unknown team 'x'"
     plural: str  # for the summary line
-    key: object = Name
+    key: Any = Name  # a type or an Annotated form, as pydantic reads them
     key_pattern: str = NAME_PATTERN
     value: object = None
     description: str | None = None
     single: bool = False
+
+
+def holds_entries(section: Section[BoundModel]) -> TypeGuard[Section[Entry]]:
+    """Whether ``section`` holds entries by name (`Entry` models), not one entry."""
+    return not section.single and issubclass(section.entry, Entry)
 
 
 @dataclass(frozen=True)
@@ -77,7 +85,7 @@ class Declaration:
     """
 
     position: int
-    section: Section | None = None
+    section: Section[BoundModel] | None = None
     nested: Nested | None = None
     prune_description: str | None = None
     export_file: str | None = None

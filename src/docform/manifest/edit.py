@@ -367,7 +367,7 @@ def _take_tail(node: Any) -> CommentToken | None:
     if not slots:
         return None
     slot = _tail_slot(container)
-    token = slots[slot]
+    token: CommentToken | None = slots[slot]
     if token is None:
         return None
     own, _, rest = token.value.partition("\n")

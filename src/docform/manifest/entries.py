@@ -19,12 +19,12 @@ from docform.manifest.messages import PATTERN_MESSAGES, describe, validation_pro
 from docform.manifest.problems import Path, Problem
 from docform.manifest.settings import Settings
 from docform.manifest.sources import MergedTree
-from docform.model.entry import BoundModel, Entry
+from docform.model.entry import BoundModel, Entry, ManifestModel
 from docform.model.fields import escape_invisible
 from docform.policies.evaluate import rule_problems
 from docform.policies.model import PolicyEntry
 
-M = TypeVar("M", bound=BoundModel | Settings)
+M = TypeVar("M", bound=ManifestModel)
 
 
 @dataclass
@@ -112,7 +112,7 @@ def _validate(tree: MergedTree, model: type[M], path: Path, raw: Any) -> M | Non
     if path in tree.reported:
         return None
     try:
-        entry = model.model_validate({} if raw is None else raw)
+        entry: M = model.model_validate({} if raw is None else raw)
     except ValidationError as error:
         tree.problems.extend(validation_problems(error, model, path, tree.sources, tree.reported))
         return None

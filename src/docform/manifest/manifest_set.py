@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
+from typing import TypeVar
 
 from docform.kind_registry import nested_kinds
 from docform.kinds.organization import OrganizationEntry
@@ -13,6 +14,8 @@ from docform.manifest.lock import Lock
 from docform.manifest.settings import Settings
 from docform.model.entry import BoundModel, Entry
 from docform.policies.model import PolicyEntry
+
+E = TypeVar("E", bound=Entry)
 
 
 @dataclass
@@ -37,6 +40,15 @@ class ManifestSet:
     def section(self, name: str) -> dict[str, Entry]:
         """The entries of one top-level section (``"teams"``) by manifest name."""
         return self.sections.setdefault(name, {})
+
+    def section_as(self, name: str, model: type[E]) -> dict[str, E]:
+        """The entries of section ``name``, each a ``model`` (its kind's entry model)."""
+        entries: dict[str, E] = {}
+        for key, entry in self.section(name).items():
+            if not isinstance(entry, model):
+                raise TypeError(f"{name}.{key} is a {type(entry).__name__}, not a {model.__name__}")
+            entries[key] = entry
+        return entries
 
     def entries(self) -> Iterator[BoundModel]:
         """The organization, then every entry of every section, nested ones after their parent."""

@@ -7,7 +7,7 @@ import difflib
 import re
 import types
 import typing
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -87,7 +87,8 @@ def describe(item: Any, model: type[BaseModel], loc: Path, path: Path) -> str:
     if kind == "literal_error":
         return _not_allowed(value, re.findall(r"'([^']*)'", ctx.get("expected", "")))
     if kind == "string_pattern_mismatch":
-        what = PATTERN_MESSAGES.get(ctx.get("pattern"), f"does not match {ctx.get('pattern')}")
+        pattern = str(ctx.get("pattern"))
+        what = PATTERN_MESSAGES.get(pattern, f"does not match {pattern}")
         return f"'{value}' {what}"
     if kind == "value_error":
         return str(ctx.get("error", item["msg"]))
@@ -133,8 +134,9 @@ def _not_allowed(value: Any, choices: list[str]) -> str:
 def _unknown_key(model: type[BaseModel], loc: Path) -> str:
     key = str(loc[-1])
     owner = model_at(model, loc[:-1])
-    if owner is not None and key in getattr(owner, "unknown_key_hints", {}):
-        return f"unknown key '{key}': {owner.unknown_key_hints[key]}"
+    hints: Mapping[str, str] = getattr(owner, "unknown_key_hints", {})
+    if key in hints:
+        return f"unknown key '{key}': {hints[key]}"
     allowed = list(owner.model_fields) if owner is not None else []
     hint = did_you_mean(key, allowed)
     if not hint and allowed:

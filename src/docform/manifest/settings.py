@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, PrivateAttr, create_model, field_validator
 
@@ -31,6 +31,10 @@ def _check_ignore_pattern(pattern: str) -> str:
 IgnorePattern = Annotated[str, AfterValidator(_check_ignore_pattern)]
 
 
+def _prune_fields() -> dict[str, Any]:
+    return {key: (bool, Field(False, description=d)) for key, d in prune_keys()}
+
+
 PruneSettings: type[ManifestModel] = create_model(
     "PruneSettings",
     __base__=ManifestModel,
@@ -40,7 +44,7 @@ PruneSettings: type[ManifestModel] = create_model(
         "plan and left alone."
     ),
     __module__=__name__,
-    **{key: (bool, Field(False, description=description)) for key, description in prune_keys()},
+    **_prune_fields(),
 )
 
 

@@ -186,10 +186,11 @@ def _add_entry(tree: MergedTree, file: str, document: YamlDocument, path: Path, 
         tree.problems.append(Problem.at(here, path, message))
         return
     tree.sources.own(path, file, document)
+    section = str(path[0])  # a section's name, and an entry's below it
     if len(path) == 1:
-        tree.sections[path[0]] = value
+        tree.sections[section] = value
     else:
-        tree.sections[path[0]][path[1]] = value
+        tree.sections[section][path[1]] = value
 
 
 def _position(document: YamlDocument, path: Path) -> tuple[int, int]:

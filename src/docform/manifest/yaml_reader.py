@@ -304,7 +304,8 @@ class _Builder:
         value = event.value
         if _SHORTCUT and event.implicit[0] and value and value[0] not in _RESOLVED_STARTS:
             return _TAG + "str"
-        return self.loader.resolve(yaml.ScalarNode, value, event.implicit)
+        tag: str = self.loader.resolve(yaml.ScalarNode, value, event.implicit)
+        return tag
 
     def _alias(self, event: Any) -> None:
         position = self._mark_item(event.start_mark)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -13,6 +12,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from docform.engine.apply import ApplyReport, CallEvent
 from docform.engine.plan import Change
 from docform.render.values import ACTION_SYMBOLS, field_sides
+from docform.workflow.verify import Verification
 
 
 def render_event(event: CallEvent, *, as_json: bool) -> str:
@@ -141,7 +141,7 @@ class ApplyProgress:
         self._bar.update(self._task, completed=self.done, state=state)
 
 
-def _unsettled(verification: Any, made: str) -> str:
+def _unsettled(verification: Verification, made: str) -> str:
     """The report of an apply whose calls all succeeded but whose read-back did not match."""
     if verification.error is not None:
         return (

@@ -10,7 +10,6 @@ import json
 from dataclasses import dataclass
 
 from docform.engine.plan import Change, Unmanaged
-from docform.render.limit import take_rows
 from docform.render.markdown import (
     code,
     escape,
@@ -21,6 +20,7 @@ from docform.render.markdown import (
 )
 from docform.render.policies import live_policies_markdown, live_policies_text
 from docform.render.rails import rails_markdown, rails_text
+from docform.render.shortening import take_rows
 from docform.render.values import change_symbol, field_sides, replacement_lines
 from docform.workflow.audit import AuditEvent
 from docform.workflow.drift import DriftReport, OrgDrift

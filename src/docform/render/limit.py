@@ -10,30 +10,34 @@ as fit; the rest is counted by kind, and a note names the file that holds the wh
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
+from docform.engine.plan import Plan
+from docform.render.drift import Shortening, render_drift_markdown
 from docform.render.markdown import (
     TABLE_HEAD,
     audience_lines,
-    code,
     deletion_row,
     head_lines,
     note_lines,
     render_markdown,
     table_row,
 )
-
-GITHUB_LIMIT = 65_536
-DEFAULT_LIMIT = 64_000
-"""GitHub's limit less room for what a workflow adds around the text (a marker, a footer)."""
-RESERVE = 1_000
-"""Kept free while rows are added, for the lines that count what was left out."""
+from docform.render.sets import render_sets_markdown
+from docform.render.shortening import (
+    DEFAULT_LIMIT,
+    RESERVE,
+    counted,
+    room,
+    take_rows,
+    too_long_note,
+)
+from docform.workflow.drift import DriftReport
+from docform.workflow.sets import SetOutcome
 
 
 def fit_plan_markdown(
-    plan: Any,
+    plan: Plan,
     diagram: str | None = None,
     *,
     show_calls: bool = True,
@@ -48,7 +52,7 @@ def fit_plan_markdown(
 
 
 def fit_sets_markdown(
-    outcomes: Sequence[Any],
+    outcomes: Sequence[SetOutcome],
     *,
     show_calls: bool = True,
     limit: int = DEFAULT_LIMIT,
@@ -56,26 +60,22 @@ def fit_sets_markdown(
 ) -> str:
     """The Markdown of several organizations' plans, each part shortened to its share of
     ``limit`` when the whole is over it."""
-    from docform.render.sets import render_sets_markdown
-
     full = render_sets_markdown(outcomes, show_calls=show_calls)
     if len(full) <= limit:
         return full
     share = (limit - RESERVE) // max(1, len(outcomes)) - RESERVE
 
-    def short(plan: Any) -> str:
+    def short(plan: Plan) -> str:
         return fit_plan_markdown(plan, show_calls=show_calls, limit=share, full_file=full_file)
 
     return render_sets_markdown(outcomes, plan_markdown=short)
 
 
 def fit_drift_markdown(
-    report: Any, *, limit: int = DEFAULT_LIMIT, full_file: str | None = None
+    report: DriftReport, *, limit: int = DEFAULT_LIMIT, full_file: str | None = None
 ) -> str:
     """The drift report's Markdown; over ``limit``, first without the fixing plans, then with
     each organization's rows cut to its share (deletions and rails always listed)."""
-    from docform.render.drift import Shortening, render_drift_markdown
-
     full = render_drift_markdown(report)
     if len(full) <= limit:
         return full
@@ -87,7 +87,7 @@ def fit_drift_markdown(
     return render_drift_markdown(report, short=Shortening(note, rows=share))
 
 
-def short_plan_markdown(plan: Any, *, whole: int, limit: int, full_file: str | None) -> str:
+def short_plan_markdown(plan: Plan, *, whole: int, limit: int, full_file: str | None) -> str:
     """The head, a note, every deletion and every likely replacement (as many as fit in
     ``limit``, if even they do not), and as many notes and other changes as fit; the others
     counted."""
@@ -119,7 +119,7 @@ def short_plan_markdown(plan: Any, *, whole: int, limit: int, full_file: str | N
     return "\n".join([*lines, *notes])
 
 
-def _audience(plan: Any, budget: int) -> list[str]:
+def _audience(plan: Plan, budget: int) -> list[str]:
     """The audience changes whole when they fit in ``budget``, else how many objects they
     touch (a fenced block is never cut)."""
     lines = audience_lines(plan)
@@ -137,45 +137,10 @@ def _notes(notes: Sequence[str], budget: int) -> list[str]:
     return shown
 
 
-def _head(plan: Any, limit: int) -> list[str]:
+def _head(plan: Plan, limit: int) -> list[str]:
     """The head with every rail; with fewer when that alone would take half the limit."""
     lines = head_lines(plan)
     most = 100
     while len("\n".join(lines)) > limit // 2 and most:
         lines, most = head_lines(plan, most_rails=most), most // 2
     return lines
-
-
-def too_long_note(whole: int, limit: int, full_file: str | None, what: str = "plan") -> list[str]:
-    where = (
-        f"The whole {what} is in `{code(full_file)}`."
-        if full_file
-        else "Write the whole of it with `--markdown-out FILE`."
-    )
-    return [
-        "> [!NOTE]",
-        f"> **Too long to post whole** ({whole:,} characters, over {limit:,}): every "
-        f"deletion and safety rail is below, the rest is summarised. {where}",
-        "",
-    ]
-
-
-def take_rows(rows: Sequence[str], budget: int) -> tuple[list[str], list[str]]:
-    """The first ``rows`` that fit in ``budget`` characters (one newline each), and the rest."""
-    used = 0
-    for index, row in enumerate(rows):
-        used += len(row) + 1
-        if used > budget:
-            return list(rows[:index]), list(rows[index:])
-    return list(rows), []
-
-
-def room(lines: Sequence[str], limit: int) -> int:
-    """Characters still free under ``limit`` after ``lines``, less the `RESERVE`."""
-    return limit - len("\n".join(lines)) - RESERVE
-
-
-def counted(changes: Sequence[Any]) -> str:
-    """``3 member create, 1 team update``: changes counted by kind and action."""
-    counts = Counter((c.kind, c.action) for c in changes)
-    return ", ".join(f"{n} {kind} {action}" for (kind, action), n in sorted(counts.items()))

@@ -11,9 +11,9 @@ without colour too.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from docform.engine.plan import Plan
+from docform.manifest import ManifestSet
 from docform.render.structure import ROOT, Node, Structure, structure_of
 
 # How each kind is drawn: Mermaid's opening and closing of a node shape.
@@ -127,7 +127,7 @@ def diagram_details(structure: Structure) -> str:
     )
 
 
-def plan_diagram(manifests: Any, plan: Plan) -> str | None:
+def plan_diagram(manifests: ManifestSet, plan: Plan) -> str | None:
     """The folded diagram section for the Markdown plan of ``manifests``; None when the
     manifests describe no collection, space or site (a picture of one node says nothing)."""
     structure = structure_of(manifests, plan)

@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from docform.engine.rails import RailReport, Violation
+
 NEVER_BYPASSED = " (never bypassed, not even with --force)"
 
 
-def rails_text(report: Any) -> list[str]:
+def rails_text(report: RailReport) -> list[str]:
     """Lines for a terminal (none when every rail passes and none waits for apply)."""
     if report is None:
         return []
@@ -38,7 +40,7 @@ def rails_text(report: Any) -> list[str]:
 
 
 def rails_markdown(
-    report: Any, escape: Callable[[str], str], *, most: int | None = None
+    report: RailReport, escape: Callable[[str], str], *, most: int | None = None
 ) -> list[str]:
     """GitHub alert blocks; ``escape`` makes user text (addresses, titles) safe. ``most``
     (a plan too long for a comment): list at most that many items per block, count the rest."""
@@ -84,11 +86,11 @@ def _alert(kind: str, title: str) -> list[str]:
     return [f"> [!{kind}]", f"> **{title}**", ">"]
 
 
-def _item(violation: Any, escape: Callable[[str], str], suffix: str) -> str:
+def _item(violation: Violation, escape: Callable[[str], str], suffix: str) -> str:
     return f"> - `{violation.rail}`{suffix}: {escape(violation.message)}"
 
 
-def _never(violation: Any) -> str:
+def _never(violation: Violation) -> str:
     return "" if violation.forceable else NEVER_BYPASSED
 
 

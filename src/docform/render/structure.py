@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from docform.engine.plan import Change, Plan
+from docform.kinds.collection import CollectionEntry
+from docform.kinds.site import SiteEntry
+from docform.kinds.site_space import SiteSpaceEntry
+from docform.kinds.space import SpaceEntry
+from docform.manifest import ManifestSet
 
 ROOT = "organization"
 
@@ -68,7 +73,7 @@ class Structure:
         return by_mark
 
 
-def structure_of(manifests: Any, plan: Plan | None = None) -> Structure:
+def structure_of(manifests: ManifestSet, plan: Plan | None = None) -> Structure:
     """The tree the manifests describe; with ``plan``, marked with what the plan changes."""
     nodes = {node.address: node for node in _manifest_nodes(manifests)}
     if plan is not None:
@@ -76,21 +81,21 @@ def structure_of(manifests: Any, plan: Plan | None = None) -> Structure:
     return Structure(nodes)
 
 
-def _manifest_nodes(manifests: Any) -> Iterator[Node]:
+def _manifest_nodes(manifests: ManifestSet) -> Iterator[Node]:
     org = manifests.organization
     yield Node(ROOT, "organization", org.title or org.id)
-    for name, collection in manifests.section("collections").items():
+    for name, collection in manifests.section_as("collections", CollectionEntry).items():
         parent = f"collection.{collection.parent}" if collection.parent else ROOT
         yield Node(f"collection.{name}", "collection", collection.title, parent)
-    for name, space in manifests.section("spaces").items():
+    for name, space in manifests.section_as("spaces", SpaceEntry).items():
         parent = f"collection.{space.collection}" if space.collection else ROOT
         icon = space.emoji or ""
         yield Node(f"space.{name}", "space", f"{icon} {space.title}".strip(), parent)
-    for site in manifests.section("sites").values():
+    for site in manifests.section_as("sites", SiteEntry).values():
         yield from _site_nodes(site)
 
 
-def _site_nodes(site: Any) -> Iterator[Node]:
+def _site_nodes(site: SiteEntry) -> Iterator[Node]:
     yield Node(site.address, "site", site.title or site.id or site.name, ROOT)
     group_of: dict[str, str] = {}
     for group in site.sectionGroups.values():
@@ -106,7 +111,7 @@ def _site_nodes(site: Any) -> Iterator[Node]:
         yield _site_space_node(site_space, site.address)
 
 
-def _site_space_node(site_space: Any, parent: str) -> Node:
+def _site_space_node(site_space: SiteSpaceEntry, parent: str) -> Node:
     return Node(
         site_space.address,
         "site_space",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from docform.engine.plan import Placeholder
+from docform.engine.plan import Call, Change, FieldChange, Placeholder, Plan
 
 SENSITIVE = "(sensitive)"
 ACTION_SYMBOLS = {
@@ -41,10 +41,6 @@ def show_value(value: Any, null_means: str | None = None) -> str:
     return marked if marked is not None else json.dumps(_plain(value), ensure_ascii=False)
 
 
-def show_body(body: Any) -> str:
-    return "" if body is None else show_value(body)
-
-
 def wrapped(head: str, value: Any, width: int = WIDTH) -> list[str]:
     """``head`` and ``value`` on one line when it fits in ``width``, else ``head`` then the
     value as indented JSON: every character shown, nothing cut."""
@@ -74,7 +70,7 @@ def _folded(value: Any, indent: str, width: int, prefix: str = "", suffix: str =
     return [*lines, f"{indent}{closing}{suffix}"]
 
 
-def call_lines(call: Any) -> list[str]:
+def call_lines(call: Call) -> list[str]:
     """One call, ``METHOD PATH BODY``, wrapped (`wrapped`)."""
     if call.body is None:
         return [f"{call.method} {call.path}"]
@@ -124,7 +120,7 @@ def summary_line(summary: dict[str, int]) -> str:
     return "Plan: " + ", ".join(parts) + "."
 
 
-def plan_summary_line(plan: Any) -> str:
+def plan_summary_line(plan: Plan) -> str:
     """The summary of one plan; a narrowed plan with no changes does not claim the whole
     organization matches."""
     if plan.targeting is not None and not plan.changes:
@@ -140,19 +136,19 @@ NOT_PLANNED_HEAD = (
 )
 
 
-def not_planned_lines(plan: Any) -> list[str]:
+def not_planned_lines(plan: Plan) -> list[str]:
     """The kinds a partial plan left out, with why (none for a whole plan)."""
     return list(getattr(plan, "not_planned", {}).values())
 
 
-def field_sides(field: Any) -> tuple[str, str]:
+def field_sides(field: FieldChange) -> tuple[str, str]:
     """A field change's live and wanted values as shown, secrets as ``(sensitive)``."""
     before = SENSITIVE if field.hides_before else show_value(field.before, field.null_means)
     after = SENSITIVE if field.sensitive else show_value(field.after, field.null_means)
     return before, after
 
 
-def field_lines(field: Any, *, create: bool) -> list[str]:
+def field_lines(field: FieldChange, *, create: bool) -> list[str]:
     """``path: before -> after`` (``path: after`` for a create), a long pair over three lines."""
     before, after = field_sides(field)
     one = f"{field.path}: {after}" if create else f"{field.path}: {before} -> {after}"
@@ -170,12 +166,12 @@ def _side(mark: str, value: Any, shown: str, hidden: bool) -> list[str]:
     return _folded(_plain(value), "  ", WIDTH, mark)
 
 
-def change_symbol(change: Any) -> str:
+def change_symbol(change: Change) -> str:
     """``-/+`` for a change of a likely replacement, else its action's symbol."""
     return "-/+" if change.replacement else ACTION_SYMBOLS[change.action]
 
 
-def replacement_lines(change: Any) -> list[str]:
+def replacement_lines(change: Change) -> list[str]:
     """What a change of a likely replacement (``-/+``) says under its address: the live object
     a create replaces and what keeps it, or the create that replaces a deleted object."""
     replacement = change.replacement

@@ -24,8 +24,9 @@ from typing import Any, Literal
 from docform.sandbox.http import Ctx, timestamp
 
 GRANT = "content-permission"
-TEAM, USER = "team", "user"
 Principal = Literal["team", "user"]
+TEAM: Principal = "team"
+USER: Principal = "user"
 TargetKind = Literal["space", "collection", "site"]
 MOST_CAPABLE_FIRST = ("admin", "create", "review", "edit", "comment", "read")
 # Spelled as the store's objects_by_team and objects_by_user indexes are, so counting uses them.
@@ -119,7 +120,7 @@ def granted_count(
 ) -> int:
     """How many objects of ``kind`` a team or user was granted a role on directly (spaces: not
     deleted ones): a team's and a member's ``spaces``, a member's ``sites``."""
-    where = [
+    where: list[tuple[str, list[str]]] = [
         ("org = ?", [org_id]),
         (_OF_PRINCIPAL.format(principal=principal), [principal_id]),
         ("json_extract(data, '$.kind') = ?", [kind]),

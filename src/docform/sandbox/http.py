@@ -11,7 +11,7 @@ import json
 import re
 import secrets
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -78,9 +78,8 @@ class Ctx:
 
     def now(self) -> datetime:
         """The sandbox clock, read once per request so one change has one timestamp."""
-        if "now" not in self.extra:
-            self.extra["now"] = self.store.now()
-        return self.extra["now"]
+        now: datetime = self.extra.setdefault("now", self.store.now())
+        return now
 
     def body_as(self, model: type[Model]) -> Model:
         """The JSON body checked against ``model``; a mismatch answers 400 naming the field."""
@@ -156,7 +155,7 @@ def collect(namespace: Mapping[str, Any]) -> list[Endpoint]:
     return [v for v in namespace.values() if isinstance(v, Endpoint)] + list(built)
 
 
-def as_route(ep: Endpoint, run: Callable[[Endpoint, Request], Any]) -> Route:
+def as_route(ep: Endpoint, run: Callable[[Endpoint, Request], Awaitable[Response]]) -> Route:
     async def call(request: Request) -> Response:
         return await run(ep, request)
 

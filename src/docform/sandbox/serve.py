@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 import uvicorn
+from starlette.types import ASGIApp
 
 from docform.sandbox.app import SandboxConfig, create_app
 from docform.sandbox.faults import FaultSettings, HangupLogFilter
@@ -53,7 +54,7 @@ def serve(
         rate_limit=rate_limit,
         faults=faults or FaultSettings(),
     )
-    app = create_app(store, config)
+    app: ASGIApp = create_app(store, config)
     if is_loopback(host):
         app = loopback_hosts_only(app)
     if config.faults.spec and announce:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-from typing import Any
 
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 HEADER_SECONDS = 10.0
@@ -22,12 +22,13 @@ HEADER_SECONDS = 10.0
 kept-alive connection); ``DOCFORM_SANDBOX_HEADER_SECONDS`` changes it."""
 
 
-def loopback_hosts_only(app: Any) -> Any:
+def loopback_hosts_only(app: ASGIApp) -> ASGIApp:
     """``app``, answering 400 to a request whose ``Host`` names anything but this machine."""
 
-    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or _host_is_loopback(scope):
-            return await app(scope, receive, send)
+            await app(scope, receive, send)
+            return
         message = (
             "the Host header names another machine: this sandbox listens on loopback and "
             "answers only requests addressed to 127.0.0.1, localhost or [::1]"
@@ -40,7 +41,7 @@ def loopback_hosts_only(app: Any) -> Any:
     return guarded
 
 
-def _host_is_loopback(scope: dict[str, Any]) -> bool:
+def _host_is_loopback(scope: Scope) -> bool:
     host = next((v for k, v in scope["headers"] if k == b"host"), b"").decode("latin-1")
     name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
     return is_loopback(name.strip("[]").lower())

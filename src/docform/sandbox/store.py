@@ -191,9 +191,10 @@ class Store:
     def count(self, kind: str, where: Where = ()) -> int:
         sql, params = _where_sql(where)
         with self._lock:
-            return self._db.execute(
+            count: int = self._db.execute(
                 f"SELECT COUNT(*) FROM objects WHERE kind = ?{sql}", (kind, *params)
             ).fetchone()[0]
+        return count
 
     def rank_of(self, kind: str, id: str) -> float | None:
         with self._lock:

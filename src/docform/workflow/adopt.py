@@ -28,7 +28,7 @@ from docform.export.document import resolve_entry
 from docform.export.model import LiveRef
 from docform.export.names import slugify
 from docform.kind_registry import build_kinds
-from docform.manifest import ManifestError, load_manifest_set
+from docform.manifest import ManifestError, ManifestSet, load_manifest_set
 from docform.manifest.edit import ManifestFile
 from docform.manifest.lock import LOCK_NAME, write_lock
 from docform.model.entry import BoundModel
@@ -67,7 +67,7 @@ class AdoptResult:
 
 
 def adopt_plan(
-    manifests: Any,
+    manifests: ManifestSet,
     plan: Plan,
     targets: Sequence[str] = (),
     excludes: Sequence[str] = (),
@@ -109,7 +109,7 @@ def _named(change: Change) -> str | None:
 
 
 class _Adopter:
-    def __init__(self, manifests: Any, plan: Plan) -> None:
+    def __init__(self, manifests: ManifestSet, plan: Plan) -> None:
         self.manifests = manifests
         self.plan = plan
         self.directory: Path = manifests.directory

@@ -10,9 +10,9 @@ apply created are found by the read that verifies the apply (`docform.workflow.v
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from docform.engine.audience import ORGANIZATION, AudienceChange
+from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.errors import DocformError
 
@@ -20,7 +20,10 @@ NO_ACCESS = "no access"
 
 
 async def audience_differences(
-    client: Any, kinds: Sequence[Kind], audience: Sequence[AudienceChange], ids: Mapping[str, str]
+    client: ServiceClient,
+    kinds: Sequence[Kind],
+    audience: Sequence[AudienceChange],
+    ids: Mapping[str, str],
 ) -> tuple[int, list[str]]:
     """How many objects were read back, and each difference between the predicted and the
     observed audience."""
@@ -38,7 +41,7 @@ async def audience_differences(
 
 
 async def _observed(
-    client: Any, kinds: Sequence[Kind], address: str, live_id: str
+    client: ServiceClient, kinds: Sequence[Kind], address: str, live_id: str
 ) -> dict[str, str] | None:
     for kind in kinds:
         try:

@@ -24,9 +24,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from docform.api import ApiError
+from docform.engine.client import ServiceClient
+from docform.engine.plan import Plan
 from docform.errors import DocformError
 from docform.lookalikes import escape_controls
-from docform.workflow.run import open_client
+from docform.manifest import ManifestSet
+from docform.workflow.connect import open_client
 
 DEFAULT_DAYS = 30
 MAX_EVENTS = 2_000
@@ -104,7 +107,7 @@ class AuditTrail:
         docform's own last one, when no one else changed the object since."""
         wanted = {i for i in ids if i}
         found = [e for e in self.events if e.target_id in wanted]
-        others = []
+        others: list[AuditEvent] = []
         for event in found:
             if event.own:
                 return others or [event]
@@ -140,7 +143,7 @@ def since_of(text: str | None, now: datetime) -> datetime:
 
 
 async def read_trail(
-    client: Any, org_id: str, since: datetime, emails: Mapping[str, str]
+    client: ServiceClient, org_id: str, since: datetime, emails: Mapping[str, str]
 ) -> AuditTrail:
     """The events of ``org_id`` since ``since``; ``emails``: user id -> email, for actors."""
     trail = AuditTrail(since)
@@ -156,11 +159,13 @@ async def read_trail(
     return trail
 
 
-async def read_trails(pairs: Sequence[tuple[Any, Any]], since: datetime) -> list[AuditTrail | None]:
+async def read_trails(
+    pairs: Sequence[tuple[ManifestSet | None, Plan | None]], since: datetime
+) -> list[AuditTrail | None]:
     """The trail of each ``(manifests, plan)`` (None where there is no plan), concurrently."""
 
-    async def one(manifests: Any, plan: Any) -> AuditTrail | None:
-        if plan is None:
+    async def one(manifests: ManifestSet | None, plan: Plan | None) -> AuditTrail | None:
+        if manifests is None or plan is None:
             return None
         async with open_client(manifests, read_only=True) as client:
             return await read_trail(client, plan.organization, since, member_emails(plan))
@@ -168,7 +173,7 @@ async def read_trails(pairs: Sequence[tuple[Any, Any]], since: datetime) -> list
     return list(await asyncio.gather(*(one(m, p) for m, p in pairs)))
 
 
-def member_emails(plan: Any) -> dict[str, str]:
+def member_emails(plan: Plan) -> dict[str, str]:
     """User id -> email of every live member the plan read (an event names its actor by id)."""
     emails = {}
     for raw in [*plan.live_objects.values(), *plan.unmatched_objects.values()]:
@@ -178,7 +183,7 @@ def member_emails(plan: Any) -> dict[str, str]:
     return emails
 
 
-async def _own_user(client: Any) -> str | None:
+async def _own_user(client: ServiceClient) -> str | None:
     try:
         answer = await client.get("/user")
     except ApiError as exc:
@@ -189,7 +194,7 @@ async def _own_user(client: Any) -> str | None:
 
 
 async def _read_events(
-    client: Any, org_id: str, since: datetime
+    client: ServiceClient, org_id: str, since: datetime
 ) -> tuple[list[dict[str, Any]], bool]:
     """Pages of events, newest first, until ``since`` or `MAX_EVENTS`; and whether cut."""
     path = f"/orgs/{org_id}/audit-events"
@@ -197,7 +202,7 @@ async def _read_events(
     items: list[dict[str, Any]] = []
     while True:
         page = await client.get(path, params=query)
-        items += [i for i in page.get("items", []) if isinstance(i, Mapping)]
+        items += [i for i in page.get("items", []) if isinstance(i, dict)]
         cursor = (page.get("next") or {}).get("page")
         if cursor is None:
             return items, False

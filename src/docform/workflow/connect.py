@@ -15,6 +15,8 @@ from docform import kind_registry
 from docform.api import LOCAL_SANDBOX_TOKEN, ApiClient, ApiConfigError
 from docform.api.shapes import RouteShapes
 from docform.api.urls import SANDBOX_SCHEME, resolve_api_url
+from docform.manifest import ManifestSet
+from docform.workflow.early import EarlyView
 
 KIND_SHAPES = RouteShapes(*kind_registry.read_shapes())
 """The shapes of the answers every kind reads, which each client checks them against."""
@@ -56,7 +58,7 @@ def sandbox_transport(path: Path, token: str) -> httpx.AsyncBaseTransport:
     return SandboxTransport(path, SandboxConfig(admin_tokens=(token,), faults=settings_from_env()))
 
 
-def api_url(manifests: Any, environ: Mapping[str, str] | None = None) -> str:
+def api_url(manifests: ManifestSet | EarlyView, environ: Mapping[str, str] | None = None) -> str:
     """The API URL; a relative ``sandbox:FILE`` in the settings is relative to the manifests."""
     env = os.environ if environ is None else environ
     url = env.get("DOCFORM_API_URL") or manifests.settings.api
@@ -74,7 +76,11 @@ def api_url(manifests: Any, environ: Mapping[str, str] | None = None) -> str:
 
 
 def open_client(
-    manifests: Any, *, read_only: bool, environ: Mapping[str, str] | None = None, **options: Any
+    manifests: ManifestSet | EarlyView,
+    *,
+    read_only: bool,
+    environ: Mapping[str, str] | None = None,
+    **options: Any,
 ) -> Client:
     """A client for the manifests' organization; planning uses ``read_only=True``."""
     env = os.environ if environ is None else environ

@@ -45,6 +45,8 @@ class OrgDrift:
         if change.live_id is not None:
             return [change.live_id]
         manifests, plan = self.outcome.manifests, self.plan
+        if manifests is None:  # a set that did not load plans no change
+            return [None]
         locked = manifests.lock.ids_for(plan.organization) if plan is not None else {}
         entry = next((e for e in manifests.entries() if e.address == change.address), None)
         return [locked.get(change.address), getattr(entry, "id", None)]

@@ -16,7 +16,9 @@ from typing import Any
 
 from docform.api import ApiError
 from docform.api.urls import SANDBOX_SCHEME
-from docform.engine.snapshot import Progress, read_live_state
+from docform.engine.client import ServiceClient
+from docform.engine.live import Progress
+from docform.engine.snapshot import read_live_state
 from docform.export.document import build_sections
 from docform.export.model import Exported
 from docform.export.names import assign_names
@@ -59,7 +61,7 @@ async def export_organization(
     org_id: str,
     directory: Path,
     *,
-    client: Any,
+    client: ServiceClient,
     api_url: str | None = None,
     force: bool = False,
     progress: Progress | None = None,
@@ -107,7 +109,7 @@ def _foreign_manifests(directory: Path, written: Mapping[str, str]) -> list[str]
     ]
 
 
-async def _check_organization(client: Any, org_id: str) -> None:
+async def _check_organization(client: ServiceClient, org_id: str) -> None:
     """A clear error, before anything else is read, when the organization cannot be seen."""
 
     try:
@@ -122,7 +124,7 @@ async def _check_organization(client: Any, org_id: str) -> None:
 
 
 async def read_entries(
-    client: Any, org_id: str, progress: Progress | None = None
+    client: ServiceClient, org_id: str, progress: Progress | None = None
 ) -> list[Exported]:
     """Every live object of the organization as an entry, in the order the kinds read them."""
     kinds = build_kinds(org_id)

@@ -11,15 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from docform.engine.plan import Change, Plan
 from docform.errors import DocformError
 from docform.kind_registry import build_kinds
+from docform.manifest import ManifestSet
 from docform.manifest.lock import LIVE_ID, LOCK_NAME, LockWriter, write_lock
 
 
 class LockRecorder:
     """The identity file of one manifest set during one apply."""
 
-    def __init__(self, manifests: Any, plan: Any) -> None:
+    def __init__(self, manifests: ManifestSet, plan: Plan) -> None:
 
         self.directory = manifests.directory
         self.organization = manifests.organization.id
@@ -44,7 +46,7 @@ class LockRecorder:
                 "recording which live object each entry manages"
             ) from None
 
-    def created(self, change: Any, answer: Any) -> None:
+    def created(self, change: Change, answer: Any) -> None:
         """A create answered (or was found again after its answer was lost), or a change of
         what the lock records was applied (``answer`` None): record the new object's id, or the
         change's `lock_after`, at once, when it is one the lock can hold."""

@@ -9,34 +9,40 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-from docform.engine.apply import apply_plan
+from docform.api.stats import CallStats
+from docform.engine.apply import ApplyReport, CallEvent, Created, Recover, apply_plan
+from docform.engine.client import ServiceClient
 from docform.engine.duplicates import CreateGuard
 from docform.engine.kind import Kind
-from docform.engine.plan import Plan, Violation
+from docform.engine.live import Progress
+from docform.engine.plan import Change, Plan
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.rails import (
     RailReport,
+    Violation,
     accepted_by,
     check_caller,
     check_rails,
     checked_at_apply,
     enforce,
 )
-from docform.engine.snapshot import Progress, read_live_state
+from docform.engine.snapshot import read_live_state
+from docform.engine.stop import ApplyStop
 from docform.errors import DocformError
 from docform.kind_registry import build_kinds
+from docform.manifest import ManifestSet
 from docform.policies.evaluate import ORGANIZATION, evaluate_policies
 from docform.policies.inputs import planned_inputs
 from docform.worker_threads import beside_the_loop
 from docform.workflow.apply_lock import apply_lock
 from docform.workflow.audience import audience_differences, audience_notes
-from docform.workflow.connect import api_url, open_client
+from docform.workflow.connect import Client, api_url, open_client
 from docform.workflow.early import EarlyView, load_seen_early
 from docform.workflow.saved import secret_resolver
-from docform.workflow.verify import verify_applied
+from docform.workflow.verify import Verification, verify_applied
 
 PLANNING_GC_THRESHOLD = 50_000
 """Allocations between two collections of the youngest generation while planning (Python's
@@ -48,13 +54,17 @@ _collector_settings = threading.Lock()
 
 
 async def make_plan(
-    manifests: Any, client: Any, *, progress: Progress | None = None, finishing: bool = False
+    manifests: ManifestSet,
+    client: ServiceClient,
+    *,
+    progress: Progress | None = None,
+    finishing: bool = False,
 ) -> Plan:
     """The plan that makes the organization of ``manifests`` match them, read through ``client``.
 
     ``client`` should be read-only: planning never writes. ``finishing``: see `match_kind`.
     """
-    loaded = asyncio.get_running_loop().create_future()
+    loaded: asyncio.Future[ManifestSet] = asyncio.get_running_loop().create_future()
     loaded.set_result(manifests)
     org_id = manifests.organization.id
     return await plan_while_loading(org_id, loaded, client, progress=progress, finishing=finishing)
@@ -62,8 +72,8 @@ async def make_plan(
 
 async def plan_while_loading(
     org_id: str,
-    loading: Awaitable[Any],
-    client: Any,
+    loading: Awaitable[ManifestSet],
+    client: ServiceClient,
     *,
     progress: Progress | None = None,
     finishing: bool = False,
@@ -75,7 +85,7 @@ async def plan_while_loading(
     with _collecting_rarely():
         matcher = ProgressiveMatcher(kinds, None, finishing=finishing)
 
-        async def take_manifests() -> Any:
+        async def take_manifests() -> ManifestSet:
             # Shielded: a failed read cancels this, but the caller still reports the load's
             # own outcome (its problems come first).
             manifests = await asyncio.shield(loading)
@@ -108,7 +118,8 @@ async def plan_while_loading(
         plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
         if manifests.lock.organization == org_id:
             plan.notes[:0] = manifests.lock.notes
-    plan.requests = client.stats.requests if hasattr(client, "stats") else 0
+    stats = getattr(client, "stats", None)  # a client counting its calls (`CallStats`)
+    plan.requests = stats.requests if isinstance(stats, CallStats) else 0
     return plan
 
 
@@ -164,9 +175,14 @@ def _frozen_after(step: Callable[..., None]) -> Callable[..., None]:
     return run
 
 
+OpenReader = Callable[[ManifestSet | EarlyView], Client]
+"""Opens the read-only client of a manifest set, or of the organization and API an
+`EarlyView` names before the set is loaded."""
+
+
 async def load_and_plan(
-    directory: Path, open_reader: Callable[[Any], Any], *, progress: Progress | None = None
-) -> tuple[Any, Plan, Any]:
+    directory: Path, open_reader: OpenReader, *, progress: Progress | None = None
+) -> tuple[ManifestSet, Plan, CallStats]:
     """Load the manifest set of ``directory`` and plan it: the manifests, the plan and the
     client's call counts. ``open_reader(view)`` opens the read-only client for a `ManifestSet`
     or an `EarlyView`.
@@ -178,31 +194,36 @@ async def load_and_plan(
     loop = asyncio.get_running_loop()
     seen: asyncio.Future[EarlyView | None] = loop.create_future()
 
+    def see(view: EarlyView | None) -> None:
+        if not seen.done():
+            seen.set_result(view)
+
     def tell(view: EarlyView | None) -> None:
-        loop.call_soon_threadsafe(lambda: seen.done() or seen.set_result(view))
+        loop.call_soon_threadsafe(see, view)
 
     loading = asyncio.ensure_future(beside_the_loop(load_seen_early, directory, tell))
-    await asyncio.wait({seen, loading}, return_when=asyncio.FIRST_COMPLETED)
-    client = _early_reader(open_reader, seen.result() if seen.done() else None)
-    if client is None:
+    first: set[asyncio.Future[Any]] = {seen, loading}
+    await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
+    view = seen.result() if seen.done() else None
+    early = _early_reader(open_reader, view)
+    if early is None or view is None:
         manifests = await loading
         async with open_reader(manifests) as client:
             plan = await make_plan(manifests, client, progress=progress)
         return manifests, plan, client.stats
-    async with client:
+    async with early:
         try:
-            plan = await plan_while_loading(
-                seen.result().organization.id, loading, client, progress=progress
-            )
+            plan = await plan_while_loading(view.organization.id, loading, early, progress=progress)
         except BaseException:
             await asyncio.wait({loading})
-            if not loading.cancelled() and loading.exception() is not None:
-                raise loading.exception() from None
+            failure = None if loading.cancelled() else loading.exception()
+            if failure is not None:
+                raise failure from None
             raise
-    return loading.result(), plan, client.stats
+    return loading.result(), plan, early.stats
 
 
-def _early_reader(open_reader: Callable[[Any], Any], view: EarlyView | None) -> Any:
+def _early_reader(open_reader: OpenReader, view: EarlyView | None) -> Client | None:
     """The client for ``view``, or None: without a view, or when opening it fails (loading
     first, then opening the client, reports that failure where it always did)."""
     if view is None:
@@ -213,7 +234,9 @@ def _early_reader(open_reader: Callable[[Any], Any], view: EarlyView | None) -> 
         return None
 
 
-async def plan_manifests(manifests: Any, *, progress: Progress | None = None) -> tuple[Plan, Any]:
+async def plan_manifests(
+    manifests: ManifestSet, *, progress: Progress | None = None
+) -> tuple[Plan, CallStats]:
     """Plan with a read-only client of the manifests' API; returns the plan and call counts."""
 
     async with open_client(manifests, read_only=True) as client:
@@ -221,8 +244,18 @@ async def plan_manifests(manifests: Any, *, progress: Progress | None = None) ->
     return plan, client.stats
 
 
+class RailOptions(TypedDict, total=False):
+    """What a command says of the safety rails and policies: the keywords `assess_rails` and
+    `check_safety` take (``--max-deletions``, ``--force``, ``--allow``, ``--label``)."""
+
+    max_deletions: int | None
+    force: bool
+    allow: Sequence[str]
+    labels: Sequence[str]
+
+
 def assess_rails(
-    manifests: Any,
+    manifests: ManifestSet,
     plan: Plan,
     *,
     max_deletions: int | None = None,
@@ -230,7 +263,7 @@ def assess_rails(
     allow: Sequence[str] = (),
     labels: Sequence[str] = (),
     policies_on_live: bool = False,
-) -> Any:
+) -> RailReport:
     """Evaluate every safety rail of ``plan`` as apply will, and the manifests' policies
     (``labels``: the pull request's, which rules may read), and record them in ``plan.rails``
     (a `RailReport`) and ``plan.policies`` for the renderings; returns the rails. ``allow``:
@@ -248,18 +281,19 @@ def assess_rails(
     violations += assess_policies(manifests, plan, labels, as_live=policies_on_live)
     at_apply = checked_at_apply(plan, build_kinds(manifests.organization.id))
     allowed = list(dict.fromkeys(allow))
-    plan.rails = RailReport(
+    report = RailReport(
         violations,
         forced=force,
         at_apply=at_apply,
         allowed=allowed,
         accepted=accepted_by(allowed, violations, plan),
     )
-    return plan.rails
+    plan.rails = report
+    return report
 
 
 def assess_policies(
-    manifests: Any, plan: Plan, labels: Sequence[str], *, as_live: bool = False
+    manifests: ManifestSet, plan: Plan, labels: Sequence[str], *, as_live: bool = False
 ) -> list[Violation]:
     """Evaluate the manifests' policies over ``plan`` into ``plan.policies``; a policy that
     denies (or cannot be evaluated) is a rail no ``--force`` bypasses, unless ``as_live``."""
@@ -295,14 +329,14 @@ def _policy_message(result: Any) -> str:
 
 
 def check_safety(
-    manifests: Any,
+    manifests: ManifestSet,
     plan: Plan,
     *,
     max_deletions: int | None = None,
     force: bool = False,
     allow: Sequence[str] = (),
     labels: Sequence[str] = (),
-) -> list[Any]:
+) -> list[Violation]:
     """Every safety rail, before the first call: raises `RailError`, or returns the rails
     ``force`` bypassed and ``allow`` accepted (for apply to print)."""
 
@@ -313,15 +347,15 @@ def check_safety(
 
 
 async def apply_changes(
-    manifests: Any,
+    manifests: ManifestSet,
     plan: Plan,
     *,
     parallelism: int,
-    on_event: Any = None,
-    on_created: Any = None,
-    on_start: Any = None,
-    stop: Any = None,
-) -> Any:
+    on_event: Callable[[CallEvent], None] | None = None,
+    on_created: Created | None = None,
+    on_start: Callable[[Change], None] | None = None,
+    stop: ApplyStop | None = None,
+) -> ApplyReport:
     """Run ``plan`` with a writing client of the manifests' API; returns the apply report.
 
     Call `check_safety` first: this runs whatever it is given. ``on_created``, ``on_event``,
@@ -356,7 +390,9 @@ async def apply_changes(
     return report
 
 
-async def verify_by_reading(manifests: Any, plan: Plan, applied: Any) -> Any:
+async def verify_by_reading(
+    manifests: ManifestSet, plan: Plan, applied: Sequence[Change]
+) -> Verification:
     """What a read after the apply of ``plan`` finds still to change in the kinds ``applied``
     changed (`docform.workflow.verify`), read with a read-only client of the manifests' API."""
 
@@ -372,7 +408,7 @@ async def verify_by_reading(manifests: Any, plan: Plan, applied: Any) -> Any:
         )
 
 
-async def read_back_audience(manifests: Any, plan: Plan, ids: dict[str, str]) -> list[str]:
+async def read_back_audience(manifests: ManifestSet, plan: Plan, ids: dict[str, str]) -> list[str]:
     """The audience each object the plan changed ended up with, held to the prediction
     (`docform.workflow.audience`), read with a read-only client."""
     if not plan.audience:
@@ -383,17 +419,17 @@ async def read_back_audience(manifests: Any, plan: Plan, ids: dict[str, str]) ->
     return audience_notes(read, differences)
 
 
-def recorded_by(applied: Any) -> dict[str, str]:
+def recorded_by(applied: Sequence[Change]) -> dict[str, str]:
     """What the ``applied`` changes record in docform.lock beyond the plan's ids (a rotation)."""
     return {c.address: c.lock_after for c in applied if c.lock_after is not None}
 
 
-def recover_by_planning(manifests: Any, reader: Any) -> Any:
+def recover_by_planning(manifests: ManifestSet, reader: Callable[[], Client]) -> Recover:
     """For a create whose answer was lost: plan again (with the client ``reader()`` opens)
     and return the object if it now exists, in the shape its create call answers."""
     id_paths = {k.name: k.created_id for k in build_kinds(manifests.organization.id)}
 
-    async def recover(change: Any) -> Any:
+    async def recover(change: Change) -> dict[str, Any] | None:
         async with reader() as client:
             fresh = await make_plan(manifests, client, finishing=True)
         found = fresh.live_objects.get(change.address)

@@ -24,6 +24,7 @@ from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged, cano
 from docform.engine.rails import RailReport
 from docform.engine.targets import Targeting
 from docform.errors import DocformError
+from docform.manifest import ManifestSet
 from docform.policies.evaluate import PolicyReport
 from docform.workflow.receipt import secret_fingerprints
 from docform.workflow.repository import repository_root
@@ -32,7 +33,7 @@ SENSITIVE = "(sensitive)"
 BODY_KEYS = ("format_version", "organization", "changes")
 
 
-def save_plan(plan: Plan, manifests: Any, path: Path) -> None:
+def save_plan(plan: Plan, manifests: ManifestSet, path: Path) -> None:
     doc = plan.to_json()
     directory = Path(manifests.directory)
     root = repository_root(directory)
@@ -167,7 +168,7 @@ def _field(doc: dict[str, Any]) -> FieldChange:
     )
 
 
-def secret_resolver(manifests: Any) -> Any:
+def secret_resolver(manifests: ManifestSet) -> Any:
     """Reads ``{"$secret": "saml.okta.certificate"}`` values from the manifests."""
     entries = {entry.address: entry for entry in manifests.entries()}
 
@@ -180,7 +181,7 @@ def secret_resolver(manifests: Any) -> Any:
                 for name in parts[cut:]:
                     value = getattr(value, name, None)
                 if value is not None:
-                    return value.value
+                    return str(value.value)
         raise SavedPlanError(
             f"the plan needs the secret {source}, which the manifests no longer hold; "
             "make a new plan"

@@ -11,12 +11,13 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from docform.api.stats import CallStats
 from docform.engine.plan import Plan
 from docform.errors import DocformError
-from docform.manifest import ManifestError, load_manifest_set
+from docform.manifest import ManifestError, ManifestSet, load_manifest_set
 from docform.manifest.discover import ManifestDir, check_distinct_organizations
+from docform.manifest.problems import Problem
 from docform.workflow.run import plan_manifests
 
 #: Exit codes from best to worst: 0 nothing to report, 2 changes or drift, 1 an error.
@@ -28,10 +29,10 @@ class SetOutcome:
     """One manifest set: what was loaded and planned, or what went wrong."""
 
     source: ManifestDir
-    manifests: Any = None
+    manifests: ManifestSet | None = None
     plan: Plan | None = None
-    stats: Any = None
-    problems: list[Any] = field(default_factory=list)
+    stats: CallStats | None = None
+    problems: list[Problem] = field(default_factory=list)
     error: str | None = None
 
     @property
@@ -45,6 +46,12 @@ class SetOutcome:
     @property
     def failed(self) -> bool:
         return self.error is not None
+
+    def planned(self) -> tuple[ManifestSet, Plan]:
+        """The manifests and their plan, of a set that did not fail."""
+        if self.manifests is None or self.plan is None:
+            raise RuntimeError(f"{self.label()} has no plan: {self.error or 'not planned yet'}")
+        return self.manifests, self.plan
 
     def label(self) -> str:
         """``org_acme (acme/)``, or the directory alone when it did not load."""
@@ -70,7 +77,9 @@ def load_sets(sets: Sequence[ManifestDir]) -> list[SetOutcome]:
             outcome.problems = [p.seen_from(source.directory) for p in exc.problems]
             outcome.error = invalid_manifests(len(exc.problems), source.directory)
         outcomes.append(outcome)
-    check_distinct_organizations([(o.source, o.organization) for o in outcomes if o.manifests])
+    check_distinct_organizations(
+        [(o.source, o.manifests.organization.id) for o in outcomes if o.manifests]
+    )
     return outcomes
 
 
@@ -87,15 +96,16 @@ async def plan_sets(
 ) -> None:
     """Plan every loaded set concurrently; each gets its plan and call counts, or its error."""
 
-    async def plan_one(outcome: SetOutcome) -> None:
+    async def plan_one(outcome: SetOutcome, manifests: ManifestSet) -> None:
         try:
-            plan, outcome.stats = await plan_manifests(outcome.manifests)
+            plan, outcome.stats = await plan_manifests(manifests)
         except DocformError as exc:
             outcome.error = str(exc)
             return
         outcome.plan = narrow(plan) if narrow else plan
 
-    await asyncio.gather(*(plan_one(o) for o in outcomes if not o.failed))
+    loaded = [(o, o.manifests) for o in outcomes if o.manifests is not None and not o.failed]
+    await asyncio.gather(*(plan_one(outcome, manifests) for outcome, manifests in loaded))
 
 
 PARTIAL_PLAN_EXIT_CODE = 3

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.plan import Change
 from docform.engine.planner import plan_from_matcher
@@ -23,6 +23,7 @@ from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.snapshot import read_live_state
 from docform.engine.targets import Targeting, narrow_plan
 from docform.errors import DocformError
+from docform.manifest import ManifestSet
 
 
 @dataclass
@@ -56,8 +57,8 @@ def kinds_to_read(kinds: Sequence[Kind], changed: set[str]) -> list[Kind]:
 
 
 async def verify_applied(
-    manifests: Any,
-    client: Any,
+    manifests: ManifestSet,
+    client: ServiceClient,
     kinds: Sequence[Kind],
     applied: Sequence[Change],
     *,

@@ -48,9 +48,9 @@ from docform.sandbox.http import (
     list_page,
     new_id,
 )
-from docform.sandbox.routes.placement import MoveBody, move_item
+from docform.sandbox.routes.placement import NOT_DELETED, MoveBody, move_item
 from docform.sandbox.routes.shared import check_level
-from docform.sandbox.routes.spaces import NOT_DELETED, check_parent_collection, soft_delete_space
+from docform.sandbox.routes.spaces import check_parent_collection, soft_delete_space
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 OBJECTS: dict[str, Schema] = {

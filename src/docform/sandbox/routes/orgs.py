@@ -89,7 +89,7 @@ NO_TRIAL = {"status": "notapplicable", "count": 0}
 
 def render_org(ctx: Ctx, org: dict[str, Any]) -> dict[str, Any]:
     admin = is_admin(ctx, org["id"])
-    body = {"object": "organization"}
+    body: dict[str, Any] = {"object": "organization"}
     body.update(
         (k, org[k]) for k in ORG_FIELDS if k in org and (org[k] is not None or k in NULLABLE_FIELDS)
     )

@@ -203,7 +203,7 @@ def aggregate(ctx: Ctx, target: Target, q: AggregateQuery) -> dict[str, Any]:
             raise bad_request(f"role: must be a role or '{GUEST}', not {q.role!r}")
         wanted = None if q.role == GUEST else q.role
         roles = {user: role for user, role in roles.items() if role == wanted}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"id": user_id, "role": role, "user": ctx.store.get("user", user_id) or {"id": user_id}}
         for user_id, role in roles.items()
     ]

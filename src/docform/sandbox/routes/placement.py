@@ -41,6 +41,7 @@ class MoveBody(Body):
 
 
 Sibling = tuple[float, str, str]  # (rank, kind, id)
+Placed = tuple[str, str, str]  # (before or after, kind, id)
 
 
 def _siblings(ctx: Ctx, org_id: str, parent: str | None) -> list[Sibling]:
@@ -55,7 +56,7 @@ def _siblings(ctx: Ctx, org_id: str, parent: str | None) -> list[Sibling]:
     return sorted(items)
 
 
-def _anchor(move: MoveBody, kind: str, item_id: str) -> tuple[str, str, str] | None:
+def _anchor(move: MoveBody, kind: str, item_id: str) -> Placed | None:
     """(side, anchor kind, anchor id) from ``position``, checked for shape."""
     position = move.position
     if position is None or (position.before is None and position.after is None):
@@ -73,7 +74,7 @@ def _anchor(move: MoveBody, kind: str, item_id: str) -> tuple[str, str, str] | N
     return side, anchor.type, anchor_id
 
 
-def _already_placed(siblings: list[Sibling], kind: str, item_id: str, anchor: tuple) -> bool:
+def _already_placed(siblings: list[Sibling], kind: str, item_id: str, anchor: Placed) -> bool:
     side, anchor_kind, anchor_id = anchor
     keys = [(k, i) for _, k, i in siblings]
     here = keys.index((kind, item_id))
@@ -81,7 +82,7 @@ def _already_placed(siblings: list[Sibling], kind: str, item_id: str, anchor: tu
     return 0 <= neighbour < len(keys) and keys[neighbour] == (anchor_kind, anchor_id)
 
 
-def _rank_next_to(siblings: list[Sibling], anchor: tuple, where: str) -> float:
+def _rank_next_to(siblings: list[Sibling], anchor: Placed, where: str) -> float:
     """A rank that puts an item right before or after the anchor among ``siblings``."""
     side, anchor_kind, anchor_id = anchor
     keys = [(k, i) for _, k, i in siblings]

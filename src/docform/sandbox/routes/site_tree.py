@@ -183,7 +183,7 @@ class SiteTree:
 
     def default_section(self) -> str | None:
         explicit = self.site.get("defaultSiteSection")
-        if explicit in self.sections:
+        if isinstance(explicit, str) and explicit in self.sections:
             return explicit
         ordered = self.ordered(SECTION)
         return ordered[0]["id"] if ordered else None

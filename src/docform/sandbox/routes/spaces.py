@@ -202,7 +202,7 @@ def _shows_space(space_id: str) -> tuple[str, list[str]]:
 def is_removed(ctx: Ctx, doc: dict[str, Any]) -> bool:
     """Deleted more than 7 days ago: permanently removed, gone for every purpose."""
     deleted_at = doc.get("deletedAt")
-    return bool(deleted_at) and ctx.now() - parse_timestamp(deleted_at) > RESTORE_WINDOW
+    return bool(deleted_at) and ctx.now() - parse_timestamp(str(deleted_at)) > RESTORE_WINDOW
 
 
 def space_row(ctx: Ctx, space_id: str, *, write: bool = False) -> dict[str, Any]:

@@ -257,7 +257,7 @@ def _resolve_user(ctx: Ctx, org_id: str, entry: str, where: str) -> str:
         return entry
     user = find_user_by_email(ctx, entry) if "@" in entry else None
     if user is not None and ctx.store.get("member", member_key(org_id, user["id"])) is not None:
-        return user["id"]
+        return str(user["id"])
     raise bad_request(f"{where}: '{entry}' is not a member of this organization")
 
 
