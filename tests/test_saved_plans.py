@@ -59,6 +59,8 @@ def rewrite(path: Path, edit: Any) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
     edit(doc)
     body = {k: doc[k] for k in ("format_version", "organization", "changes")}
+    if "allowed" in doc:
+        body["allowed"] = doc["allowed"]
     doc["checksum"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
     path.write_text(json.dumps(doc), encoding="utf-8")
 
@@ -231,3 +233,19 @@ def test_a_checksum_given_with_a_saved_plan_must_be_its_own(saved, sandbox):
     doc = json.loads(saved.read_text(encoding="utf-8"))
     result = run(["apply", saved, "--checksum", doc["checksum"]], sandbox)
     assert result.exit_code == 0, result.output
+
+
+def test_an_allowance_added_to_a_saved_plan_is_refused_by_the_reviewed_checksum(saved, sandbox):
+    """What --allow accepts is covered by the checksum: an allowance written into the file
+    afterwards, its checksum recomputed, no longer has the checksum a reviewer approved."""
+    reviewed = json.loads(saved.read_text(encoding="utf-8"))["checksum"]
+
+    def allow_more(doc: dict[str, Any]) -> None:
+        doc["rails"]["allowed"] = ["max-deletions:member.*"]
+        doc["allowed"] = ["max-deletions:member.*"]
+
+    rewrite(saved, allow_more)
+    result = run(["apply", saved, "--checksum", reviewed], sandbox)
+    assert result.exit_code == 1
+    assert f"not the approved {reviewed}" in result.stderr
+    assert live_api(sandbox, "GET", f"/orgs/{ORG}/teams")["items"] == []

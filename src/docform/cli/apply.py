@@ -210,6 +210,9 @@ def _saved_plan_to_apply(source: Path, manifest_directory: Path | None) -> tuple
     fresh, _ = run_async(plan_manifests(manifests))
     targeting = saved.get("targeting") or {}
     fresh = narrow_plan(fresh, targeting.get("targets", ()), targeting.get("excludes", ()))
+    if saved.get("rails"):
+        # The --allow items it holds: covered by its checksum, compared just below.
+        fresh.rails = RailReport.from_json(saved["rails"])
     found = differences(saved, fresh, secret_resolver(manifests))
     if found:
         raise DocformError(
@@ -217,6 +220,4 @@ def _saved_plan_to_apply(source: Path, manifest_directory: Path | None) -> tuple
             + "; ".join(found)
             + f". Make a new plan of {directory} with 'docform plan --out' and review it"
         )
-    if saved.get("rails"):
-        fresh.rails = RailReport.from_json(saved["rails"])  # for the --allow items it holds
     return manifests, fresh

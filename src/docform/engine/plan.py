@@ -323,12 +323,18 @@ class Plan:
         return counts
 
     def body(self) -> dict[str, Any]:
-        """The part of the plan that decides what apply does: what the checksum covers."""
-        return {
+        """The part of the plan that decides what apply does: what the checksum covers. The
+        rails a reviewer accepted (``--allow``) are part of it when there are any, so a
+        checksum approves them too."""
+        body: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "organization": self.organization,
             "changes": [c.to_json() for c in self.changes],
         }
+        allowed = list(getattr(self.rails, "allowed", None) or [])
+        if allowed:
+            body["allowed"] = allowed
+        return body
 
     def checksum(self) -> str:
         return hashlib.sha256(canonical_json(self.body()).encode()).hexdigest()

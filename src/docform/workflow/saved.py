@@ -94,6 +94,8 @@ def read_saved(path: Path) -> dict[str, Any]:
             f"{path}: not a docform plan of format 1.x; save one with 'docform plan --out'"
         )
     body = {key: doc.get(key) for key in BODY_KEYS}
+    if "allowed" in doc:
+        body["allowed"] = doc["allowed"]
     if hashlib.sha256(canonical_json(body).encode()).hexdigest() != doc.get("checksum"):
         raise SavedPlanError(
             f"{path}: the plan was edited after it was saved (its checksum does not match); "
