@@ -106,6 +106,38 @@ def test_apply_reads_back_only_the_kinds_it_changed(
     ]
 
 
+def test_apply_reads_back_the_members_of_the_teams_it_changed_only(
+    sandbox: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    teams = "".join(
+        f"  t{n}: {{title: Team {n}, members: {{alice@acme.test: owner}}}}\n" for n in range(5)
+    )
+    head = "organization: {id: org_acme}\nmembers:\n  alice@acme.test: admin\n"
+    head += "  erin@acme.test: edit\nteams:\n"
+    manifests = write_manifests(tmp_path / "manifests", head + teams)
+    apply(manifests, sandbox)
+    changed = teams.replace(
+        "t2: {title: Team 2, members: {alice@acme.test: owner}}",
+        "t2: {title: Team 2, members: {alice@acme.test: owner, erin@acme.test: member}}",
+    )
+    write_manifests(manifests, head + changed)
+    caplog.clear()
+
+    result = apply(manifests, sandbox)
+
+    assert result.output.endswith("Apply complete: 1 change made.\n")
+    requests = [m.groups() for r in caplog.records if (m := REQUEST_LINE.match(r.getMessage()))]
+    last_write = max(i for i, (method, _) in enumerate(requests) if method != "GET")
+    read_back = [path for _, path in requests[last_write + 1 :] if path.endswith("/members")]
+    team = next(t for t in live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]
+                if t["title"] == "Team 2")  # fmt: skip
+    assert sorted(read_back) == [
+        "/orgs/org_acme/members",
+        f"/orgs/org_acme/teams/{team['id']}/members",
+    ]
+    assert_converged(manifests, sandbox)
+
+
 def test_a_targeted_apply_reads_back_only_what_it_applied(sandbox: Path, tmp_path: Path) -> None:
     manifests = write_manifests(
         tmp_path / "manifests",

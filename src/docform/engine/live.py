@@ -36,6 +36,25 @@ class LiveState:
         return self.objects.get(kind, [])
 
 
+@dataclass(frozen=True)
+class Earlier:
+    """What planning read, for the read after an apply: an object the apply left alone need
+    not have its parts read again (each team's members, one list per team), unless the apply
+    changed a kind they refer to (a member removed from the organization leaves its teams)."""
+
+    objects: Mapping[str, Mapping[str, Any]]
+    """Live id -> the object as planning read it."""
+    touched: frozenset[str]
+    """Live ids of the objects the apply changed."""
+    stale_kinds: frozenset[str]
+    """Kinds whose every object is read again."""
+
+    def unchanged(self, kind: str, live_id: str) -> Mapping[str, Any] | None:
+        if kind in self.stale_kinds or live_id in self.touched:
+            return None
+        return self.objects.get(live_id)
+
+
 class LiveReader:
     """What a kind's ``read`` may use: list and get calls, and the kinds read before it."""
 
@@ -47,9 +66,12 @@ class LiveReader:
         progress: Progress | None = None,
         manages: Manages | None = None,
         awaited: frozenset[str] = frozenset(),
+        earlier: Earlier | None = None,
     ) -> None:
         """``awaited``: kinds other kinds' reads wait for (`Kind.read_after`); their lists go
-        before the calls already waiting, which no read waits for."""
+        before the calls already waiting, which no read waits for. ``earlier``: what planning
+        read, when this is the read after an apply (`unchanged`)."""
+        self._earlier = earlier
         self.client = client
         self.org_id = org_id
         self._state = state
@@ -77,6 +99,11 @@ class LiveReader:
             raise
         self._count(kind, 1)
         return obj
+
+    def unchanged(self, kind: str, live_id: str) -> Mapping[str, Any] | None:
+        """The object as planning read it, when this read follows an apply that left it (and
+        what it refers to) alone; else None: read it."""
+        return self._earlier.unchanged(kind, live_id) if self._earlier else None
 
     def live(self, kind: str) -> builtins.list[dict[str, Any]]:
         return self._state.of(kind)

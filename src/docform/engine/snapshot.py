@@ -17,7 +17,7 @@ from typing import Any
 
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
-from docform.engine.live import LiveReader, LiveState, Manages, Progress, ReadError
+from docform.engine.live import Earlier, LiveReader, LiveState, Manages, Progress, ReadError
 from docform.errors import ServiceCallError
 from docform.worker_threads import beside_the_loop
 
@@ -40,14 +40,16 @@ async def read_live_state(
     on_kind_read: KindRead | None = None,
     manages: Manages | None = None,
     before_read: BeforeRead | None = None,
+    earlier: Earlier | None = None,
 ) -> LiveState:
     """Every kind's live objects; ``on_kind_read`` gets each kind's as soon as they are in,
     ``manages`` tells reads per parent which parents are in scope (`LiveReader.managed`), and
-    ``before_read`` may hold a kind's read back (`BeforeRead`)."""
+    ``before_read`` may hold a kind's read back (`BeforeRead`); ``earlier``: what planning read,
+    for the read after an apply (`LiveReader.unchanged`)."""
     state = LiveState()
     names = {kind.name for kind in kinds}
     awaited = frozenset(name for kind in kinds for name in kind.read_after if name in names)
-    reader = LiveReader(client, org_id, state, progress, manages, awaited)
+    reader = LiveReader(client, org_id, state, progress, manages, awaited, earlier)
     tasks: dict[str, asyncio.Task[None]] = {}
 
     async def read_one(kind: Kind) -> None:

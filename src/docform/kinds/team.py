@@ -76,10 +76,14 @@ class TeamKind(Kind):
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         teams = await reader.list(self.name, f"/orgs/{self.org_id}/teams")
-        member_lists = await asyncio.gather(
-            *(reader.list("team member", self._members_path(t["id"])) for t in teams)
-        )
+        member_lists = await asyncio.gather(*(self._members(reader, t["id"]) for t in teams))
         return [{**t, "members": m} for t, m in zip(teams, member_lists, strict=True)]
+
+    async def _members(self, reader: LiveReader, team_id: str) -> list[dict[str, Any]]:
+        earlier = reader.unchanged(self.name, team_id)
+        if earlier is not None and "members" in earlier:
+            return list(earlier["members"])
+        return await reader.list("team member", self._members_path(team_id))
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
         return [self._desired(e) for e in manifests.section("teams").values()]

@@ -405,6 +405,7 @@ async def verify_by_reading(
             applied,
             targeting=plan.targeting,
             locked={**plan.identities, **recorded_by(applied)},
+            read_before=plan.live_objects,
         )
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
+from docform.engine.live import Earlier
 from docform.engine.plan import Change
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
@@ -64,12 +65,15 @@ async def verify_applied(
     *,
     targeting: Targeting | None = None,
     locked: Mapping[str, str] | None = None,
+    read_before: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Verification:
     """Plan again the kinds of ``applied`` and those they need (read with ``client``, which
     should be read-only) and return every change still planned. ``targeting``: the apply's
     ``--target`` / ``--exclude``, which narrow the new plan as they narrowed the applied one
     (what they left out was not applied, so it is no sign of an apply that did not settle);
-    ``locked``: the ids the applied plan matched its entries to, matched the same way again."""
+    ``locked``: the ids the applied plan matched its entries to, matched the same way again;
+    ``read_before``: the live objects planning read (`Plan.live_objects`), whose parts are not
+    read again for an object the apply left alone (`docform.engine.live.Earlier`)."""
     changed = {change.kind for change in applied}
     if not changed:
         return Verification()
@@ -77,10 +81,12 @@ async def verify_applied(
     subset = kinds_to_read(kinds, changed)
     matcher = ProgressiveMatcher(subset, manifests, locked=locked)
     wanted = {kind.name: matcher.pinned_ids(kind) for kind in subset}
+    earlier = _earlier(read_before, subset, applied)
     try:
         live = await read_live_state(
-            client, org_id, subset, wanted, None, matcher.kind_read, matcher.manages
-        )
+            client, org_id, subset, wanted, None, matcher.kind_read, matcher.manages,
+            earlier=earlier,
+        )  # fmt: skip
         prune = manifests.settings.prune.model_dump()
         plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
     except DocformError as exc:
@@ -88,3 +94,19 @@ async def verify_applied(
     if targeting is not None:
         plan = narrow_plan(plan, targeting.targets, targeting.excludes, check=False)
     return Verification(remaining=list(plan.changes), identities=dict(plan.identities))
+
+
+def _earlier(
+    read_before: Mapping[str, Mapping[str, Any]] | None,
+    kinds: Sequence[Kind],
+    applied: Sequence[Change],
+) -> Earlier | None:
+    """What of planning's read stays true after ``applied``: the objects it did not change,
+    of kinds none of whose references it changed."""
+    if not read_before:
+        return None
+    changed = {change.kind for change in applied}
+    stale = frozenset(k.name for k in kinds if changed & set(k.references))
+    objects = {str(raw["id"]): raw for raw in read_before.values() if "id" in raw}
+    touched = frozenset(c.live_id for c in applied if c.live_id is not None)
+    return Earlier(objects, touched, stale)
