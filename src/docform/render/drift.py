@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from docform.engine.plan import Change, Unmanaged
+from docform.engine.plan import Change, Plan, Unmanaged
 from docform.render.markdown import (
     code,
     escape,
@@ -21,7 +21,12 @@ from docform.render.markdown import (
 from docform.render.policies import live_policies_markdown, live_policies_text
 from docform.render.rails import rails_markdown, rails_text
 from docform.render.shortening import take_rows
-from docform.render.values import change_symbol, field_sides, replacement_lines
+from docform.render.values import (
+    change_symbol,
+    field_sides,
+    not_planned_lines,
+    replacement_lines,
+)
 from docform.workflow.audit import AuditEvent
 from docform.workflow.drift import DriftReport, OrgDrift
 
@@ -71,9 +76,11 @@ def _org_text(org: OrgDrift) -> list[str]:
     if plan is None:
         return [f"Could not check {name}: {org.outcome.error}", ""]
     if org.status == "in_sync":
-        lines = [f"In sync: {name} matches its manifests.", ""]
+        lines = [f"In sync: {name} matches its manifests{_except_unread(plan)}.", ""]
     else:
         lines = [f"Drift in {name}:", ""]
+    if plan.not_planned:
+        lines += [f"  {NOT_CHECKED}", *(f"    {line}" for line in not_planned_lines(plan)), ""]
     lines += [f"  {line}" if line else "" for line in live_policies_text(plan.policies)]
     if plan.rails is not None and (plan.rails.violations or plan.rails.at_apply):
         lines.append("  The plan that would fix it:")
@@ -188,6 +195,16 @@ def _counts(totals: dict[str, int]) -> str:
     )
 
 
+NOT_CHECKED = (
+    "Not checked: the token may not read these, so whether they drifted is unknown (a token "
+    "that may, an admin's, checks them):"
+)
+
+
+def _except_unread(plan: Plan) -> str:
+    return ", except what was not checked" if plan.not_planned else ""
+
+
 def _org_markdown(org: OrgDrift, short: Shortening | None) -> list[str]:
     outcome, plan = org.outcome, org.plan
     title = f"#### `{code(outcome.organization or outcome.name)}`"
@@ -196,7 +213,10 @@ def _org_markdown(org: OrgDrift, short: Shortening | None) -> list[str]:
     if plan is None:
         message = fence_safe(outcome.error or "")
         return [f"{title}: could not be checked", "", "```", message, "```", ""]
-    lines = [f"{title}: {org.status.replace('_', ' ')}", ""]
+    lines = [f"{title}: {org.status.replace('_', ' ')}{_except_unread(plan)}", ""]
+    if plan.not_planned:
+        lines += [f"> [!WARNING]\n> **{escape(NOT_CHECKED)}**"]
+        lines += [*(f"> - {escape(line)}" for line in not_planned_lines(plan)), ""]
     lines += live_policies_markdown(plan.policies, escape)
     if org.status == "drift" and org.audit is not None and org.audit.unavailable:
         lines += [f"Who changed it is unknown: {escape(org.audit.unavailable)}.", ""]
