@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from canary import canary_session, report_leaks
+from docform import tuning
 from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.seed import apply_seed, load_seed_file
 
@@ -59,6 +60,23 @@ def docform_debug_logs(caplog: pytest.LogCaptureFixture) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report_leaks(outcome.get_result())  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def untuned() -> Iterator[None]:
+    """Each test starts with the process's tuning off (`docform.tuning`), as a program using
+    docform as a library does; a command run in-process (CliRunner) turns it on, and this
+    turns it off again."""
+    tuning.enable(False)
+    yield
+    tuning.enable(False)
+
+
+@pytest.fixture
+def tuned() -> Iterator[None]:
+    """The process's tuning on, as in the docform command."""
+    tuning.enable()
+    yield
 
 
 @pytest.fixture

@@ -14,10 +14,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 
 from docform.api import ApiClient, connections
-from docform.api.connections import RECHECK_S, network_transport, uses_socket_backend
+from docform.api.connections import RECHECK_S, SocketTransport, network_transport
 
 pytestmark = pytest.mark.anyio
 TOKEN = "connections-test-token"
@@ -96,10 +97,19 @@ async def test_a_connection_the_server_keeps_open_is_reused() -> None:
 
 
 def test_the_transport_makes_connections_through_the_socket_backend_unless_proxied() -> None:
-    # Guards the speed-up against an httpx release that no longer pools through httpcore's
-    # AsyncConnectionPool: this fails instead of docform silently getting slower.
-    assert uses_socket_backend(network_transport())
-    assert not uses_socket_backend(network_transport(proxy="http://proxy.example:3128"))
+    assert isinstance(network_transport(), SocketTransport)
+    proxied = network_transport(proxy="http://proxy.example:3128")
+    assert isinstance(proxied, httpx.AsyncHTTPTransport)
+
+
+async def test_a_refused_connection_is_httpx_s_connect_error() -> None:
+    """httpcore's errors reach the client as httpx's, which its retries know."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+    transport = network_transport()
+    with pytest.raises(httpx.ConnectError):
+        await transport.handle_async_request(httpx.Request("GET", f"http://127.0.0.1:{port}/"))
+    await transport.aclose()
 
 
 class SocketOnly:

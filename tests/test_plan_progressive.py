@@ -231,6 +231,7 @@ class FreezeWatch(ClientAround):
         return await self._client.list_all(path, params, priority=priority)
 
 
+@pytest.mark.usefixtures("tuned")
 def test_planning_freezes_each_matched_kind_out_of_the_collectors_walks(
     rich: Path, changed: Path
 ) -> None:
@@ -248,6 +249,23 @@ def test_planning_freezes_each_matched_kind_out_of_the_collectors_walks(
     assert frozen[0] > 0  # what was alive before planning
     assert max(frozen) > frozen[0]
     assert gc.get_freeze_count() == 0
+
+
+def test_planning_as_a_library_leaves_the_garbage_collector_alone(
+    rich: Path, changed: Path
+) -> None:
+    """Without the command's tuning (`docform.tuning`), nothing is frozen or re-tuned."""
+    manifests = load_manifest_set(changed)
+    threshold = gc.get_threshold()
+
+    async def plan() -> list[int]:
+        async with Client(f"sandbox:{rich}", read_only=True) as client:
+            watch = FreezeWatch(client)
+            await make_plan(manifests, watch)
+            return watch.frozen
+
+    assert set(asyncio.run(plan())) == {0}
+    assert gc.get_threshold() == threshold
 
 
 def test_entries_a_read_looks_up_are_made_off_the_event_loop(
@@ -278,6 +296,7 @@ def test_entries_a_read_looks_up_are_made_off_the_event_loop(
     assert threading.main_thread().name not in made_in
 
 
+@pytest.mark.usefixtures("tuned")
 def test_planning_gives_back_the_garbage_collector_settings_it_changed(
     rich: Path, changed: Path
 ) -> None:

@@ -1,17 +1,22 @@
 """Worker threads beside the event loop shorten the interpreter's switch interval while they
-run, and put Python's own back when the last one ends."""
+run (when the process's tuning is on, as the docform command turns it on), and put Python's own
+back when the last one ends; a program using docform as a library keeps its own."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 import threading
 
 import pytest
 
-from docform.worker_threads import SWITCH_INTERVAL_S, beside_the_loop
+from docform import tuning
+from docform.tuning import SWITCH_INTERVAL_S
+from docform.worker_threads import beside_the_loop
 
 
+@pytest.mark.usefixtures("tuned")
 def test_the_interval_is_short_while_a_worker_runs_and_restored_after() -> None:
     before = sys.getswitchinterval()
 
@@ -24,6 +29,7 @@ def test_the_interval_is_short_while_a_worker_runs_and_restored_after() -> None:
     assert after == before == sys.getswitchinterval()
 
 
+@pytest.mark.usefixtures("tuned")
 def test_overlapping_workers_keep_it_short_until_the_last_ends() -> None:
     before = sys.getswitchinterval()
     first_ended = threading.Event()
@@ -42,6 +48,7 @@ def test_overlapping_workers_keep_it_short_until_the_last_ends() -> None:
     assert sys.getswitchinterval() == before
 
 
+@pytest.mark.usefixtures("tuned")
 def test_a_failing_worker_still_puts_the_interval_back() -> None:
     before = sys.getswitchinterval()
 
@@ -51,3 +58,26 @@ def test_a_failing_worker_still_puts_the_interval_back() -> None:
     with pytest.raises(ValueError, match="no"):
         asyncio.run(beside_the_loop(fail))
     assert sys.getswitchinterval() == before
+
+
+def test_without_the_tuning_a_worker_leaves_the_interval_alone() -> None:
+    assert not tuning.enabled()
+    before = sys.getswitchinterval()
+    assert asyncio.run(beside_the_loop(sys.getswitchinterval)) == before
+
+
+def test_the_docform_command_turns_the_tuning_on() -> None:
+    """Only the command's own process is tuned: importing docform changes nothing."""
+    code = (
+        "from docform import tuning\n"
+        "from docform.cli import cli\n"
+        "print(tuning.enabled())\n"
+        "try:\n"
+        "    cli.main(['--version'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(tuning.enabled())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    lines = result.stdout.splitlines()
+    assert (lines[0], lines[-1]) == ("False", "True"), result.stdout + result.stderr

@@ -1,4 +1,5 @@
-"""The network transport under docform's client: httpx's own, with cheaper idle checks.
+"""The network transport under docform's client: httpcore's connection pool behind httpx's
+public transport interface, with cheaper idle checks.
 
 Before it sends a request and after it reads an answer, httpcore's connection pool asks every
 idle connection whether its socket has become readable (the server closed it). Through anyio,
@@ -13,15 +14,22 @@ worker thread (`docform.worker_threads`) the event loop waits for it back every 
 connection found not readable is not asked again within `RECHECK_S`: a server closing it in
 that moment is caught no later than before, since the question and the request that follows
 it are that far apart anyway.
+
+The pool is httpcore's, given its network backend through httpcore's public constructor, and
+handed to httpx as an `httpx.AsyncBaseTransport` (`SocketTransport`), as httpx's own transport
+does: no private attribute of either library is touched. Through a proxy, httpx's own transport
+is used as it is. The readability question is asked through `selectors` (epoll, kqueue, or
+select on Windows), so it works wherever Python does.
 """
 
 from __future__ import annotations
 
-import select
+import selectors
 import socket
 import ssl
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpcore
@@ -37,12 +45,12 @@ class _SocketStream(httpcore.AsyncNetworkStream):
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self._inner = inner
         self._socket: socket.socket | None = inner.get_extra_info("socket")
-        # The pool asks each idle connection on every request and answer: one poll object
-        # per socket, registered once, makes each question a single system call.
-        self._poll = select.poll()
+        # The pool asks each idle connection on every request and answer: one selector per
+        # socket, registered once, makes each question a single system call.
+        self._selector = selectors.DefaultSelector()
         self._quiet_at = float("-inf")
         if self._socket is not None:
-            self._poll.register(self._socket, select.POLLIN)
+            self._selector.register(self._socket, selectors.EVENT_READ)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         return await self._inner.read(max_bytes, timeout)
@@ -51,6 +59,7 @@ class _SocketStream(httpcore.AsyncNetworkStream):
         await self._inner.write(buffer, timeout)
 
     async def aclose(self) -> None:
+        self._selector.close()
         await self._inner.aclose()
 
     async def start_tls(
@@ -74,7 +83,7 @@ class _SocketStream(httpcore.AsyncNetworkStream):
         now = time.monotonic()
         if now - self._quiet_at < RECHECK_S:
             return False
-        if self._poll.poll(0):
+        if self._selector.select(0):
             return True
         self._quiet_at = now
         return False
@@ -107,18 +116,91 @@ class _SocketBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-def network_transport(proxy: str | None = None) -> httpx.AsyncHTTPTransport:
-    """httpx's transport (HTTP/1.1, its pool and TLS settings), its connections made by
-    `_SocketBackend`. Through a proxy, and where httpx's pool is not httpcore's own (another
-    httpx version), httpx's transport is left as it is: only slower."""
-    transport = httpx.AsyncHTTPTransport(proxy=proxy)
-    pool = getattr(transport, "_pool", None)
-    if type(pool) is httpcore.AsyncConnectionPool and hasattr(pool, "_network_backend"):
-        pool._network_backend = _SocketBackend()
-    return transport
+_ERRORS: list[tuple[type[Exception], type[httpx.HTTPError]]] = [
+    # The most specific first: a ConnectTimeout is a TimeoutException too.
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+]
 
 
-def uses_socket_backend(transport: httpx.AsyncHTTPTransport) -> bool:
-    """Whether ``transport`` makes its connections through `_SocketBackend`."""
-    pool = getattr(transport, "_pool", None)
-    return isinstance(getattr(pool, "_network_backend", None), _SocketBackend)
+@contextmanager
+def _as_httpx_errors() -> Iterator[None]:
+    """httpcore's exceptions raised as httpx's, which the client's retries know."""
+    try:
+        yield
+    except Exception as exc:
+        mapped = next((theirs for ours, theirs in _ERRORS if isinstance(exc, ours)), None)
+        if mapped is None:
+            raise
+        raise mapped(str(exc)) from exc
+
+
+class _AnswerStream(httpx.AsyncByteStream):
+    def __init__(self, inner: AsyncIterator[bytes], close: Any) -> None:
+        self._inner, self._close = inner, close
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        with _as_httpx_errors():
+            async for part in self._inner:
+                yield part
+
+    async def aclose(self) -> None:
+        await self._close()
+
+
+class SocketTransport(httpx.AsyncBaseTransport):
+    """httpcore's connection pool (HTTP/1.1, httpx's TLS and pool limits), its connections made
+    by `_SocketBackend`, as an httpx transport."""
+
+    def __init__(self) -> None:
+        limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=_SocketBackend(),
+        )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        core_request = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        with _as_httpx_errors():
+            answer = await self._pool.handle_async_request(core_request)
+        stream: Any = answer.stream
+        return httpx.Response(
+            status_code=answer.status,
+            headers=answer.headers,
+            stream=_AnswerStream(stream, stream.aclose),
+            extensions=answer.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()
+
+
+def network_transport(proxy: str | None = None) -> httpx.AsyncBaseTransport:
+    """`SocketTransport`; through a proxy, httpx's own transport (only slower)."""
+    if proxy is not None:
+        return httpx.AsyncHTTPTransport(proxy=proxy)
+    return SocketTransport()

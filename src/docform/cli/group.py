@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from docform import __version__, command_clock
+from docform import __version__, command_clock, tuning
 from docform.errors import DocformError
 
 
@@ -25,6 +25,7 @@ class DocformGroup(click.Group):
         **extra: Any,
     ) -> Any:
         command_clock.start()
+        tuning.enable()  # this process is the docform command's own
         try:
             # Not standalone, whatever the caller asks: the exit codes are decided below.
             code = super().main(

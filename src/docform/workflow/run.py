@@ -4,13 +4,11 @@ it is read, then plan against it."""
 from __future__ import annotations
 
 import asyncio
-import gc
-import threading
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
+from docform import tuning
 from docform.api.stats import CallStats
 from docform.engine.apply import ApplyReport, CallEvent, Created, Recover, apply_plan
 from docform.engine.client import ServiceClient
@@ -44,14 +42,6 @@ from docform.workflow.early import EarlyView, load_seen_early
 from docform.workflow.saved import secret_resolver
 from docform.workflow.verify import Verification, verify_applied
 
-PLANNING_GC_THRESHOLD = 50_000
-"""Allocations between two collections of the youngest generation while planning (Python's
-default is 700)."""
-
-_planning_depth = 0
-_saved_thresholds: tuple[int, ...] = ()
-_collector_settings = threading.Lock()
-
 
 async def make_plan(
     manifests: ManifestSet,
@@ -82,7 +72,7 @@ async def plan_while_loading(
     that need no manifest start at once, the others (`needs_manifests`) once they are loaded.
     A failed load fails the plan with its error, cancelling the reads."""
     kinds = build_kinds(org_id)
-    with _collecting_rarely():
+    with tuning.collecting_rarely():
         matcher = ProgressiveMatcher(kinds, None, finishing=finishing)
 
         async def take_manifests() -> ManifestSet:
@@ -93,7 +83,7 @@ async def plan_while_loading(
                 raise RuntimeError(f"planned {org_id}, but the manifests describe another")
             # The kinds read so far are matched now: in a thread, as `read_live_state` does.
             locked = manifests.lock.ids_for(org_id)
-            await beside_the_loop(_frozen_after(matcher.take_manifests), manifests, locked)
+            await beside_the_loop(tuning.frozen_after(matcher.take_manifests), manifests, locked)
             return manifests
 
         taken = asyncio.ensure_future(take_manifests())
@@ -105,7 +95,7 @@ async def plan_while_loading(
         wanted = {kind.name: matcher.pinned_ids(kind) for kind in kinds}
         try:
             live = await read_live_state(
-                client, org_id, kinds, wanted, progress, _frozen_after(matcher.kind_read),
+                client, org_id, kinds, wanted, progress, tuning.frozen_after(matcher.kind_read),
                 matcher.manages, before_read,
             )  # fmt: skip
             manifests = await taken
@@ -127,52 +117,6 @@ def needs_manifests(kind: Kind) -> bool:
     """Whether ``kind``'s read looks at the manifests: at the entries that manage the objects
     of the kinds it reads after (`LiveReader.managed`), or at the ids they pin."""
     return bool(kind.read_after) or kind.reads_pinned_ids
-
-
-@contextmanager
-def _collecting_rarely() -> Iterator[None]:
-    """Fewer cyclic garbage collections while planning.
-
-    Planning grows a heap of long-lived objects (the manifests, every live object as decoded
-    JSON, each kind's matching: hundreds of thousands of them) that are garbage only at the
-    end; with Python's default thresholds the collector walks it again and again as it grows
-    (a quarter of the CPU time of a large plan). The objects alive before planning are frozen
-    out of the collector's walks, and so is each batch planning builds once it is built
-    (`_frozen_after`); the young generation is collected every `PLANNING_GC_THRESHOLD`
-    allocations. All of it is undone when the last concurrent plan ends; garbage cycles are
-    still collected, those caught in a frozen batch only then.
-    """
-    global _planning_depth, _saved_thresholds
-    with _collector_settings:
-        if _planning_depth == 0:
-            _saved_thresholds = gc.get_threshold()
-            gc.freeze()
-            gc.set_threshold(PLANNING_GC_THRESHOLD, *_saved_thresholds[1:])
-        _planning_depth += 1
-    try:
-        yield
-    finally:
-        with _collector_settings:
-            _planning_depth -= 1
-            if _planning_depth == 0:
-                gc.set_threshold(*_saved_thresholds)
-                gc.unfreeze()
-
-
-def _frozen_after(step: Callable[..., None]) -> Callable[..., None]:
-    """``step`` (the manifests handed over, a kind read and matched), then everything alive
-    frozen out of the collector's walks while a plan runs: what the step built lives until the
-    plan ends, and each collection of the youngest generation would otherwise carry it into
-    the older ones, whose walks blocked the event loop for 0.15 s in a large plan."""
-
-    def run(*args: Any) -> None:
-        step(*args)
-        # A plan that failed may have ended while this ran in its worker thread.
-        with _collector_settings:
-            if _planning_depth:
-                gc.freeze()
-
-    return run
 
 
 OpenReader = Callable[[ManifestSet | EarlyView], Client]
