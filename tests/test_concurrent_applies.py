@@ -5,17 +5,17 @@ duplicates left by an earlier race are reported with the way out."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from canary import CANARY_TOKEN
 from docform.api import ApiClient
 from docform.manifest import load_manifest_set
-from docform.workflow.apply_lock import lock_path
+from docform.workflow.apply_lock import ApplyLockError, apply_lock, holder_path, lock_path
 from docform.workflow.run import apply_changes, plan_manifests
 from planning import SERVE_TOKEN, live_api, run, served_sandbox, write_manifests
 
@@ -34,41 +34,88 @@ def titles(sandbox_or_root: Path, route: str) -> list[str]:
     return sorted(item["title"] for item in items)
 
 
-def hold_lock(sandbox: Path, pid: int, host: str | None = None) -> Path:
-    path = lock_path(f"sandbox:{sandbox}", "org_acme")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    holder = {"pid": pid, "host": host or socket.gethostname(), "started": "2030-01-01T00:00:00Z",
-              "organization": "org_acme", "api": f"sandbox:{sandbox}"}  # fmt: skip
-    path.write_text(json.dumps(holder))
-    return path
+HOLD = """
+import sys, time
+from docform.workflow.apply_lock import apply_lock
+with apply_lock(sys.argv[1], "org_acme"):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def holding_process(sandbox: Path) -> subprocess.Popen[str]:
+    """Another process holding the apply lock of org_acme at ``sandbox`` (until killed)."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, f"sandbox:{sandbox}"],
+                              stdout=subprocess.PIPE, text=True, env=os.environ.copy())  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
 
 
 def test_an_apply_refuses_to_start_while_another_one_runs(tmp_path, sandbox, monkeypatch):
     monkeypatch.setenv("DOCFORM_LOCK_DIR", str(tmp_path / "locks"))
-    held = hold_lock(sandbox, os.getpid())
-    manifests = write_manifests(tmp_path / "m", TEAMS)
-    result = run(["apply", manifests, "--yes"], sandbox)
+    holder = holding_process(sandbox)
+    try:
+        manifests = write_manifests(tmp_path / "m", TEAMS)
+        result = run(["apply", manifests, "--yes"], sandbox)
+    finally:
+        holder.kill()
+        holder.wait()
     assert result.exit_code == 1
-    assert result.stderr == (
-        f"Error: another docform apply (pid {os.getpid()} on {socket.gethostname()}, started "
-        f"2030-01-01T00:00:00Z) is changing organization org_acme at sandbox:{sandbox}; "
-        "nothing was applied. Wait for it to finish and run apply again (plan first: it "
-        f"changes what is left to do). If no such process runs, delete {held}.\n"
+    assert result.stderr.startswith(
+        f"Error: another docform apply (pid {holder.pid} on {socket.gethostname()}, started "
+    )
+    assert result.stderr.endswith(
+        f") is changing organization org_acme at sandbox:{sandbox}; nothing was applied. Wait "
+        "for it to finish and run apply again (plan first: it changes what is left to do).\n"
     )
     assert titles(sandbox, "teams") == []
-    assert held.exists()
 
 
-def test_the_lock_of_an_apply_that_died_does_not_block_the_next(tmp_path, sandbox, monkeypatch):
+def test_the_lock_of_an_apply_that_was_killed_does_not_block_the_next(
+    tmp_path, sandbox, monkeypatch
+):
+    """The kernel lets go of a killed holder's lock: the next apply takes it, whatever the
+    holder left on disk."""
     monkeypatch.setenv("DOCFORM_LOCK_DIR", str(tmp_path / "locks"))
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                              capture_output=True, text=True, check=True)  # fmt: skip
-    stale = hold_lock(sandbox, int(finished.stdout))
+    holder = holding_process(sandbox)
+    holder.kill()
+    holder.wait()
+    assert holder_path(lock_path(f"sandbox:{sandbox}", "org_acme")).exists()  # left behind
     manifests = write_manifests(tmp_path / "m", TEAMS)
     result = run(["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 0, result.output
     assert titles(sandbox, "teams") == ["Docs", "Platform"]
-    assert not stale.exists()
+
+
+def test_of_many_takers_at_once_one_holds_the_lock_at_a_time(tmp_path, monkeypatch):
+    """Threads taking the lock at once (each its own open file, as separate processes have):
+    never two inside at the same moment, and every one either held it or was refused."""
+    monkeypatch.setenv("DOCFORM_LOCK_DIR", str(tmp_path / "locks"))
+    inside, most, outcomes = [0], [0], []
+    guard = threading.Lock()
+    start = threading.Barrier(8)
+
+    def take() -> None:
+        start.wait()
+        for _ in range(20):
+            try:
+                with apply_lock("https://api.example.test", "org_acme"):
+                    with guard:
+                        inside[0] += 1
+                        most[0] = max(most[0], inside[0])
+                    with guard:
+                        inside[0] -= 1
+                outcomes.append("held")
+            except ApplyLockError:
+                outcomes.append("refused")
+
+    threads = [threading.Thread(target=take) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == 1
+    assert len(outcomes) == 160 and "held" in outcomes
 
 
 def test_a_create_whose_object_appeared_after_the_plan_is_not_sent(tmp_path, sandbox, monkeypatch):

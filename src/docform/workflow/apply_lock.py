@@ -7,11 +7,13 @@ overrides it), not in the manifest directory: two checkouts of one repository, o
 repositories that manage the same organization, share the organization, not a directory, and a
 manifest directory may be read-only in CI.
 
-The file holds the holder's pid, host and start time. A holder that died (killed, crashed)
-leaves its file behind; the next apply on the same host sees that the pid no longer runs and
-takes the lock over, so a stale lock never blocks for good. Applies on different machines (two
-CI runners) are not serialised by this: CI must run applies to one organization one at a time
-(docs/security.md); the re-read before creates (`docform.engine.duplicates`) catches the rest.
+The lock is the operating system's: an exclusive lock on the file (flock, or LockFileEx on
+Windows, through `filelock`), taken without waiting, which the kernel lets go of when its holder
+ends however it ends (killed, crashed). So a lock is never stale, and no apply ever takes one
+over from another. Beside the lock, a small file says who holds it (pid, host, start time), for
+the message another apply shows. Applies on different machines (two CI runners) are not
+serialised by this: CI must run applies to one organization one at a time (docs/security.md);
+the re-read before creates (`docform.engine.duplicates`) catches the rest.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from docform.api.urls import service_identity
 from docform.errors import DocformError
@@ -53,10 +57,15 @@ def lock_path(api: str, organization: str) -> Path:
     return lock_directory() / f"{safe_org}-{digest}.lock"
 
 
+def holder_path(path: Path) -> Path:
+    """The file beside the lock ``path`` that says who holds it."""
+    return path.with_name(path.name + ".holder")
+
+
 @contextlib.contextmanager
 def apply_lock(api: str, organization: str) -> Iterator[Path]:
     """Holds the apply lock of ``organization`` at ``api`` for the ``with`` block; raises
-    `ApplyLockError` at once when a live apply holds it."""
+    `ApplyLockError` at once when another apply holds it."""
     path = lock_path(api, organization)
     path.parent.mkdir(parents=True, exist_ok=True)
     mine = {
@@ -66,79 +75,39 @@ def apply_lock(api: str, organization: str) -> Iterator[Path]:
         "organization": organization,
         "api": redact_url(api),
     }
-    _acquire(path, mine)
+    # The lock file stays when released: removing it would let a waiting opener lock a file
+    # no longer in the directory while a third creates and locks a new one.
+    lock = FileLock(path, timeout=0, thread_local=False, preserve_lock_file=True)
     try:
+        lock.acquire()
+    except Timeout:
+        raise ApplyLockError(_held_message(path, _holder(holder_path(path)))) from None
+    try:
+        holder_path(path).write_text(json.dumps(mine), encoding="utf-8")
         yield path
     finally:
-        if _holder(path) == mine:
-            path.unlink(missing_ok=True)
+        holder_path(path).unlink(missing_ok=True)
+        lock.release()
 
 
-def _acquire(path: Path, mine: dict[str, Any]) -> None:
-    for _ in range(2):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        except FileExistsError:
-            holder = _holder(path)
-            if holder is not None and _is_alive(holder):
-                raise ApplyLockError(_held_message(path, holder)) from None
-            _take_over(path, holder)
-            continue
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(mine, file)
-        return
-    raise ApplyLockError(
-        f"could not take the apply lock {path}: another apply took it at the same moment; "
-        "run apply again once it has finished"
-    )
-
-
-def _holder(path: Path) -> dict[str, Any] | None:
-    """What the lock file says of its holder; None when it is unreadable (a holder that died
-    between creating and writing it)."""
+def _holder(path: Path) -> dict[str, Any]:
+    """What the holder's file says of it; empty when it is not (yet) written."""
     try:
         holder = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    return holder if isinstance(holder, dict) else None
-
-
-def _is_alive(holder: dict[str, Any]) -> bool:
-    """Whether the holder still runs; one on another host (a shared home directory) is taken
-    to run, since its pid cannot be checked from here."""
-    pid = holder.get("pid")
-    if holder.get("host") != socket.gethostname():
-        return True
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it runs, as another user
-    return True
-
-
-def _take_over(path: Path, dead: dict[str, Any] | None) -> None:
-    """Removes the lock file of the ``dead`` holder. It is renamed first and checked: when
-    another apply took the lock over in between, the file renamed is that apply's live one, and
-    it is put back."""
-    stale = path.with_name(f"{path.name}.stale-{os.getpid()}")
-    try:
-        os.replace(path, stale)
-    except FileNotFoundError:
-        return
-    if _holder(stale) != dead:
-        with contextlib.suppress(FileExistsError):
-            os.link(stale, path)
-    stale.unlink(missing_ok=True)
+        return {}
+    return holder if isinstance(holder, dict) else {}
 
 
 def _held_message(path: Path, holder: dict[str, Any]) -> str:
-    return (
+    who = (
         f"another docform apply (pid {holder.get('pid')} on {holder.get('host')}, started "
         f"{holder.get('started')}) is changing organization {holder.get('organization')} at "
-        f"{holder.get('api')}; nothing was applied. Wait for it to finish and run apply again "
-        f"(plan first: it changes what is left to do). If no such process runs, delete {path}."
+        f"{holder.get('api')}"
+        if holder
+        else f"another docform apply holds the lock {path}"
+    )
+    return (
+        f"{who}; nothing was applied. Wait for it to finish and run apply again (plan first: "
+        "it changes what is left to do)."
     )
