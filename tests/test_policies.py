@@ -304,7 +304,7 @@ def test_every_field_a_rule_can_read_is_declared(tmp_path_factory, monkeypatch):
     import shutil
 
     from docform.manifest.loader import load_manifest_set
-    from docform.policies.inputs import desired_objects, live_objects
+    from docform.policies.objects import desired_records, live_records
     from docform.policies.schema import kind_fields
     from docform.workflow.run import plan_manifests
     from planning import FIXTURES, applied_rich_organization
@@ -318,8 +318,8 @@ def test_every_field_a_rule_can_read_is_declared(tmp_path_factory, monkeypatch):
     declared = kind_fields()
     seen = set()
     for kind, matching in the_plan.matchings:
-        objects = (*desired_objects(kind, matching, set()), *live_objects(kind, matching))
-        for obj in objects:
+        records = (*desired_records(kind, matching, set()), *live_records(kind, matching))
+        for obj in (record.build() for record in records):
             unknown = set(obj["fields"]) - set(declared[kind])
             assert not unknown, f"{kind} objects carry undeclared fields {unknown}"
             seen.add(kind)

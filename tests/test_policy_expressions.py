@@ -8,7 +8,7 @@ import contextlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docform.policies.evaluate import _compile
+from docform.policies.check import compile_rule
 from docform.policies.expressions import (
     InputType,
     RuleSyntaxError,
@@ -100,7 +100,7 @@ def expressions() -> st.SearchStrategy[str]:
 @given(expressions())
 def test_the_checker_reads_every_expression_cel_compiles(source):
     try:
-        _compile(source, NAMES)
+        compile_rule(source, NAMES)
     except RuntimeError:
         return  # a type error CEL finds (1 + 'a'): the checker need not agree on types
     parse(source)
@@ -126,3 +126,41 @@ def test_what_a_rule_reads():
     reads = roots_read("desired.member.all(m, m.fields.role != '') && plan.labels.size() > 0")
     assert reads == {("desired", "member"), ("plan", "labels")}
     assert ("live", None) in roots_read("size(live) > 0")
+
+
+MEMBER = st.fixed_dictionaries(
+    {"address": st.sampled_from(["member.a", "member.b"]), "title": st.sampled_from(["A", "B"])},
+    optional={
+        "fields": st.fixed_dictionaries(
+            {},
+            optional={
+                "role": st.sampled_from(["admin", "edit", None]),
+                "sso": st.booleans(),
+                "extra": st.lists(st.integers(), max_size=2),
+            },
+        )
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    MEMBER,
+    MEMBER,
+    st.sampled_from(
+        [
+            "object.fields.role == 'admin'",
+            "has(object.fields.sso) && object.fields.sso && object.title != ''",
+            "object.fields.extra.size() > 0 || object.address == 'member.a'",
+            "object == object",
+        ]
+    ),
+)
+def test_items_share_a_key_exactly_when_the_rule_reads_them_alike(one, other, rule):
+    from docform.policies.expressions import project, read_key, usage
+    from docform.policies.schema import object_types
+
+    shape = object_types()["member"]
+    used = usage([rule], {"object": shape})
+    alike = project(one, shape, used) == project(other, shape, used)
+    assert (read_key(one, shape, used) == read_key(other, shape, used)) == alike

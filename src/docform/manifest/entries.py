@@ -21,7 +21,7 @@ from docform.manifest.settings import Settings
 from docform.manifest.sources import MergedTree
 from docform.model.entry import BoundModel, Entry, ManifestModel
 from docform.model.fields import escape_invisible
-from docform.policies.evaluate import rule_problems
+from docform.policies.check import rule_problems
 from docform.policies.model import PolicyEntry
 
 M = TypeVar("M", bound=ManifestModel)

@@ -11,6 +11,7 @@ can make: CEL has no loops, but comprehensions nested in comprehensions multiply
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -399,6 +400,32 @@ def field_problems(source: str, variables: Mapping[str, InputType]) -> list[tupl
 def line_and_column(source: str, offset: int) -> tuple[int, int]:
     before = source[:offset]
     return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
+def read_key(value: object, shape: InputType, used: Usage) -> str:
+    """A text that is equal for two values exactly when what ``used`` reads of them is equal
+    (the projection of `project`, without building it where the rule reads named fields)."""
+    if id(shape) in used.whole or shape.fields is None or type(value) is not dict:
+        return _canonical(project(value, shape, used))
+    parts: list[object] = []
+    for name in sorted(used.selected.get(id(shape), ())):
+        inner, item = shape.fields[name], value.get(name, _ABSENT)
+        if type(item) is dict and id(inner) not in used.whole and (inner.fields or inner.is_map):
+            names = sorted(used.selected.get(id(inner), ()))
+            parts.append([_canonical(item.get(n, _ABSENT)) for n in names])
+        else:
+            parts.append(_canonical(project(item, inner, used)))
+    return repr(parts)
+
+
+def _canonical(value: object) -> str:
+    if value is None or type(value) in (str, int, float, bool):
+        return repr(value)
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+_ABSENT = object()
+"""Where a read field is missing: unlike any value a field can hold."""
 
 
 # -- cost --------------------------------------------------------------------------------------

@@ -32,8 +32,9 @@ from docform.engine.stop import ApplyStop
 from docform.errors import DocformError
 from docform.kind_registry import build_kinds
 from docform.manifest import ManifestSet
-from docform.policies.evaluate import ORGANIZATION, evaluate_policies
+from docform.policies.evaluate import evaluate_policies
 from docform.policies.inputs import planned_inputs
+from docform.policies.results import ORGANIZATION
 from docform.worker_threads import beside_the_loop
 from docform.workflow.apply_lock import apply_lock
 from docform.workflow.audience import audience_differences, audience_notes

@@ -25,7 +25,7 @@ from docform.engine.rails import RailReport
 from docform.engine.targets import Targeting
 from docform.errors import DocformError
 from docform.manifest import ManifestSet
-from docform.policies.evaluate import PolicyReport
+from docform.policies.results import PolicyReport
 from docform.workflow.receipt import secret_fingerprints
 from docform.workflow.repository import repository_root
 

@@ -1,0 +1,81 @@
+"""Compiling a policy's rule and message, and checking them without the network: CEL's own
+syntax and type errors, then every field they read that the inputs do not have."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from cel_expr_python import cel
+
+from docform.policies.expressions import (
+    DYN,
+    InputType,
+    RuleSyntaxError,
+    field_problems,
+    object_type,
+)
+from docform.policies.model import EACH_CHANGE, PolicyEntry
+from docform.policies.schema import input_types, object_types
+
+_WHERE = re.compile(r"<input>:(\d+):(\d+): ")
+
+
+def rule_problems(entry: PolicyEntry) -> list[str]:
+    """What is wrong with a policy's rule and message, before any plan: CEL's own syntax and
+    type errors, then every field read that the inputs do not have."""
+    source = entry.source
+    variables = variable_types(entry)
+    problems = []
+    for what, text in (("rule", source.rule), ("message", source.message)):
+        try:
+            compile_rule(text, tuple(sorted(variables)))
+        except RuntimeError as error:
+            text = cel_error(error)
+            problems.append(f"{what} {text}" if text.startswith("line ") else f"{what}: {text}")
+            continue
+        try:
+            found = field_problems(text, variables)
+        except RuleSyntaxError as error:
+            problems.append(f"{what}: {error}")
+            continue
+        problems += [f"{what} line {line} column {col}: {msg}" for line, col, msg in found]
+    return problems
+
+
+def variable_types(entry: PolicyEntry) -> dict[str, InputType]:
+    source = entry.source
+    types = dict(input_types())
+    del types["change"]
+    types["params"] = object_type("params", **dict.fromkeys(source.params, DYN))
+    types["now"] = DYN
+    if source.each == EACH_CHANGE:
+        types["change"] = input_types()["change"]
+    elif source.each is not None:
+        types["object"] = object_types()[source.each]
+    return types
+
+
+EXTENSIONS = ("strings", "lists", "sets", "math")
+"""CEL's standard extensions rules may use (``join``, ``upperAscii``, ``sets.contains``...)."""
+
+
+@cache
+def _environment(variables: tuple[str, ...]) -> Any:
+    declared = {name: cel.Type.TIMESTAMP if name == "now" else cel.Type.DYN for name in variables}
+    config = cel.NewEnvConfigFromYaml(
+        "extensions:\n" + "".join(f"  - name: {name}\n" for name in EXTENSIONS)
+    )
+    return cel.NewEnv(config=config, variables=declared)
+
+
+@cache
+def compile_rule(text: str, variables: tuple[str, ...]) -> Any:
+    return _environment(variables).compile(text)
+
+
+def cel_error(error: RuntimeError) -> str:
+    """CEL's message, its first line only (the rest repeats the rule with a caret)."""
+    first = str(error).split("\n", 1)[0].removeprefix("INVALID_ARGUMENT: ").removeprefix("ERROR: ")
+    return _WHERE.sub(lambda m: f"line {m[1]} column {m[2]}: ", first)
