@@ -16,6 +16,7 @@ from planning import (
     actions,
     apply,
     assert_converged,
+    calls,
     change,
     live_api,
     plan_json,
@@ -318,7 +319,8 @@ def test_a_section_whose_path_patch_failed_is_finished_not_created_twice(
     failed = run(["apply", directory, "--yes"], sandbox)
     assert failed.exit_code == 1, failed.output
     orphan = live_api(sandbox, "GET", f"{DOCS}/sections")["items"]
-    assert [s["path"] for s in orphan] == ["getting-started"]
+    # Created under its path as its title (the path follows the title), its title PATCH failed.
+    assert [(s["path"], s["title"]) for s in orphan] == [("start", "start")]
     monkeypatch.delenv("DOCFORM_SANDBOX_FAULTS")
 
     plan = plan_json(directory, sandbox)
@@ -329,6 +331,56 @@ def test_a_section_whose_path_patch_failed_is_finished_not_created_twice(
     sections = live_api(sandbox, "GET", f"{DOCS}/sections")["items"]
     assert [(s["id"], s["path"]) for s in sections] == [(orphan[0]["id"], "start")]
     assert_converged(directory, sandbox)
+
+
+def test_a_section_left_by_a_create_killed_before_its_answer_is_finished_not_duplicated(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    """A kill between the section's POST and its answer leaves it with no line in
+    docform.lock. docform creates a section with its path as its title (the service derives
+    the path from the title; a PATCH sets the title after), so the leftover is already at its
+    natural key: the next plan finishes it instead of creating another."""
+    directory = write_manifests(tmp_path / "m", SITE)
+    apply(directory, sandbox)
+    start = live_api(sandbox, "GET", f"{DOCS}/sections")["items"][0]
+    handbook = start["siteSpaces"][0]["space"]["id"]
+    live_api(sandbox, "DELETE", f"{DOCS}/sections/{start['id']}")
+    (directory / "docform.lock").unlink()
+    plan = plan_json(directory, sandbox)
+    [post, patch] = calls(change(plan, "site.docs.section.start", "create"))
+    assert post[0] == "POST" and post[2] == {"spaceId": handbook, "title": "start"}
+    assert patch[0] == "PATCH" and patch[2]["title"] == "Getting started"
+    # What the killed apply's POST left: the path its title gave it, the title not set yet.
+    left = live_api(sandbox, "POST", post[1], post[2])
+    assert left["path"] == "start"
+
+    plan = plan_json(directory, sandbox)
+
+    assert ("site.docs.section.start", "create") not in actions(plan)
+    assert change(plan, "site.docs.section.start", "update")["id"] == left["id"]
+    apply(directory, sandbox)
+    sections = live_api(sandbox, "GET", f"{DOCS}/sections")["items"]
+    assert [(s["id"], s["path"]) for s in sections] == [(left["id"], "start")]
+    assert_converged(directory, sandbox)
+
+
+def test_a_hand_made_section_with_the_title_but_another_path_is_not_taken_for_a_leftover(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    directory = write_manifests(tmp_path / "m", SITE)
+    apply(directory, sandbox)
+    start = live_api(sandbox, "GET", f"{DOCS}/sections")["items"][0]
+    handbook = start["siteSpaces"][0]["space"]["id"]
+    live_api(sandbox, "DELETE", f"{DOCS}/sections/{start['id']}")
+    (directory / "docform.lock").unlink()
+    made = live_api(
+        sandbox, "POST", f"{DOCS}/sections", {"spaceId": handbook, "title": "Getting started"}
+    )
+    live_api(sandbox, "PATCH", f"{DOCS}/sections/{made['id']}", {"path": "intro"})
+
+    plan = plan_json(directory, sandbox)
+
+    assert ("site.docs.section.start", "create") in actions(plan)
 
 
 # -- docform pin ---------------------------------------------------------------------------------

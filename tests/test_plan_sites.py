@@ -222,8 +222,12 @@ def test_site_created_with_its_sections_in_one_apply(sandbox: Path, manifests: P
     section = change(plan, "site.help.section.start")
     new_site = f"{ORG_PATH}/sites/${{site.help.id}}"
     assert calls(section) == [
-        ("POST", f"{new_site}/sections", {"spaceId": handbook, "title": "Start here"}),
-        ("PATCH", f"{new_site}/sections/${{site.help.section.start.id}}", {"path": "start"}),
+        ("POST", f"{new_site}/sections", {"spaceId": handbook, "title": "start"}),
+        (
+            "PATCH",
+            f"{new_site}/sections/${{site.help.section.start.id}}",
+            {"path": "start", "title": "Start here"},
+        ),
     ]
     assert section["depends_on"] == ["site.help#create"]
     site_space = change(plan, "site.help.section.start.space.main")
@@ -294,8 +298,9 @@ def test_section_created_with_its_first_site_space(sandbox: Path, manifests: Pat
         ("site.docs.section.ops.space.oncall", "create"),
     ]
     section = change(plan, "site.docs.section.ops")
-    body = {"spaceId": ids["oncall"], "title": "Operations", "icon": "gear"}
-    patch = {"path": "ops", "description": "Running things"}
+    # Created under its path as its title, so that a create cut short is at its natural key.
+    body = {"spaceId": ids["oncall"], "title": "ops", "icon": "gear"}
+    patch = {"path": "ops", "description": "Running things", "title": "Operations"}
     assert calls(section) == [
         ("POST", f"{DOCS}/sections", body),
         ("PATCH", f"{DOCS}/sections/${{site.docs.section.ops.id}}", patch),

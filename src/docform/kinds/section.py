@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -156,7 +157,16 @@ class SectionKind(SiteRestKind):
                 "with its first site space; list at least one under `spaces:`"
             )
         body = {"spaceId": resolve(ref("space", first.space))}
-        return body | super().create_body(desired, resolve)
+        body |= super().create_body(desired, resolve)
+        if _titled_by_path(desired):
+            body["title"] = desired.fields["path"]
+        return body
+
+    def settings_after_create(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        settings = super().settings_after_create(desired, resolve)
+        if _titled_by_path(desired):
+            settings["title"] = desired.fields["title"]
+        return settings
 
     def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
         if not desired.fields.get("default"):
@@ -245,6 +255,27 @@ def _container(
     leaving_groups = frozenset(a for a in arrivals if not index.is_created(a))
     container.racing = racing_creates(arrivals, index) | leaving_groups
     return container
+
+
+def _titled_by_path(desired: Desired) -> bool:
+    """Whether the create POST names the section by its path, the title set by the PATCH
+    after it.
+
+    The API takes no path in the POST: it derives one from the title (docs/service.md). A
+    section created with its own path as its title gets that path at once, so what a create cut
+    short leaves (killed before its answer, its PATCH never sent) is at the entry's natural key
+    and the next plan finishes it, with no guess. Only for a path that is its own slug and a
+    valid title (2 characters or more), and an entry that gives its title."""
+    path, title = desired.fields.get("path"), desired.fields.get("title")
+    return (
+        isinstance(path, str)
+        and title is not None
+        and len(path) >= 2
+        and _SLUG.fullmatch(path) is not None
+    )
+
+
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 def _unfinished(
