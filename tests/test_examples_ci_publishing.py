@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,99 @@ def test_gitlab_drift_issue_of_a_long_report_links_the_whole(acme, ci_env):
         f"\nThe whole report: [drift-full.md]({JOB_URL}/artifacts/file/drift-full.md).\n"
         f"\n---\nLast checked by {ci_env['CI_PIPELINE_URL']}\n"
     )
+
+
+# -- GitLab: an outdated note, and docform.lock written back -------------------------------------
+
+
+def gitlab_job(job: str, standins: str) -> str:
+    document = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+    helpers = document[".gitlab-api"]
+    return "\n".join(
+        helpers + standins if line == helpers else line for line in document[job]["script"]
+    )
+
+
+# The bot's plan note of an earlier push exists (id 41).
+EARLIER_NOTE = GITLAB_STANDINS.replace("plan_note() { :; }", "plan_note() { echo 41; }")
+
+
+def test_gitlab_marks_the_plan_note_outdated_when_an_earlier_job_failed(acme, ci_env):
+    done = bash_step(gitlab_job("plan-outdated", EARLIER_NOTE), acme, ci_env)
+    assert done.returncode == 0, done.stderr
+    assert read(ci_env["CALLS"]) == "PUT /merge_requests/3/notes/41\n"
+    assert read(ci_env["POSTED"]) == (
+        f"{MARKER}\n### docform plan\n\n:warning: **Outdated**: no plan was made for the last "
+        "commit (the install, validation or plan failed: see "
+        "https://gitlab.example/acme/docs/-/pipelines/5), so no earlier plan of this merge "
+        "request applies.\n"
+    )
+
+
+def test_gitlab_leaves_the_note_the_plan_job_posted(acme, ci_env):
+    (acme / "note-posted").touch()  # the plan job's artifact: it posted what happened
+    done = bash_step(gitlab_job("plan-outdated", EARLIER_NOTE), acme, ci_env)
+    assert done.returncode == 0, done.stderr
+    assert not Path(ci_env["CALLS"]).exists()
+
+
+def write_lock_script() -> str:
+    document = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+    return next(line for line in document["apply"]["script"] if "docform pin" in line)
+
+
+@pytest.fixture
+def gitlab_origin(acme: Path, ci_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """The default branch on a bare repository standing in for GitLab, and the job's
+    environment (its push URL mapped onto it)."""
+    bare = tmp_path / "origin.git"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q", "--bare", "--initial-branch=main", str(bare)], check=True)
+    # GitLab takes push options (-o ci.skip)
+    subprocess.run(
+        ["git", "-C", str(bare), "config", "receive.advertisePushOptions", "true"], check=True
+    )
+    subprocess.run([*git, "init", "-q", "--initial-branch=main"], cwd=acme, check=True)
+    subprocess.run([*git, "add", "."], cwd=acme, check=True)
+    subprocess.run([*git, "commit", "-qm", "manifests"], cwd=acme, check=True)
+    subprocess.run([*git, "push", "-q", str(bare), "main"], cwd=acme, check=True)
+    url = "https://oauth2:glpat-push@gitlab.example/acme/docs.git"
+    return ci_env | {
+        "GITLAB_PUSH_TOKEN": "glpat-push",
+        "CI_SERVER_HOST": "gitlab.example",
+        "CI_PROJECT_PATH": "acme/docs",
+        "CI_COMMIT_BRANCH": "main",
+        "CI_COMMIT_SHORT_SHA": "abc1234",
+        "DOCFORM_API_TOKEN": "tok_gitlab_lock_0123456789",
+        "RETRY_SECONDS": "0",
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"url.{bare}.insteadOf",
+        "GIT_CONFIG_VALUE_0": url,
+        "ORIGIN": str(bare),
+    }
+
+
+def test_gitlab_writes_docform_lock_back_to_the_default_branch(acme, gitlab_origin):
+    applied = bash_step("docform apply manifests --yes", acme, gitlab_origin)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    done = bash_step(write_lock_script(), acme, gitlab_origin)
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = subprocess.run(
+        ["git", "--git-dir", gitlab_origin["ORIGIN"], "log", "-1", "--format=%s", "main"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert log == "docform.lock: live objects after applying abc1234 [skip ci]\n"
+
+
+def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(acme, gitlab_origin):
+    hook = Path(gitlab_origin["ORIGIN"]) / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'You are not allowed to push' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    assert bash_step("docform apply manifests --yes", acme, gitlab_origin).returncode == 0
+    done = bash_step(write_lock_script(), acme, gitlab_origin)
+    assert done.returncode == 1
+    assert "Another push came first; pinning again on the newest main." in done.stdout
+    assert (
+        "docform.lock could not be pushed to main after 5 attempts; run docform pin manifests "
+        "on it and commit the result.\n"
+    ) in done.stderr

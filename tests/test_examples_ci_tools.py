@@ -170,11 +170,12 @@ def example_repository(tmp_path: Path) -> Path:
 
 
 def test_pre_commit_try_repo_runs_the_hook_on_the_example_layout(example_repository, tmp_path):
-    """pre-commit installs docform from this checkout into an environment of its own (that
-    takes the package index, as it does for a user) and runs the hook with its default args."""
+    """pre-commit installs docform at the revision the example pins, from this repository,
+    into an environment of its own (that takes the package index, as it does for a user) and
+    runs the hook with its default args."""
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
     env.pop("DOCFORM_API_URL", None)
-    command = ["try-repo", ROOT, "docform-validate", "--all-files"]
+    command = ["try-repo", ROOT, "docform-validate", "--ref", pinned_revision(), "--all-files"]
     passed = tool("pre-commit", *command, cwd=example_repository, env=env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "docform validate" in passed.stdout and "Passed" in passed.stdout
