@@ -18,7 +18,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,12 @@ from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
 from docform.cli import cli
+from docform.engine.kind import Kind
+from docform.engine.live import LiveState
+from docform.engine.manifests import ManifestView
+from docform.engine.plan import Plan
+from docform.engine.planner import plan_from_matcher
+from docform.engine.progressive import ProgressiveMatcher
 from docform.sandbox import Store
 from docform.sandbox.seed import apply_seed, load_seed_file
 from docform.workflow.connect import Client
@@ -254,3 +260,20 @@ def served_app(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def plan_changes(
+    kinds: Sequence[Kind],
+    manifests: ManifestView,
+    live: LiveState,
+    organization: str,
+    prune: Mapping[str, bool],
+    *,
+    finishing: bool = False,
+) -> Plan:
+    """The plan of ``live`` read whole, then matched kind by kind in plan order (docform itself
+    matches each kind as its read finishes: `docform.workflow.run.plan_while_loading`)."""
+    matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing)
+    for kind in matcher.order:
+        matcher.kind_read(kind, live.of(kind.name))
+    return plan_from_matcher(matcher, manifests, live, organization, prune)

@@ -16,13 +16,12 @@ from docform.api import ApiClient
 from docform.engine.client import ServiceClient
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Plan
-from docform.engine.planner import plan_changes
 from docform.engine.snapshot import read_live_state
 from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.manifest.manifest_set import ManifestSet
 from docform.workflow.connect import Client
-from planning import actions, plan_json
+from planning import actions, plan_changes, plan_json
 
 
 def _seams(client: ApiClient, manifests: ManifestSet) -> tuple[ServiceClient, ManifestView]:

@@ -169,6 +169,7 @@ def example_repository(tmp_path: Path) -> Path:
     return repository
 
 
+@pytest.mark.network
 def test_pre_commit_try_repo_runs_the_hook_on_the_example_layout(example_repository, tmp_path):
     """pre-commit installs docform at the revision the example pins, from this repository,
     into an environment of its own (that takes the package index, as it does for a user) and

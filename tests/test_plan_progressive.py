@@ -22,7 +22,7 @@ import pytest
 from docform.api import ApiClient
 from docform.engine.live import LiveState, ReadError
 from docform.engine.match import MatchError
-from docform.engine.planner import plan_changes, plan_from_matcher
+from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.snapshot import read_live_state
 from docform.kind_registry import build_kinds
@@ -34,6 +34,7 @@ from planning import (
     append_manifests,
     applied_rich_organization,
     live_api,
+    plan_changes,
     write_manifests,
 )
 

@@ -10,13 +10,13 @@ import pytest
 
 from docform.engine.kind import Observed, Resolve
 from docform.engine.plan import Call
-from docform.engine.planner import EmptyChangeError, plan_changes
+from docform.engine.planner import EmptyChangeError
 from docform.engine.snapshot import read_live_state
 from docform.kind_registry import build_kinds
 from docform.kinds.team import TeamKind
 from docform.manifest import load_manifest_set
 from docform.workflow.connect import Client
-from planning import live_api, write_manifests
+from planning import live_api, plan_changes, write_manifests
 
 
 class CallLessTeamKind(TeamKind):

@@ -27,24 +27,6 @@ from docform.engine.values import differing_parts, same_value
 from docform.errors import DocformError
 
 
-def plan_changes(
-    kinds: Sequence[Kind],
-    manifests: ManifestView,
-    live: LiveState,
-    organization: str,
-    prune: Mapping[str, bool],
-    *,
-    finishing: bool = False,
-) -> Plan:
-    """The changes that make ``live`` match ``manifests``, in an order safe to apply.
-
-    ``finishing``: see `match_kind`."""
-    matcher = ProgressiveMatcher(kinds, manifests, finishing=finishing)
-    for kind in matcher.order:
-        matcher.kind_read(kind, live.of(kind.name))
-    return plan_from_matcher(matcher, manifests, live, organization, prune)
-
-
 def plan_from_matcher(
     matcher: ProgressiveMatcher,
     manifests: ManifestView,
@@ -52,7 +34,8 @@ def plan_from_matcher(
     organization: str,
     prune: Mapping[str, bool],
 ) -> Plan:
-    """The plan, once ``matcher`` has matched every kind of ``live`` (see `plan_changes`)."""
+    """The changes that make ``live`` match ``manifests``, in an order safe to apply, once
+    ``matcher`` has matched every kind of ``live``."""
     matchings = matcher.matchings()
     index = matcher.index
     settings = manifests.settings

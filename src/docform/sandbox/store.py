@@ -285,13 +285,6 @@ class Store:
         offset = (when - datetime.now(UTC)).total_seconds()
         self.set_meta("clock_offset_seconds", repr(offset))
 
-    def next_number(self, name: str) -> int:
-        """A counter that survives restarts (used for readable, unique ids)."""
-        with self._lock:
-            value = int(self.get_meta(f"counter:{name}", "0") or 0) + 1
-            self.set_meta(f"counter:{name}", str(value))
-        return value
-
 
 def _where_sql(where: Where) -> tuple[str, list[Any]]:
     sql = "".join(f" AND ({clause})" for clause, _ in where)
