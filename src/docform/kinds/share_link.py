@@ -68,7 +68,7 @@ class ShareLinkKind(Kind):
     prune_setting = "shareLinks"
     declaration = Declaration(
         position=105,
-        nested=Nested(ShareLinkEntry, "shareLinks"),
+        nested=Nested(ShareLinkEntry, "share links"),
         prune_description="Share links of managed sites that write shareLinks.",
         reads=Reads(
             items={
