@@ -234,3 +234,33 @@ def test_a_new_entry_goes_into_the_file_where_its_section_is_written(tmp_path, s
     assert teams.startswith("# Our teams.\nteams:\n  core: {title: Core}\n  reviewers: {id: ")
     assert "reviewers" not in (directory / "main.yaml").read_text(encoding="utf-8")
     assert_converged(directory, sandbox)
+
+
+def test_access_given_and_taken_by_hand_is_written_into_the_entry(tmp_path, sandbox):
+    directory = write_manifests(
+        tmp_path / "m",
+        """\
+        organization: {id: org_acme, title: Acme}
+        members: {alice@acme.test: admin, erin@acme.test: edit, bob@acme.test: guest}
+        sites: {docs: {id: site_docs, title: Acme Docs}}
+        teams:
+          core: {title: Core}
+          docs: {title: Docs}
+        spaces:
+          handbook:
+            title: Handbook
+            access: {teams: {core: edit}}   # who may write it
+        """,
+    )
+    apply(directory, sandbox)
+    space = _space_id(sandbox, "Handbook")
+    teams = {t["title"]: t["id"] for t in live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]}
+    in_ui(sandbox, ALICE, "DELETE", f"/spaces/{space}/permissions/teams/{teams['Core']}")
+    grant = {"role": "read", "teams": [teams["Docs"]]}
+    in_ui(sandbox, ALICE, "POST", f"/spaces/{space}/permissions", grant)
+    result = run(["adopt", directory], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "  space.handbook: wrote access in main.yaml\n" in result.stdout
+    text = (directory / "main.yaml").read_text(encoding="utf-8")
+    assert "    access: {teams: {docs: read}}   # who may write it\n" in text
+    assert_converged(directory, sandbox)

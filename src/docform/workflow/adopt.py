@@ -32,6 +32,7 @@ from docform.manifest import ManifestError, ManifestSet, load_manifest_set
 from docform.manifest.edit import ManifestFile
 from docform.manifest.lock import LOCK_NAME, write_lock
 from docform.model.entry import BoundModel
+from docform.workflow.adopt_parts import part_value
 
 #: Plan actions that say an entry's live object is gone: adopting removes the entry.
 GONE = ("create", "restore")
@@ -124,12 +125,16 @@ class _Adopter:
         self.files: dict[str, ManifestFile] = {}
         self.removed: list[tuple[str, tuple[str, ...]]] = []
         self.added_files: dict[str, str] = {}
+        self.parts_done: set[tuple[str, str]] = set()
         self.result = AdoptResult(self.directory)
 
     # -- what each drift becomes ----------------------------------------------------------------
 
     def change(self, change: Change) -> None:
-        if change.action in GONE:
+        holder = self._holder_of(change.address)
+        if holder is not None:
+            self.set_part(change, holder)
+        elif change.action in GONE:
             self.remove(change.address)
         elif change.action == "delete":
             self.add(change.address, change.kind)
@@ -139,6 +144,29 @@ class _Adopter:
             self.leave(
                 change.address, f"adopt does not write a {change.action} yet: edit it by hand"
             )
+
+    def set_part(self, change: Change, holder: BoundModel) -> None:
+        """A change inside an entry (a grant in ``space.handbook.access``): the entry's whole
+        value for it, written again from live, once per entry."""
+        key = change.address[len(holder.address) + 1 :].split(".", 1)[0]
+        if (holder.address, key) in self.parts_done:
+            return
+        self.parts_done.add((holder.address, key))
+        value, why = part_value(self.kinds[change.kind], self.plan, holder.address, key, self.names)
+        if value is None:
+            self.leave(f"{holder.address}.{key}", why)
+            return
+        file, shorthand = holder.location.file, _shorthand(type(holder))
+        self.file(file).set_fields(holder.source_path, {key: value}, set(), shorthand)
+        adopted = Adopted(holder.address, "fields", file, [key], drifted=change.address)
+        self.result.adopted.append(adopted)
+
+    def _holder_of(self, address: str) -> BoundModel | None:
+        """The entry an address without an entry of its own is written inside, if any."""
+        if address in self.entries:
+            return None
+        holders = [a for a in self.entries if address.startswith(a + ".")]
+        return self.entries[max(holders, key=len)] if holders else None
 
     def remove(self, address: str) -> None:
         entry = self.entries.get(address)
