@@ -102,3 +102,20 @@ def test_site_spaces_swapping_paths_converge_in_one_apply(applied_acme: tuple[Pa
     assert paths["JavaScript SDK"] == "python"
     assert paths["Python SDK"] == "javascript"
     assert_converged(directory, sandbox)
+
+
+def test_a_grouped_section_moves_to_the_top_level_through_its_sort(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    replace_text(
+        directory / "sites.yaml",
+        "reference: {title: Reference, sections: [api, sdks]}",
+        "reference: {title: Reference, sections: [api]}",
+    )
+
+    apply(directory, sandbox)
+
+    sections = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_devdocs/sections")["items"]
+    assert {s["path"]: s.get("sectionGroup") for s in sections}["sdks"] is None
+    assert_converged(directory, sandbox)

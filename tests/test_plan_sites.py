@@ -648,8 +648,8 @@ def test_section_removed_from_group_is_an_error(sandbox: Path, manifests: Path) 
     write(manifests, with_group(base_doc(), sections=[]))
     error = plan_error(manifests, sandbox)
     assert (
-        "site.docs.sectionGroup.learn: sections: the API cannot take site.docs.section.guides "
-        "out of a group; list it in another group or delete it"
+        "site.docs.sectionGroup.learn: sections: the API takes site.docs.section.guides out of "
+        "a group only by a sort next to a section at the top level, and none stays there"
     ) in error
 
 

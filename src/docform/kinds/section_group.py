@@ -46,24 +46,42 @@ class SectionGroupEntry(Entry):
         return self.title
 
 
+ROOT = ""
+"""Where `SectionGroupKind.desired` lists the sections at a site's top level."""
+
+
 class GroupSections(tuple[Ref, ...]):
     """The sections a group should hold, in manifest order, equal to a live list that holds
     the same ones in any order: order inside a group is the sections' own ``reorder`` changes,
     so a group's ``sections`` changes only when a section joins or leaves it. A section that
     another group of the manifests lists (``elsewhere``) may still be here: that group's
-    ``POST .../sections`` takes it."""
+    ``POST .../sections`` takes it; so may one the manifests place at the top level, which
+    its own sort (``PATCH .../structure/sort``) takes out of the group."""
 
     elsewhere: frozenset[Ref]
+    top_level: frozenset[Ref]
+    """The sections the manifests place at the site's top level (part of ``elsewhere``)."""
 
-    def __new__(cls, sections: Iterable[Ref], elsewhere: Iterable[Ref] = ()) -> GroupSections:
+    def __new__(
+        cls, sections: Iterable[Ref], elsewhere: Iterable[Ref] = (), top_level: Iterable[Ref] = ()
+    ) -> GroupSections:
         made = super().__new__(cls, sections)
         made.elsewhere = frozenset(elsewhere)
+        made.top_level = frozenset(top_level)
         return made
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, (list, tuple)):
             return NotImplemented
-        return set(self) == set(other) - self.elsewhere
+        return set(self) == set(other) - self.taken_elsewhere(other)
+
+    def taken_elsewhere(self, have: Sequence[object]) -> frozenset[Ref]:
+        """The sections of ``have`` (the group's live ones) that leave it without a call of
+        its own: for another group, or for the top level when a section stays there, next to
+        which their sort places them."""
+        if any(s not in have for s in self.top_level):
+            return self.elsewhere
+        return self.elsewhere - self.top_level
 
     def __ne__(self, other: object) -> bool:
         equal = self.__eq__(other)
@@ -125,6 +143,13 @@ class SectionGroupKind(SiteRestKind):
                 for group in site.sectionGroups.values()
                 if group.sections is not None
             }
+            # Sections at the top level: their own sort takes them out of a group.
+            grouped = {ref for refs in listed.values() for ref in refs}
+            listed[ROOT] = [
+                ref
+                for name in site.sections
+                if (ref := Ref(f"{site.address}.section.{name}")) not in grouped
+            ]
             for group in site.sectionGroups.values():
                 out.append(self._desired(site.address, group, listed))
         return out
@@ -138,7 +163,7 @@ class SectionGroupKind(SiteRestKind):
             elsewhere = {
                 ref for group, refs in listed.items() if group != e.address for ref in refs
             }
-            fields["sections"] = GroupSections(listed[e.address], elsewhere)
+            fields["sections"] = GroupSections(listed[e.address], elsewhere, listed[ROOT])
         return entry_desired(e, fields, e.title, scope=(site,))
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
@@ -184,11 +209,14 @@ class SectionGroupKind(SiteRestKind):
         self, path: str, observed: Observed, desired: Desired, resolve: Resolve
     ) -> list[Call]:
         have, want = observed.fields["sections"], desired.fields["sections"]
-        leaving = [str(s) for s in have if s not in want and s not in want.elsewhere]
+        elsewhere = want.taken_elsewhere(have)
+        leaving = [str(s) for s in have if s not in want and s not in elsewhere]
         if leaving:
             raise DocformError(
-                f"{desired.location}: {desired.address}: sections: the API cannot take "
-                f"{', '.join(leaving)} out of a group; list it in another group or delete it"
+                f"{desired.location}: {desired.address}: sections: the API takes "
+                f"{', '.join(leaving)} out of a group only by a sort next to a section at the "
+                "top level, and none stays there; keep one there, list it in another group, "
+                "or delete it"
             )
         return [
             Call("POST", f"{path}/sections", {"sectionId": resolve(section)})
