@@ -517,6 +517,19 @@ async def test_site_customization(session: Session) -> None:
 
 
 @family
+async def test_site_space_customization(session: Session) -> None:
+    s, site = session, f"{SITES}/{SITE}"
+    space_id = await new_space(s, "Handbook")
+    made = await s.send("POST", f"{site}/site-spaces", 201, json={"spaceId": space_id})
+    path = f"{site}/site-spaces/{object_id(made, 'site-space')}/customization"
+    assert (await s.send("GET", path, 200))["hasOverrides"] is False
+    patched = await s.send("PATCH", path, 200, json={"themes": {"default": "dark"}})
+    assert (patched["themes"]["default"], patched["hasOverrides"]) == ("dark", True)
+    await s.send("DELETE", path, 205)
+    await s.send("DELETE", path, 204)
+
+
+@family
 async def test_site_external_links(session: Session) -> None:
     s, site = session, f"{SITES}/{SITE}"
     section = await s.send(

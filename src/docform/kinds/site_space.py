@@ -23,6 +23,7 @@ from docform.kind_framework.planning import entry_desired, read_per_site, ref, s
 from docform.kind_framework.rest import PathValues, SiteRestKind, created, id_in_path
 from docform.model.entry import Entry
 from docform.model.fields import SpaceName
+from docform.site_overrides import Override
 
 
 class SiteSpaceEntry(Entry):
@@ -30,6 +31,7 @@ class SiteSpaceEntry(Entry):
 
     kind = "space"
     nullable_fields = frozenset({"condition"})
+    child_fields = frozenset({"customization"})  # its own kind: `docform.kinds.override`
     key_is_unique = True
     key_label = "path"
     former_key_fields = ("section", "path")
@@ -40,6 +42,11 @@ class SiteSpaceEntry(Entry):
     hidden: bool | None = Field(None, description="Hidden from the site navigation.")
     default: bool | None = Field(
         None, description="The default site space of its section (or of a site without sections)."
+    )
+    customization: Override | None = Field(
+        None,
+        description="What this site space shows differently from its site: a field left out "
+        "is not managed, a value overrides the site's, null shows the site's again.",
     )
 
     @property

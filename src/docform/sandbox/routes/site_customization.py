@@ -34,8 +34,13 @@ class CustomizationBody(Customization, Body):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def site_document(site: dict[str, Any]) -> dict[str, Any]:
+    """The site's customization as stored: its defaults until a PUT changed it."""
+    return site.get("customization") or defaults()
+
+
 def _answer(site: dict[str, Any]) -> dict[str, Any]:
-    body = site.get("customization") or defaults()
+    body = site_document(site)
     if "customizationUpdatedAt" in site:
         body = {**body, "updatedAt": site["customizationUpdatedAt"]}
     return body
@@ -61,6 +66,8 @@ def put_customization(ctx: Ctx) -> dict[str, Any]:
 def _customization_schema() -> dict[str, Any]:
     schema = document_schema()
     schema["properties"]["updatedAt"] = {"type": "string", "format": "date-time"}
+    # The defined type's flag, sent with a site space's effective customization.
+    schema["properties"]["hasOverrides"] = {"type": "boolean"}
     return schema
 
 

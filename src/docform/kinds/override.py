@@ -1,0 +1,194 @@
+"""Per-site-space overrides of a site's customization (``customization:`` on a site space):
+what that site space shows differently from its site
+(``GET``/``PATCH``/``DELETE .../sites/{siteId}/site-spaces/{siteSpaceId}/customization``).
+
+The block is an override as the API takes it: a field left out is not managed, a value sets
+it, ``null`` clears it (the site's value shows again). The API answers the effective document
+(the site's values where nothing overrides them) and says nothing of which fields are
+overridden, so a value is compared with the effective one, and a null is met when the effective
+value is the site's (overridden with the site's own value or not: it shows the same). Each
+site that has such a site space has its own customization read too (one GET per site and one
+per site space writing the block).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from docform.answer_fields import need
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.plan import Call
+from docform.errors import DocformError
+from docform.export.model import Exported
+from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.rest import id_in_path, site_prefix
+from docform.kinds.customization_block import has_leaf, value_at
+from docform.site_overrides import override_leaves
+
+LEAVES = tuple(override_leaves())
+
+
+class SiteValue:
+    """A field written null: the site space shows the site's own value. Equal to the live
+    effective value when that is the site's value, which `OverrideKind.observe` records."""
+
+    def __init__(self, site_values: Mapping[str, Any], address: str, leaf: tuple[str, ...]):
+        self._site_values, self._address, self._leaf = site_values, address, leaf
+
+    def __eq__(self, other: object) -> bool:
+        return bool(other == value_at(self._site_values.get(self._address) or {}, self._leaf))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def plan_json(self) -> str:
+        return "(the site's value)"
+
+
+class OverrideKind(Kind):
+    """One override per managed site space whose entry writes ``customization:``."""
+
+    name = "override"
+    plural = "site space overrides"
+    prune_setting = None
+    declaration = Declaration(
+        position=95,
+        reads=Reads(
+            objects={
+                "/orgs/*/sites/*/site-spaces/*/customization": {
+                    "styling": need(dict),
+                    "header": need(dict),
+                },
+            },
+        ),
+    )
+    references = ("site", "site_space")
+    read_after = ("site_space",)
+    renamable = False
+    guard_creates = False  # a PATCH twice sets the same values
+    locked = False  # one per site space: the site space's id is its id
+
+    def __init__(self, org_id: str) -> None:
+        super().__init__(org_id)
+        self._writing: set[str] = set()
+        self._site_values: dict[str, Any] = {}
+        """The site's customization by the address of each site space read, for `SiteValue`."""
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        spaces = [
+            raw
+            for raw, desired in reader.managed_with_entries("site_space")
+            if desired is not None and desired.entry.entry.customization is not None
+        ]
+        sites = sorted({raw["_site"] for raw in spaces})
+        site_paths = [f"{site_prefix(self.org_id, s)}/customization" for s in sites]
+        answers = await asyncio.gather(
+            *(reader.get_or_none(self.name, path) for path in site_paths),
+            *(reader.get_or_none(self.name, self._path(raw["_site"], raw["id"])) for raw in spaces),
+        )
+        by_site = dict(zip(sites, answers[: len(sites)], strict=True))
+        return [
+            {
+                "id": raw["id"],
+                "_site": raw["_site"],
+                "effective": answer,
+                "site": by_site[raw["_site"]],
+            }
+            for raw, answer in zip(spaces, answers[len(sites) :], strict=True)
+            if answer is not None
+        ]
+
+    def _path(self, site: Any, site_space: Any) -> str:
+        return (
+            f"{site_prefix(self.org_id, site)}/site-spaces/{id_in_path(site_space)}/customization"
+        )
+
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        found = []
+        for site in manifests.section("sites").values():
+            for entry in site.children():
+                block = getattr(entry, "customization", None)
+                if entry.kind != "space" or block is None:
+                    continue
+                written = block.model_dump(exclude_unset=True, mode="json")
+                fields = {
+                    ".".join(leaf): self._wanted(entry.address, written, leaf)
+                    for leaf in LEAVES
+                    if has_leaf(written, leaf)
+                }
+                found.append(
+                    Desired(
+                        address=f"{entry.address}.customization",
+                        key=(Ref(site.address), Ref(entry.address)),
+                        fields=fields,
+                        location=str(entry.location),
+                        entry=block,
+                    )
+                )
+        self._writing = {d.key[1].address for d in found}
+        return found
+
+    def _wanted(self, address: str, written: Mapping[str, Any], leaf: tuple[str, ...]) -> Any:
+        value = value_at(written, leaf)
+        return SiteValue(self._site_values, address, leaf) if value is None else value
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
+        site = index.managed_ref("site", raw["_site"])
+        site_space = index.managed_ref("site_space", raw["id"])
+        if site is None or site_space is None or site_space.address not in self._writing:
+            return None
+        self._site_values[site_space.address] = raw["site"]
+        fields = {".".join(leaf): value_at(raw["effective"], leaf) for leaf in LEAVES}
+        return Observed(
+            id=raw["id"],
+            key=(site, site_space),
+            fields=fields,
+            title=f"{site_space.address} customization",
+            raw=raw,
+        )
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        site, site_space = resolve(desired.key[0]), resolve(desired.key[1])
+        set_now = {k: v for k, v in desired.fields.items() if not isinstance(v, SiteValue)}
+        body = nested(set_now)
+        return [Call("PATCH", self._path(site, site_space), body)] if body else []
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        return [Call("PATCH", self._path(observed.raw["_site"], observed.id), nested(changed))]
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        raise DocformError(
+            f"{observed.title}: overrides are not deleted; write null for each field that "
+            "should show the site's value again"
+        )
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
+        # Export reads no site space's overrides (one request per site space, for what the
+        # answers cannot even tell apart from the site's values).
+        return None
+
+
+def _tagged(site_space: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": site_space["id"], "_site": site_space["_site"]}
+
+
+def nested(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Dotted fields as the nested body of a PATCH."""
+    body: dict[str, Any] = {}
+    for name, value in fields.items():
+        *parents, last = name.split(".")
+        at = body
+        for key in parents:
+            at = at.setdefault(key, {})
+        at[last] = None if isinstance(value, SiteValue) else value
+    return body

@@ -1,0 +1,95 @@
+"""End to end: a site space's overrides of its site's customization (``customization:`` on a
+site space), set, changed and cleared through the CLI against a seeded in-process sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from planning import (
+    apply,
+    assert_converged,
+    calls,
+    change,
+    live_api,
+    plan_json,
+    run,
+    seeded_sandbox,
+    write_manifests,
+)
+
+DOCS = "/orgs/org_acme/sites/site_docs"
+ADDRESS = "site.docs.section.guides.space.main.customization"
+
+
+def manifests(directory: Path, override: dict[str, Any] | None) -> Path:
+    space: dict[str, Any] = {"space": "handbook", "path": "handbook"}
+    if override is not None:
+        space["customization"] = override
+    site = {
+        "id": "site_docs",
+        "sections": {"guides": {"title": "Guides", "path": "guides", "spaces": {"main": space}}},
+    }
+    document = {
+        "organization": {"id": "org_acme"},
+        "spaces": {"handbook": {"title": "Handbook"}},
+        "sites": {"docs": site},
+    }
+    return write_manifests(directory, yaml.safe_dump(document, sort_keys=False))
+
+
+def effective(sandbox: Path) -> dict[str, Any]:
+    [site_space] = live_api(sandbox, "GET", f"{DOCS}/site-spaces")["items"]
+    return live_api(sandbox, "GET", f"{DOCS}/site-spaces/{site_space['id']}/customization")
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    sandbox = seeded_sandbox(tmp_path)
+    apply(manifests(tmp_path / "base", None), sandbox)
+    return sandbox
+
+
+def test_an_override_set_then_cleared(tmp_path: Path, sandbox: Path) -> None:
+    dark = {"light": "#111111", "dark": "#222222"}
+    directory = manifests(tmp_path / "m", {"styling": {"primaryColor": dark}, "title": "Guide"})
+    plan = plan_json(directory, sandbox)
+    fields = {f["path"]: (f["before"], f["after"]) for f in change(plan, ADDRESS)["fields"]}
+    assert fields == {
+        "styling.primaryColor.light": ("#346DDB", "#111111"),
+        "styling.primaryColor.dark": ("#346DDB", "#222222"),
+        "title": (None, "Guide"),
+    }
+    [(method, _, body)] = calls(change(plan, ADDRESS))
+    assert (method, body) == ("PATCH", {"styling": {"primaryColor": dark}, "title": "Guide"})
+    apply(directory, sandbox)
+    assert effective(sandbox)["styling"]["primaryColor"] == dark
+    assert_converged(directory, sandbox)
+    cleared = manifests(tmp_path / "n", {"styling": {"primaryColor": None}})
+    plan = plan_json(cleared, sandbox)
+    [field] = change(plan, ADDRESS)["fields"]
+    assert (field["path"], field["before"], field["after"]) == (
+        "styling.primaryColor",
+        dark,
+        "(the site's value)",
+    )
+    [(_, _, body)] = calls(change(plan, ADDRESS))
+    assert body == {"styling": {"primaryColor": None}}
+    apply(cleared, sandbox)
+    shown = effective(sandbox)
+    assert shown["styling"]["primaryColor"] == {"light": "#346DDB", "dark": "#346DDB"}
+    assert shown["title"] == "Guide"  # left out: its override stays
+    assert_converged(cleared, sandbox)
+
+
+def test_a_key_the_api_does_not_override_is_refused_at_load(tmp_path: Path, sandbox: Path) -> None:
+    directory = manifests(tmp_path / "m", {"ai": {"mode": "none"}})
+    result = run(["validate", directory], sandbox)
+    assert result.exit_code == 1
+    assert (
+        "spaces.main.customization.ai: unknown key 'ai': a site space cannot override it: set "
+        "it in the site's customization"
+    ) in result.output
