@@ -143,8 +143,13 @@ def merged_overrides(
         group = override_group(model, key)
         if value is None:
             out.pop(key, None)
-        elif group is not None and isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merged_overrides(out[key], value, group)
+        elif group is not None and isinstance(value, dict):
+            # Nested nulls clear inside the part; a part left with nothing is gone.
+            merged = merged_overrides(_mapping(out.get(key)), value, group)
+            if merged:
+                out[key] = merged
+            else:
+                out.pop(key, None)
         else:
             out[key] = copy.deepcopy(value)
     return out
@@ -173,3 +178,7 @@ def override_leaves(
         else:
             found += override_leaves(group, (*prefix, name))
     return found
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

@@ -66,7 +66,9 @@ class OverrideKind(Kind):
         ),
     )
     references = ("site", "site_space")
-    read_after = ("site_space",)
+    # The site spaces must be matched before their overrides are read, and they are matched
+    # after the sections they sit in.
+    read_after = ("section", "site_space")
     renamable = False
     guard_creates = False  # a PATCH twice sets the same values
     locked = False  # one per site space: the site space's id is its id
