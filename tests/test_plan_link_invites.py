@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from docform.kinds.link_invite import fingerprint
 from planning import (
     actions,
     apply,
@@ -104,6 +105,9 @@ def test_drift_reports_an_undeclared_invite_without_its_id(sandbox: Path, manife
     apply(manifests, sandbox)
     made = live_api(sandbox, "POST", INVITES, {"role": "admin"})
     result = run(["drift", manifests], sandbox)
+    assert result.exit_code == 2
+    held = fingerprint("org_acme", made["id"])
+    assert f"    link_invite.~{held} (joins the organization as admin)\n" in result.output
     assert made["id"] not in result.output
 
 
