@@ -194,6 +194,15 @@ def test_plan_out_is_refused_for_several_sets(repo, sandbox, tmp_path):
     assert not (tmp_path / "x.plan").exists()
 
 
+def test_explain_token_is_refused_for_several_sets(repo, sandbox):
+    """Each organization's token is its own: what one needs says nothing of the other."""
+    result = run(["plan", repo, "--explain-token"], sandbox)
+    assert result.exit_code == 1
+    assert f"Error: --explain-token takes one organization's plan, and {repo} holds 2" in (
+        result.stderr
+    )
+
+
 def test_a_single_set_plans_as_before(repo, sandbox):
     append_manifests(repo / "acme", NEW_TEAM)
     result = run(["plan", repo / "acme"], sandbox)

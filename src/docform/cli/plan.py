@@ -170,6 +170,8 @@ def plan(
     if len(sets) > 1:
         if out is not None:
             refuse_single_plan_option("plan", "--out", directory, sets)
+        if explain_token:
+            refuse_single_plan_option("plan", "--explain-token", directory, sets)
         return plan_several(
             sets,
             form=form,
