@@ -10,7 +10,7 @@ tool) keeps Python's own unless it calls `enable` itself, as the command's entry
   while two threads want the lock: when the loop is idle in ``select``, the worker runs
   undisturbed. When the service answers at once the loop is never idle, and the shorter
   interval costs CPU (about 0.9 s a plan of the benchmark organization at 0 ms latency, paid
-  for by making loading and matching cheaper; BENCHMARKS.md, issue 19).
+  for by making loading and matching cheaper; docs/benchmark-rounds.md, issue 19).
 - The cyclic garbage collector while a plan is built (`collecting_rarely`, `frozen_after`).
 """
 

@@ -133,7 +133,7 @@ class BoundModel(ManifestModel):
     # Where the entry was written, set by `bind`. A plain instance attribute, not a pydantic
     # private one: those go through pydantic's __getattr__ on every read and are set one by
     # one, a sixth of loading's profile and a quarter of matching's at 18,000 entries
-    # (BENCHMARKS.md, issue 19).
+    # (docs/benchmark-rounds.md, issue 19).
     # model_dump, the schema and == look at fields only, so the binding never shows there.
     _binding: ClassVar[Binding] = UNBOUND
 
