@@ -364,3 +364,28 @@ def test_share_link_age_denies_an_old_active_link(tmp_path, sandbox):
     write_manifests(manifests, HEAD + inactive + policy)
     code, doc = plan(manifests, sandbox)
     assert (code, doc["policies"]["results"]) == (0, [])
+
+
+def test_a_rule_past_the_runtimes_iteration_budget_says_what_to_use(tmp_path, sandbox):
+    many = "  many:\n    description: d\n    severity: warn\n"
+    ones = ", ".join(["1"] * 10_001)
+    many += f"    params: {{xs: [{ones}]}}\n"
+    many += "    rule: params.xs.filter(x, x == 1).size() > 0\n"
+    code, doc = plan(manifests_with(tmp_path, many), sandbox)
+    assert code == 1
+    [result] = doc["policies"]["results"]
+    assert result["severity"] == "error"
+    assert "Iteration budget exceeded" in result["message"]
+    assert "use each: to check object by object, or tally and plan.deletions" in result["message"]
+
+
+def test_tally_counts_a_field_as_the_plan_leaves_it(tmp_path, sandbox):
+    rule = (
+        "  p:\n    description: d\n    rule: >-\n"
+        "      tally.desired.member.role['admin'] == 2 && tally.live.member.role['admin'] == 1"
+        " && tally.desired.member.role['edit'] == 1\n"
+    )
+    head = HEAD.replace("erin@acme.test: edit\n", "erin@acme.test: edit\n  bob@acme.test: admin\n")
+    manifests = write_manifests(tmp_path / "m", head + "policies:\n" + rule)
+    code, doc = plan(manifests, sandbox)
+    assert (code, doc["policies"]["results"]) == (0, [])
