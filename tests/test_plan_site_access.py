@@ -197,3 +197,16 @@ def plan_json_with(directory: Path, sandbox: Path, *options: str) -> dict[str, A
     result = run(["plan", directory, "--json", *options], sandbox)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
+
+
+def test_an_integration_backend_without_an_integration_is_refused_at_plan(
+    sandbox: Path, directory: Path
+) -> None:
+    manifests(directory, visibility="visitor-auth", visitorAuth={"backend": "integration"})
+    result = run(["plan", directory], sandbox)
+    assert result.exit_code == 1
+    assert (
+        "main.yaml:4:3: site.docs.visitorAuth: backend: integration needs a visitor-auth "
+        "integration installed on the site, and it has none; install one in the service first, "
+        "or use backend: custom" in result.output
+    )

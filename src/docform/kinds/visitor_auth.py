@@ -28,6 +28,7 @@ from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Reso
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
+from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.planning import site_ref
@@ -137,6 +138,7 @@ class VisitorAuthKind(Kind):
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         """Only a site created in the same apply has no visitor authentication read: set it."""
+        _refuse_integration_without_one(desired, desired.fields.get("backend"), None)
         body = {k: v for k, v in desired.fields.items() if k != "rotate"}
         return [Call("PATCH", self._path(resolve(desired.key[0])), body)]
 
@@ -149,6 +151,7 @@ class VisitorAuthKind(Kind):
         resolve: Resolve,
     ) -> list[Call]:
         path = self._path(observed.raw["_site"])
+        _refuse_integration_without_one(desired, changed.get("backend"), observed.raw)
         if action == "rotate":
             return [Call("POST", f"{path}/regenerate")]
         # The API requires the backend in every PATCH.
@@ -175,6 +178,19 @@ class VisitorAuthKind(Kind):
             "sites", self.name, raw["_site"], "", fields,
             within=LiveRef("site", raw["_site"]), nested_as="visitorAuth", part=True,
         )  # fmt: skip
+
+
+def _refuse_integration_without_one(
+    desired: Desired, backend: object, live: Mapping[str, Any] | None
+) -> None:
+    """``backend: integration`` signs visitors in through a visitor-auth integration installed
+    on the site (the answer's ``integration``): with none, no visitor could get in."""
+    if backend == "integration" and not (live or {}).get("integration"):
+        raise DocformError(
+            f"{desired.location}: {desired.address}: backend: integration needs a visitor-auth "
+            "integration installed on the site, and it has none; install one in the service "
+            "first, or use backend: custom (your own sign-in signs visitors' tokens)"
+        )
 
 
 def _reads(site: Mapping[str, Any], desired: Desired | None) -> bool:
