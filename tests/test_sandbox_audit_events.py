@@ -147,3 +147,10 @@ def test_the_actions_endpoint_names_every_action_a_route_records(api):
     assert served == recorded
     assert {"organization.team.created", "organization.team.member-added"} <= served
     assert "site.redirect.created" in served
+
+
+def test_the_organization_says_whether_its_audit_log_is_readable(api, store):
+    assert api.get(f"orgs/{ORG}").json()["auditLogs"] is True
+    org = store.get("organization", ORG)
+    store.update("organization", {**org, "auditLogs": False})
+    assert api.get(f"orgs/{ORG}").json()["auditLogs"] is False

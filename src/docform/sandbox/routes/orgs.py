@@ -68,13 +68,15 @@ OBJECTS: dict[str, Schema] = {
         {
             "hostname": STRING,
             "defaultContent": obj({"type": const("site"), "site": ID}),
+            # Whether the audit log is readable now (its plan includes it; seeds say).
+            "auditLogs": BOOL,
         },
     ),
 }
 
 ORG_FIELDS = (
     "id", "title", "createdAt", "emailDomains", "hostname", "type", "useCase", "defaultRole",
-    "defaultContent", "sso", "ai", "inviteLinks", "plan", "mergeRules",
+    "defaultContent", "sso", "ai", "inviteLinks", "plan", "mergeRules", "auditLogs",
 )  # fmt: skip
 
 
