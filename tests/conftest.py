@@ -15,6 +15,7 @@ import pytest
 
 from canary import canary_session, report_leaks
 from docform import tuning
+from docform.api import ApiClient
 from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.seed import apply_seed, load_seed_file
 
@@ -70,6 +71,27 @@ def untuned() -> Iterator[None]:
     tuning.enable(False)
     yield
     tuning.enable(False)
+
+
+@pytest.fixture
+def instant_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Every API client made while the test runs is handed a sleep that notes each wait the
+    client asks for (back-off, Retry-After, its rate budget) and returns at once: the retry
+    logic runs as it does, the test does not spend the waits. Returns the waits asked for."""
+    waits: list[float] = []
+
+    async def noted(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(0)
+
+    original = ApiClient.__init__
+
+    def init(self: ApiClient, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("sleep", noted)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ApiClient, "__init__", init)
+    return waits
 
 
 @pytest.fixture

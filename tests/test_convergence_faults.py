@@ -7,8 +7,10 @@ objects docform must leave alone), plan once without faults (the reference plan)
 must converge within three applies, with no two live objects sharing a natural key, no deletion
 the reference plan did not list, and team memberships exactly as declared.
 
-The default run checks 50 seeds; ``pytest --slow`` (or ``DOCFORM_SLOW=1``) checks 500. A seed
-reproduces its faults: ``pytest tests/test_convergence_faults.py -k 'seed_17]'``.
+The client's back-off waits are asked for but not spent (`instant_backoff`): the retries run as
+they do, without their sleeps. The default run checks 50 seeds; ``pytest --slow`` (or
+``DOCFORM_SLOW=1``) checks 500. A seed reproduces its faults: ``pytest
+tests/test_convergence_faults.py -k 'seed_17]'``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("fault_seed", range(seeds), ids=lambda seed: f"seed_{seed}")
 
 
+@pytest.mark.usefixtures("instant_backoff")
 def test_apply_converges_under_faults(
     fault_seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
