@@ -17,15 +17,15 @@ from pydantic import Field, ValidationError
 
 from docform.adaptive_schema import VisitorSchema, as_sent, condition_problems
 from docform.answer_fields import need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
+from docform.kind_framework.settings import SettingsKind
 from docform.model.entry import ManifestModel, WrittenProblems
 
 
@@ -40,7 +40,7 @@ class AdaptiveContent(ManifestModel):
     )
 
 
-class AdaptiveContentKind(Kind):
+class AdaptiveContentKind(SettingsKind):
     """One adaptive content setting per managed site whose entry writes ``adaptiveContent``."""
 
     name = "adaptive_content"
@@ -59,9 +59,7 @@ class AdaptiveContentKind(Kind):
     )
     references = ("site",)
     read_after = ("site",)
-    renamable = False
-    guard_creates = False  # the switch and the schema are set, not added
-    locked = False  # one per site: the site's id is its id
+    cannot_delete = "write `adaptiveContent: {enabled: false}` on the site to switch it off"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         sites = [
@@ -91,16 +89,7 @@ class AdaptiveContentKind(Kind):
     def _schema_path(self, site: Any) -> str:
         return f"{site_prefix(self.org_id, site)}/adaptive-schema"
 
-    def __init__(self, org_id: str) -> None:
-        super().__init__(org_id)
-        self._writing: set[str] = set()
-
-    def desired(self, manifests: ManifestView) -> list[Desired]:
-        found = self._found(manifests)
-        self._writing = {d.key[0].address for d in found}
-        return found
-
-    def _found(self, manifests: ManifestView) -> list[Desired]:
+    def settings_desired(self, manifests: ManifestView) -> list[Desired]:
         found = []
         for site in manifests.section("sites").values():
             block: AdaptiveContent | None = site.adaptiveContent
@@ -124,8 +113,7 @@ class AdaptiveContentKind(Kind):
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = site_ref(index, raw)
-        # A site whose entry writes no block is left alone (read anyway without manifests).
-        if site is None or site.address not in self._writing:
+        if site is None or not self.written_on(site):
             return None
         fields = {"enabled": raw["enabled"], "schema": _normalized(raw["jsonSchema"])}
         return Observed(
@@ -159,12 +147,6 @@ class AdaptiveContentKind(Kind):
             body = {"adaptiveContent": {"enabled": fields["enabled"]}}
             calls.append(Call("PATCH", site_prefix(self.org_id, site), body))
         return calls
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        raise DocformError(
-            f"{observed.title}: adaptive content cannot be deleted; write "
-            "`adaptiveContent: {enabled: false}` on the site to switch it off"
-        )
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
         fields: dict[str, Any] = {}

@@ -17,15 +17,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.answer_fields import need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
+from docform.kind_framework.settings import SettingsKind
 from docform.kinds.customization_block import (
     LEAVES,
     CustomizationBlock,
@@ -67,7 +67,7 @@ class FollowsAiMode(list[str]):
     __hash__ = None
 
 
-class CustomizationKind(Kind):
+class CustomizationKind(SettingsKind):
     """One customization per managed site whose entry writes ``customization:``."""
 
     name = "customization"
@@ -89,9 +89,7 @@ class CustomizationKind(Kind):
     )
     references = ("site",)
     read_after = ("site",)
-    renamable = False
-    guard_creates = False  # a PUT twice stores the same document
-    locked = False  # one per site: the site's id is its id
+    cannot_delete = "write `customization: {managed: whole}` on the site to reset it"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         sites = [
@@ -111,18 +109,12 @@ class CustomizationKind(Kind):
     def _path(self, site: Any) -> str:
         return f"{site_prefix(self.org_id, site)}/customization"
 
-    def __init__(self, org_id: str) -> None:
-        super().__init__(org_id)
-        self._writing: set[str] = set()
-
-    def desired(self, manifests: ManifestView) -> list[Desired]:
-        found = [
+    def settings_desired(self, manifests: ManifestView) -> list[Desired]:
+        return [
             self._desired(site.address, site.customization, str(site.location))
             for site in manifests.section("sites").values()
             if site.customization is not None
         ]
-        self._writing = {d.key[0].address for d in found}
-        return found
 
     def _desired(self, site: str, block: CustomizationBlock, location: str) -> Desired:
         return Desired(
@@ -135,9 +127,7 @@ class CustomizationKind(Kind):
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = site_ref(index, raw)
-        # A site whose entry writes no block has its customization left alone (read anyway
-        # when reading without manifests).
-        if site is None or site.address not in self._writing:
+        if site is None or not self.written_on(site):
             return None
         return Observed(
             id=raw["_site"],
@@ -163,12 +153,6 @@ class CustomizationKind(Kind):
     ) -> list[Call]:
         body = with_fields(document_of(observed.raw), changed)
         return [Call("PUT", self._path(observed.id), body)]
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        raise DocformError(
-            f"{observed.title}: a site's customization cannot be deleted; write "
-            "`customization: {managed: whole}` on the site to set it back to its defaults"
-        )
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
         """The fields that differ from the defaults, as a part of the site's entry."""

@@ -18,14 +18,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.answer_fields import need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.rest import id_in_path, site_prefix
+from docform.kind_framework.settings import SettingsKind
 from docform.kinds.customization_block import has_leaf, value_at
 from docform.site_overrides import override_leaves
 
@@ -48,7 +48,7 @@ class SiteValue:
         return "(the site's value)"
 
 
-class OverrideKind(Kind):
+class OverrideKind(SettingsKind):
     """One override per managed site space whose entry writes ``customization:``."""
 
     name = "override"
@@ -69,13 +69,10 @@ class OverrideKind(Kind):
     # The site spaces must be matched before their overrides are read, and they are matched
     # after the sections they sit in.
     read_after = ("section", "site_space")
-    renamable = False
-    guard_creates = False  # a PATCH twice sets the same values
-    locked = False  # one per site space: the site space's id is its id
+    cannot_delete = "write null for each field that should show the site's value again"
 
     def __init__(self, org_id: str) -> None:
         super().__init__(org_id)
-        self._writing: set[str] = set()
         self._site_values: dict[str, Any] = {}
         """The site's customization by the address of each site space read, for `SiteValue`."""
 
@@ -108,7 +105,7 @@ class OverrideKind(Kind):
             f"{site_prefix(self.org_id, site)}/site-spaces/{id_in_path(site_space)}/customization"
         )
 
-    def desired(self, manifests: ManifestView) -> list[Desired]:
+    def settings_desired(self, manifests: ManifestView) -> list[Desired]:
         found = []
         for site in manifests.section("sites").values():
             for entry in site.children():
@@ -130,7 +127,6 @@ class OverrideKind(Kind):
                         entry=block,
                     )
                 )
-        self._writing = {d.key[1].address for d in found}
         return found
 
     def _wanted(self, address: str, written: Mapping[str, Any], leaf: tuple[str, ...]) -> Any:
@@ -140,7 +136,7 @@ class OverrideKind(Kind):
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = index.managed_ref("site", raw["_site"])
         site_space = index.managed_ref("site_space", raw["id"])
-        if site is None or site_space is None or site_space.address not in self._writing:
+        if site is None or site_space is None or not self.written_on(site_space):
             return None
         self._site_values[site_space.address] = raw["site"]
         fields = {".".join(leaf): value_at(raw["effective"], leaf) for leaf in LEAVES}
@@ -167,12 +163,6 @@ class OverrideKind(Kind):
         resolve: Resolve,
     ) -> list[Call]:
         return [Call("PATCH", self._path(observed.raw["_site"], observed.id), nested(changed))]
-
-    def delete_calls(self, observed: Observed) -> list[Call]:
-        raise DocformError(
-            f"{observed.title}: overrides are not deleted; write null for each field that "
-            "should show the site's value again"
-        )
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
         # Export reads no site space's overrides (one request per site space, for what the
