@@ -16,6 +16,7 @@ from planning import (
     live_api,
     replace_text,
     run,
+    write_manifests,
 )
 
 
@@ -177,3 +178,26 @@ def test_allow_names_a_rail_and_an_address(applied_acme: tuple[Path, Path]) -> N
     assert "--allow cascade: write RAIL:ADDRESS, the rail and the object it is about" in (
         result.output
     )
+
+
+def test_removing_the_only_owner_of_an_unmanaged_team_is_refused(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    team = live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Ops"})
+    members = {"add": ["erin@acme.test"], "memberships": {"erin@acme.test": {"role": "owner"}}}
+    live_api(sandbox, "PUT", f"/orgs/org_acme/teams/{team['id']}/members", members)
+    manifests = write_manifests(
+        tmp_path / "m",
+        "docform: {prune: {members: true}}\norganization: {id: org_acme}\n"
+        "members:\n  alice@acme.test: admin\n  bob@acme.test: guest\n",
+    )
+
+    result = run(["plan", manifests], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        f"[team-owner] team.~{team['id']} (Ops): removing erin@acme.test from the organization "
+        "would leave this unmanaged team without an owner"
+    ) in result.output
+    allowed = run(["plan", manifests, "--allow", f"team-owner:team.~{team['id']}"], sandbox)
+    assert allowed.exit_code == 0, allowed.output

@@ -159,6 +159,36 @@ class TeamKind(Kind):
                 )
         return found
 
+    def rails_across_kinds(
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
+    ) -> list[Violation]:
+        """Never remove from the organization every owner of a team the plan keeps but does
+        not manage (its members are not the manifests' to fix): the team would be left
+        without an owner."""
+        removed = {
+            (c.human_key or "").lower(): c.key
+            for c in changes
+            if c.kind == "member" and c.action == "delete"
+        }
+        deleted = {c.address for c in changes if c.kind == self.name and c.action == "delete"}
+        found = []
+        for obs in matchings[self.name].unmatched if removed else ():
+            address = f"{self.name}.~{obs.id}"
+            owners = [e for e, role in obs.fields["members"].items() if role == "owner"]
+            if address in deleted or not owners or not all(e in removed for e in owners):
+                continue
+            found.append(
+                Violation(
+                    "team-owner",
+                    f"{address} ({obs.title}): removing {', '.join(sorted(owners))} from the "
+                    "organization would leave this unmanaged team without an owner; make "
+                    "another member its owner first, or manage the team under teams:",
+                    address=address,
+                    changes=tuple(sorted(removed[e] for e in owners)),
+                )
+            )
+        return found
+
     def named_in(self, change: Change) -> set[tuple[str, str]]:
         """A membership change names each member it keeps, adds or removes, by email."""
         names = {
