@@ -562,6 +562,35 @@ async def test_site_adaptive_schema(session: Session) -> None:
         "PATCH", f"{SITES}/{SITE}", 200, json={"adaptiveContent": {"enabled": True}}
     )
     assert switched["adaptiveContent"] == {"enabled": True}
+async def test_translations(session: Session) -> None:
+    s, translations = session, f"/orgs/{ORG}/translations"
+    source = {"space": await new_space(s, "Handbook"), "language": "en"}
+    body = {"language": "fr", "source": source}
+    made = object_id(await s.send("POST", translations, 201, json=body), "translation")
+    assert page_ids(await s.send("GET", translations, 200), "translation") == [made]
+    one = f"{translations}/{made}"
+    assert object_id(await s.send("GET", one, 200), "translation") == made
+    document = {"object": "document", "nodes": []}
+    put = await s.send("PUT", one, 200, json={"instructions": document})
+    assert put["instructions"]["nodes"] == []
+    await s.send("POST", f"{one}/run", 204)
+    await s.send("DELETE", one, 204)
+    assert page_ids(await s.send("GET", translations, 200), "translation") == []
+
+
+@family
+async def test_agent_instructions(session: Session) -> None:
+    s, path = session, f"/orgs/{ORG}/agent-instructions"
+    assert (await s.send("GET", path, 200))["instructions"]["nodes"] == []
+    leaf = {"object": "leaf", "text": "Be brief.", "marks": []}
+    block = {
+        "object": "block",
+        "type": "paragraph",
+        "nodes": [{"object": "text", "leaves": [leaf]}],
+    }
+    document = {"object": "document", "nodes": [block]}
+    put = await s.send("PUT", path, 200, json={"instructions": document})
+    assert (put["object"], put["instructions"]) == ("agent-instructions", document)
 
 
 # -- errors ------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "openapi",
             "saml",
             "link_invite",
+            "translation",
         ],
         [
             "customization",
@@ -66,6 +67,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "visitor_auth",
             "share_link",
             "access",
+            "agent_instructions",
         ],
         ["override"],
     ]

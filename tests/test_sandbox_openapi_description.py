@@ -72,6 +72,7 @@ def test_every_write_with_a_body_has_a_body_schema() -> None:
         "POST /orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate",
         "POST /orgs/{organizationId}/sites/{siteId}/unpublish",
         "POST /spaces/{spaceId}/restore",
+        "POST /orgs/{organizationId}/translations/{translationId}/run",
     }
 
 
@@ -218,6 +219,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
             add_nested_group_and_proxy(client)
             add_grants_and_redirects(client)
             add_share_links_and_invites(client)
+            add_translation_and_instructions(client)
         finally:
             client.close()
     finally:
@@ -273,6 +275,17 @@ def add_share_links_and_invites(client: SyncApi) -> None:
         assert client.post(f"orgs/{ORG}/link-invites", json=body).status_code == 201
 
 
+def add_translation_and_instructions(client: SyncApi) -> None:
+    """A translation of a space, and agent instructions."""
+    space, org = known_ids(client)["spaceId"][0], f"orgs/{ORG}"
+    source = {"space": space, "language": "en"}
+    posted = client.post(f"{org}/translations", json={"language": "fr", "source": source})
+    assert posted.status_code == 201
+    instructions = {"object": "document", "nodes": []}
+    put = client.put(f"{org}/agent-instructions", json={"instructions": instructions})
+    assert put.status_code == 200
+
+
 @pytest.fixture
 def live(applied: Path, tmp_path: Path) -> Iterator[tuple[SyncApi, dict[str, list[str]]]]:
     """Raw HTTP to a copy of ``applied`` (each operation starts from it: requests delete
@@ -313,6 +326,7 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "shareLinkId": ids(f"{site}/share-links"),
         "inviteId": ids(f"orgs/{ORG}/link-invites"),
         "auditEventId": ids(f"orgs/{ORG}/audit-events?limit=5"),
+        "translationId": ids(f"orgs/{ORG}/translations"),
     }
 
 

@@ -74,6 +74,9 @@ class Kind:
     fields_beyond_entry: ClassVar[tuple[str, ...]] = ()
     """Fields compared under names the manifest entry does not have (``sourceURL`` for an
     entry's ``source.url``): policy rules may read them too."""
+    replacement_hint: ClassVar[str | None] = None
+    """What keeps a live object the plan replaces, where pinning its id cannot (a translation,
+    whose source and language never change); None: pin its id or list a former key."""
     unordered_fields: ClassVar[frozenset[str]] = frozenset()
     """List fields whose order means nothing (``emailDomains``): compared as sets."""
     null_means: ClassVar[Mapping[str, str]] = {}

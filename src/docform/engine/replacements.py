@@ -73,6 +73,8 @@ class Replacement:
 
     def hint(self) -> str:
         """What keeps the live object: its id pinned, or a former key."""
+        if self.kind.replacement_hint is not None:
+            return self.kind.replacement_hint
         pin = f"pin `id: {self.observed.id}` in {self.desired.location}"
         former = _former_key(self.desired, self.observed)
         if former is None:

@@ -26,6 +26,7 @@ from docform.kind_framework.planning import (
     ref,
 )
 from docform.kind_framework.rest import body_of
+from docform.model.documents import DocumentText
 from docform.model.entry import ID_PATTERN, BoundModel, ManifestModel
 from docform.model.fields import (
     DOMAIN_PATTERN,
@@ -51,6 +52,7 @@ class OrganizationEntry(BoundModel):
     """``organization:``: the fields of ``PATCH /orgs/{organizationId}``."""
 
     kind = "organization"
+    child_fields = frozenset({"agentInstructions"})
 
     id: str = Field(pattern=ID_PATTERN, max_length=255, description="The organization's id.")
     title: str | None = Field(None, min_length=2, max_length=255)
@@ -63,6 +65,9 @@ class OrganizationEntry(BoundModel):
     ai: bool | None = None
     inviteLinks: bool | None = None
     mergeRules: MergeRules | None = None
+    agentInstructions: DocumentText | None = Field(
+        None, description="What the service's agents are told: {markdown: ...} or {document: ...}."
+    )
 
     @property
     def address(self) -> str:
