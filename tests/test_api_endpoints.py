@@ -562,6 +562,9 @@ async def test_site_adaptive_schema(session: Session) -> None:
         "PATCH", f"{SITES}/{SITE}", 200, json={"adaptiveContent": {"enabled": True}}
     )
     assert switched["adaptiveContent"] == {"enabled": True}
+
+
+@family
 async def test_translations(session: Session) -> None:
     s, translations = session, f"/orgs/{ORG}/translations"
     source = {"space": await new_space(s, "Handbook"), "language": "en"}
