@@ -159,6 +159,10 @@ def test_each_example_has_a_current_schema_copy_that_its_manifests_point_to(
 
 @pytest.fixture
 def example_repository(tmp_path: Path) -> Path:
+    return example_as_repository(tmp_path)
+
+
+def example_as_repository(tmp_path: Path) -> Path:
     """A copy of examples/acme as a Git repository of its own, as a user would start one."""
     repository = tmp_path / "acme"
     shutil.copytree(EXAMPLE, repository)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from docform.engine.plan import canonical_json
 from planning import live_api, run, seeded_sandbox
+from test_examples_ci_tools import example_as_repository
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "acme"
@@ -29,13 +30,7 @@ CONTRACTOR = "/orgs/org_acme/members/u_contractor"
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """The example as a Git repository of its own, with one commit."""
-    checkout = tmp_path / "acme"
-    shutil.copytree(EXAMPLE, checkout)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.test"]
-    subprocess.run([*git, "init", "--quiet"], cwd=checkout, check=True)
-    subprocess.run([*git, "add", "--all"], cwd=checkout, check=True)
-    subprocess.run([*git, "commit", "--quiet", "-m", "acme"], cwd=checkout, check=True)
-    return checkout
+    return example_as_repository(tmp_path)
 
 
 @pytest.fixture
