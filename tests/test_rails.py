@@ -472,8 +472,6 @@ def test_replacing_the_last_saml_provider_passes(tmp_path, sandbox):
     write_manifests(
         manifests, "docform: {prune: {saml: true}}\n" + HEAD + "saml:\n  azure: {label: Azure}\n"
     )
-    # A look-alike replacing the only provider is a replacement (its sign-on URL changes),
-    # which a reviewer accepts; the organization is never left without one.
-    result = run(["plan", manifests, "--allow", "replacement:saml.azure"], sandbox)
+    result = run(["plan", manifests], sandbox)
     assert result.exit_code == 0, result.output
     assert "last-saml-provider" not in result.output

@@ -60,6 +60,10 @@ class Kind:
     """Deleting an object of this kind while creating a look-alike breaks the ``replacement``
     rail: its id matters outside docform (a space's content, a SAML provider's sign-on URL,
     a team's grants)."""
+    guard_weak: ClassVar[bool] = True
+    """Whether a replacement found only because the two are the only create and leftover of
+    their container breaks the rail too (content kinds); else only one whose name, former
+    key or fields point to it (creating one team while pruning another is everyday)."""
     replacement_loses: ClassVar[str] = "its content would be lost"
     """What the ``replacement`` rail says a replacement loses."""
     deleted_with: ClassVar[Mapping[str, str]] = {}

@@ -8,10 +8,11 @@ content. A live object resembles an entry when, of the same kind, it has
 
 1. the same name (title, path, label...; case ignored) in any container, or
 2. a further key the entry's ``formerly`` also holds (a site space showing the same space), or
-3. it is the only unmatched object in the container where the entry is the only create, for
-   kinds whose objects can be renamed, or
-4. most of the fields the entry writes besides its key hold what the object holds (renamed
-   and moved at once), for kinds whose objects can be renamed.
+3. most of the fields the entry writes besides its key hold what the object holds (renamed
+   and moved at once), for kinds whose objects can be renamed, or
+4. it is the only unmatched object in the container where the entry is the only create, for
+   kinds whose objects can be renamed (weak evidence: a rail only where content is at stake,
+   `Kind.guard_weak`).
 
 Each entry is paired with at most one object and each object with at most one entry; where a
 rule finds several candidates, that rule pairs nothing.
@@ -39,6 +40,9 @@ class Replacement:
     kind: Kind
     desired: Desired
     observed: Observed
+    weak: bool = False
+    """Found only because the two are the only create and the only leftover of a container:
+    a rail only for kinds whose content a wrong guess would lose (`Kind.guard_weak`)."""
 
     def note(self, *, deleted: bool) -> str:
         fate = "deletes" if deleted else "leaves unmanaged"
@@ -62,7 +66,7 @@ class Replacement:
                 f"deletes {what}, which looks like its live object; {self.hint()}"
             )
             return [Violation("protect", message, False, self.desired.address, changes)]
-        if self.kind.guard_replacement:
+        if self.kind.guard_replacement and (self.kind.guard_weak or not self.weak):
             message = (
                 f"the plan deletes {what} and creates {self.desired.address} in its place, "
                 f"and {self.kind.replacement_loses}; {self.hint()}, or accept the replacement "
@@ -114,22 +118,22 @@ def find_replacements(matchings: Sequence[tuple[Kind, Matching]]) -> list[Replac
 def _kind_replacements(
     kind: Kind, creates: Sequence[Desired], unmatched: Sequence[Observed]
 ) -> list[Replacement]:
-    rules: list[Callable[[Desired, Observed], bool]] = [
-        lambda d, o: _name(d.key) == _name(o.key),
-        lambda d, o: bool(set(d.formerly) & set(o.other_keys)),
+    rules: list[tuple[Callable[[Desired, Observed], bool], bool]] = [
+        (lambda d, o: _name(d.key) == _name(o.key), False),
+        (lambda d, o: bool(set(d.formerly) & set(o.other_keys)), False),
     ]
     if kind.renamable:
-        rules.append(_only_ones_in_container(kind, creates, unmatched))
-        rules.append(_fields_mostly_agree(kind))
+        rules.append((_fields_mostly_agree(kind), False))
+        rules.append((_only_ones_in_container(kind, creates, unmatched), True))
     paired: dict[str, Replacement] = {}
     taken: set[str] = set()
-    for rule in rules:
+    for rule, weak in rules:
         for d in creates:
             if d.address in paired:
                 continue
             candidates = [o for o in unmatched if o.id not in taken and rule(d, o)]
             if len(candidates) == 1:
-                paired[d.address] = Replacement(kind, d, candidates[0])
+                paired[d.address] = Replacement(kind, d, candidates[0], weak)
                 taken.add(candidates[0].id)
     return [paired[d.address] for d in creates if d.address in paired]
 

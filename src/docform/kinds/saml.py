@@ -93,6 +93,7 @@ class SamlKind(Kind):
 
     deleted_with: ClassVar[Mapping[str, str]] = {"defaultTeam": "cleared"}
     guard_replacement = True
+    guard_weak = False
     replacement_loses = (
         "its id is part of the sign-on URL the identity provider calls: sign-in breaks until "
         "the provider is given the new one"

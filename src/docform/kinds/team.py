@@ -68,6 +68,7 @@ class TeamKind(Kind):
     )
     references = ("member",)
     guard_replacement = True
+    guard_weak = False
     replacement_loses = (
         "its grants and memberships would be lost (the new team holds only what the manifests "
         "list) and what names it by id (a SAML default team) would not follow"
