@@ -51,6 +51,7 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
         ("saml", shape.saml),
         ("sites", 1),
         ("translations", 0),  # an empty list is still one request
+        ("installations", 0),
     ):
         _chain(graph, name, pages(count))
     _chain(graph, "teams", pages(len(team_sizes)))

@@ -55,6 +55,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "saml",
             "link_invite",
             "translation",
+            "integration",
         ],
         [
             "customization",
@@ -68,6 +69,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "share_link",
             "access",
             "agent_instructions",
+            "integration_target",
         ],
         ["override"],
     ]

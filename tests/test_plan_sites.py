@@ -901,6 +901,6 @@ def test_structure_of_an_unmanaged_site_is_not_read(sandbox: Path, manifests: Pa
     write(manifests, {"organization": {"id": "org_acme"}})
     result = run(["plan", manifests, "-v"], sandbox)
     assert result.exit_code == 0, result.output
-    assert "9 API requests (GET 9)" in result.stderr
+    assert "10 API requests (GET 10)" in result.stderr
     write(manifests, base_doc())
-    assert "12 API requests (GET 12)" in run(["plan", manifests, "-v"], sandbox).stderr
+    assert "13 API requests (GET 13)" in run(["plan", manifests, "-v"], sandbox).stderr

@@ -220,6 +220,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
             add_grants_and_redirects(client)
             add_share_links_and_invites(client)
             add_translation_and_instructions(client)
+            add_integrations_and_syncs(client)
         finally:
             client.close()
     finally:
@@ -275,6 +276,18 @@ def add_share_links_and_invites(client: SyncApi) -> None:
         assert client.post(f"orgs/{ORG}/link-invites", json=body).status_code == 201
 
 
+def add_integrations_and_syncs(client: SyncApi) -> None:
+    """An integration installed on the organization, every space and the site, and Git Syncs
+    of every space and of the site."""
+    ids = known_ids(client)
+    installed = client.post("integrations/segment/installations", json={"organization": ORG})
+    assert installed.status_code == 201
+    base = f"integrations/segment/installations/{installed.json()['id']}"
+    for space in ids["spaceId"]:
+        assert client.post(f"{base}/spaces", json={"space": space}).status_code == 201
+    assert client.post(f"{base}/sites", json={"siteId": "site_docs"}).status_code == 201
+
+
 def add_translation_and_instructions(client: SyncApi) -> None:
     """A translation of a space, and agent instructions."""
     space, org = known_ids(client)["spaceId"][0], f"orgs/{ORG}"
@@ -309,6 +322,7 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         return [item[key] for item in client.get(path).json()["items"]]
 
     site = f"orgs/{ORG}/sites/site_docs"
+    installations = client.get(f"orgs/{ORG}/installations").json()["items"]
     return {
         "organizationId": [ORG] * 5 + ["org_other"],  # another organization: 403
         "userId": ids(f"orgs/{ORG}/members"),
@@ -327,6 +341,8 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "inviteId": ids(f"orgs/{ORG}/link-invites"),
         "auditEventId": ids(f"orgs/{ORG}/audit-events?limit=5"),
         "translationId": ids(f"orgs/{ORG}/translations"),
+        "integrationName": ["segment"],
+        "installationId": [i["installation"]["id"] for i in installations],
     }
 
 

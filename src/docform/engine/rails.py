@@ -217,7 +217,9 @@ def scope_violations(plan: Plan) -> list[Violation]:
     found = []
     for change in plan.changes:
         for call in change.calls:
-            if _in_scope(call.path, plan.organization, known):
+            if _in_scope(call.path, plan.organization, known) or _for_organization(
+                call.body, plan.organization
+            ):
                 continue
             found.append(
                 Violation(
@@ -240,9 +242,14 @@ def _in_scope(path: str, organization: str, known: set[str]) -> bool:
     # Objects some kinds address outside /orgs (/spaces/ID): in scope when the plan read them
     # from this organization, or the apply creates them.
     if len(segments) >= 2 and segments[0] != "orgs":
-        target = segments[1]
-        return target in known or target.startswith("${")
+        # The object may sit below another name (/integrations/NAME/installations/ID).
+        return any(part in known or part.startswith("${") for part in segments[1:])
     return False
+
+
+def _for_organization(body: object, organization: str) -> bool:
+    """A call that names its organization in its body (installing an integration on it)."""
+    return isinstance(body, dict) and body.get("organization") == organization
 
 
 def risky_for_caller(plan: Plan, kinds: Sequence[Kind]) -> list[Change]:

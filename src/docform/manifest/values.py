@@ -28,12 +28,30 @@ from docform.model.fields import Secret
 
 
 def _secret_fields(model: type[BaseModel], base: Path) -> Iterator[Path]:
-    """Paths of the fields of ``model`` typed `Secret`, through nested models."""
+    """Paths of the fields of ``model`` typed `Secret`, through nested models and the values
+    of mappings (``*`` for any key)."""
     for name, info in model.model_fields.items():
-        if _holds_secret(info.annotation):
-            yield (*base, name)
-        for inner in _models_in(info.annotation):
-            yield from _secret_fields(inner, (*base, name))
+        yield from _secret_paths(info.annotation, (*base, name))
+
+
+def _secret_paths(annotation: Any, path: Path) -> Iterator[Path]:
+    if _holds_secret(annotation):
+        yield path
+    for inner in _models_in(annotation):
+        yield from _secret_fields(inner, path)
+    for values in _mapping_values(annotation):
+        yield from _secret_paths(values, (*path, "*"))
+
+
+def _mapping_values(annotation: Any) -> list[Any]:
+    """The value types of the mappings ``annotation`` may be (``dict[str, X] | None``: X)."""
+    if get_origin(annotation) is Annotated:
+        return _mapping_values(get_args(annotation)[0])
+    if get_origin(annotation) is dict:
+        return [get_args(annotation)[1]]
+    if get_origin(annotation) in (Union, UnionType):
+        return [value for arg in get_args(annotation) for value in _mapping_values(arg)]
+    return []
 
 
 def _holds_secret(annotation: Any) -> bool:

@@ -62,6 +62,9 @@ class Caller:
 
     user_id: str | None
     superuser: bool = False
+    integration: bool = False
+    """An integration's token: an admin everywhere, but refused where the API takes only a
+    user's token (`docform.sandbox.routes.tokens`)."""
 
 
 @dataclass

@@ -146,8 +146,18 @@ class SeedOrganization(_Strict):
 
 
 class SeedToken(_Strict):
+    """A user's token, or (``kind: integration``) an integration's: an admin of every
+    organization that operations taking a user's token only refuse."""
+
     token: str = Field(min_length=8)
-    user: str
+    user: str | None = None
+    kind: Literal["user", "integration"] = "user"
+
+    @model_validator(mode="after")
+    def _user_of_kind(self) -> SeedToken:
+        if (self.user is None) != (self.kind == "integration"):
+            raise ValueError("a user's token names its user; an integration's names none")
+        return self
 
 
 class Seed(_Strict):
@@ -176,6 +186,8 @@ def apply_seed(store: Store, seed: Seed) -> None:
     """Create what the seed describes and does not exist yet."""
     users = {m.id for org in seed.organizations for m in org.members}
     for i, token in enumerate(seed.tokens):
+        if token.user is None:
+            continue
         if token.user not in users and store.get("user", token.user) is None:
             raise SeedError(
                 f"{seed._source}: tokens.{i}.user: token for unknown user '{token.user}'"
@@ -185,7 +197,10 @@ def apply_seed(store: Store, seed: Seed) -> None:
             _seed_org(store, org)
         for token in seed.tokens:
             if store.get("token", token.token) is None:
-                store.insert("token", {"id": token.token, "user": token.user})
+                record = {"id": token.token, "user": token.user}
+                if token.kind == "integration":
+                    record["kind"] = token.kind
+                store.insert("token", record)
 
 
 def _seed_org(store: Store, org: SeedOrganization) -> None:

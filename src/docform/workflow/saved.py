@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +182,11 @@ def secret_resolver(manifests: ManifestSet) -> Any:
             if entry is not None:
                 value: Any = entry
                 for name in parts[cut:]:
-                    value = getattr(value, name, None)
+                    # A free-form configuration is a mapping: its keys are not attributes.
+                    if isinstance(value, Mapping):
+                        value = value.get(name)
+                    else:
+                        value = getattr(value, name, None)
                 if value is not None:
                     return str(value.value)
         raise SavedPlanError(
