@@ -67,8 +67,9 @@ class OverrideKind(SettingsKind):
     )
     references = ("site", "site_space")
     # The site spaces must be matched before their overrides are read, and they are matched
-    # after the sections they sit in.
-    read_after = ("section", "site_space")
+    # after the sections they sit in and the spaces they show (and those after the members and
+    # collections their entries name).
+    read_after = ("section", "site_space", "space", "collection", "member")
     cannot_delete = "write null for each field that should show the site's value again"
 
     def __init__(self, org_id: str) -> None:
