@@ -14,6 +14,7 @@ from docform.kind_framework.declaration import Declaration
 from docform.kind_registry import (
     KIND_CLASSES,
     KindDeclarationError,
+    build_kinds,
     declared_kinds,
     in_plan_order,
     nested_fields,
@@ -112,3 +113,22 @@ def test_every_reference_names_a_kind_with_a_section() -> None:
     assert {section_of(kind).name for kind in found} == {
         "members", "teams", "collections", "spaces", "sites",
     }  # fmt: skip
+
+
+def test_a_read_after_a_kind_waits_for_everything_its_matching_needs():
+    """A read that asks which live objects of a kind are managed (`LiveReader.managed`) runs
+    once that kind is matched, which needs every kind it refers to matched, and theirs: the
+    full benchmark organization read overrides while its 5,000 spaces were still coming in."""
+    kinds = {kind.name: kind for kind in build_kinds("org_acme")}
+
+    def referred(name: str, seen: set[str]) -> set[str]:
+        for other in kinds[name].references:
+            if other in kinds and other not in seen and other != name:
+                seen.add(other)
+                referred(other, seen)
+        return seen
+
+    for kind in kinds.values():
+        needed = set().union(*(referred(name, set()) for name in kind.read_after if name in kinds))
+        missing = needed - set(kind.read_after) - {kind.name}
+        assert not missing, f"{kind.name}.read_after lacks {sorted(missing)}"

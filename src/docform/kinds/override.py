@@ -66,10 +66,9 @@ class OverrideKind(SettingsKind):
         ),
     )
     references = ("site", "site_space")
-    # The site spaces must be matched before their overrides are read, and they are matched
-    # after the sections they sit in and the spaces they show (and those after the members and
-    # collections their entries name).
-    read_after = ("section", "site_space", "space", "collection", "member")
+    # The site spaces must be matched before their overrides are read: they are matched once
+    # every kind they refer to is (sections, spaces, and what spaces refer to).
+    read_after = ("site", "section", "collection", "member", "space", "site_space")
     cannot_delete = "write null for each field that should show the site's value again"
 
     def __init__(self, org_id: str) -> None:
