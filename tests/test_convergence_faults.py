@@ -225,3 +225,22 @@ def test_a_create_answered_with_a_server_error_is_looked_for_and_sent_again(
     result = run(["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 0, result.output
     assert sorted(collection_titles(sandbox)) == ["Engineering", "Runbooks"]
+
+
+def test_a_read_per_parent_waits_until_its_parents_are_matched_under_faults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by scripts/attack_loops.py: under faults, the spaces a site space refers to were
+    still retrying when the site spaces were read, and the overrides' read per site space
+    stopped with "site_space is not matched yet" (a traceback). The overrides are now read
+    after the spaces too (kinds/override.py)."""
+    repo = Path(__file__).parent.parent
+    manifests = tmp_path / "quickstart"
+    shutil.copytree(repo / "examples" / "quickstart", manifests)
+    sandbox = seeded_sandbox(tmp_path, repo / "examples" / "sandbox-seed.yaml")
+    assert run(["apply", manifests, "--yes"], sandbox).exit_code == 0
+    # The spaces answer last (three 503s first), after the site spaces and the overrides.
+    monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@GET:/orgs/*/spaces#1-3")
+    result = run(["plan", manifests, "--detailed-exitcode"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
