@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,12 @@ from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.seed import apply_seed, load_seed_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# The tests live in folders that mirror the packages; a test module of one folder may import
+# another's helpers (test_manifest_corpus's corpus), whichever file pytest collects first.
+for _folder in sorted(Path(__file__).parent.iterdir()):
+    if _folder.is_dir() and any(_folder.glob("test_*.py")):
+        sys.path.append(str(_folder))
 SEED_FILE = FIXTURES / "seed.yaml"
 ORG = "org_acme"
 ADMIN_TOKEN = "tok_alice_0123456789"

@@ -10,9 +10,9 @@ from typing import Any
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_manifest_corpus import CORPUS, VALID_ENV
 
 from docform.manifest import ManifestError, load_manifest_set
-from test_manifest_corpus import CORPUS, VALID_ENV
 
 FULL = CORPUS / "valid" / "full"
 PROPERTY_SETTINGS = settings(

@@ -26,7 +26,7 @@ import yaml
 
 from docform.manifest import schema_text
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "acme"
 WORKFLOWS = sorted((EXAMPLE / ".github" / "workflows").glob("*.yml"))
 BIN = Path(sys.executable).parent

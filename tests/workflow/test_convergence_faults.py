@@ -10,7 +10,7 @@ the reference plan did not list, and team memberships exactly as declared.
 The client's back-off waits are asked for but not spent (`instant_backoff`): the retries run as
 they do, without their sleeps. The default run checks 50 seeds; ``pytest --slow`` (or
 ``DOCFORM_SLOW=1``) checks 500. A seed reproduces its faults: ``pytest
-tests/test_convergence_faults.py -k 'seed_17]'``.
+tests/workflow/test_convergence_faults.py -k 'seed_17]'``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ FAULT_RATE = 0.20
 SLOW_SECONDS = "0.3"
 CLIENT_TIMEOUT = "0.15"
 # The sandbox's 429 fault asks to wait this long; 0 keeps the default run fast while the
-# client still goes through its rate-limit pause (tests/test_rate_limit.py waits for real).
+# client still goes through its rate-limit pause (tests/api/test_rate_limit.py waits for real).
 RETRY_AFTER = "0"
 
 
@@ -234,7 +234,7 @@ def test_a_read_per_parent_waits_until_its_parents_are_matched_under_faults(
     still retrying when the site spaces were read, and the overrides' read per site space
     stopped with "site_space is not matched yet" (a traceback). The overrides are now read
     after the spaces too (kinds/override.py)."""
-    repo = Path(__file__).parent.parent
+    repo = Path(__file__).parents[2]
     manifests = tmp_path / "quickstart"
     shutil.copytree(repo / "examples" / "quickstart", manifests)
     sandbox = seeded_sandbox(tmp_path, repo / "examples" / "sandbox-seed.yaml")

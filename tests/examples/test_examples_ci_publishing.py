@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
 from planning import seeded_sandbox
-from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
 MARKER = "<!-- docform-plan -->"
 RUN_URL = "https://github.example/acme/docs/actions/runs/42"

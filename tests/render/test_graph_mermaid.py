@@ -10,7 +10,7 @@ from pathlib import Path
 from docform.render.mermaid import ENTITIES, escape_label
 from planning import apply, live_api, run, write_manifests
 
-EXAMPLE = Path(__file__).parent.parent / "examples" / "acme" / "manifests"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "acme" / "manifests"
 NODE = re.compile(r"^  (\S+?)(\{\{|\[/|\(\[|\[\[|\(|\[)\"(.*)\"(\}\}|\\\]|/\]|\]\)|\]\]|\)|\])$")
 EDGE = re.compile(r"^  (\S+) (-->|-\.->) (\S+)$")
 VALID_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from docform.cli import cli
 from docform.manifest import manifest_schema, schema_text
 
-COMMITTED = Path(__file__).parent.parent / "schemas" / "docform.schema.json"
+COMMITTED = Path(__file__).parents[2] / "schemas" / "docform.schema.json"
 
 
 def test_committed_schema_is_up_to_date() -> None:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_api_bad_answers import Spoiler
 
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
 from planning import live_api, run, served_app, write_manifests
-from test_api_bad_answers import Spoiler
 
 TOKEN = "tok_deceiving_admin_0123456789"
 FORGED = "Plan: 0 to create, 0 to update, 0 to delete, 0 to move."

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_examples_ci_tools import example_as_repository
 
 from docform.engine.plan import canonical_json
 from planning import live_api, run, seeded_sandbox
-from test_examples_ci_tools import example_as_repository
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "acme"
 ORG = "org_acme"
 CONTRACTOR = "/orgs/org_acme/members/u_contractor"

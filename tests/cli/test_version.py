@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import docform
 from docform.cli import cli
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 
 
 def test_the_version_is_the_same_everywhere():

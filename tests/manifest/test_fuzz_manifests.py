@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from planning import FIXTURES, run, seeded_sandbox
 
-REPO = Path(__file__).parent.parent
+REPO = Path(__file__).parents[2]
 CORPORA = {
     "basic": (FIXTURES / "basic", FIXTURES / "seed.yaml"),
     "quickstart": (REPO / "examples" / "quickstart", REPO / "examples" / "sandbox-seed.yaml"),

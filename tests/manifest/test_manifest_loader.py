@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_manifest_corpus import CORPUS, VALID_ENV, load_valid
 
 from docform.manifest import (
     ManifestError,
@@ -14,7 +15,6 @@ from docform.manifest import (
     resolve_secret,
 )
 from docform.model.entry import Location
-from test_manifest_corpus import CORPUS, VALID_ENV, load_valid
 
 FULL = CORPUS / "valid" / "full"
 OKTA_PEM = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUTEST\n-----END CERTIFICATE-----"

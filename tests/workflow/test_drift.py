@@ -185,7 +185,7 @@ def test_an_unwritable_report_is_an_error(in_sync, sandbox, tmp_path):
 
 
 def test_the_json_formats_document_the_keys_of_a_real_report(in_sync, sandbox):
-    formats = Path(__file__).parent.parent / "docs" / "json-formats.md"
+    formats = Path(__file__).parents[2] / "docs" / "json-formats.md"
     text = formats.read_text(encoding="utf-8")
     section = text[text.index("## Drift JSON") :]
     documented = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])

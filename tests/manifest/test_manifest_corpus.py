@@ -12,7 +12,7 @@ from docform.manifest import ENTRY_SECTIONS, ManifestError, ManifestSet, load_ma
 from docform.manifest.document import ManifestDocument
 from docform.manifest.messages import model_at
 
-CORPUS = Path(__file__).parent / "manifests"
+CORPUS = Path(__file__).parents[1] / "manifests"
 INVALID_CASES = sorted(path for path in (CORPUS / "invalid").iterdir() if path.is_dir())
 VALID_ENV = {
     "DOCFORM_TEST_SPEC_AUTH": "reader:s3cret",

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from test_api_bad_answers import Spoiler, edit_json
 
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
 from planning import served_app, write_manifests
-from test_api_bad_answers import Spoiler, edit_json
 
 TOKEN = "tok_create_answers_admin_0123"
 MANIFESTS = """\

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).parent.parent / "examples" / "acme"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "acme"
 README = (EXAMPLE / "README.md").read_text(encoding="utf-8")
 SHELL_BLOCK = re.compile(r"```sh\n(.*?)```", re.DOTALL)
 COMMENT = re.compile(r"\s+#\s.*$")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planning import plan_json, run, write_manifests
 from test_export import export, rich  # noqa: F401 - the module's sandbox fixture
+
+from planning import plan_json, run, write_manifests
 
 ORG_ONLY = "organization: {id: org_acme}\n"
 

@@ -18,7 +18,7 @@ from docform.api.retry import RateBudget
 from docform.cli import cli
 from planning import SERVE_TOKEN, served_sandbox
 
-REPO = Path(__file__).parent.parent
+REPO = Path(__file__).parents[2]
 QUICKSTART = REPO / "examples" / "quickstart"
 DEMO_SEED = REPO / "examples" / "sandbox-seed.yaml"
 LIMIT = 2

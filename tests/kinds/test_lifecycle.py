@@ -14,7 +14,7 @@ import yaml
 
 from planning import apply, assert_converged, live_api, plan_json, seeded_sandbox
 
-FULL = Path(__file__).parent / "manifests" / "valid" / "full"
+FULL = Path(__file__).parents[1] / "manifests" / "valid" / "full"
 SEEDED_IDS = {"org_acme", "site_docs", "u_erin"}
 """Pinned ids of the corpus that the test seed holds; every other pin is dropped."""
 

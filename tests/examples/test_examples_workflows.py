@@ -26,7 +26,7 @@ import yaml
 from canary import CANARY_TOKEN
 from planning import in_ui, live_api, plan_json, run, seeded_sandbox, write_manifests
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "acme"
 WORKFLOWS = EXAMPLE / ".github" / "workflows"
 CHECKSUM_IN_MARKDOWN = re.compile(r"checksum `([0-9a-f]{64})`")

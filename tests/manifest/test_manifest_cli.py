@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_manifest_corpus import CORPUS
 
 from docform.cli import cli
-from test_manifest_corpus import CORPUS
 
 MINIMAL = CORPUS / "valid" / "minimal"
 UNKNOWN_KEY = CORPUS / "invalid" / "unknown-key"

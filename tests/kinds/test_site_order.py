@@ -196,7 +196,7 @@ def test_sections_reordered_inside_a_group_is_one_sort(sandbox: Path, manifests:
 
 
 def test_example_reference_group_reordered_settles_in_one_apply(tmp_path: Path) -> None:
-    example = Path(__file__).parent.parent / "examples" / "acme"
+    example = Path(__file__).parents[2] / "examples" / "acme"
     sandbox = seeded_sandbox(tmp_path, example / "sandbox-seed.yaml")
     manifests = tmp_path / "manifests"
     shutil.copytree(example / "manifests", manifests)
