@@ -626,6 +626,25 @@ async def test_integration_installations(session: Session) -> None:
     await s.send("DELETE", one, 205)
 
 
+@family
+async def test_git_sync(session: Session) -> None:
+    s = session
+    space = await new_space(s, "Handbook")
+    body = {"provider": "github", "target": {"type": "space", "spaceId": space, "siteId": SITE}}
+    made = await s.send("POST", "/git/installations", 201, json=body)
+    assert made["status"] == "pending"
+    one = f"/git/installations/{made['id']}"
+    config = {"repositoryId": 7, "branch": "refs/heads/main"}
+    setup = {"provider": "github", "providerConfiguration": config}
+    assert (await s.send("PATCH", one, 200, json=setup))["status"] == "active"
+    assert (await s.send("GET", one, 200))["id"] == made["id"]
+    info = await s.send("GET", f"/spaces/{space}/git/info", 200)
+    assert info["installationId"] == made["id"]
+    listed = await s.send("GET", f"{SITES}/{SITE}/spaces/git/installations", 200)
+    assert [i["id"] for i in listed["items"]] == [made["id"]]
+    await s.send("DELETE", one, 205)
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 

@@ -70,6 +70,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "access",
             "agent_instructions",
             "integration_target",
+            "git_sync",
         ],
         ["override"],
     ]

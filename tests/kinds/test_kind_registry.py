@@ -38,6 +38,7 @@ def test_the_registry_finds_every_kind_module_in_plan_order() -> None:
         "adaptive_content", "section", "section_group", "external_link", "site_space", "override",
         "redirect", "visitor_auth", "share_link", "openapi", "saml", "link_invite", "access",
         "translation", "agent_instructions", "integration", "integration_target",
+        "git_sync",
     ]  # fmt: skip
 
 

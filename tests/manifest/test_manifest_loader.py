@@ -99,7 +99,7 @@ def test_addresses_of_every_kind() -> None:
     ]
     assert "site.docs.sectionGroup.guides" in addresses
     assert "site.blog.space.posts" in addresses
-    assert addresses[-1] == "integration.analytics"
+    assert addresses[-1] == "git_sync.docs"
 
 
 def test_managed_holds_only_the_fields_written() -> None:
@@ -250,5 +250,5 @@ def test_entries_from_an_alias_are_located_where_the_alias_is_used(tmp_path: Pat
         "b.yaml:1:8: undefined alias '*t'",
         "c.yaml:1:1: x: unknown section 'x' (expected one of: docform, organization, members, "
         "teams, collections, spaces, sites, openapi, saml, linkInvites, translations, "
-        "integrations, policies)",
+        "integrations, gitSync, policies)",
     ]

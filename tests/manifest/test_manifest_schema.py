@@ -29,7 +29,7 @@ def test_schema_names_its_dialect_and_every_section() -> None:
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert list(schema["properties"]) == [
         "docform", "organization", "members", "teams", "collections", "spaces", "sites",
-        "openapi", "saml", "linkInvites", "translations", "integrations", "policies",
+        "openapi", "saml", "linkInvites", "translations", "integrations", "gitSync", "policies",
     ]  # fmt: skip
     assert schema["additionalProperties"] is False
 

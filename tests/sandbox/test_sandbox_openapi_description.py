@@ -286,6 +286,10 @@ def add_integrations_and_syncs(client: SyncApi) -> None:
     for space in ids["spaceId"]:
         assert client.post(f"{base}/spaces", json={"space": space}).status_code == 201
     assert client.post(f"{base}/sites", json={"siteId": "site_docs"}).status_code == 201
+    targets = [{"type": "space", "spaceId": space} for space in ids["spaceId"]]
+    for target in [*targets, {"type": "site", "siteId": "site_docs"}]:
+        body = {"provider": "github", "target": target}
+        assert client.post("git/installations", json=body).status_code == 201
 
 
 def add_translation_and_instructions(client: SyncApi) -> None:
@@ -323,6 +327,7 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
 
     site = f"orgs/{ORG}/sites/site_docs"
     installations = client.get(f"orgs/{ORG}/installations").json()["items"]
+    syncs = client.get(f"{site}/spaces/git/installations").json()["items"]
     return {
         "organizationId": [ORG] * 5 + ["org_other"],  # another organization: 403
         "userId": ids(f"orgs/{ORG}/members"),
@@ -343,6 +348,7 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "translationId": ids(f"orgs/{ORG}/translations"),
         "integrationName": ["segment"],
         "installationId": [i["installation"]["id"] for i in installations],
+        "gitInstallationId": [i["id"] for i in syncs],
     }
 
 

@@ -171,6 +171,19 @@ class Kind:
     def restore_calls(self, observed: Observed) -> list[Call]:
         raise NotImplementedError
 
+    def set_aside(self, matching: Matching) -> list[str]:
+        """Take out of ``matching`` what this kind cannot plan now (an object waiting for an
+        authorization in the service), and say why: each note goes into the plan, instead of
+        a change that would fail."""
+        return []
+
+    def warnings_across_kinds(
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
+    ) -> list[str]:
+        """What a reviewer should look at in ``changes`` that this kind knows of (a field that
+        something else also writes); nothing is refused for it."""
+        return []
+
     def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
         """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
         return []

@@ -43,6 +43,7 @@ def plan_from_matcher(
     plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same_field))
     deletes: list[Change] = []
     for kind, matching in matchings:
+        plan.notes += kind.set_aside(matching)
         plan.changes.extend(_kind_changes(kind, matching, index))
         plan.changes.extend(kind.order_changes(matching.desired, live.of(kind.name), index))
         for obs in matching.unmatched:
@@ -77,6 +78,7 @@ def plan_from_matcher(
         own = [c for c in plan.changes if c.kind == kind.name]
         plan.violations += kind.rail_violations(matching, own)
         plan.violations += kind.rails_across_kinds(by_name, plan.changes)
+        plan.warnings += kind.warnings_across_kinds(by_name, plan.changes)
     mark_replacements(plan, matchings)
     plan.audience = _audience(matchings, plan.changes)
     plan.matchings = [(kind.name, matching) for kind, matching in matchings]

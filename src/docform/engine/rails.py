@@ -26,7 +26,7 @@ from typing import Any
 
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
-from docform.engine.plan import Change, Plan
+from docform.engine.plan import Change, Placeholder, Plan
 from docform.engine.plan import Violation as Violation
 from docform.engine.targets import named_address
 from docform.errors import DocformError, ServiceCallError
@@ -217,8 +217,8 @@ def scope_violations(plan: Plan) -> list[Violation]:
     found = []
     for change in plan.changes:
         for call in change.calls:
-            if _in_scope(call.path, plan.organization, known) or _for_organization(
-                call.body, plan.organization
+            if _in_scope(call.path, plan.organization, known) or _body_in_scope(
+                call.body, plan.organization, known
             ):
                 continue
             found.append(
@@ -247,9 +247,18 @@ def _in_scope(path: str, organization: str, known: set[str]) -> bool:
     return False
 
 
-def _for_organization(body: object, organization: str) -> bool:
-    """A call that names its organization in its body (installing an integration on it)."""
-    return isinstance(body, dict) and body.get("organization") == organization
+def _body_in_scope(body: object, organization: str, known: set[str]) -> bool:
+    """A call whose body names its organization (installing an integration on it), or the
+    objects it targets by ids the plan read or creates (a Git Sync of a space)."""
+    if not isinstance(body, dict):
+        return False
+    if body.get("organization") == organization:
+        return True
+    target = body.get("target")
+    if not isinstance(target, dict):
+        return False
+    ids = [value for key, value in target.items() if key.endswith("Id")]
+    return bool(ids) and all(isinstance(v, Placeholder) or v in known for v in ids)
 
 
 def risky_for_caller(plan: Plan, kinds: Sequence[Kind]) -> list[Change]:

@@ -37,7 +37,7 @@ SiteType = Literal["basic", "premium", "ultimate", "sponsored", "legacy-basic", 
 SiteVisibility = Literal["public", "unlisted", "share-link", "visitor-auth"]
 SITE_FIELDS = (
     "id", "organization", "type", "title", "hostname", "basename", "visibility", "defaultLevel",
-    "createdAt",
+    "createdAt", "gitSync",
 )  # fmt: skip
 MAX_PATH = 100
 #: The caller's rights on a site: members may view and open it, admins do everything.

@@ -141,6 +141,7 @@ OBJECTS: dict[str, Schema] = {
             "hostname": STRING,
             "basename": STRING,
             "proxy": obj({"origin": STRING, "target": STRING}),
+            "gitSync": ref("GitSyncState"),
             "adaptiveContent": obj({"enabled": BOOL}),
         },
     ),

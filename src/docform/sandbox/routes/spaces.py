@@ -109,6 +109,7 @@ OBJECTS: dict[str, Schema] = {
             "editMode": {"enum": ["live", "locked"]},
             "parent": ID,
             "language": STRING,
+            "gitSync": ref("GitSyncState"),
         },
     ),
 }
@@ -122,7 +123,7 @@ EDIT_MODES = ("live", "locked")
 RESTORE_WINDOW = timedelta(days=7)
 SPACE_FIELDS = (
     "id", "title", "emoji", "organization", "visibility", "revision", "createdAt", "updatedAt",
-    "deletedAt", "editMode", "mergeRules", "parent", "language", "defaultLevel",
+    "deletedAt", "editMode", "mergeRules", "parent", "language", "defaultLevel", "gitSync",
 )  # fmt: skip
 # Roles from most to least capable; a member's role grants everything of the roles after it.
 ROLE_ORDER = ("admin", "create", "review", "edit", "comment", "read")

@@ -1,0 +1,347 @@
+"""Git Sync of a space or a site (``gitSync:``), keyed by what it syncs.
+
+The service has no list of every Git Sync installation. docform finds them with the fewest
+requests its lists allow: a site that says it is synced (its ``gitSync``) lists its own
+installation and its spaces' in one request; a space that says it is synced and is not in such
+a list is read by the installation id the space list gives (or, without one, through the
+space's Git info). Nothing is read for the others.
+A token the service refuses for Git Sync (it takes a user's token only) leaves the kind not
+planned, with why, and the rest of the plan is made; an installation waiting for an
+authorization with its provider is set aside with a note saying what to do.
+
+``priority: git`` imports the repository's branch over the content in the service: turning it
+on (or creating a sync with it) is a rail, as content written since the last sync would be
+lost. A synced site takes its structure from the repository's configuration file, so planning
+its sections and site spaces too draws a warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from docform.answer_fields import ID, NULL, may, need
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
+from docform.engine.objects import Matching
+from docform.engine.plan import Call, Change, Violation
+from docform.errors import ServiceCallError
+from docform.export.model import EnvValue, Exported, LiveRef
+from docform.kind_framework import configuration
+from docform.kind_framework.declaration import Declaration, Reads, Section
+from docform.kind_framework.planning import entry_desired, secret
+from docform.kind_framework.rest import created, id_in_path
+from docform.model.entry import Entry
+from docform.model.fields import Secret, SiteName, SpaceName
+
+#: How the API names the service as a sync's priority (``priority: service`` in manifests).
+SERVICE_PRIORITY = "service"
+BRANCH_PREFIX = "refs/heads/"
+SETUP = (
+    "projectDirectory",
+    "commitMessageTemplate",
+    "previewExternalBranches",
+    "agentInstructions",
+)
+#: Kinds of a site's structure, which a synced site's repository configuration sets.
+STRUCTURE_KINDS = ("section", "section_group", "site_space")
+UNAUTHENTICATED = "unauthenticated"
+GIT_SYNC_SHAPE = {
+    "id": ID,
+    "provider": need(str),
+    "target": need(dict, shape={"type": need(str)}),
+    "status": need(str),
+    "providerConfiguration": may(dict, NULL),
+    "priority": may(str, NULL),
+}
+
+
+class GitSyncEntry(Entry):
+    """One space or site synced with a branch of a Git repository."""
+
+    kind = "git_sync"
+    key_is_unique = True
+    key_label = "space or site"
+
+    space: SpaceName | None = Field(None, description="Manifest name of the space synced.")
+    site: SiteName | None = Field(None, description="Manifest name of the site synced.")
+    provider: Literal["github", "gitlab"]
+    repository: int | None = Field(None, description="GitHub repository id, GitLab project id.")
+    branch: str | None = Field(None, min_length=1, description="Branch name (or refs/heads/...).")
+    projectDirectory: str | None = Field(None, description="Subdirectory of a monorepo.")
+    commitMessageTemplate: str | None = None
+    previewExternalBranches: bool | None = None
+    agentInstructions: list[Literal["agents", "claude"]] | None = None
+    priority: Literal["git", "service"] | None = Field(
+        None, description="Which side wins: git imports the branch, service exports to it."
+    )
+    accessToken: Secret | None = Field(None, description="GitLab only: ${env:NAME} or {file}.")
+    customInstanceURL: str | None = Field(None, description="GitLab only: a self-hosted GitLab.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> GitSyncEntry:
+        if (self.space is None) == (self.site is None):
+            raise ValueError("name either the space or the site it syncs")
+        if self.provider == "github" and (self.accessToken or self.customInstanceURL):
+            raise ValueError("accessToken and customInstanceURL are for gitlab only")
+        return self
+
+    def natural_key(self) -> tuple[str, str]:
+        # NOTE: the service syncs a space or a site with one repository at most.
+        return ("space", self.space) if self.space else ("site", str(self.site))
+
+    @property
+    def target(self) -> tuple[str, str]:
+        return self.natural_key()
+
+
+class GitSyncKind(Kind):
+    """Git Sync installations: POST makes one for a target, PATCH sets it up, DELETE ends it."""
+
+    name = "git_sync"
+    plural = "Git Sync installations"
+    prune_setting = "gitSync"
+    declaration = Declaration(
+        position=157,
+        section=Section("gitSync", GitSyncEntry, "Git Sync", "Git Sync installations"),
+        export_file="git-sync.yaml",
+        reads=Reads(
+            objects={
+                "/git/installations/*": GIT_SYNC_SHAPE,
+                "/spaces/*/git/info": {"installationId": need(str)},
+            },
+            items={"/orgs/*/sites/*/spaces/git/installations": GIT_SYNC_SHAPE},
+            list_names=("installations", "sites", "spaces"),
+        ),
+    )
+    references = ("space", "site")
+    read_after = ("space", "site")
+    renamable = False
+
+    # -- reading ------------------------------------------------------------------------------
+
+    async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
+        synced_sites = [s for s in reader.live("site") if s.get("gitSync")]
+        lists = await asyncio.gather(*(self._site_list(reader, s) for s in synced_sites))
+        found = [item for items in lists for item in items]
+        covered = {_target_id(item) for item in found}
+        spaces = [s for s in reader.live("space") if s.get("gitSync") and s["id"] not in covered]
+        looked_up = await asyncio.gather(*(self._space_sync(reader, s) for s in spaces))
+        return found + [item for item in looked_up if item is not None]
+
+    async def _site_list(self, reader: LiveReader, site: Mapping[str, Any]) -> list[dict[str, Any]]:
+        path = f"/orgs/{self.org_id}/sites/{site['id']}/spaces/git/installations"
+        with _user_token_only(path):
+            return await reader.list(self.name, path)
+
+    async def _space_sync(
+        self, reader: LiveReader, space: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        """The installation syncing ``space``: its id from the space's ``gitSync`` when the
+        list gave it, else from the space's Git info (404: not synced after all)."""
+        installation = space["gitSync"].get("installationId")
+        if not installation:
+            path = f"/spaces/{space['id']}/git/info"
+            with _user_token_only(path):
+                info = await reader.get_or_none(self.name, path)
+            if info is None:
+                return None
+            installation = info["installationId"]
+        path = f"/git/installations/{installation}"
+        with _user_token_only(path):
+            return await reader.get_or_none(self.name, path)
+
+    # -- manifest and live side ---------------------------------------------------------------
+
+    def desired(self, manifests: ManifestView) -> list[Desired]:
+        return [self._desired(e) for e in manifests.section("gitSync").values()]
+
+    def _desired(self, e: GitSyncEntry) -> Desired:
+        fields = e.managed()
+        target, name = e.target
+        for key in ("space", "site", "accessToken"):
+            fields.pop(key, None)
+        if e.branch is not None:
+            fields["branch"] = e.branch.removeprefix(BRANCH_PREFIX)
+        if e.accessToken is not None:
+            fields["accessToken"] = configuration.wanted({"t": e.accessToken})["t"]
+        what = Ref(f"{target}.{name}")
+        return entry_desired(
+            e,
+            fields,
+            what,
+            scope=(target,),
+            requires=frozenset({what.address}),
+            sensitive=frozenset({"accessToken"}),
+        )
+
+    def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        target = raw["target"]["type"]
+        what = index.ref(target, _target_id(raw))
+        config = raw.get("providerConfiguration") or {}
+        branch = config.get("branch")
+        fields = {name: raw.get(name) for name in ("provider", *SETUP)}
+        fields |= {
+            "repository": config.get("repositoryId", config.get("projectId")),
+            "branch": branch.removeprefix(BRANCH_PREFIX) if isinstance(branch, str) else None,
+            "priority": _priority(raw.get("priority")),
+            "accessToken": configuration.live({"t": config.get("accessToken")})["t"],
+            "customInstanceURL": config.get("customInstanceURL"),
+        }
+        return Observed(
+            id=raw["id"],
+            key=(target, what),
+            fields=fields,
+            title=f"{target} {_target_id(raw)}",
+            raw=raw,
+            sensitive=frozenset({"accessToken"}),
+        )
+
+    def set_aside(self, matching: Matching) -> list[str]:
+        """A sync waiting for an authorization with its provider answers 401 to any change:
+        its entry is not planned, and the plan says what to do."""
+        notes = []
+        for pair in list(matching.pairs):
+            if pair.observed.raw.get("status") == UNAUTHENTICATED:
+                matching.pairs.remove(pair)
+                notes.append(
+                    f"{pair.desired.address}: not planned: its installation is not authenticated "
+                    f"with {pair.observed.raw.get('provider')} (status unauthenticated); "
+                    "authorize it in the service's app, then plan again"
+                )
+        return notes
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
+        target, what = desired.key
+        id_field = "spaceId" if target == "space" else "siteId"
+        on = {"type": target, id_field: resolve(what)}
+        body = {"provider": desired.fields["provider"], "target": on}
+        path = f"/git/installations/{id_in_path(created(desired.address))}"
+        return [
+            Call("POST", "/git/installations", body),
+            Call("PATCH", path, self._setup(desired, desired.fields)),
+        ]
+
+    def change_calls(
+        self,
+        action: str,
+        observed: Observed,
+        desired: Desired,
+        changed: dict[str, Any],
+        resolve: Resolve,
+    ) -> list[Call]:
+        return [Call("PATCH", f"/git/installations/{observed.id}", self._setup(desired, changed))]
+
+    def _setup(self, desired: Desired, changed: Mapping[str, Any]) -> dict[str, Any]:
+        """The PATCH body: the provider and its configuration always (the API requires them),
+        and the other settings that change."""
+        e: GitSyncEntry = desired.entry
+        provider: dict[str, Any] = {}
+        if e.repository is not None:
+            provider["repositoryId" if e.provider == "github" else "projectId"] = e.repository
+        if e.branch is not None:
+            provider["branch"] = BRANCH_PREFIX + e.branch.removeprefix(BRANCH_PREFIX)
+        if e.accessToken is not None:
+            provider["accessToken"] = _secret_value(e.accessToken, desired.address)
+        if e.customInstanceURL is not None:
+            provider["customInstanceURL"] = e.customInstanceURL
+        body: dict[str, Any] = {"provider": e.provider, "providerConfiguration": provider}
+        body |= {name: changed[name] for name in SETUP if name in changed}
+        if "priority" in changed:
+            body["priority"] = "git" if changed["priority"] == "git" else SERVICE_PRIORITY
+        return body
+
+    def delete_calls(self, observed: Observed) -> list[Call]:
+        return [Call("DELETE", f"/git/installations/{observed.id}")]
+
+    # -- rails and warnings ------------------------------------------------------------------
+
+    def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
+        return [
+            Violation(
+                "git-priority",
+                f"{c.address_with_key} gives the Git repository priority: the next sync imports "
+                "its branch over the content in the service, and what was written there since "
+                "the last sync is lost; pass --force to do it",
+            )
+            for c in changes
+            if c.action in ("create", "update")
+            and (c.after or {}).get("priority") == "git"
+            and (c.before or {}).get("priority") != "git"
+        ]
+
+    def warnings_across_kinds(
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
+    ) -> list[str]:
+        mine = matchings[self.name]
+        synced = {
+            d.key[1].address: d.address
+            for d in (*mine.creates, *(p.desired for p in mine.pairs))
+            if d.key[0] == "site" and isinstance(d.key[1], Ref)
+        }
+        return [
+            f"{c.address} changes the structure of {site}, which {sync} syncs: the repository's "
+            "configuration file sets it too, and the next import from Git overwrites it"
+            for c in changes
+            if c.kind in STRUCTURE_KINDS
+            for site, sync in synced.items()
+            if c.address.startswith(f"{site}.")
+        ]
+
+    # -- export --------------------------------------------------------------------------------
+
+    def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
+        target = raw["target"]["type"]
+        observed = self.observe(raw, AddressIndex())
+        fields: dict[str, Any] = {"id": raw["id"], target: LiveRef(target, _target_id(raw))}
+        for name, value in observed.fields.items():
+            if name == "accessToken":
+                if value is not None:
+                    fields[name] = EnvValue("ACCESS_TOKEN")
+            elif value is not None:
+                fields[name] = value
+        return Exported("gitSync", self.name, raw["id"], _target_id(raw), fields)
+
+
+def _target_id(raw: Mapping[str, Any]) -> str:
+    target = raw["target"]
+    return str(target.get("spaceId") if target["type"] == "space" else target.get("siteId"))
+
+
+def _priority(value: Any) -> str | None:
+    if value is None:
+        return None
+    return "git" if value == "git" else "service"
+
+
+def _secret_value(value: Secret, address: str) -> Any:
+    return value.value if value.is_literal else secret(address, "accessToken")
+
+
+class GitSyncRefused(ServiceCallError):
+    """The service takes Git Sync calls from a user's token only, and answered that this token
+    is not one: the Git Sync installations are not planned, the rest of the plan is."""
+
+    denied = True
+
+
+@contextmanager
+def _user_token_only(path: str) -> Iterator[None]:
+    try:
+        yield
+    except ServiceCallError as error:
+        if error.status != 401:
+            raise
+        refused = GitSyncRefused(
+            f"GET {path} answered 401: Git Sync takes a user's API token only; plan with one "
+            "to see and change Git Sync"
+        )
+        refused.status = 401
+        raise refused from None

@@ -1,0 +1,238 @@
+"""End to end: Git Sync of spaces and sites (``gitSync:``).
+
+Created (POST, then a PATCH with the setup), changed, removed under prune and exported; found
+with no request beyond the space and site lists when nothing is synced, one per synced space;
+an installation waiting for its provider's authorization, and a token the service refuses for
+Git Sync, are not planned and the plan says why; giving Git the priority is a rail; a synced
+site's structure managed too draws a warning.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from planning import (
+    actions,
+    apply,
+    assert_converged,
+    calls,
+    change,
+    live_api,
+    open_store,
+    plan_json,
+    plan_request_count,
+    run,
+    seeded_sandbox,
+    write_manifests,
+)
+
+ORG = "org_acme"
+SPACES = {"handbook": {"title": "Handbook"}}
+GITLAB_TOKEN = "glpat-s3cr3t-9d81c0ffee"
+INTEGRATION_TOKEN = "tok_integration_0123456789"
+
+
+def handbook_sync(**fields: Any) -> dict[str, Any]:
+    return {
+        "space": "handbook",
+        "provider": "github",
+        "repository": 4242,
+        "branch": "main",
+        "priority": "service",
+        **fields,
+    }
+
+
+def write(manifests: Path, syncs: dict[str, Any], **extra: Any) -> None:
+    doc: dict[str, Any] = {"organization": {"id": ORG}, "spaces": SPACES, **extra}
+    doc["gitSync"] = syncs
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+
+
+def live_sync(sandbox: Path) -> dict[str, Any]:
+    (space,) = live_api(sandbox, "GET", f"/orgs/{ORG}/spaces")["items"]
+    installation = space["gitSync"]["installationId"]
+    return dict(live_api(sandbox, "GET", f"/git/installations/{installation}"))
+
+
+def test_a_space_sync_is_created_and_set_up_then_converges(sandbox: Path, manifests: Path) -> None:
+    write(manifests, {"handbook": handbook_sync(projectDirectory="docs")})
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == [("space.handbook", "create"), ("git_sync.handbook", "create")]
+    target = {"type": "space", "spaceId": {"$placeholder": "space.handbook.id"}}
+    assert calls(change(plan, "git_sync.handbook")) == [
+        ("POST", "/git/installations", {"provider": "github", "target": target}),
+        (
+            "PATCH",
+            "/git/installations/${git_sync.handbook.id}",
+            {
+                "provider": "github",
+                "providerConfiguration": {"repositoryId": 4242, "branch": "refs/heads/main"},
+                "projectDirectory": "docs",
+                "priority": "service",
+            },
+        ),
+    ]
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    live = live_sync(sandbox)
+    assert (live["status"], live["projectDirectory"]) == ("active", "docs")
+
+
+def test_a_changed_branch_is_patched_with_the_provider_setup(
+    sandbox: Path, manifests: Path
+) -> None:
+    write(manifests, {"handbook": handbook_sync()})
+    apply(manifests, sandbox)
+    write(
+        manifests,
+        {"handbook": handbook_sync(branch="release", commitMessageTemplate="docs: {{ message }}")},
+    )
+    plan = plan_json(manifests, sandbox)
+    updated = change(plan, "git_sync.handbook")
+    ((method, _, body),) = calls(updated)
+    assert method == "PATCH"
+    assert body == {
+        "provider": "github",
+        "providerConfiguration": {"repositoryId": 4242, "branch": "refs/heads/release"},
+        "commitMessageTemplate": "docs: {{ message }}",
+    }
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+
+
+def test_giving_git_the_priority_is_a_rail(sandbox: Path, manifests: Path) -> None:
+    write(manifests, {"handbook": handbook_sync()})
+    apply(manifests, sandbox)
+    write(manifests, {"handbook": handbook_sync(priority="git")})
+    planned = run(["plan", manifests, "--json"], sandbox)
+    assert planned.exit_code == 1
+    (violation,) = json.loads(planned.stdout)["rails"]["violations"]
+    assert violation["rail"] == "git-priority"
+    assert "imports its branch over the content in the service" in violation["message"]
+    refused = run(["apply", manifests, "--yes"], sandbox)
+    assert refused.exit_code == 1 and "git-priority" in refused.output
+    assert run(["apply", manifests, "--yes", "--force"], sandbox).exit_code == 0
+    assert_converged(manifests, sandbox)
+    assert live_sync(sandbox)["priority"] == "git"
+
+
+def test_a_sync_is_removed_under_prune_and_unmanaged_before(sandbox: Path, manifests: Path) -> None:
+    write(manifests, {"handbook": handbook_sync()})
+    apply(manifests, sandbox)
+    write(manifests, {})
+    plan = plan_json(manifests, sandbox)
+    assert [u["kind"] for u in plan["unmanaged"]].count("git_sync") == 1
+    write(manifests, {}, docform={"prune": {"gitSync": True}})
+    plan = plan_json(manifests, sandbox)
+    (removal,) = [c for c in plan["changes"] if c["kind"] == "git_sync"]
+    assert removal["action"] == "delete"
+    apply(manifests, sandbox)
+    (space,) = live_api(sandbox, "GET", f"/orgs/{ORG}/spaces")["items"]
+    assert "gitSync" not in space
+
+
+def test_syncs_cost_one_request_each_and_none_when_there_are_none(
+    sandbox: Path, manifests: Path
+) -> None:
+    write(manifests, {})
+    nothing_synced = plan_request_count(manifests, sandbox)
+    write(manifests, {"handbook": handbook_sync()})
+    apply(manifests, sandbox)
+    assert plan_request_count(manifests, sandbox) == nothing_synced + 1
+
+
+def test_an_unauthenticated_sync_is_not_planned_and_the_plan_says_why(
+    sandbox: Path, manifests: Path
+) -> None:
+    write(manifests, {"handbook": handbook_sync()})
+    apply(manifests, sandbox)
+    with open_store(sandbox) as store:
+        (doc,) = store.all("git-installation")
+        doc["status"] = "unauthenticated"
+        store.update("git-installation", doc)
+    write(manifests, {"handbook": handbook_sync(branch="release")})
+    plan = plan_json(manifests, sandbox)
+    assert [c for c in plan["changes"] if c["kind"] == "git_sync"] == []
+    assert any(
+        "git_sync.handbook: not planned: its installation is not authenticated with github" in n
+        for n in plan["notes"]
+    )
+
+
+def test_a_token_refused_for_git_sync_plans_the_rest(tmp_path: Path, manifests: Path) -> None:
+    seed = tmp_path / "seed.yaml"
+    seed.write_text(
+        (Path(__file__).parent / "fixtures" / "seed.yaml").read_text()
+        + f"  - {{token: {INTEGRATION_TOKEN}, kind: integration}}\n"
+    )
+    sandbox = seeded_sandbox(tmp_path, seed)
+    write(manifests, {"handbook": handbook_sync()})
+    apply(manifests, sandbox)
+    write(
+        manifests, {"handbook": handbook_sync(branch="release")}, teams={"docs": {"title": "Docs"}}
+    )
+    result = run(["plan", manifests, "--json"], sandbox, token=INTEGRATION_TOKEN)
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    assert actions(plan) == [("team.docs", "create")]
+    ((not_planned),) = plan["not_planned"]
+    assert not_planned["kind"] == "git_sync"
+    assert "Git Sync takes a user's API token only" in not_planned["reason"]
+
+
+def test_a_synced_sites_structure_managed_too_draws_a_warning(
+    sandbox: Path, manifests: Path
+) -> None:
+    sites = {
+        "docs": {
+            "id": "site_docs",
+            "title": "Acme Docs",
+            "sections": {
+                "start": {
+                    "path": "start",
+                    "title": "Start",
+                    "spaces": {"main": {"space": "handbook", "path": "v1"}},
+                }
+            },
+        }
+    }
+    sync = {"site": "docs", "provider": "github", "repository": 7, "branch": "main"}
+    write(manifests, {"docs": sync}, sites=sites)
+    plan = plan_json(manifests, sandbox)
+    assert any(
+        w.startswith(
+            "site.docs.section.start changes the structure of site.docs, which git_sync.docs syncs"
+        )
+        for w in plan["warnings"]
+    )
+
+
+def test_a_gitlab_access_token_never_shows(
+    sandbox: Path, manifests: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GITLAB_TOKEN", GITLAB_TOKEN)
+    sync = handbook_sync(provider="gitlab", accessToken="${env:GITLAB_TOKEN}")
+    write(manifests, {"handbook": sync})
+    outputs = [
+        run(["plan", manifests, *flags], sandbox) for flags in ([], ["--json"], ["--markdown"])
+    ]
+    outputs.append(run(["apply", manifests, "--yes", "-v"], sandbox))
+    outputs.append(run(["plan", manifests, "-v"], sandbox))
+    outputs.append(run(["export", ORG, tmp_path / "exported"], sandbox))
+    for result in outputs:
+        assert result.exit_code == 0, result.output
+        assert GITLAB_TOKEN not in result.output + result.stderr
+    written = [
+        p.read_text()
+        for p in [*(tmp_path / "exported").rglob("*.yaml"), *manifests.rglob("*")]
+        if p.is_file()
+    ]
+    assert not [text for text in written if GITLAB_TOKEN in text]
+    assert_converged(manifests, sandbox)
+    assert live_sync(sandbox)["providerConfiguration"]["accessToken"] == GITLAB_TOKEN
