@@ -120,7 +120,7 @@ class GitSyncKind(Kind):
         ),
     )
     references = ("space", "site")
-    read_after = ("space", "site")
+    read_after = ("space", "site", "collection", "member")
     renamable = False
 
     # -- reading ------------------------------------------------------------------------------
