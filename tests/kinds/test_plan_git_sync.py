@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from planning import (
+    SEED_FILE,
     actions,
     apply,
     assert_converged,
@@ -168,8 +169,7 @@ def test_an_unauthenticated_sync_is_not_planned_and_the_plan_says_why(
 def test_a_token_refused_for_git_sync_plans_the_rest(tmp_path: Path, manifests: Path) -> None:
     seed = tmp_path / "seed.yaml"
     seed.write_text(
-        (Path(__file__).parent / "fixtures" / "seed.yaml").read_text()
-        + f"  - {{token: {INTEGRATION_TOKEN}, kind: integration}}\n"
+        SEED_FILE.read_text() + f"  - {{token: {INTEGRATION_TOKEN}, kind: integration}}\n"
     )
     sandbox = seeded_sandbox(tmp_path, seed)
     write(manifests, {"handbook": handbook_sync()})
