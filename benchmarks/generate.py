@@ -53,7 +53,12 @@ def write_manifests(org: Org, directory: Path, *, changes: int = 0) -> None:
         "teams.yaml": {"teams": org.teams},
         "content.yaml": {"collections": org.collections, "spaces": org.spaces},
         "site.yaml": {"sites": {"docs": org.site}},
-        "integrations.yaml": {"openapi": org.openapi, "saml": org.saml},
+        "integrations.yaml": {
+            "openapi": org.openapi,
+            "saml": org.saml,
+            "integrations": org.integrations,
+        },
+        "git-sync.yaml": {"gitSync": org.git_sync},
     }
     for name, doc in files.items():
         text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)

@@ -51,7 +51,7 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
         ("saml", shape.saml),
         ("sites", 1),
         ("translations", 0),  # an empty list is still one request
-        ("installations", 0),
+        ("installations", shape.integrations),
     ):
         _chain(graph, name, pages(count))
     _chain(graph, "teams", pages(len(team_sizes)))
@@ -66,6 +66,13 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
                 f"spaces.{pages(shape.spaces) - 1}",
                 f"collections.{pages(shape.collections) - 1}",
             ]
+    for i in range(shape.integrations):
+        # Each installation's spaces and sites, once the installations are listed.
+        for target in ("spaces", "sites"):
+            graph[f"installation{i}.{target}.0"] = ["installations.0"]
+    for i in range(shape.synced_spaces):
+        # A synced space names its installation: one read each, once the spaces are listed.
+        graph[f"git-sync{i}"] = [f"spaces.{pages(shape.spaces) - 1}"]
     for name, count in (
         ("section-groups", shape.section_groups),
         ("sections", shape.sections),

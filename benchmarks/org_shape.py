@@ -37,6 +37,11 @@ class Shape:
     saml: int = 5
     access: int = 300
     """Spaces and collections whose entries write ``access`` (a few teams and members each)."""
+    integrations: int = 4
+    """Integrations installed on the organization, each on a few spaces and on the site (the
+    sandbox knows 12)."""
+    synced_spaces: int = 40
+    """Spaces synced with a Git repository."""
 
     def scaled(self, factor: float) -> Shape:
         """The same shape ``factor`` times the size (at least one of each kind)."""
@@ -69,6 +74,8 @@ class Org:
     site: dict[str, Any] = field(default_factory=dict)
     openapi: dict[str, dict[str, Any]] = field(default_factory=dict)
     saml: dict[str, dict[str, Any]] = field(default_factory=dict)
+    integrations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    git_sync: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def on_site(self) -> set[str]:
         """Names of the spaces a site space shows (they are never deleted or moved)."""
@@ -115,6 +122,7 @@ def build_org(shape: Shape, seed: int = 7) -> Org:
         }
         for i in range(shape.saml)
     }
+    _integrate_and_sync(org)
     return org
 
 
@@ -208,6 +216,143 @@ def _links(sections: list[str], groups: list[str]) -> dict[str, dict[str, Any]]:
             "after": sections[1],
         }
     return links
+
+
+def _redirects(
+    shape: Shape, sections: dict[str, dict[str, Any]]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Old paths of a migration, in turn to a section, a site space, a page and another site;
+    one in five a wildcard carried over, one in three permanent."""
+    names = list(sections)
+    for i in range(shape.redirects):
+        section = names[i % len(names)]
+        site_space = next(iter(sections[section]["spaces"]))
+        to: Any = [
+            {"section": section},
+            {"section": section, "space": site_space},
+            {"section": section, "space": site_space, "page": f"page{i:04d}"},
+            f"https://archive.{EMAIL_DOMAIN}/{i:04d}",
+        ][i % 4]
+        entry: dict[str, Any] = {"to": to}
+        source = f"/old/r{i:04d}"
+        if i % 5 == 0:
+            source += "/*"
+            entry["captureWildcard"] = True
+        if i % 3 == 0:
+            entry["permanent"] = True
+        yield source, entry
+
+
+def _give_access(org: Org, rng: random.Random) -> None:
+    """``access`` on ``shape.access`` spaces and collections: one to three teams and up to two
+    members each, with a role or guest."""
+    objects = [org.spaces[n] for n in org.spaces] + [org.collections[n] for n in org.collections]
+    teams, members = list(org.teams), list(org.members)
+    for entry in rng.sample(objects, min(org.shape.access, len(objects))):
+        granted = rng.sample(teams, min(len(teams), rng.randint(1, 3)))
+        access: dict[str, Any] = {"teams": {t: rng.choice(ACCESS_ROLES) for t in granted}}
+        users = rng.sample(members, min(len(members), rng.randint(0, 2)))
+        if users:
+            access["users"] = {u: rng.choice(ACCESS_ROLES) for u in users}
+        entry["access"] = access
+
+
+INTEGRATIONS = ("segment", "googleanalytics", "intercom", "algolia", "plausible", "hotjar",
+                "mixpanel", "fathom", "slack", "heap", "amplitude", "posthog")  # fmt: skip
+SPACES_PER_INTEGRATION = 5
+
+
+def _integrate_and_sync(org: Org) -> None:
+    """Integrations on the organization, some spaces and the site, and synced spaces: all among
+    the spaces a site space shows, which the changes never delete or move."""
+    shown = sorted(org.on_site())
+    for i in range(org.shape.integrations):
+        covered = shown[i * SPACES_PER_INTEGRATION : (i + 1) * SPACES_PER_INTEGRATION]
+        org.integrations[f"int{i}"] = {
+            "integration": INTEGRATIONS[i],
+            "configuration": {"trackingId": f"T-{i:04d}", "sampleRate": 10 + i},
+            "siteSelection": "selected",
+            "spaces": {name: {} for name in covered},
+            "sites": {"docs": {"configuration": {"trackPages": True}}},
+        }
+    for i, name in enumerate(shown[-org.shape.synced_spaces :]):
+        org.git_sync[name] = {
+            "space": name,
+            "provider": "github",
+            "repository": 1000 + i,
+            "branch": "main",
+            "projectDirectory": f"docs/{name}",
+            "priority": "service",
+        }
+
+
+def _teams(shape: Shape, rng: random.Random) -> Iterator[tuple[str, dict[str, Any]]]:
+    half = shape.team_size // 2
+    for i in range(shape.teams):
+        size = min(shape.members, rng.randint(shape.team_size - half, shape.team_size + half))
+        people = rng.sample(range(shape.members), size)
+        members = {email(p): "member" for p in people}
+        members[email(people[0])] = "owner"
+        yield f"team{i:04d}", {"title": f"Team {i:04d}", "members": members}
+
+
+def _collections(shape: Shape, rng: random.Random) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A fifth of the collections at the root, the others under one at depth 1 to 3."""
+    depth: dict[str, int] = {}
+    roots = max(1, shape.collections // 5)
+    for i in range(shape.collections):
+        name = f"coll{i:03d}"
+        entry: dict[str, Any] = {"title": f"Collection {i:03d}", "description": f"Area {i}"}
+        parents = [n for n, d in depth.items() if d < MAX_COLLECTION_DEPTH]
+        if i >= roots and parents:
+            parent = rng.choice(parents)
+            entry["parent"] = parent
+            depth[name] = depth[parent] + 1
+        else:
+            depth[name] = 1
+        yield name, entry
+
+
+def _spaces(
+    shape: Shape, rng: random.Random, collections: list[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    for i in range(shape.spaces):
+        entry: dict[str, Any] = {"title": f"Space {i:04d}", "editMode": "live"}
+        if i % 10:  # one space in ten lives at the root of the organization
+            entry["collection"] = rng.choice(collections)
+        yield f"space{i:04d}", entry
+
+
+def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]:
+    """Sections spread evenly over the groups, site spaces over the sections, each site space
+    showing its own space."""
+    shown = iter(rng.sample(spaces, min(shape.site_spaces, len(spaces))))
+    sections: dict[str, dict[str, Any]] = {}
+    for i in range(shape.sections):
+        sections[f"sec{i:03d}"] = {"title": f"Section {i:03d}", "path": f"s{i:03d}", "spaces": {}}
+    names = list(sections)
+    for i, space in enumerate(shown):
+        section = sections[names[i % len(names)]]
+        section["spaces"][f"v{i:04d}"] = {"space": space, "path": f"v{i:04d}"}
+    for section in sections.values():
+        if not section["spaces"]:  # a section shows at least one space
+            section["spaces"]["main"] = {"space": spaces[0], "path": "main"}
+    groups = {
+        f"group{g:02d}": {
+            "title": f"Group {g:02d}",
+            "sections": names[g :: shape.section_groups],
+        }
+        for g in range(shape.section_groups)
+    }
+    return {
+        "id": SITE_ID,
+        "title": "Bench Docs",
+        "published": True,  # read from the site list: no request of its own
+        "proxy": "bench.test/docs",
+        "sectionGroups": groups,
+        "sections": sections,
+        "redirects": dict(_redirects(shape, sections)),
+    }
 
 
 def _redirects(
