@@ -130,16 +130,18 @@ def _check_items(
     variable = items[0][1] if items else ""
     shape = program.types.get(variable, DYN)
     reads = key_reads(shape, program.rule_reads)
+    rule_item = _Item(shape, program.rule_reads)
+    message_item = _Item(shape, program.reads)
     for address, _, value in items:
         key = _key(value, shape, program.rule_reads, reads) if variable else ""
         if key not in outcomes:
-            seen = _seen(value, shape, program.rule_reads)
+            seen = rule_item.seen(value)
             outcome = _run(program.rule, {**shared, variable: seen} if variable else shared)
             outcomes[key] = (_holds(outcome), outcome)
         holds, outcome = outcomes[key]
         if holds:
             continue
-        data = {**shared, variable: _seen(value, shape, program.reads)} if variable else shared
+        data = {**shared, variable: message_item.seen(value)} if variable else shared
         result = _result(entry, program, outcome, data, address)
         if result is not None:
             found.append(result)
@@ -154,11 +156,18 @@ def _key(value: Any, shape: InputType, used: Usage, reads: KeyReads | None) -> A
     return read_key(value, shape, used)
 
 
-def _seen(value: Any, shape: InputType, used: Usage) -> Any:
-    """What the rule reads of one item, as CEL is handed it."""
-    if isinstance(value, Record):
-        value = value.build(wanted(shape, used))
-    return project(value, shape, used)
+class _Item:
+    """What a rule reads of one item (``used``), as CEL is handed it."""
+
+    def __init__(self, shape: InputType, used: Usage) -> None:
+        self.shape, self.used = shape, used
+        self.wanted = wanted(shape, used)
+
+    def seen(self, value: Any) -> Any:
+        # A record builds only what is wanted: nothing is left to cut away.
+        if isinstance(value, Record):
+            return value.build(self.wanted)
+        return project(value, self.shape, self.used)
 
 
 @dataclass(frozen=True)

@@ -150,18 +150,23 @@ def plain_fields(
 
 def plain(value: Any) -> Any:
     """``value`` as CEL reads it: references as the address they name, secrets masked."""
-    if value is None or type(value) in _SCALARS:
+    kind = type(value)
+    if value is None or kind in _SCALARS:
         return value
-    if isinstance(value, Mapping):
+    if kind is dict:
         return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if kind is list or kind is tuple:
         return [plain(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((plain(v) for v in value), key=str)
+    # References and secrets say what they are as the plan JSON writes them (checked before
+    # the abstract Mapping: an isinstance against an ABC costs ten times a type test).
     json_form = getattr(value, "plan_json", None)
     if callable(json_form):
         doc = json_form()
         return SENSITIVE if "$secret" in doc else doc.get("$ref", str(value))
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((plain(v) for v in value), key=str)
     return str(value)
 
 

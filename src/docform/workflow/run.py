@@ -246,7 +246,9 @@ def assess_policies(
         return []
     if plan.matchings:
         inputs = planned_inputs(plan, labels, as_live=as_live)
-        plan.policies = evaluate_policies(list(manifests.policies.values()), inputs)
+        # Like planning, evaluating builds many objects among the plan's large heap.
+        with tuning.collecting_rarely():
+            plan.policies = evaluate_policies(list(manifests.policies.values()), inputs)
         if as_live:
             return []
     elif plan.policies is None:
