@@ -503,6 +503,23 @@ async def test_link_invites(session: Session) -> None:
 
 
 @family
+async def test_audit_events(session: Session) -> None:
+    s, events = session, f"/orgs/{ORG}/audit-events"
+    await s.send("PUT", f"/orgs/{ORG}/teams", 201, json={"title": "Audited", "members": []})
+    listed = await s.send("GET", events, 200, params={"limit": 5})
+    newest = listed["items"][0]
+    assert (newest["object"], newest["source"], newest["target"]["label"]) == (
+        "audit-event",
+        "api",
+        "Audited",
+    )
+    detail = await s.send("GET", f"{events}/{newest['id']}", 200)
+    assert detail["id"] == newest["id"] and isinstance(detail["payload"], dict)
+    actions = await s.send("GET", f"/orgs/{ORG}/audit-event-actions", 200)
+    assert newest["action"] in {item["id"] for item in actions["items"]}
+
+
+@family
 async def test_site_customization(session: Session) -> None:
     s, path = session, f"{SITES}/{SITE}/customization"
     document = await s.send("GET", path, 200)

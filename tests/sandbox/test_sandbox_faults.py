@@ -372,7 +372,7 @@ def test_a_served_sandbox_takes_a_client_leaving_mid_body_without_a_traceback(
     with served_sandbox(tmp_path / "served.sqlite") as (root, output):
         port = int(root.rsplit(":", 1)[1])
         with socket.create_connection(("127.0.0.1", port)) as sock:
-            head = f"PUT /v1/orgs/{ORG}/teams HTTP/1.1\r\nHost: sandbox\r\n"
+            head = f"PUT /v1/orgs/{ORG}/teams HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             head += f"Authorization: Bearer {TOKEN}\r\nContent-Length: 1000\r\n\r\n"
             sock.sendall(head.encode() + b'{"title": "Half')
             time.sleep(0.3)
