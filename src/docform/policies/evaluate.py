@@ -13,7 +13,7 @@ only for their role) are evaluated once (`Record.key`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ from docform.policies.expressions import (
 )
 from docform.policies.inputs import Inputs, Values
 from docform.policies.model import EACH_CHANGE, PolicyEntry
-from docform.policies.objects import KeyReads, Record, key_reads
+from docform.policies.objects import Record, key_reads
 from docform.policies.results import ORGANIZATION, PolicyReport, PolicyResult
 from docform.policies.schema import wanted
 
@@ -129,11 +129,11 @@ def _check_items(
     found = []
     variable = items[0][1] if items else ""
     shape = program.types.get(variable, DYN)
-    reads = key_reads(shape, program.rule_reads)
+    key_of = _keys(shape, program.rule_reads) if variable else (lambda _: "")
     rule_item = _Item(shape, program.rule_reads)
     message_item = _Item(shape, program.reads)
     for address, _, value in items:
-        key = _key(value, shape, program.rule_reads, reads) if variable else ""
+        key = key_of(value)
         if key not in outcomes:
             seen = rule_item.seen(value)
             outcome = _run(program.rule, {**shared, variable: seen} if variable else shared)
@@ -148,12 +148,18 @@ def _check_items(
     return found
 
 
-def _key(value: Any, shape: InputType, used: Usage, reads: KeyReads | None) -> Any:
-    if isinstance(value, Record) and reads is not None:
-        return value.key(reads)
-    if isinstance(value, Record):
-        value = value.build()
-    return read_key(value, shape, used)
+def _keys(shape: InputType, used: Usage) -> Callable[[Any], Any]:
+    """The key an item is evaluated once per: equal for items ``used`` reads alike."""
+    reads = key_reads(shape, used)
+
+    def key_of(value: Any) -> Any:
+        if isinstance(value, Record):
+            if reads is not None:
+                return value.key(reads)
+            value = value.build()
+        return read_key(value, shape, used)
+
+    return key_of
 
 
 class _Item:

@@ -419,6 +419,8 @@ def read_key(value: object, shape: InputType, used: Usage) -> str:
 
 
 def _canonical(value: object) -> str:
+    if value is _ABSENT:
+        return "<absent>"  # unlike any repr, which quotes a text
     if value is None or type(value) in (str, int, float, bool):
         return repr(value)
     return json.dumps(value, sort_keys=True, default=repr)

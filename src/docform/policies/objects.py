@@ -41,14 +41,8 @@ class Record:
 
     def value(self, name: str) -> Any:
         """The field ``name`` as rules read it, or `_ABSENT`."""
-        for side in (self.desired, self.observed):
-            if side is None:
-                continue
-            found = side.fields.get(name, _ABSENT)
-            if found is _ABSENT or (side.sensitive and name in side.sensitive):
-                continue
-            return found if found is None or type(found) in _SCALARS else plain(found)
-        return _ABSENT
+        found = _field(self.desired, name)
+        return _field(self.observed, name) if found is _ABSENT else found
 
     def build(self, wanted: Wanted = ALL) -> dict[str, Any]:
         """The object as rules read it, with what ``wanted`` names."""
@@ -60,9 +54,11 @@ class Record:
             doc["fields"] = self._fields(wanted.fields)
         return doc
 
-    def key(self, reads: KeyReads) -> tuple[Any, ...]:
+    def key(self, reads: KeyReads) -> Any:
         """Equal for two records exactly when a rule reading ``reads`` reads them alike."""
         names, fields = reads
+        if not names and len(fields) == 1:  # the common rule: one field of each object
+            return _hashable(self.value(fields[0]))
         found = [_hashable(self._key(name)) for name in names]
         found += [_hashable(self.value(name)) for name in fields]
         return tuple(found)
@@ -108,6 +104,15 @@ def key_reads(shape: InputType, used: Usage) -> KeyReads | None:
             return None
         fields = sorted(used.selected.get(id(inner), ()))
     return tuple(n for n in names if n != "fields"), tuple(fields)
+
+
+def _field(side: Desired | Observed | None, name: str) -> Any:
+    if side is None:
+        return _ABSENT
+    found = side.fields.get(name, _ABSENT)
+    if found is _ABSENT or (side.sensitive and name in side.sensitive):
+        return _ABSENT
+    return found if found is None or type(found) in _SCALARS else plain(found)
 
 
 def is_present(value: Any) -> bool:
