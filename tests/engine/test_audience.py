@@ -175,3 +175,17 @@ def test_a_difference_from_the_prediction_names_the_object_person_and_roles(
     assert audience_notes(read, differences)[0].startswith(
         "audience differs from the plan's prediction (2 differences)"
     )
+
+
+def test_an_apply_reads_back_at_most_a_bounded_number_of_audiences(
+    manifests: Path, sandbox: Path, monkeypatch: Any
+) -> None:
+    """Each read back is an object's whole list of who reaches it, one after another: an apply
+    of thousands of spaces reads the first few and says how many it left."""
+    monkeypatch.setattr("docform.workflow.audience.READ_BACK_MOST", 1)
+    doc = json.loads(json.dumps(BASE))
+    doc["spaces"]["guide"] = {"title": "Guide", "access": {"teams": {"support": "comment"}}}
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+    output = applied(manifests, sandbox)
+    assert "Note: audience read back: 1 object as the plan predicted" in output
+    assert "Note: audience of 1 more object not read back (at most 1 an apply)" in output

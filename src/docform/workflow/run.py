@@ -37,7 +37,7 @@ from docform.policies.inputs import planned_inputs
 from docform.policies.results import ORGANIZATION
 from docform.worker_threads import beside_the_loop
 from docform.workflow.apply_lock import apply_lock
-from docform.workflow.audience import audience_differences, audience_notes
+from docform.workflow.audience import audience_differences, audience_notes, unread_notes
 from docform.workflow.connect import Client, api_url, open_client
 from docform.workflow.early import EarlyView, load_seen_early
 from docform.workflow.saved import secret_resolver
@@ -364,7 +364,7 @@ async def read_back_audience(manifests: ManifestSet, plan: Plan, ids: dict[str, 
     async with open_client(manifests, read_only=True) as client:
         kinds = build_kinds(manifests.organization.id)
         read, differences = await audience_differences(client, kinds, plan.audience, ids)
-    return audience_notes(read, differences)
+    return audience_notes(read, differences) + unread_notes(plan.audience, ids)
 
 
 def recorded_by(applied: Sequence[Change]) -> dict[str, str]:
