@@ -338,7 +338,7 @@ class _Checker:
                 self.check(arg, scope)
             return DYN
         of = self.check(node.target, scope, node.name not in MACROS and node.name != "size")
-        if node.name in MACROS and node.args and node.args[0].op == "ident":
+        if _is_macro(node):
             if of.is_map:
                 self.mark_whole(of)
             element = of.element if of.is_list else STRING if of.is_map else DYN

@@ -244,17 +244,11 @@ def assess_policies(
     denies (or cannot be evaluated) is a rail no ``--force`` bypasses, unless ``as_live``."""
     if not manifests.policies:
         return []
-    if plan.matchings:
-        inputs = planned_inputs(plan, labels, as_live=as_live)
-        # Like planning, evaluating builds many objects among the plan's large heap.
-        with tuning.collecting_rarely():
-            plan.policies = evaluate_policies(list(manifests.policies.values()), inputs)
-        if as_live:
-            return []
-    elif plan.policies is None:
-        # A saved plan read back holds no live organization to evaluate: it keeps its verdict.
-        return []
-    return [_policy_violation(result) for result in plan.policies.blocking]
+    inputs = planned_inputs(plan, labels, as_live=as_live)
+    # Like planning, evaluating builds many objects among the plan's large heap.
+    with tuning.collecting_rarely():
+        plan.policies = evaluate_policies(list(manifests.policies.values()), inputs)
+    return [] if as_live else [_policy_violation(r) for r in plan.policies.blocking]
 
 
 def _policy_violation(result: Any) -> Violation:
