@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_examples_ci_tools import example_as_repository
 
-from docform.engine.plan import canonical_json
+from docform.engine.fingerprints import canonical_json
 from planning import live_api, run, seeded_sandbox
 
 ROOT = Path(__file__).parents[2]

@@ -15,11 +15,12 @@ Two kinds of values are not known when planning:
 from __future__ import annotations
 
 import hashlib
-import json
 import re
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from docform.engine.fingerprints import canonical_json
 
 FORMAT_VERSION = "1.1"
 ACTIONS = (
@@ -359,60 +360,6 @@ class Plan:
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def fingerprint(obj: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()[:16]
-
-
-class _Unhashed:
-    """A live object whose fingerprint is not computed yet."""
-
-    __slots__ = ("raw",)
-
-    def __init__(self, raw: Mapping[str, Any]) -> None:
-        self.raw = raw
-
-
-class Fingerprints(MutableMapping[str, str]):
-    """Fingerprints by ``kind:id``, each computed from its live object when first read.
-
-    Only a plan saved or printed as JSON, and apply of a saved plan, read them; a plan printed
-    as text never does, and hashing every live object took a twentieth of a large plan's CPU.
-    The live objects are answers as decoded, which nothing changes after planning.
-    """
-
-    def __init__(self, values: Mapping[str, str] | None = None) -> None:
-        self._values: dict[str, str | _Unhashed] = dict(values or {})
-
-    def add_object(self, key: str, raw: Mapping[str, Any]) -> None:
-        """Fingerprint ``raw`` as ``key`` when the fingerprint is first read."""
-        self._values[key] = _Unhashed(raw)
-
-    def __getitem__(self, key: str) -> str:
-        value = self._values[key]
-        if isinstance(value, _Unhashed):
-            value = self._values[key] = fingerprint(dict(value.raw))
-        return value
-
-    def __setitem__(self, key: str, value: str) -> None:
-        self._values[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self._values[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __repr__(self) -> str:
-        return f"Fingerprints({len(self._values)} objects)"
 
 
 def _jsonable(value: Any) -> Any:

@@ -16,11 +16,11 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from docform.engine.fingerprints import Fingerprints
 from docform.engine.graph import topological_order
 from docform.engine.kind import AddressIndex, Desired, Kind
 from docform.engine.manifests import ManifestView
 from docform.engine.match import MatchError, Matching, match_kind
-from docform.engine.plan import Fingerprints
 
 
 def kinds_in_reference_order(kinds: Sequence[Kind]) -> list[Kind]:

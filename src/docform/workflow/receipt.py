@@ -20,7 +20,8 @@ import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from docform.engine.plan import Plan, canonical_json
+from docform.engine.fingerprints import canonical_json
+from docform.engine.plan import Plan
 
 KEY_BYTES = 16
 

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from docform.engine.audience import AudienceChange
+from docform.engine.fingerprints import canonical_json
 from docform.engine.ignore import Ignored
-from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged, canonical_json
+from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged
 from docform.engine.rails import RailReport
 from docform.engine.targets import Targeting
 from docform.errors import DocformError
