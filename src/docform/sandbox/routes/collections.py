@@ -50,7 +50,8 @@ from docform.sandbox.http import (
 )
 from docform.sandbox.routes.placement import NOT_DELETED, MoveBody, move_item
 from docform.sandbox.routes.shared import check_level
-from docform.sandbox.routes.spaces import check_parent_collection, soft_delete_space
+from docform.sandbox.routes.space_rows import soft_delete_space
+from docform.sandbox.routes.spaces import check_parent_collection
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 OBJECTS: dict[str, Schema] = {

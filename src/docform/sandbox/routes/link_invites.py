@@ -39,7 +39,7 @@ from docform.sandbox.http import (
 )
 from docform.sandbox.routes.collections import render_collection
 from docform.sandbox.routes.shared import removed
-from docform.sandbox.routes.spaces import render_space
+from docform.sandbox.routes.space_rows import render_space
 
 INVITE = "link-invite"
 PATH = "/orgs/{organizationId}/link-invites"

@@ -66,7 +66,7 @@ from docform.sandbox.routes.members import GUEST, render_user
 from docform.sandbox.routes.shared import removed
 from docform.sandbox.routes.site_lists import page_of
 from docform.sandbox.routes.site_tree import site_of
-from docform.sandbox.routes.spaces import active_space
+from docform.sandbox.routes.space_rows import active_space
 from docform.sandbox.routes.teams import render_team
 from docform.sandbox.seed import Role
 

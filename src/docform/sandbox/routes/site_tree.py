@@ -292,7 +292,7 @@ def _depth_first(inside: dict[str | None, list[Node]], group_id: str | None) -> 
 
 def render_site_space(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, Any]:
     """The API's SiteSpace, with its space embedded."""
-    from docform.sandbox.routes.spaces import render_space
+    from docform.sandbox.routes.space_rows import render_space
 
     section_id = doc.get("section")
     space = ctx.store.get("space", doc["space"])
