@@ -1,5 +1,6 @@
-"""The rule checker (src/docform/policies/expressions.py): it reads every expression CEL itself
-compiles, and finds exactly the misspelt fields, drawn at random from the documented inputs."""
+"""The rule checker (src/docform/policies/expressions.py, over cel_syntax.py): it reads every
+expression CEL itself compiles, and finds exactly the misspelt fields, drawn at random from the
+documented inputs."""
 
 from __future__ import annotations
 
@@ -8,12 +9,11 @@ import contextlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from docform.policies.cel_syntax import RuleSyntaxError, parse
 from docform.policies.check import compile_rule
 from docform.policies.expressions import (
     InputType,
-    RuleSyntaxError,
     field_problems,
-    parse,
     roots_read,
     rule_cost,
 )

@@ -9,10 +9,10 @@ from typing import Any
 
 from cel_expr_python import cel
 
+from docform.policies.cel_syntax import RuleSyntaxError
 from docform.policies.expressions import (
     DYN,
     InputType,
-    RuleSyntaxError,
     field_problems,
     object_type,
 )

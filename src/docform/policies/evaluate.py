@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docform.policies.cel_syntax import RuleSyntaxError
 from docform.policies.check import cel_error, compile_rule, variable_types
 from docform.policies.expressions import (
     DYN,
     InputType,
-    RuleSyntaxError,
     Usage,
     project,
     read_key,
