@@ -99,6 +99,35 @@ def test_page_actions_compare_as_the_service_stores_them(tmp_path: Path, sandbox
     assert_converged(directory, sandbox)
 
 
+LINK = {"kind": "url", "url": "https://acme.test"}
+FACES = [{"weight": w, "sources": [{"url": f"https://f.acme.test/{w}.woff2"}]} for w in (400, 700)]
+FONT = {"id": "acme-sans", "custom": True, "fontFamily": "Acme Sans", "fontFaces": FACES}
+
+
+def test_a_font_s_faces_compare_in_any_order(tmp_path: Path, sandbox: Path) -> None:
+    apply(manifests(tmp_path / "a", {"styling": {"font": FONT}}), sandbox)
+    shuffled = {**FONT, "fontFaces": list(reversed(FACES))}
+    assert_converged(manifests(tmp_path / "b", {"styling": {"font": shuffled}}), sandbox)
+    # A face that changes shows the faces whole: which index moved says nothing.
+    bolder = {**FONT, "fontFaces": [FACES[0], {**FACES[1], "weight": 800}]}
+    plan = plan_json(manifests(tmp_path / "c", {"styling": {"font": bolder}}), sandbox)
+    assert field_changes(plan) == {"styling.font.fontFaces": (FACES, bolder["fontFaces"])}
+
+
+def test_a_header_link_s_title_is_named_by_its_place(tmp_path: Path, sandbox: Path) -> None:
+    links = [{"title": t, "to": LINK, "links": []} for t in ("Docs", "Blog")]
+    apply(manifests(tmp_path / "a", {"header": {"links": links}}), sandbox)
+    renamed = [links[0], {**links[1], "title": "News"}]
+    plan = plan_json(manifests(tmp_path / "b", {"header": {"links": renamed}}), sandbox)
+    assert field_changes(plan) == {"header.links[1].title": ("Blog", "News")}
+    # Links in another order are another header: order matters there.
+    swapped = manifests(tmp_path / "c", {"header": {"links": list(reversed(links))}})
+    assert set(field_changes(plan_json(swapped, sandbox))) == {
+        "header.links[0].title",
+        "header.links[1].title",
+    }
+
+
 def test_export_then_plan_shows_no_changes(tmp_path: Path, sandbox: Path) -> None:
     custom = {
         "styling": {

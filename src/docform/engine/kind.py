@@ -21,6 +21,7 @@ from docform.engine.objects import Observed as Observed
 from docform.engine.objects import Ref as Ref
 from docform.engine.objects import Unresolved as Unresolved
 from docform.engine.plan import Call, Change, Placeholder, Violation
+from docform.engine.values import differing_parts, same_value
 
 Resolve = Callable[[object], Any]
 """Turns a value holding `Ref` into one holding live ids, or a `Placeholder` where the object
@@ -134,6 +135,15 @@ class Kind:
         """Whether move detection may pair ``desired`` with a live object in another container
         (`container_key_parts`): a kind says no where the move could not be carried out."""
         return True
+
+    def same_field(self, name: str, want: Any, have: Any) -> bool:
+        """Whether the live value ``have`` of field ``name`` already is ``want``, which is not
+        ``==`` to it (the planner compares with ``==`` first)."""
+        return same_value(want, have, unordered=name in self.unordered_fields)
+
+    def changed_parts(self, name: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+        """``(path, before, after)`` of each part of field ``name`` that changes."""
+        return differing_parts(name, before, after)
 
     def restorable(self, raw: Mapping[str, Any]) -> bool:
         """Whether a pinned, deleted object can be brought back instead of recreated."""

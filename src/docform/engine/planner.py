@@ -23,7 +23,6 @@ from docform.engine.plan import (
 )
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.replacements import mark_replacements
-from docform.engine.values import differing_parts, same_value
 from docform.errors import DocformError
 
 
@@ -209,7 +208,7 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
     for name, want in d.fields.items():
         have = observed.get(name)
         # Most fields of most pairs are equal: settled without a call (19,000 pairs a plan).
-        if want == have or _same_field(kind, name, want, have):
+        if _same_field(kind, name, want, have):
             continue
         by_action.setdefault(kind.field_actions.get(name, "update"), {})[name] = want
     changes = []
@@ -246,7 +245,7 @@ def _reason(kind: Kind, pair: Pair, action: str) -> str:
 
 
 def _same_field(kind: Kind, name: str, want: Any, have: Any) -> bool:
-    return same_value(want, have, unordered=name in kind.unordered_fields)
+    return want == have or kind.same_field(name, want, have)
 
 
 def _field_changes(
@@ -266,7 +265,7 @@ def _field_changes(
         null_means = kind.null_means.get(name)
         out += [
             FieldChange(path, old, new, null_means=null_means)
-            for path, old, new in differing_parts(name, prior, after)
+            for path, old, new in kind.changed_parts(name, prior, after)
         ]
     return out
 

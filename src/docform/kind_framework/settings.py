@@ -6,6 +6,9 @@ There is one such document per object whose entry writes the block, and it is re
 those. Reading without manifests (export) reads them all; an object whose entry does not write
 the block then has its document left alone: it is neither managed nor unmanaged, and never
 deleted (the service cannot delete it either).
+
+A document's fields are compared and shown part by part by deepdiff
+(`docform.kind_framework.document_diff`), its ``order_free`` lists as collections.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from docform.engine.kind import Desired, Kind, Observed, Ref
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.errors import DocformError
+from docform.kind_framework import document_diff
 
 
 class SettingsKind(Kind):
@@ -28,6 +32,8 @@ class SettingsKind(Kind):
     locked = False  # one per object: that object's id is its id
     cannot_delete: ClassVar[str]
     """What to write instead of removing the block (the document cannot be deleted)."""
+    order_free: ClassVar[frozenset[str]] = frozenset()
+    """Dotted paths (list indices left out) of the document's lists whose order means nothing."""
 
     def __init__(self, org_id: str) -> None:
         super().__init__(org_id)
@@ -45,6 +51,12 @@ class SettingsKind(Kind):
     def written_on(self, holder: Ref | None) -> bool:
         """Whether an entry writes the block on ``holder`` (observe leaves the others alone)."""
         return holder is not None and holder.address in self._writing
+
+    def same_field(self, name: str, want: Any, have: Any) -> bool:
+        return document_diff.same_value(name, want, have, self.order_free)
+
+    def changed_parts(self, name: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+        return document_diff.differing_parts(name, before, after, self.order_free)
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         raise DocformError(f"{observed.title}: the service keeps it; {self.cannot_delete}")

@@ -45,6 +45,7 @@ from docform.site_customization import (
 )
 
 PAGE_ACTIONS = "pageActions.items"
+FONTS = ("font", "headingFont", "monospaceFont")
 #: Keys of an answer that are not part of the document a PUT sends (``id`` and ``_site``: the
 #: site's id, which `CustomizationKind.read` adds, the document having no id of its own).
 ANSWER_ONLY = ("updatedAt", "hasOverrides", "id", "_site")
@@ -90,6 +91,9 @@ class CustomizationKind(SettingsKind):
     references = ("site",)
     read_after = ("site",)
     cannot_delete = "write `customization: {managed: whole}` on the site to reset it"
+    # A font's faces are one per weight: the browser picks by weight, not by place. Every other
+    # list is shown in its order (links, footer groups, page actions: the first is the button).
+    order_free = frozenset(f"styling.{font}.fontFaces" for font in FONTS)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         sites = [

@@ -9,7 +9,8 @@ block is the whole document and every field it leaves out goes back to its defau
 
 A document is compared field by field (`LEAVES`): the parts the API always has are walked down
 to their own fields (``styling.primaryColor.light``); a part that may be absent, a list or a
-choice of shapes (a favicon, a font, the header's links) is one field, compared whole.
+choice of shapes (a favicon, a font, the header's links) is one field, whose differing parts
+deepdiff names (`docform.kind_framework.document_diff`).
 """
 
 from __future__ import annotations
