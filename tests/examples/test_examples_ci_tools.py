@@ -485,7 +485,7 @@ def test_the_examples_commands_run_against_the_pinned_docform(tmp_path: Path):
     assert codes == [0, 0, 0]  # applied, nothing left to do, docform.lock pinned
 
 
-# -- GitHub: what the apply trusts, and its queue ----------------------------------------------
+# -- GitHub: the apply's queue (what it trusts: test_examples_ci_github_status.py) --------
 
 FAKE_GH_API = r"""#!/bin/bash
 # gh as docform-apply.yml calls it: `gh api PATH --jq EXPR` and `gh run list ... --jq EXPR`
@@ -505,10 +505,6 @@ if [ "$1 $2" = "run list" ]; then
 fi
 jq -r "$jq" "$ANSWERS/$path.json"
 """
-
-HEAD = "f" * 40
-BOT = "github-actions[bot]"
-PLAN_MARKER = "<!-- docform-plan -->"
 
 
 def apply_step(name: str) -> str:
@@ -530,71 +526,6 @@ def answers(tmp_path: Path) -> Path:
 
 def answer(folder: Path, path: str, value: Any) -> None:
     (folder / (path.replace("/", "_") + ".json")).write_text(json.dumps(value))
-
-
-def comment(body: str, login: str = BOT) -> dict[str, Any]:
-    return {"id": 1, "user": {"login": login}, "body": body}
-
-
-def find_reviewed(answers: Path, comments: list[dict[str, Any]]):
-    answer(answers, "repos/acme/docs/commits/abc123/pulls", [{"number": 7}])
-    answer(answers, "repos/acme/docs/pulls/7", {"head": {"sha": HEAD}})
-    answer(answers, "repos/acme/docs/issues/7/comments", comments)
-    output = answers / "github-output"
-    output.write_text("")
-    env = {
-        "PATH": f"{answers.parent / 'standins'}{os.pathsep}{os.environ['PATH']}",
-        "ANSWERS": str(answers),
-        "GITHUB_OUTPUT": str(output),
-        "GITHUB_REPOSITORY": "acme/docs",
-        "GITHUB_SHA": "abc123",
-        "EVENT": "push",
-        "MARKER": PLAN_MARKER,
-        "BOT_LOGIN": BOT,
-    }
-    done = bash_step(apply_step("Find the checksum reviewed in the pull request"), answers, env)
-    return done, output.read_text(encoding="utf-8")
-
-
-def plan_body(checksum: str, head: str = HEAD) -> str:
-    plan = f"### docform plan\n\nchecksum `{checksum}`"
-    return f"{PLAN_MARKER}\n{plan}\n\nPull request head `{head}`, ..."
-
-
-def test_github_apply_takes_the_checksum_of_the_bots_comment_only(answers):
-    done, outputs = find_reviewed(
-        answers,
-        [
-            comment(plan_body("b" * 64), login="mallory"),  # anyone can write the marker
-            comment(plan_body("a" * 64)),
-        ],
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert outputs == f"pr=7\nchecksum={'a' * 64}\n"
-
-
-def test_github_apply_refuses_when_only_someone_else_wrote_a_plan_comment(answers):
-    done, outputs = find_reviewed(answers, [comment(plan_body("b" * 64), login="mallory")])
-    assert done.returncode == 1
-    assert (
-        f"::error::pull request #7 has no plan comment by {BOT} for its last commit {HEAD}: "
-        "nothing applied."
-    ) in done.stdout
-    assert "checksum=" not in outputs
-
-
-def test_github_apply_refuses_a_plan_comment_of_an_older_commit(answers):
-    done, _ = find_reviewed(answers, [comment(plan_body("a" * 64, head="e" * 40))])
-    assert done.returncode == 1
-    assert "has no plan comment by" in done.stdout
-
-
-def test_github_apply_refuses_a_plan_comment_marked_outdated(answers):
-    outdated = f"{PLAN_MARKER}\n### docform plan\n\n:warning: **Outdated** ..."
-    outdated += f"\n\nPull request head `{HEAD}`, ..."
-    done, _ = find_reviewed(answers, [comment(outdated)])
-    assert done.returncode == 1
-    assert "shows no plan (it failed or is outdated): nothing applied." in done.stdout
 
 
 def test_github_apply_waits_for_every_earlier_apply_then_runs(answers):

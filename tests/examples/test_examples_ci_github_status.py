@@ -1,0 +1,217 @@
+"""GitHub: the reviewed checksum travels from the plan job to the apply job as a commit
+status, `docform/plan` on the pull request's head, and the apply takes it only from a status
+the plan workflow's bot set (a status cannot be edited, and one set by anyone else is
+ignored). The workflows' own steps run in bash with docform planning and applying against
+the example's sandbox, and `gh` is a stand-in for GitHub's statuses API that keeps what is
+posted and answers it back, with the creator of each status the identity of the token.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_examples_ci_publishing import break_the_deletion_rail
+from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
+
+from planning import seeded_sandbox
+
+BOT = "github-actions[bot]"
+HEAD = "0123456789abcdef0123456789abcdef01234567"
+MERGE = "fedcba9876543210fedcba9876543210fedcba98"
+RECORD_STATUS = "Record the reviewed checksum as the commit status docform/plan"
+FIND_CHECKSUM = "Find the checksum reviewed in the pull request"
+
+FAKE_GH = r"""#!/usr/bin/env python3
+# gh as the workflows call GitHub's commit statuses: `gh api --method POST
+# repos/O/R/statuses/SHA -f k=v ...` creates a status whose creator is $GH_LOGIN (the token's
+# identity), refusing what GitHub refuses (422); `gh api [--paginate] PATH --jq EXPR` answers
+# a commit's statuses, newest first, and any other PATH from $FORGE/<PATH, / as _>.json,
+# through the real jq.
+import json, os, subprocess, sys
+from pathlib import Path
+
+forge = Path(os.environ["FORGE"])
+args = sys.argv[1:]
+assert args[0] == "api", args
+method, fields, jq, path = "GET", {}, ".", None
+i = 1
+while i < len(args):
+    if args[i] == "--method":
+        method, i = args[i + 1], i + 2
+    elif args[i] == "-f":
+        key, _, value = args[i + 1].partition("=")
+        fields[key], i = value, i + 2
+    elif args[i] == "--jq":
+        jq, i = args[i + 1], i + 2
+    elif args[i] == "--paginate":
+        i += 1
+    else:
+        path, i = args[i], i + 1
+parts = path.split("/")
+if method == "POST" and parts[3] == "statuses":
+    statuses = forge / f"statuses-{parts[4]}.json"
+    known = json.loads(statuses.read_text()) if statuses.exists() else []
+    if fields.get("state") not in ("error", "failure", "pending", "success") or len(
+        fields.get("description", "")
+    ) > 140:
+        print(f"gh: Validation Failed (HTTP 422): {fields}", file=sys.stderr)
+        sys.exit(1)
+    status = {**fields, "id": len(known) + 1, "creator": {"login": os.environ["GH_LOGIN"]}}
+    statuses.write_text(json.dumps([status, *known]))
+    print(json.dumps(status))
+    sys.exit(0)
+assert method == "GET", args
+if parts[3:4] == ["commits"] and parts[5:] == ["statuses"]:
+    statuses = forge / f"statuses-{parts[4]}.json"
+    answer = json.loads(statuses.read_text()) if statuses.exists() else []
+else:
+    answer = json.loads((forge / (path.replace("/", "_") + ".json")).read_text())
+done = subprocess.run(["jq", "-r", jq], input=json.dumps(answer), text=True, check=False)
+sys.exit(done.returncode)
+"""
+
+
+@pytest.fixture
+def github(tmp_path: Path) -> dict[str, str]:
+    """A checkout of the example, its sandbox, and what GitHub gives the steps: pull request
+    #7 with head HEAD, merged as MERGE, and the stand-in gh acting as the workflow's bot."""
+    checkout = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, checkout)
+    forge = tmp_path / "forge"
+    forge.mkdir()
+    (forge / f"repos_acme_docs_commits_{MERGE}_pulls.json").write_text(json.dumps([{"number": 7}]))
+    (forge / "repos_acme_docs_pulls_7.json").write_text(json.dumps({"head": {"sha": HEAD}}))
+    standins = tmp_path / "standins"
+    standins.mkdir()
+    (standins / "gh").write_text(FAKE_GH, encoding="utf-8")
+    (standins / "gh").chmod(0o755)
+    sandbox = seeded_sandbox(tmp_path, EXAMPLE / "sandbox-seed.yaml")
+    return {
+        "CHECKOUT": str(checkout),
+        "PATH": os.pathsep.join([str(standins), str(BIN), os.environ["PATH"]]),
+        "FORGE": str(forge),
+        "GH_LOGIN": BOT,
+        "DOCFORM_API_URL": f"sandbox:{sandbox}",
+        "NO_COLOR": "1",
+        "GITHUB_OUTPUT": str(tmp_path / "github-output"),
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": "acme/docs",
+        "GITHUB_RUN_ID": "42",
+        "GITHUB_SHA": MERGE,
+        "HEAD_SHA": HEAD,
+        "BOT_LOGIN": BOT,
+        "FROM_FORK": "false",
+        "EVENT": "push",
+    }
+
+
+def run(workflow: str, job: str, name: str, env: dict[str, str], **more: str):
+    return bash_step(step(workflow, name, job=job)["run"], Path(env["CHECKOUT"]), env | more)
+
+
+def plan_and_record(env: dict[str, str]) -> int:
+    """The plan workflow's Plan step, then its status step with the Plan step's outcome."""
+    planned = run("docform-plan.yml", "plan", "Plan", env)
+    outcome = "success" if planned.returncode == 0 else "failure"
+    recorded = run("docform-plan.yml", "plan", RECORD_STATUS, env, PLAN_OUTCOME=outcome)
+    assert recorded.returncode == 0, recorded.stderr
+    return planned.returncode
+
+
+def statuses(env: dict[str, str], sha: str = HEAD) -> list[dict[str, Any]]:
+    return json.loads((Path(env["FORGE"]) / f"statuses-{sha}.json").read_text())
+
+
+def reviewed_checksum(env: dict[str, str]) -> str:
+    plan = (Path(env["CHECKOUT"]) / "plan.md").read_text(encoding="utf-8")
+    return plan.split("checksum `")[1][:64]
+
+
+def find_checksum(env: dict[str, str]):
+    Path(env["GITHUB_OUTPUT"]).write_text("")
+    done = run("docform-apply.yml", "apply", FIND_CHECKSUM, env)
+    return done, Path(env["GITHUB_OUTPUT"]).read_text(encoding="utf-8")
+
+
+def post_status(env: dict[str, str], login: str, state: str, description: str, sha: str = HEAD):
+    """A status someone else sets through the API with a token of their own."""
+    fields = ["-f", f"state={state}", "-f", "context=docform/plan"]
+    fields += ["-f", f"description={description}"]
+    command = f"gh api --method POST repos/acme/docs/statuses/{sha} " + " ".join(
+        f"'{field}'" for field in fields
+    )
+    done = bash_step(command, Path(env["CHECKOUT"]), env | {"GH_LOGIN": login})
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_apply_applies_the_plan_whose_checksum_the_plan_job_set_as_a_status(github):
+    """The whole chain: plan, status, merge, apply; a newer status with another checksum by
+    someone else (anyone with write access can add one) changes nothing."""
+    assert plan_and_record(github) == 0
+    checksum = reviewed_checksum(github)
+    run_url = "https://github.example/acme/docs/actions/runs/42"
+    assert statuses(github) == [
+        {
+            "state": "success", "context": "docform/plan", "description": f"checksum {checksum}",
+            "target_url": run_url, "id": 1, "creator": {"login": BOT},
+        }
+    ]  # fmt: skip
+    post_status(github, "mallory", "success", f"checksum {'b' * 64}")
+
+    found, outputs = find_checksum(github)
+    assert found.returncode == 0, found.stdout + found.stderr
+    assert outputs == f"pr=7\nchecksum={checksum}\n"
+    applied = run(
+        "docform-apply.yml", "apply", "Apply the reviewed plan", github, REVIEWED_CHECKSUM=checksum
+    )
+    assert applied.returncode == 0, applied.stdout
+    assert "Apply complete" in applied.stdout
+    check = "Check that the organization matches what was merged"
+    checked = run("docform-apply.yml", "apply", check, github)
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_a_status_someone_else_set_is_never_the_reviewed_checksum(github):
+    post_status(github, "mallory", "success", f"checksum {'b' * 64}")
+    found, outputs = find_checksum(github)
+    assert found.returncode == 1
+    assert found.stdout == (
+        f"::error::pull request #7 has no docform/plan status by {BOT} on its last commit "
+        f"{HEAD}, so no plan of it was reviewed: nothing applied.\n"
+    )
+    assert outputs == "pr=7\n"
+
+
+def test_a_status_of_an_earlier_commit_of_the_pull_request_is_not_the_reviewed_one(github):
+    assert plan_and_record(github | {"HEAD_SHA": "e" * 40}) == 0
+    found, _ = find_checksum(github)
+    assert found.returncode == 1
+    assert f"has no docform/plan status by {BOT} on its last commit {HEAD}" in found.stdout
+
+
+@pytest.mark.parametrize("outcome", ["failure", "skipped"])
+def test_a_plan_not_made_replaces_the_status_and_the_apply_refuses(github, outcome):
+    """A plan of the same commit made again that breaks a safety rail (the Plan step fails),
+    or not made at all (validation or the install failed, so the Plan step was skipped): the
+    bot's newest status says so, and the earlier success no longer counts."""
+    assert plan_and_record(github) == 0
+    if outcome == "failure":
+        break_the_deletion_rail(Path(github["CHECKOUT"]))
+        assert plan_and_record(github) == 1
+    else:
+        run("docform-plan.yml", "plan", RECORD_STATUS, github, PLAN_OUTCOME="skipped")
+    newest = statuses(github)[0]
+    assert (newest["state"], newest["creator"]) == ("failure", {"login": BOT})
+    found, outputs = find_checksum(github)
+    assert found.returncode == 1
+    assert found.stdout == (
+        f"::error::the docform/plan status of pull request #7's last commit {HEAD} is "
+        '"failure no plan was made for this commit: nothing can be applied", not a plan: '
+        "nothing applied.\n"
+    )
+    assert "checksum=" not in outputs
