@@ -189,3 +189,40 @@ def test_an_apply_reads_back_at_most_a_bounded_number_of_audiences(
     output = applied(manifests, sandbox)
     assert "Note: audience read back: 1 object as the plan predicted" in output
     assert "Note: audience of 1 more object not read back (at most 1 an apply)" in output
+
+
+def test_a_default_level_raises_the_members_whose_role_is_less(
+    manifests: Path, sandbox: Path
+) -> None:
+    """Erin reads everything by her organization role; a default level of edit makes her an
+    editor of the handbook, and the service's aggregate list says so too."""
+    apply(written(manifests), sandbox)
+    written(manifests, spaces__handbook__defaultLevel="edit")
+    assert audience(manifests, sandbox) == {
+        "space.handbook": ["~ default level: none -> edit", "~ 1 member changes role: read -> edit"]
+    }
+    applied(manifests, sandbox)
+
+
+def test_an_inherited_default_level_comes_from_the_collection(
+    manifests: Path, sandbox: Path
+) -> None:
+    doc = json.loads(json.dumps(BASE))
+    doc["spaces"]["handbook"]["defaultLevel"] = "edit"
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+    apply(manifests, sandbox)
+    doc["collections"] = {"guides": {"title": "Guides", "defaultLevel": "comment"}}
+    doc["spaces"]["handbook"] |= {"collection": "guides", "defaultLevel": "inherit"}
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+    assert audience(manifests, sandbox) == {
+        "collection.guides": [
+            "~ default level: none -> comment",
+            "~ 1 member changes role: read -> comment",
+        ],
+        "space.handbook": [
+            "~ default level: edit -> comment, from collection.guides",
+            "~ 1 member changes role: edit -> comment",
+        ],
+    }
+    output = applied(manifests, sandbox)
+    assert "audience read back: 2 objects as the plan predicted" in output

@@ -8,9 +8,10 @@ of the planned side together and says, per object, how its audience changes: the
 ways in that come and go, and the members who gain, lose or change their role.
 
 Who ends up with a role on an object (the model of the service's ``aggregate`` lists): every
-member with an organization role has that role; a grant on the object, or on a collection it
-lies in, gives its role to its user or to every member of its team; a member keeps the most
-capable role of all those. A guest grant gives access with no role (``guest``).
+member with an organization role has that role, and at least the object's default level
+(`docform.engine.levels`); a grant on the object, or on a collection it lies in, gives its role
+to its user or to every member of its team; a member keeps the most capable role of all those.
+A guest grant gives access with no role (``guest``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.engine.levels import default_on, level_text
 from docform.engine.objects import Matching, Ref, Unresolved
 
 ORGANIZATION = "organization"
@@ -133,15 +135,16 @@ def address_of(value: object) -> str | None:
     return None
 
 
-def contained(objects: Sequence[Seen], container_field: str) -> list[Fact]:
-    """The facts of spaces and collections: what each lies in, and its default level."""
+def contained(objects: Sequence[Seen], container_field: str, new_level: str) -> list[Fact]:
+    """The facts of spaces and collections: what each lies in, and its default level
+    (``new_level`` for one created without saying it)."""
     facts = []
     for seen in objects:
         container = address_of(seen.fields.get(container_field))
         if container is not None:
             facts.append(inside(seen.address, container))
-        if "defaultLevel" in seen.fields:
-            facts.append(default_level(seen.address, seen.fields["defaultLevel"]))
+        if "defaultLevel" in seen.fields or seen.raw is None:
+            facts.append(default_level(seen.address, seen.fields.get("defaultLevel", new_level)))
     return facts
 
 
@@ -209,9 +212,15 @@ class Reach:
                     roles[person] = role
         return roles
 
+    def default(self, on: str) -> tuple[str, str] | None:
+        return default_on(self.defaults, self.parents, on)
+
     def everyone(self, on: str) -> dict[str, str]:
         """person -> the role they end up with on ``on``, from every source."""
+        floor = self.default(on)
         roles = {p: r for p, r in self.roles.items() if r != "guest"}
+        if floor is not None:
+            roles = {p: min(r, floor[0], key=rank) for p, r in roles.items()}
         for person, role in self.by_grants(on).items():
             if person not in roles or rank(role) < rank(roles[person]):
                 roles[person] = role
@@ -300,6 +309,8 @@ def _people_reached(old: Reach, new: Reach, on: str) -> tuple[dict[str, str], di
     every source (a grant of edit to someone whose organization role is edit changes nothing)."""
     was, now = old.by_grants(on), new.by_grants(on)
     touched = {p for p in was.keys() | now.keys() if was.get(p) != now.get(p)}
+    if old.default(on) != new.default(on):
+        touched |= old.roles.keys() | new.roles.keys()
     if not touched:
         return {}, {}
     before_, after_ = old.everyone(on), new.everyone(on)
@@ -343,9 +354,11 @@ def _source_lines(old: Reach, new: Reach, on: str) -> list[AudienceLine]:
     opened, closed = new.open_doors(on), old.open_doors(on)
     lines += [AudienceLine("+", who) for who in sorted(opened - closed)]
     lines += [AudienceLine("-", who) for who in sorted(closed - opened)]
-    level_was, level_now = old.defaults.get(on), new.defaults.get(on)
-    if level_was != level_now and level_was is not None and level_now is not None:
-        lines.append(AudienceLine("~", "default level", level_was, level_now))
+    level_was, level_now = old.default(on), new.default(on)
+    if level_was != level_now:
+        lines.append(
+            AudienceLine("~", "default level", level_text(level_was, on), level_text(level_now, on))
+        )
     return lines
 
 

@@ -137,7 +137,7 @@ class CollectionKind(RestKind):
 
     def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
         """The collection each lies in (whose grants reach it) and its default level."""
-        return contained(objects, "parent")
+        return contained(objects, "parent", new_level="inherit")
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"id": raw["id"], **set_fields(raw, ("title", "description"))}

@@ -174,7 +174,7 @@ class SpaceKind(RestKind):
 
     def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
         """The collection each lies in (whose grants reach it) and its default level."""
-        return contained(objects, "collection")
+        return contained(objects, "collection", new_level="inherit")
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
         if raw.get("deletedAt"):

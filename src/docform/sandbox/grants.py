@@ -9,6 +9,10 @@ team, a member or an object goes away. (It is outside ``routes/`` so that seedin
 Who ends up with access (the sandbox's model; the API documents name the sources only):
 
 - every member of the organization with a role (guests have none) gets that role;
+- the object's default level (``defaultLevel``) is a floor for those members: each of them gets
+  at least that level. ``inherit`` takes the default level of the collection the space or
+  collection lies in (and so on up); at the top, and on a site, it adds nothing, as does
+  ``null`` (guest);
 - every grant on the object, and, for spaces and collections, on each collection above it:
   a user grant gives its role to that user, a team grant to every member of the team;
 - a member keeps the most capable role of all those (``admin`` > ``create`` > ``review`` >
@@ -153,6 +157,16 @@ def inherited_from(ctx: Ctx, target: Target) -> list[Target]:
     return above
 
 
+def default_level(ctx: Ctx, target: Target) -> str | None:
+    """The level every member with a role has on ``target`` at least, if any: its own
+    ``defaultLevel``, or through ``inherit`` the nearest collection above that sets one."""
+    for source in [target, *inherited_from(ctx, target)]:
+        level = (ctx.store.get(source.kind, source.id) or {}).get("defaultLevel")
+        if level != "inherit":
+            return level if isinstance(level, str) else None
+    return None
+
+
 def _team_members(ctx: Ctx, team_id: str) -> list[str]:
     return [m["user"] for m in ctx.store.all("team-member", [("parent = ?", [team_id])])]
 
@@ -167,9 +181,12 @@ def effective_roles(ctx: Ctx, target: Target) -> dict[str, str | None]:
 
     members = ctx.store.all("member", [("org = ?", [target.org])])
     in_org = {m["user"] for m in members}
+    floor = default_level(ctx, target)
     for member in members:
         if member["role"] is not None:
             give(member["user"], member["role"])
+            if floor is not None:
+                give(member["user"], floor)
     for source in [target, *inherited_from(ctx, target)]:
         for grant in ctx.store.all(GRANT, [("parent = ?", [source.key])]):
             users = [grant[USER]] if grant["principal"] == USER else _team_members(ctx, grant[TEAM])
