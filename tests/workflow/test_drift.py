@@ -111,8 +111,11 @@ def test_the_json_report_has_a_stable_shape(in_sync, sandbox, tmp_path):
     result = run(["drift", in_sync, "--report", report], sandbox)
     assert result.exit_code == 2, result.output
     doc = json.loads(report.read_text(encoding="utf-8"))
-    assert list(doc) == ["format_version", "checked_at", "status", "totals", "organizations"]
-    assert doc["format_version"] == "1.0"
+    assert list(doc) == [
+        "format_version", "checked_at", "status", "totals", "not_planned", "organizations"
+    ]  # fmt: skip
+    assert doc["format_version"] == "1.1"
+    assert doc["not_planned"] == []
     assert doc["status"] == "drift"
     assert doc["totals"] == {
         "organizations": 1,
@@ -130,6 +133,7 @@ def test_the_json_report_has_a_stable_shape(in_sync, sandbox, tmp_path):
         "status",
         "error",
         "counts",
+        "not_planned",
         "changes",
         "unmanaged",
         "ignored",

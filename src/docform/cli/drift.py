@@ -65,7 +65,8 @@ def drift(
 
     Drift is anything a plan would change, and live objects no entry manages; what `ignore:`
     in the settings leaves out is counted, not reported. Exits 0 when in sync, 2 when drift is
-    found, 1 on error. A DIRECTORY with one subdirectory per organization checks them all.
+    found, 3 when none is found but the token may not read some kinds (listed as not
+    checked), 1 on error. A DIRECTORY with one subdirectory per organization checks them all.
     """
     from docform.workflow.audit import since_of
     from docform.workflow.drift import DriftReport

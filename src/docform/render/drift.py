@@ -151,6 +151,8 @@ def _totals_line(report: DriftReport) -> str:
     )
     orgs = totals["organizations"]
     scope = f" across {orgs} organizations" if orgs > 1 else ""
+    if report.status == "in_sync" and report.partial:
+        return f"No drift{scope} in what was checked ({counts}); {PARTLY_CHECKED}."
     if report.status == "in_sync":
         return f"No drift{scope} ({counts})."
     failed = f"; {totals['error']} could not be checked" if totals["error"] else ""
@@ -169,6 +171,8 @@ def render_drift_markdown(report: DriftReport, *, short: Shortening | None = Non
     }[report.status]
     if totals["organizations"] == 1 and report.status == "drift":
         verdict = "Drift found"
+    if report.status == "in_sync" and report.partial:
+        verdict = f"No drift in what was checked; {PARTLY_CHECKED}"
     lines = [HEADING, "", f"**{verdict}.** {_counts(totals)}", ""]
     lines += [f"Checked at {report.checked_at_text}. {_when(report)}", ""]
     if short is not None:
@@ -195,6 +199,7 @@ def _counts(totals: dict[str, int]) -> str:
     )
 
 
+PARTLY_CHECKED = "some kinds were not checked, as the token may not read them"
 NOT_CHECKED = (
     "Not checked: the token may not read these, so whether they drifted is unknown (a token "
     "that may, an admin's, checks them):"

@@ -18,9 +18,9 @@ from typing import Any
 
 from docform.engine.plan import Change, Plan, Unmanaged
 from docform.workflow.audit import AuditEvent, AuditTrail
-from docform.workflow.sets import SetOutcome, worst_exit_code
+from docform.workflow.sets import PARTIAL_PLAN_EXIT_CODE, SetOutcome
 
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
 
 
 @dataclass
@@ -63,6 +63,11 @@ class OrgDrift:
         broken = self.plan.policies is not None and self.plan.policies.blocking
         return "drift" if self.plan.changes or self.plan.unmanaged or broken else "in_sync"
 
+    @property
+    def not_checked(self) -> dict[str, str]:
+        """The kinds the token may not read (and those read after them): kind -> why."""
+        return dict(self.plan.not_planned) if self.plan is not None else {}
+
     def counts(self) -> dict[str, int]:
         plan = self.plan
         if plan is None:
@@ -81,6 +86,7 @@ class OrgDrift:
             "status": self.status,
             "error": self.outcome.error,
             "counts": self.counts(),
+            "not_planned": _not_planned_json(self.not_checked),
             "changes": [self._drifted(c) for c in plan.changes] if plan else [],
             "unmanaged": [self._unmanaged(u) for u in plan.unmanaged] if plan else [],
             "ignored": [i.to_json() for i in plan.ignored] if plan else [],
@@ -128,14 +134,24 @@ class DriftReport:
 
     @property
     def status(self) -> str:
-        return {0: "in_sync", 2: "drift", 1: "error"}[self.exit_code]
+        """``error``, else ``drift``, else ``in_sync`` (what was checked: see `partial`)."""
+        statuses = {o.status for o in self.orgs}
+        return next((s for s in ("error", "drift") if s in statuses), "in_sync")
+
+    @property
+    def partial(self) -> bool:
+        """Whether some kinds were not checked: the token may not read them."""
+        return any(o.not_checked for o in self.orgs)
 
     @property
     def exit_code(self) -> int:
-        """0 every organization in sync, 2 drift found, 1 one could not be checked."""
-        return worst_exit_code(
-            [{"in_sync": 0, "drift": 2, "error": 1}[o.status] for o in self.orgs]
-        )
+        """1 an organization could not be checked, else 2 drift found (in what was checked:
+        drift found is drift, whatever was not checked), else 3 (`PARTIAL_PLAN_EXIT_CODE`,
+        as `plan --detailed-exitcode`) when some kinds could not be read, so being in sync
+        is not known, else 0."""
+        if self.status != "in_sync":
+            return {"error": 1, "drift": 2}[self.status]
+        return PARTIAL_PLAN_EXIT_CODE if self.partial else 0
 
     def totals(self) -> dict[str, int]:
         counts = {"organizations": len(self.orgs), "in_sync": 0, "drift": 0, "error": 0}
@@ -156,5 +172,15 @@ class DriftReport:
             "checked_at": self.checked_at_text,
             "status": self.status,
             "totals": self.totals(),
+            "not_planned": [
+                {"directory": o.outcome.name, "organization": o.outcome.organization, **entry}
+                for o in self.orgs
+                for entry in _not_planned_json(o.not_checked)
+            ],
             "organizations": [o.to_json() for o in self.orgs],
         }
+
+
+def _not_planned_json(not_checked: dict[str, str]) -> list[dict[str, str]]:
+    """As the plan's `not_planned`: ``{"kind": ..., "reason": ...}`` each."""
+    return [{"kind": kind, "reason": reason} for kind, reason in not_checked.items()]

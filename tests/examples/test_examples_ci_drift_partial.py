@@ -1,0 +1,107 @@
+"""The scheduled drift jobs with the plan token, a reader's, which may not read the SAML
+providers: drift exits 3 (no drift in what it may read), and the jobs close the open drift
+issue saying what they could not check, never "in sync" outright. Run in bash as the
+platforms run them, with docform checking the example's sandbox and stand-ins for `gh` and
+GitLab's API that keep what they are asked."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_examples_ci_publishing import gitlab_job
+from test_examples_ci_tools import BIN, EXAMPLE, READER_TOKEN, bash_step, step
+
+from planning import seeded_sandbox
+
+PIPELINE_URL = "https://gitlab.example/acme/docs/-/pipelines/5"
+RUN_URL = "https://github.example/acme/docs/actions/runs/42"
+
+# gh: one drift issue is open (#12); what the step asks is kept in $CALLS.
+FAKE_GH = """#!/bin/bash
+echo "gh $*" >> "$CALLS"
+if [ "$1 $2" = "issue list" ]; then echo 12; fi
+"""
+
+# GitLab's API: one drift issue is open (iid 12); each call is kept in $CALLS.
+GITLAB_STANDINS = """
+api() {
+  echo "$*" >> "$CALLS"
+  if [ "$1" = GET ]; then echo '[{"iid": 12}]'; fi
+}
+"""
+
+
+@pytest.fixture
+def ci_env(tmp_path: Path) -> dict[str, str]:
+    """A checkout of the example applied whole by an admin, and what the drift jobs get: the
+    reader's token (a user's token acts as that user, in-process too)."""
+    checkout = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, checkout)
+    seed = tmp_path / "seed.yaml"
+    reader = f"  - {{token: {READER_TOKEN}, user: u_hannah}}  # Hannah has the read role\n"
+    seed.write_text((EXAMPLE / "sandbox-seed.yaml").read_text(encoding="utf-8") + reader)
+    sandbox = seeded_sandbox(tmp_path, seed)
+    admin = {**os.environ, "DOCFORM_API_URL": f"sandbox:{sandbox}"}
+    applied = subprocess.run(
+        [str(BIN / "docform"), "apply", "manifests", "--yes", "--no-lock-file", "-q"],
+        cwd=checkout, env=admin, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert applied.returncode == 0, applied.stderr
+    standins = tmp_path / "standins"
+    standins.mkdir()
+    (standins / "gh").write_text(FAKE_GH, encoding="utf-8")
+    (standins / "gh").chmod(0o755)
+    return {
+        "CHECKOUT": str(checkout),
+        "PATH": os.pathsep.join([str(standins), str(BIN), os.environ["PATH"]]),
+        "DOCFORM_API_URL": f"sandbox:{sandbox}",
+        "DOCFORM_API_TOKEN": READER_TOKEN,
+        "NO_COLOR": "1",
+        "CALLS": str(tmp_path / "calls"),
+        "GITHUB_OUTPUT": str(tmp_path / "github-output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": "acme/docs",
+        "GITHUB_RUN_ID": "42",
+        "ISSUE_LABEL": "docform-drift",
+        "DRIFT_LABEL": "docform-drift",
+        "CI_PIPELINE_URL": PIPELINE_URL,
+        "CI_JOB_URL": "https://gitlab.example/acme/docs/-/jobs/7",
+    }
+
+
+def read(path: str | Path) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def test_github_closes_the_drift_issue_saying_what_was_not_checked(ci_env):
+    checkout = Path(ci_env["CHECKOUT"])
+    detected = bash_step(
+        step("docform-drift.yml", "Detect drift", "drift")["run"], checkout, ci_env
+    )
+    assert detected.returncode == 0, detected.stderr
+    assert read(ci_env["GITHUB_OUTPUT"]) == "status=3\n"
+    assert "> - SAML providers: the token may not read them" in read(ci_env["GITHUB_STEP_SUMMARY"])
+    close = step("docform-drift.yml", "Close the drift issue", "drift")
+    assert "steps.drift.outputs.status == '3'" in close["if"]
+    closed = bash_step(close["run"], checkout, ci_env | {"STATUS": "3"})
+    assert closed.returncode == 0, closed.stderr
+    assert read(ci_env["CALLS"]).splitlines()[-1] == (
+        "gh issue close 12 --comment No drift left in what the token may read; what it may not "
+        f"read was not checked (listed in the job summary of {RUN_URL})."
+    )
+
+
+def test_gitlab_closes_the_drift_issue_saying_what_was_not_checked(ci_env):
+    done = bash_step(gitlab_job("drift", GITLAB_STANDINS), Path(ci_env["CHECKOUT"]), ci_env)
+    assert done.returncode == 0, done.stderr
+    assert read(ci_env["CALLS"]).splitlines() == [
+        "GET /issues?state=opened&labels=docform-drift",
+        "POST /issues/12/notes --data-urlencode body=No drift left in what the token may read; "
+        f"what it may not read was not checked: {PIPELINE_URL}",
+        "PUT /issues/12 --data state_event=close",
+    ]
