@@ -164,7 +164,8 @@ def test_allow_accepts_one_rail_for_one_object_and_no_other(
         allow,
         "team-owner:team.support",
     ]
-    applied = run(["apply", saved], sandbox)
+    # Repeated on the apply: the file alone does not vouch for its allowances.
+    applied = run(["apply", saved, "--allow", allow, "--allow", "team-owner:team.support"], sandbox)
     assert applied.exit_code == 0, applied.output
     assert "Scratch" not in spaces_titled(sandbox)
 

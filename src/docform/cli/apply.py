@@ -107,7 +107,8 @@ def apply(
     plan (from 'plan --out') is a receipt, never a script: the manifests are planned again and
     that plan is applied only when it is exactly the saved one (the same changes and calls, the
     live objects and secrets unchanged), which is its approval; any difference is refused and
-    named. Safety rails are checked before the first call.
+    named. The rails it accepts (its --allow list) count only when repeated here or covered
+    by --checksum. Safety rails are checked before the first call.
 
     apply records in docform.lock, beside the manifests, the live object each entry manages
     (commit it): a later rename or move of an entry then keeps its object.
@@ -143,7 +144,7 @@ def apply(
             "them (an organization admin's)"
         )
     if the_plan.rails is not None:  # a saved plan: what its reviewer accepted stays accepted
-        allow = (*the_plan.rails.allowed, *allow)
+        allow = _saved_allowances(source, the_plan.rails.allowed, allow, checksum)
     rails: RailOptions = {
         "max_deletions": max_deletions,
         "force": force,
@@ -170,6 +171,25 @@ def apply(
         manifests, the_plan, parallelism, as_json, lock_file=not no_lock_file
     )
     return 0 if applied else 1
+
+
+def _saved_allowances(
+    source: Path, saved: Sequence[str], given: Sequence[str], checksum: str | None
+) -> tuple[str, ...]:
+    """The --allow items of a saved plan, honoured only when vouched for: repeated on this
+    command line, or covered by the checksum a reviewer approved (--checksum, which covers
+    them and is compared with the plan's). The file cannot vouch for them itself: whoever
+    can edit it can recompute its checksum."""
+    unvouched = [item for item in saved if item not in given]
+    if unvouched and not checksum:
+        repeated = " ".join(f"--allow {item}" for item in saved)
+        raise DocformError(
+            f"nothing was applied: {source} accepts safety rails that only its own file "
+            f"vouches for ({', '.join(unvouched)}); a saved plan's --allow list is honoured "
+            f"when it is repeated ('docform apply {source} {repeated}') or when --checksum "
+            "gives the checksum of the plan that was reviewed with it"
+        )
+    return (*saved, *given)
 
 
 def _plan_to_apply(
