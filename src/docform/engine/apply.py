@@ -19,6 +19,7 @@ from typing import Any
 
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
+from docform.engine.outputs import ApplyError, Outputs
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.engine.stop import ApplyStop
 from docform.errors import DocformError, ServiceCallError
@@ -29,13 +30,11 @@ SecretResolver = Callable[[str], str]
 """Returns the value of a secret from its reference as written in the manifest."""
 BeforeCreate = Callable[[Change], Awaitable[str | None]]
 """Just before a create: why it must not be sent (its object appeared meanwhile), or None."""
+AfterCreate = Callable[[Change, Any], Awaitable[Any]]
+"""Once a create's calls are made, with its answer: the answer to go on with (another's)."""
 Recover = Callable[[Change], Awaitable[Any]]
 Created = Callable[[Change, Any], None]
 """Told of each object a create made, with the create call's answer, as soon as it answers."""
-
-
-class ApplyError(DocformError):
-    """A value the applier needs is missing (a placeholder nobody produced, a secret)."""
 
 
 @dataclass
@@ -70,40 +69,6 @@ class ApplyReport:
         return done and settled
 
 
-class Outputs:
-    """Answers of create calls by address, to fill ``${address.field}`` placeholders."""
-
-    def __init__(self) -> None:
-        self._answers: dict[str, Any] = {}
-
-    def record(self, address: str, answer: Any) -> None:
-        if isinstance(answer, Mapping):
-            self._answers[address] = answer
-
-    def lookup(self, ref: str) -> Any:
-        address, path = self._split(ref)
-        value: Any = self._answers[address]
-        try:
-            for part in path:
-                value = value[int(part)] if isinstance(value, list) else value[part]
-        except (KeyError, IndexError, ValueError, TypeError):
-            raise ApplyError(
-                f"the value {ref} is not in the answer that created {address}; run plan again"
-            ) from None
-        return value
-
-    def _split(self, ref: str) -> tuple[str, list[str]]:
-        parts = ref.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            address = ".".join(parts[:cut])
-            if address in self._answers:
-                return address, parts[cut:]
-        raise ApplyError(
-            f"the value {ref} is not known: the call that creates it did not run or did not "
-            "answer with it; run plan again"
-        )
-
-
 async def apply_plan(
     changes: Sequence[Change],
     client: ServiceClient,
@@ -114,6 +79,7 @@ async def apply_plan(
     recover: Recover | None = None,
     on_created: Created | None = None,
     before_create: BeforeCreate | None = None,
+    after_create: AfterCreate | None = None,
     on_start: Callable[[Change], None] | None = None,
     stop: ApplyStop | None = None,
     kinds: Sequence[Kind] = (),
@@ -136,6 +102,7 @@ async def apply_plan(
     runner.recover = recover
     runner.on_created = on_created or (lambda change, answer: None)
     runner.before_create = before_create
+    runner.after_create = after_create
     runner.on_start = on_start or (lambda change: None)
     runner.stop = stop or ApplyStop()
     return await runner.run(list(changes), max(1, parallelism))
@@ -181,6 +148,7 @@ class _Runner:
         self.recover: Recover | None = None
         self.on_created: Created = lambda change, answer: None
         self.before_create: BeforeCreate | None = None
+        self.after_create: AfterCreate | None = None
         self.kinds: dict[str, Kind] = {}
         self.on_start: Callable[[Change], None] = lambda change: None
         self.stop = ApplyStop()
@@ -242,6 +210,7 @@ class _Runner:
     async def _run_change(self, change: Change) -> bool:
         if not await self._may_create(change):
             return False
+        created: Any = None
         for i, call in enumerate(change.calls):
             doc = call.to_json()
             try:
@@ -264,7 +233,10 @@ class _Runner:
                 self.outputs.record(change.address, answer)
                 if change.action == "create":
                     self.on_created(change, answer)
+                    created = answer
             self._emit(change, doc, ok=True, status=status, message=message)
+        if change.action == "create" and not await self._settle(change, created):
+            return False
         if change.lock_after is not None:
             self.on_created(change, None)
         self.report.done.append(change)
@@ -284,6 +256,22 @@ class _Runner:
         self._emit(change, change.calls[0].to_json(), ok=False, exc=ApplyError(reason))
         self.report.failed.append((change, self._redacted(ApplyError(reason))))
         return False
+
+    async def _settle(self, change: Change, answer: Any) -> bool:
+        """Whether the create ``change`` stands, going on with another apply's object when
+        that one made the same object at the same time (`docform.engine.duplicates`)."""
+        if self.after_create is None:
+            return True
+        try:
+            kept = await self.after_create(change, answer)
+        except DocformError as exc:
+            reason = f"{change.key}: made, but checking for a twin made meanwhile failed: {exc}"
+            self.report.failed.append((change, self._redacted(ApplyError(reason))))
+            return False
+        if kept is not answer:
+            self.outputs.record(change.address, kept)
+            self.on_created(change, kept)
+        return True
 
     async def _send(
         self, change: Change, i: int, doc: dict[str, Any], body: Any

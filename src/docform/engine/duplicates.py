@@ -4,10 +4,17 @@ The API offers no lock, so two applies to one organization (two CI jobs, a perso
 can both plan "create team Platform" and both create it. Three defences, from the cheapest:
 
 - `docform.workflow.apply_lock` keeps applies from one machine from overlapping;
-- `CreateGuard`: just before the first create of a kind, the kind's live objects are read
-  again (one read per kind, only for kinds the plan creates) and a create whose object has
-  appeared since the plan is not sent: it fails, naming the object, so the apply reports that
-  it raced with another one;
+- `CreateGuard.raced`: just before each create, the kind's live objects are read again (a
+  read that started after the create asked, shared by the creates of one wave:
+  `docform.engine.fresh_reads`) and a create whose object has appeared since the plan is not
+  sent: it fails, naming the object, so the apply reports that it raced with another one;
+- `CreateGuard.settle`: after each create, the kind is read again; when another apply created
+  the same object at the same time, both keep the oldest (`createdAt`, then id) and the one
+  whose object is newer deletes its own and goes on with the oldest. The later of two creators
+  always sees both objects, and the oldest is the earlier one's, so a pair is never left. For
+  kinds the API gives no `createdAt`, the holder of the lowest id that sees another object
+  waits a little for that one to go, and goes on with it if it stays (its creator did not see
+  the lowest one);
 - when duplicates exist anyway, `ambiguous_match` tells the user which one to keep (the
   oldest), how to pin it and what to delete.
 """
@@ -15,23 +22,28 @@ can both plan "create team Platform" and both create it. Three defences, from th
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from docform.engine.client import ServiceClient
+from docform.engine.fresh_reads import FreshReads
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
-from docform.engine.live import LiveReader, LiveState
+from docform.engine.live import Earlier, LiveReader, LiveState
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Change, Plan
 
 
 class CreateGuard:
-    """Tells, just before a create is sent, whether its object appeared since ``plan``."""
+    """Tells, just before a create is sent, whether its object appeared since ``plan``, and
+    settles a create made at the same time as another apply's."""
 
     def __init__(
         self, plan: Plan, kinds: Sequence[Kind], manifests: ManifestView, client: ServiceClient
     ) -> None:
         self._kinds = {kind.name: kind for kind in kinds}
+        self._client = client
         self._desired: dict[str, Desired] = {}
         kind_of: dict[str, str] = {}
         for kind in kinds:
@@ -40,28 +52,113 @@ class CreateGuard:
                 kind_of[desired.address] = kind.name
         self._planned_ids = {tuple(key.split(":", 1)) for key in plan.fingerprints}
         self._index = AddressIndex()
-        state = LiveState()
+        self._state = LiveState()
         for address, raw in plan.live_objects.items():
             if address in kind_of:
                 self._index.record(kind_of[address], raw["id"], address)
-                state.objects.setdefault(kind_of[address], []).append(raw)
-        self._reader = LiveReader(client, plan.organization, state)
-        self._reads: dict[str, asyncio.Task[list[dict[str, Any]]]] = {}
+                self._state.objects.setdefault(kind_of[address], []).append(raw)
+        # Only keys are compared: the parts planning read of an object (a team's members)
+        # are not read again, only those of objects that appeared since.
+        self._known: dict[str, Mapping[str, Any]] = {
+            raw["id"]: raw for raw in plan.live_objects.values() if "id" in raw
+        }
+        known = Earlier(self._known, frozenset(), frozenset())
+        self._reader = LiveReader(client, plan.organization, self._state, earlier=known)
+        self._clock = itertools.count()
+        self._reads: dict[str, FreshReads] = {}
+        self.notes: list[str] = []
+        """What the apply did about objects another apply created at the same time."""
+        self.yield_waits: Sequence[float] = (0.5, 1.0, 2.0)
 
     async def raced(self, change: Change) -> str | None:
         """Why ``change`` (a create) must not be sent, or None to send it."""
+        guarded = self._guarded(change)
+        if guarded is None:
+            return None
+        kind, desired = guarded
+        for observed in await self._twins(kind, desired, self._fresh(kind).moment()):
+            return raced_message(change, observed)
+        return None
+
+    async def settle(self, change: Change, answer: Any) -> Any:
+        """What ``change``, a create whose calls are all made, goes on with: ``answer``, or
+        the oldest of the objects other applies created at the same time (its own deleted)."""
+        guarded = self._guarded(change)
+        ours = answer.get("id") if isinstance(answer, Mapping) else None
+        if guarded is None or guarded[0].created_id != "id" or not isinstance(ours, str):
+            return answer
+        kind, desired = guarded
+        twins = await self._twins(kind, desired, self._fresh(kind).moment())
+        mine = next((o for o in twins if o.id == ours), None)
+        if mine is None:
+            return answer  # the read does not show it (yet): nothing to compare
+        keep = await self._kept(kind, desired, mine, twins)
+        self._remember(kind, keep, change.address)
+        if keep is mine:
+            return answer
+        for call in kind.delete_calls(mine):
+            doc = call.to_json()
+            await self._client.answered(doc["method"], doc["path"], json=doc["body"])
+        self.notes.append(_settled_note(change, mine, keep))
+        return dict(keep.raw)
+
+    async def _kept(
+        self, kind: Kind, desired: Desired, mine: Observed, twins: list[Observed]
+    ) -> Observed:
+        keep = min(twins, key=_age_order)
+        if keep is not mine or len(twins) == 1 or _created_at(mine.raw):
+            return keep
+        # Without a creation time, the lowest id is kept by whoever sees both; the other
+        # creator may not have (it read before this one existed): then its object stays.
+        for wait in self.yield_waits:
+            await asyncio.sleep(wait)
+            twins = await self._twins(kind, desired, self._fresh(kind).moment())
+            if all(o.id == mine.id for o in twins):
+                return mine
+        others = [o for o in twins if o.id != mine.id]
+        return min(others, key=_age_order) if others else mine
+
+    def _guarded(self, change: Change) -> tuple[Kind, Desired] | None:
         kind, desired = self._kinds.get(change.kind), self._desired.get(change.address)
         if kind is None or desired is None or not kind.guard_creates:
             return None
+        if change.calls and change.calls[0].method not in ("POST", "PUT"):
+            return None  # it finishes what another create of this apply made (a PATCH)
+        return kind, desired
+
+    def _fresh(self, kind: Kind) -> FreshReads:
         if kind.name not in self._reads:
-            self._reads[kind.name] = asyncio.ensure_future(kind.read(self._reader, ()))
-        for raw in await self._reads[kind.name]:
+            read = partial(kind.read, self._reader, ())
+            self._reads[kind.name] = FreshReads(read, self._clock)
+        return self._reads[kind.name]
+
+    async def _twins(self, kind: Kind, desired: Desired, moment: int) -> list[Observed]:
+        """The live objects of a read started after ``moment`` that ``desired`` matches by
+        key, but for those the plan matched to other entries."""
+        twins = []
+        for raw in await self._fresh(kind).after(moment):
             if (kind.name, raw["id"]) in self._planned_ids:
                 continue
             observed = kind.observe(raw, self._index)
             if observed is not None and desired.key in (observed.key, *observed.other_keys):
-                return raced_message(change, observed)
-        return None
+                twins.append(observed)
+        return twins
+
+    def _remember(self, kind: Kind, kept: Observed, address: str) -> None:
+        """``kept`` is ``address``'s object from now on: the reads of what lies inside it and
+        the keys of what refers to it see it."""
+        self._index.record(kind.name, kept.id, address)
+        self._state.objects.setdefault(kind.name, []).append(dict(kept.raw))
+        self._known[kept.id] = kept.raw
+        self._planned_ids.add((kind.name, kept.id))
+
+
+def _settled_note(change: Change, mine: Observed, keep: Observed) -> str:
+    return (
+        f"{change.address}: another apply created this {change.kind} at the same time "
+        f"({keep.id}, the older); this apply deleted its own ({mine.id}) and went on with "
+        f"{keep.id}. Make applies to one organization run one at a time (see docs/security.md)."
+    )
 
 
 def raced_message(change: Change, observed: Observed) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from docform.engine.apply import Created
 from docform.engine.plan import Change, Plan
 from docform.errors import DocformError
 from docform.kind_registry import build_kinds
@@ -26,11 +27,7 @@ class LockRecorder:
         self.directory = manifests.directory
         self.organization = manifests.organization.id
         self.ids: dict[str, str] = dict(plan.identities)
-        # Only kinds whose entries the lock ties: a grant found again after its answer was lost
-        # carries the id docform makes up for it (space/team/id), no live id.
-        kinds = [kind for kind in build_kinds(self.organization) if kind.locked]
-        self.id_paths = {kind.name: kind.created_id for kind in kinds}
-        self.kinds = {kind.name: kind for kind in kinds}
+        self.tied = CreatedIds(self.organization)
         self.warning: str | None = None
         self.writer = LockWriter(self.directory, self.organization, self.ids)
 
@@ -50,17 +47,11 @@ class LockRecorder:
         """A create answered (or was found again after its answer was lost), or a change of
         what the lock records was applied (``answer`` None): record the new object's id, or the
         change's `lock_after`, at once, when it is one the lock can hold."""
-        if change.kind not in self.id_paths or self.warning is not None:
+        if self.warning is not None:
             return
-        if answer is None:
-            live_id = change.lock_after
-        elif change.lock_after is not None:
-            return  # recorded once every call of the change is made
-        else:
-            live_id = _dig(answer, self.id_paths[change.kind])
-        if not isinstance(live_id, str) or not LIVE_ID.match(live_id):
+        live_id = self.tied.lock_value(change, answer)
+        if live_id is None:
             return
-        live_id = self.kinds[change.kind].lock_id(live_id)
         self.ids[change.address] = live_id
         try:
             self.writer.record(change.address, live_id)
@@ -71,6 +62,50 @@ class LockRecorder:
                 f"could not update {self.directory / LOCK_NAME} ({exc.strerror or exc}); run "
                 "`docform pin` on the manifests to record the objects this apply created"
             )
+
+
+class CreatedIds:
+    """What docform.lock records for the objects an apply creates, as their creates answer;
+    the read after the apply matches its entries by them too."""
+
+    def __init__(self, organization: str) -> None:
+        # Only kinds whose entries the lock ties: a grant found again after its answer was lost
+        # carries the id docform makes up for it (space/team/id), no live id.
+        kinds = [kind for kind in build_kinds(organization) if kind.locked]
+        self.id_paths = {kind.name: kind.created_id for kind in kinds}
+        self.kinds = {kind.name: kind for kind in kinds}
+        self.ids: dict[str, str] = {}
+
+    def created(self, change: Change, answer: Any) -> None:
+        """`docform.engine.apply.Created`: keep what the lock records for ``change``."""
+        value = self.lock_value(change, answer)
+        if value is not None:
+            self.ids[change.address] = value
+
+    def also_telling(self, other: Created | None) -> Created:
+        """`created`, then ``other``."""
+
+        def both(change: Change, answer: Any) -> None:
+            self.created(change, answer)
+            if other is not None:
+                other(change, answer)
+
+        return both
+
+    def lock_value(self, change: Change, answer: Any) -> str | None:
+        """What the lock records once ``change`` answered ``answer`` (None: once all its
+        calls are made, with its `Change.lock_after`), or None when nothing it can hold."""
+        if change.kind not in self.id_paths:
+            return None
+        if answer is None:
+            live_id = change.lock_after
+        elif change.lock_after is not None:
+            return None  # recorded once every call of the change is made
+        else:
+            live_id = _dig(answer, self.id_paths[change.kind])
+        if not isinstance(live_id, str) or not LIVE_ID.match(live_id):
+            return None
+        return self.kinds[change.kind].lock_id(live_id)
 
 
 def _dig(answer: Any, path: str) -> Any:

@@ -4,7 +4,7 @@ it is read, then plan against it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -40,6 +40,7 @@ from docform.workflow.apply_lock import apply_lock
 from docform.workflow.audience import audience_differences, audience_notes, unread_notes
 from docform.workflow.connect import Client, api_url, open_client
 from docform.workflow.early import EarlyView, load_seen_early
+from docform.workflow.identity import CreatedIds
 from docform.workflow.saved import secret_resolver
 from docform.workflow.verify import Verification, verify_applied
 
@@ -310,6 +311,7 @@ async def apply_changes(
             caller = await check_caller(plan, kinds, client)
             enforce(RailReport(caller.violations))
             guard = CreateGuard(plan, kinds, manifests, client)
+            made = CreatedIds(manifests.organization.id)
             report = await apply_plan(
                 plan.changes,
                 client,
@@ -317,22 +319,26 @@ async def apply_changes(
                 resolve_secret=secret_resolver(manifests),
                 on_event=on_event,
                 recover=recover,
-                on_created=on_created,
+                on_created=made.also_telling(on_created),
                 before_create=guard.raced,
+                after_create=guard.settle,
                 on_start=on_start,
                 stop=stop,
                 kinds=kinds,
             )
-            report.notes += caller.notes
+            report.notes += caller.notes + guard.notes
         if report.ok:
-            report.verification = await verify_by_reading(manifests, plan, report.done)
+            report.verification = await verify_by_reading(manifests, plan, report.done, made.ids)
             found = report.verification.identities if report.verification else {}
             report.notes += await read_back_audience(manifests, plan, {**plan.identities, **found})
     return report
 
 
 async def verify_by_reading(
-    manifests: ManifestSet, plan: Plan, applied: Sequence[Change]
+    manifests: ManifestSet,
+    plan: Plan,
+    applied: Sequence[Change],
+    created: Mapping[str, str] | None = None,
 ) -> Verification:
     """What a read after the apply of ``plan`` finds still to change in the kinds ``applied``
     changed (`docform.workflow.verify`), read with a read-only client of the manifests' API."""
@@ -345,7 +351,7 @@ async def verify_by_reading(
             kinds,
             applied,
             targeting=plan.targeting,
-            locked={**plan.identities, **recorded_by(applied)},
+            locked={**plan.identities, **(created or {}), **recorded_by(applied)},
             read_before=plan.live_objects,
         )
 

@@ -1,0 +1,218 @@
+"""Applies from separate machines creating the same objects at once (engine/duplicates.py):
+the object made first is kept, the later creator deletes its own and goes on with the first,
+and applies run at the same moment from separate clones leave one object per entry."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+from click.testing import CliRunner
+
+from canary import CANARY_TOKEN
+from docform.cli import cli
+from docform.manifest.lock import LOCK_NAME
+from docform.sandbox import SandboxConfig, Store, create_app
+from planning import (
+    SERVE_TOKEN,
+    apply,
+    assert_converged,
+    live_api,
+    served_app,
+    served_sandbox,
+    write_manifests,
+)
+
+TOKEN = "tok_races_admin_0123456789"
+DOCS = "/orgs/org_acme/sites/site_docs"
+ORGANIZATION = """\
+organization: {id: org_acme}
+teams:
+  platform: {title: Platform}
+  docs: {title: Docs}
+collections:
+  handbook: {title: Handbook}
+spaces:
+  guide:
+    title: Guide
+    collection: handbook
+    access: {teams: {platform: edit}}
+sites:
+  docs:
+    id: site_docs
+    sectionGroups:
+      more: {title: More, sections: [start]}
+    sections:
+      start:
+        title: Start here
+        path: start
+        spaces: {main: {space: guide, path: guide}}
+"""
+
+
+def served_with_twin(sandbox: Path, method: str, route: str, body: dict[str, Any], *, first: bool):
+    """The sandbox served with, at the first ``method route`` docform sends, the same object
+    made by "another apply" just before (``first``) or just after docform's own create."""
+    store = Store(sandbox)
+    app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
+    made: list[str] = []
+    asked: list[bool] = []
+
+    async def other_apply_too(scope: dict, receive: Any, send: Any) -> None:
+        ours = scope["type"] == "http" and (scope["method"], scope["path"]) == (method, route)
+        twin = ours and not asked and not asked.append(True)
+        if twin and first:
+            made.append((await asyncio.to_thread(live_api, sandbox, method, route[3:], body))["id"])
+        await app(scope, receive, send)
+        if twin and not first:
+            made.append((await asyncio.to_thread(live_api, sandbox, method, route[3:], body))["id"])
+
+    return store, other_apply_too, made
+
+
+def apply_through(app: Any, manifests: Path, tmp_path: Path) -> Any:
+    env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1", "DOCFORM_LOCK_DIR": str(tmp_path / "l")}
+    with served_app(app) as root:
+        return CliRunner().invoke(
+            cli, ["apply", str(manifests), "--yes"], env={**env, "DOCFORM_API_URL": root}
+        )
+
+
+def live_titles(sandbox: Path, route: str) -> list[tuple[str, str]]:
+    return sorted((o["title"], o["id"]) for o in live_api(sandbox, "GET", route)["items"])
+
+
+def test_a_create_newer_than_another_applys_twin_is_deleted_and_the_twin_used(
+    sandbox: Path, tmp_path: Path
+) -> None:
+    manifests = write_manifests(tmp_path / "m", ORGANIZATION)
+    store, app, made = served_with_twin(
+        sandbox, "PUT", "/v1/orgs/org_acme/teams", {"title": "Platform"}, first=True
+    )
+    try:
+        result = apply_through(app, manifests, tmp_path)
+    finally:
+        store.close()
+
+    [twin] = made
+    assert result.exit_code == 0, result.output
+    assert "Apply complete" in result.stdout
+    [deleted] = [
+        line.split("deleted its own (")[1].split(")")[0]
+        for line in result.output.splitlines()
+        if "another apply created this team at the same time" in line
+    ]
+    assert deleted != twin
+    assert [t for t in live_titles(sandbox, "/orgs/org_acme/teams") if t[0] == "Platform"] == [
+        ("Platform", twin)
+    ]
+    assert f"team.platform: {twin}" in (manifests / LOCK_NAME).read_text()
+    # What depends on the team (the space's grant) went to the twin, not to the deleted one.
+    space = next(s for s in live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"])
+    grants = live_api(sandbox, "GET", f"/spaces/{space['id']}/permissions/teams")["items"]
+    assert [g["team"]["id"] for g in grants] == [twin]
+    assert_converged(manifests, sandbox)
+
+
+def test_a_create_older_than_another_applys_twin_is_kept(sandbox: Path, tmp_path: Path) -> None:
+    manifests = write_manifests(tmp_path / "m", ORGANIZATION)
+    store, app, made = served_with_twin(
+        sandbox, "PUT", "/v1/orgs/org_acme/teams", {"title": "Platform"}, first=False
+    )
+    try:
+        result = apply_through(app, manifests, tmp_path)
+    finally:
+        store.close()
+
+    [twin] = made
+    assert result.exit_code == 0, result.output
+    assert "at the same time" not in result.output
+    platforms = [t for t in live_titles(sandbox, "/orgs/org_acme/teams") if t[0] == "Platform"]
+    assert len(platforms) == 2  # the twin is its own creator's to delete: it sees both
+    [ours] = [team_id for _, team_id in platforms if team_id != twin]
+    assert f"team.platform: {ours}" in (manifests / LOCK_NAME).read_text()
+
+
+def test_of_twins_without_a_creation_time_one_is_left(sandbox: Path, tmp_path: Path) -> None:
+    """Section groups have no ``createdAt``: whichever of the two holds the lower id, the
+    apply ends with one group, the one the other apply made (which never saw docform's).
+    That one was made without the section, which the apply's read-back reports."""
+    manifests = write_manifests(tmp_path / "m", ORGANIZATION)
+    route = f"/v1{DOCS}/section-groups"
+    store, app, made = served_with_twin(sandbox, "POST", route, {"title": "More"}, first=True)
+    try:
+        result = apply_through(app, manifests, tmp_path)
+    finally:
+        store.close()
+
+    [twin] = made
+    assert result.exit_code == 1, result.output
+    assert "another apply created this section_group at the same time" in result.output
+    assert "but the live organization still differs" in result.output
+    assert "  ~ site.docs.sectionGroup.more  (update)\n" in result.output
+    assert live_titles(sandbox, f"{DOCS}/section-groups") == [("More", twin)]
+    assert apply(manifests, sandbox).exit_code == 0
+    assert_converged(manifests, sandbox)
+    assert live_titles(sandbox, f"{DOCS}/section-groups") == [("More", twin)]
+
+
+def test_applies_at_once_from_separate_clones_leave_one_object_per_entry(tmp_path: Path) -> None:
+    """Three clones (three machines: each its own lock directory, so the local apply lock
+    cannot serialise them) apply at the same moment, against the served sandbox with some
+    latency; twice. Each time every entry has one live object and a fresh clone has nothing
+    left to do."""
+    source = write_manifests(tmp_path / "source", ORGANIZATION)
+    for round_number in range(2):
+        data = tmp_path / f"served-{round_number}.sqlite"
+        with served_sandbox(data, "--latency-ms", "40") as (root, _):
+            env = {**os.environ, "DOCFORM_API_TOKEN": SERVE_TOKEN, "NO_COLOR": "1"}
+            env["DOCFORM_API_URL"] = root
+            applies = []
+            for clone in range(3):
+                directory = tmp_path / f"r{round_number}-clone{clone}"
+                shutil.copytree(source, directory)
+                command = [sys.executable, "-m", "docform", "apply", str(directory), "--yes"]
+                own = {**env, "DOCFORM_LOCK_DIR": str(directory.parent / f"{directory}.locks")}
+                applies.append(subprocess.Popen(command, env=own, stdout=subprocess.PIPE,
+                                                stderr=subprocess.STDOUT, text=True))  # fmt: skip
+            outputs = [p.communicate(timeout=300)[0] for p in applies]
+            assert not any("Traceback" in out for out in outputs), outputs
+            assert CANARY_TOKEN not in "".join(outputs)
+            assert SERVE_TOKEN not in "".join(outputs)
+            counted = {
+                route: served_titles(root, route)
+                for route in ("teams", "collections", "spaces", "sites/site_docs/section-groups")
+            }
+            assert counted == {
+                "teams": ["Docs", "Platform"],
+                "collections": ["Handbook"],
+                "spaces": ["Guide"],
+                "sites/site_docs/section-groups": ["More"],
+            }, outputs
+            fresh = tmp_path / f"r{round_number}-fresh"
+            shutil.copytree(source, fresh)
+            final = subprocess.run(
+                [sys.executable, "-m", "docform", "apply", str(fresh), "--yes"],
+                env={**env, "DOCFORM_LOCK_DIR": str(tmp_path / "fresh.locks")},
+                capture_output=True, text=True, timeout=300,
+            )  # fmt: skip
+            assert final.returncode == 0, (final.stdout, final.stderr, outputs)
+            assert "unmanaged" not in final.stdout, (final.stdout, outputs)
+            again = subprocess.run(
+                [sys.executable, "-m", "docform", "plan", str(fresh), "--detailed-exitcode"],
+                env={**env, "DOCFORM_LOCK_DIR": str(tmp_path / "fresh.locks")},
+                capture_output=True, text=True, timeout=300,
+            )  # fmt: skip
+            assert again.returncode == 0, (again.stdout, again.stderr, outputs)
+
+
+def served_titles(root: str, route: str) -> list[str]:
+    headers = {"Authorization": f"Bearer {SERVE_TOKEN}"}
+    answer = httpx.get(f"{root}/v1/orgs/org_acme/{route}", headers=headers).json()
+    return sorted(item["title"] for item in answer["items"])
