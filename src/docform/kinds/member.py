@@ -177,6 +177,27 @@ class MemberKind(Kind):
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/members/{observed.id}")]
 
+    def warnings_across_kinds(
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
+    ) -> list[str]:
+        """An invite to an email outside the organization's ``emailDomains`` (the manifest's,
+        else the live ones): a look-alike domain reads like the real one in review."""
+        domains = _organization_domains(matchings.get("organization"))
+        invited = {d.address: d for d in matchings[self.name].creates}
+        outside = [
+            invited[c.address]
+            for c in changes
+            if c.kind == self.name and c.action == "create" and c.address in invited
+        ]
+        return [
+            f"{d.location}: {escape_invisible(d.entry.email)} is invited, but its domain is "
+            f"not one of the organization's emailDomains ({', '.join(sorted(domains))}): "
+            "check that it is the person meant and not a look-alike address, or add the "
+            "domain to organization.emailDomains"
+            for d in outside
+            if domains and d.entry.email.rsplit("@", 1)[-1].lower() not in domains
+        ]
+
     def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
         """Never leave the organization without an admin."""
         observed = [p.observed for p in matching.pairs] + list(matching.unmatched)
@@ -234,6 +255,16 @@ class MemberKind(Kind):
         if raw.get("sso"):
             fields["sso"] = True
         return Exported("members", self.name, raw["id"], email, fields, name=email)
+
+
+def _organization_domains(matching: Matching | None) -> set[str]:
+    """The organization's email domains as the plan leaves them, lower-cased; none known: empty."""
+    if matching is None or not matching.pairs:
+        return set()
+    pair = matching.pairs[0]
+    written = pair.desired.fields.get("emailDomains")
+    domains = written if written is not None else pair.observed.fields.get("emailDomains")
+    return {str(domain).lower().rstrip(".") for domain in domains or ()}
 
 
 def _person(key: tuple[Any, ...]) -> str:
