@@ -20,7 +20,8 @@ plan --json` are made without faults, and counted:
 Loops:
 - kill: an apply is killed (SIGKILL) after a random delay, then applied again to the end;
 - clones: three applies at once, each from its own copy of the manifests and its own lock
-  directory (three machines: the local lock does not serialise them);
+  directory (three machines: the local lock does not serialise them), over HTTP to the sandbox
+  file served by ``docform sandbox serve`` with 30 ms of latency;
 - faults: an apply under ``DOCFORM_SANDBOX_FAULTS`` (500/502/503/429/drop/lost at 40 % in all),
   repeated until it says "Apply complete" or five tries are spent.
 """
@@ -28,6 +29,7 @@ Loops:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -40,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,11 +64,16 @@ class Tally:
     canary_leaks: int = 0
     not_converged: int = 0
     killed_mid_apply: int = 0
+    creates_refused: int = 0
+    """Creates not sent because their object appeared since the plan (another clone's)."""
+    twins_settled: int = 0
+    """Objects two clones made at once, the newer deleted by its creator."""
     notes: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         for name in ("runs", "duplicates", "orphans", "false_complete", "tracebacks",
-                     "canary_leaks", "not_converged", "killed_mid_apply"):  # fmt: skip
+                     "canary_leaks", "not_converged", "killed_mid_apply", "creates_refused",
+                     "twins_settled"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.notes += other.notes
 
@@ -85,9 +93,11 @@ class Run:
         shutil.copytree(QUICKSTART, target)
         return target
 
-    def env(self, lock_dir: str = "locks", faults: str | None = None, seed: int = 0) -> dict:
+    def env(
+        self, lock_dir: str = "locks", faults: str | None = None, seed: int = 0, url: str = ""
+    ) -> dict:
         env = {
-            "DOCFORM_API_URL": f"sandbox:{self.sandbox}",
+            "DOCFORM_API_URL": url or f"sandbox:{self.sandbox}",
             "DOCFORM_API_TOKEN": self.canary,
             "DOCFORM_LOCK_DIR": str(self.root / lock_dir),
             "NO_COLOR": "1",
@@ -135,6 +145,13 @@ class Run:
 
     def judge_outputs(self, manifests: list[Path], tally: Tally) -> None:
         for text in self.outputs:
+            lines = text.splitlines()
+            tally.creates_refused += sum(
+                line.startswith("  failed:") and "not created: a live" in line for line in lines
+            )
+            tally.twins_settled += sum(
+                line.startswith("Note:") and "at the same time (" in line for line in lines
+            )
             if "Traceback" in text:
                 tally.tracebacks += 1
                 tally.notes.append(text[text.index("Traceback") :][:300])
@@ -195,21 +212,46 @@ def kill_loop(work: Path, runs: int, baseline: Counter[str], rng: random.Random)
 
 
 def clone_loop(work: Path, runs: int, baseline: Counter[str]) -> Tally:
+    """Three clones apply at once over HTTP to one served sandbox (as three machines would)."""
     tally = Tally()
     for number in range(runs):
         run = Run(work / f"clones-{number}", canary_token())
         clones = [run.clone(f"m{i}") for i in range(3)]
-        started = [
-            run.start(["apply", str(c), "--yes"], run.env(lock_dir=f"locks-{i}"))
-            for i, c in enumerate(clones)
-        ]
-        for process in started:
-            out, _ = process.communicate(timeout=600)
-            run.outputs.append(out or "")
+        with served(run) as root:
+            started = [
+                run.start(["apply", str(c), "--yes"], run.env(f"locks-{i}", url=root))
+                for i, c in enumerate(clones)
+            ]
+            for process in started:
+                out, _ = process.communicate(timeout=600)
+                run.outputs.append(out or "")
         run.finish(clones[0], tally, baseline)
         run.judge_outputs(clones, tally)
         tally.runs += 1
     return tally
+
+
+@contextlib.contextmanager
+def served(run: Run) -> Iterator[str]:
+    """``docform sandbox serve`` on the run's sandbox file, with some latency so that the
+    applies' calls interleave; its token is the run's canary. Yields its root URL."""
+    ready = run.root / "ready"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0", "--data",
+         str(run.sandbox), "--token", run.canary, "--latency-ms", "30", "--ready-file", str(ready)],
+        env={**os.environ, "NO_COLOR": "1"}, text=True, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (ready.exists() and ready.read_text().strip()):
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("docform sandbox serve did not start")
+            time.sleep(0.1)
+        yield ready.read_text().strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def fault_loop(work: Path, runs: int, baseline: Counter[str]) -> Tally:
@@ -260,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{name:7} runs {tally.runs:3}  duplicates {tally.duplicates}  orphans "
             f"{tally.orphans}  false 'Apply complete' {tally.false_complete}  tracebacks "
             f"{tally.tracebacks}  canary leaks {tally.canary_leaks}  not converged "
-            f"{tally.not_converged}  killed mid-apply {tally.killed_mid_apply}"
+            f"{tally.not_converged}  killed mid-apply {tally.killed_mid_apply}  creates "
+            f"refused {tally.creates_refused}  twins settled {tally.twins_settled}"
         )
     for note in total.notes:
         print(f"  note: {note}")
