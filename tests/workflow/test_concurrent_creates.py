@@ -5,6 +5,7 @@ and applies run at the same moment from separate clones leave one object per ent
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -31,6 +32,7 @@ from planning import (
 
 TOKEN = "tok_races_admin_0123456789"
 DOCS = "/orgs/org_acme/sites/site_docs"
+TEAMS = ("PUT", "/v1/orgs/org_acme/teams")
 ORGANIZATION = """\
 organization: {id: org_acme}
 teams:
@@ -56,32 +58,42 @@ sites:
 """
 
 
-def served_with_twin(sandbox: Path, method: str, route: str, body: dict[str, Any], *, first: bool):
-    """The sandbox served with, at the first ``method route`` docform sends, the same object
-    made by "another apply" just before (``first``) or just after docform's own create."""
+def apply_with_twin(
+    sandbox: Path, manifests: Path, route: tuple[str, str], body: dict[str, Any], *, first: bool
+) -> tuple[Any, str]:
+    """``docform apply`` through the sandbox served with, at the first ``route`` (method,
+    path) docform calls, the same object made by "another apply" just before (``first``) or
+    just after docform's own create. Returns the apply's result and the other object's id."""
     store = Store(sandbox)
     app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
     made: list[str] = []
     asked: list[bool] = []
 
     async def other_apply_too(scope: dict, receive: Any, send: Any) -> None:
-        ours = scope["type"] == "http" and (scope["method"], scope["path"]) == (method, route)
+        ours = scope["type"] == "http" and (scope["method"], scope["path"]) == route
         twin = ours and not asked and not asked.append(True)
         if twin and first:
-            made.append((await asyncio.to_thread(live_api, sandbox, method, route[3:], body))["id"])
+            made.append(await asyncio.to_thread(create_twin, sandbox, route, body))
         await app(scope, receive, send)
         if twin and not first:
-            made.append((await asyncio.to_thread(live_api, sandbox, method, route[3:], body))["id"])
+            made.append(await asyncio.to_thread(create_twin, sandbox, route, body))
 
-    return store, other_apply_too, made
+    env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
+    env["DOCFORM_LOCK_DIR"] = str(manifests.parent / "locks")
+    try:
+        with served_app(other_apply_too) as root:
+            result = CliRunner().invoke(
+                cli, ["apply", str(manifests), "--yes"], env={**env, "DOCFORM_API_URL": root}
+            )
+    finally:
+        store.close()
+    [twin] = made
+    return result, twin
 
 
-def apply_through(app: Any, manifests: Path, tmp_path: Path) -> Any:
-    env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1", "DOCFORM_LOCK_DIR": str(tmp_path / "l")}
-    with served_app(app) as root:
-        return CliRunner().invoke(
-            cli, ["apply", str(manifests), "--yes"], env={**env, "DOCFORM_API_URL": root}
-        )
+def create_twin(sandbox: Path, route: tuple[str, str], body: dict[str, Any]) -> str:
+    method, path = route
+    return str(live_api(sandbox, method, path.removeprefix("/v1"), body)["id"])
 
 
 def live_titles(sandbox: Path, route: str) -> list[tuple[str, str]]:
@@ -92,15 +104,8 @@ def test_a_create_newer_than_another_applys_twin_is_deleted_and_the_twin_used(
     sandbox: Path, tmp_path: Path
 ) -> None:
     manifests = write_manifests(tmp_path / "m", ORGANIZATION)
-    store, app, made = served_with_twin(
-        sandbox, "PUT", "/v1/orgs/org_acme/teams", {"title": "Platform"}, first=True
-    )
-    try:
-        result = apply_through(app, manifests, tmp_path)
-    finally:
-        store.close()
+    result, twin = apply_with_twin(sandbox, manifests, TEAMS, {"title": "Platform"}, first=True)
 
-    [twin] = made
     assert result.exit_code == 0, result.output
     assert "Apply complete" in result.stdout
     [deleted] = [
@@ -122,15 +127,8 @@ def test_a_create_newer_than_another_applys_twin_is_deleted_and_the_twin_used(
 
 def test_a_create_older_than_another_applys_twin_is_kept(sandbox: Path, tmp_path: Path) -> None:
     manifests = write_manifests(tmp_path / "m", ORGANIZATION)
-    store, app, made = served_with_twin(
-        sandbox, "PUT", "/v1/orgs/org_acme/teams", {"title": "Platform"}, first=False
-    )
-    try:
-        result = apply_through(app, manifests, tmp_path)
-    finally:
-        store.close()
+    result, twin = apply_with_twin(sandbox, manifests, TEAMS, {"title": "Platform"}, first=False)
 
-    [twin] = made
     assert result.exit_code == 0, result.output
     assert "at the same time" not in result.output
     platforms = [t for t in live_titles(sandbox, "/orgs/org_acme/teams") if t[0] == "Platform"]
@@ -144,14 +142,9 @@ def test_of_twins_without_a_creation_time_one_is_left(sandbox: Path, tmp_path: P
     apply ends with one group, the one the other apply made (which never saw docform's).
     That one was made without the section, which the apply's read-back reports."""
     manifests = write_manifests(tmp_path / "m", ORGANIZATION)
-    route = f"/v1{DOCS}/section-groups"
-    store, app, made = served_with_twin(sandbox, "POST", route, {"title": "More"}, first=True)
-    try:
-        result = apply_through(app, manifests, tmp_path)
-    finally:
-        store.close()
+    groups = ("POST", f"/v1{DOCS}/section-groups")
+    result, twin = apply_with_twin(sandbox, manifests, groups, {"title": "More"}, first=True)
 
-    [twin] = made
     assert result.exit_code == 1, result.output
     assert "another apply created this section_group at the same time" in result.output
     assert "but the live organization still differs" in result.output
@@ -197,19 +190,18 @@ def test_applies_at_once_from_separate_clones_leave_one_object_per_entry(tmp_pat
             }, outputs
             fresh = tmp_path / f"r{round_number}-fresh"
             shutil.copytree(source, fresh)
-            final = subprocess.run(
-                [sys.executable, "-m", "docform", "apply", str(fresh), "--yes"],
-                env={**env, "DOCFORM_LOCK_DIR": str(tmp_path / "fresh.locks")},
-                capture_output=True, text=True, timeout=300,
-            )  # fmt: skip
+            env["DOCFORM_LOCK_DIR"] = str(tmp_path / "fresh.locks")
+            final = docform(["apply", fresh, "--yes"], env)
             assert final.returncode == 0, (final.stdout, final.stderr, outputs)
-            assert "unmanaged" not in final.stdout, (final.stdout, outputs)
-            again = subprocess.run(
-                [sys.executable, "-m", "docform", "plan", str(fresh), "--detailed-exitcode"],
-                env={**env, "DOCFORM_LOCK_DIR": str(tmp_path / "fresh.locks")},
-                capture_output=True, text=True, timeout=300,
-            )  # fmt: skip
+            again = docform(["plan", fresh, "--json", "--detailed-exitcode"], env)
             assert again.returncode == 0, (again.stdout, again.stderr, outputs)
+            left = {u["kind"] for u in json.loads(again.stdout)["unmanaged"]}
+            assert left == {"member"}, (again.stdout, outputs)  # the seed's members only
+
+
+def docform(args: list[Any], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "docform", *map(str, args)]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
 
 
 def served_titles(root: str, route: str) -> list[str]:
