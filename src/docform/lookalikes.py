@@ -32,6 +32,13 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: _SHORT_ESCAPES.get(m.group(0), f"\\u{ord(m.group(0)):04x}"), text)
 
 
+def escape_for_terminal(text: str) -> str:
+    """`escape_controls` but for line ends: text docform laid out in lines (a rendered plan,
+    an error listing problems), whose every part from the service or a manifest may still
+    hold a carriage return, an escape sequence or a direction change."""
+    return "\n".join(escape_controls(line) for line in text.split("\n"))
+
+
 def deceptive_text(text: str) -> str | None:
     """Why ``text`` (an email address, a domain) may pass for another, or None."""
     if text.isascii():

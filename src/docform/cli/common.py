@@ -15,6 +15,7 @@ from docform.cli.output import output
 from docform.engine.plan import Plan
 from docform.engine.rails import RailReport, Violation
 from docform.errors import DocformError
+from docform.lookalikes import escape_for_terminal
 from docform.manifest import ManifestSet
 
 T = TypeVar("T")
@@ -121,9 +122,9 @@ def apply_with_progress(
         report = run_async(apply())
     click.echo(render_report(report), err=not report.ok)
     for note in report.notes:
-        click.echo(f"Note: {note}", err=True)
+        click.echo(escape_for_terminal(f"Note: {note}"), err=True)
     if recorder and recorder.warning:
-        click.echo(f"Warning: {recorder.warning}", err=True)
+        click.echo(escape_for_terminal(f"Warning: {recorder.warning}"), err=True)
     return bool(report.ok)
 
 

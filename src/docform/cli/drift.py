@@ -12,6 +12,7 @@ from docform.cli.common import markdown_options, write_output
 from docform.cli.group import cli
 from docform.cli.multi import audit_trails, manifest_sets, planned_sets, report_failures
 from docform.cli.output import output, output_options
+from docform.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:
     from docform.workflow.drift import DriftReport
@@ -79,7 +80,7 @@ def drift(
     report_failures(outcomes)
     for outcome in outcomes:
         for warning in outcome.plan.warnings if outcome.plan is not None else ():
-            click.echo(f"Warning: {warning}", err=True)
+            click.echo(escape_for_terminal(f"Warning: {warning}"), err=True)
     if output().verbose:
         for outcome in outcomes:
             if outcome.stats is not None:

@@ -9,6 +9,7 @@ import click
 
 from docform.cli.group import cli
 from docform.cli.output import output, output_options
+from docform.lookalikes import escape_for_terminal
 
 
 @cli.command()
@@ -47,7 +48,8 @@ def export(org_id: str, directory: Path, force: bool) -> int:
     with ReadProgress(output().console(stderr=True)) as progress:
         result = asyncio.run(run())
     for note in result.notes:
-        click.echo(f"Note: {note}", err=True)  # each asks the user to act: never quiet
+        # Each asks the user to act: never quiet.
+        click.echo(escape_for_terminal(f"Note: {note}"), err=True)
     click.echo(
         f"Exported {result.objects} objects of {org_id} into {directory}: "
         f"{', '.join(result.files)}."

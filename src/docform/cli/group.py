@@ -10,6 +10,7 @@ import click
 
 from docform import __version__, command_clock, tuning
 from docform.errors import DocformError
+from docform.lookalikes import escape_for_terminal
 
 
 class DocformGroup(click.Group):
@@ -47,7 +48,7 @@ class DocformGroup(click.Group):
             click.echo("Interrupted." if interrupted else "Aborted.", err=True)
             sys.exit(1)
         except DocformError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(escape_for_terminal(f"Error: {exc}"), err=True)
             sys.exit(1)
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)

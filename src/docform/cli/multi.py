@@ -27,6 +27,7 @@ from docform.cli.common import (
 from docform.cli.output import output
 from docform.engine.plan import Plan
 from docform.errors import DocformError
+from docform.lookalikes import escape_for_terminal
 from docform.manifest.discover import ManifestDir
 from docform.workflow.sets import SetOutcome
 
@@ -133,7 +134,8 @@ def plan_several(
                 click.echo(f"{outcome.label()}: {outcome.stats.summary()}", err=True)
     for outcome in outcomes:
         if outcome.plan is not None and outcome.plan.refused:
-            click.echo(f"Error: {rails_broken(outcome.plan, outcome.label())}", err=True)
+            broken = rails_broken(outcome.plan, outcome.label())
+            click.echo(escape_for_terminal(f"Error: {broken}"), err=True)
     codes = [_plan_code(o, detailed_exitcode) for o in outcomes]
     return worst_exit_code(codes)
 
@@ -226,7 +228,7 @@ def audit_trails(outcomes: Sequence[Any], since: datetime) -> list[Any]:
     trails = asyncio.run(read_trails([(o.manifests, o.plan) for o in outcomes], since))
     for outcome, trail in zip(outcomes, trails, strict=True):
         if trail is not None and trail.unavailable:
-            output().info(f"Note: {outcome.label()}: {trail.unavailable}.")
+            output().info(escape_for_terminal(f"Note: {outcome.label()}: {trail.unavailable}."))
     return trails
 
 
@@ -236,7 +238,7 @@ def report_failures(outcomes: Sequence[SetOutcome]) -> None:
         for problem in outcome.problems:
             click.echo(str(problem), err=True)
         if outcome.failed:
-            click.echo(f"Error: {outcome.label()}: {outcome.error}", err=True)
+            click.echo(escape_for_terminal(f"Error: {outcome.label()}: {outcome.error}"), err=True)
 
 
 def _plan_code(outcome: SetOutcome, detailed_exitcode: bool) -> int:

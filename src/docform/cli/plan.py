@@ -27,6 +27,7 @@ from docform.cli.multi import (
 )
 from docform.cli.output import output, output_options
 from docform.engine.plan import Plan
+from docform.lookalikes import escape_for_terminal
 from docform.manifest import ManifestSet
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
@@ -66,7 +67,7 @@ def validate(directory: Path, as_json: bool) -> int:
     if as_json:
         click.echo("[]")
     for note in manifests.lock.notes:
-        click.echo(f"Note: {note}", err=True)
+        click.echo(escape_for_terminal(f"Note: {note}"), err=True)
     if output().verbose:
         for file in manifests.files:
             click.echo(f"Read {Path(directory, file)}", err=True)

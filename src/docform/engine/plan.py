@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docform.engine.fingerprints import canonical_json
+from docform.lookalikes import escape_controls
 
 FORMAT_VERSION = "1.1"
 ACTIONS = (
@@ -162,7 +163,9 @@ class Change:
         """``member.~u_bob (bob@acme.test)``: the address, and the human key unless the
         address already ends with it."""
         key = self.human_key
-        return f"{self.address} ({key})" if key and not self.address.endswith(key) else self.address
+        if key and not self.address.endswith(key):
+            return escape_controls(f"{self.address} ({key})")
+        return escape_controls(self.address)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -195,7 +198,7 @@ class Unmanaged:
     def address_with_key(self) -> str:
         """``member.~u_bob (bob@acme.test)``: its address and what a person knows it by."""
         address = f"{self.kind}.~{self.id}"
-        return f"{address} ({self.title})" if self.title else address
+        return escape_controls(f"{address} ({self.title})" if self.title else address)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "title": self.title}

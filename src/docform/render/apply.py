@@ -11,6 +11,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 
 from docform.engine.apply import ApplyReport, CallEvent
 from docform.engine.plan import Change
+from docform.lookalikes import escape_controls, escape_for_terminal
 from docform.render.values import ACTION_SYMBOLS, field_sides
 from docform.workflow.verify import Verification
 
@@ -29,10 +30,15 @@ def render_event(event: CallEvent, *, as_json: bool) -> str:
         )
     mark = "ok  " if event.ok else "FAIL"
     line = f"{mark} {event.method} {event.path}  ({event.change})"
-    return line + (f": {event.message}" if event.message else "")
+    return escape_controls(line + (f": {event.message}" if event.message else ""))
 
 
 def render_report(report: ApplyReport) -> str:
+    """What the apply did, in lines, every part of them readable as it is."""
+    return escape_for_terminal(_report(report))
+
+
+def _report(report: ApplyReport) -> str:
     n = len(report.done)
     made = f"{n} change{'s' if n != 1 else ''}"
     if report.ok:

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from docform.engine.plan import Change, Plan, Unmanaged
+from docform.lookalikes import escape_for_terminal
 from docform.render.markdown import (
     code,
     escape,
@@ -68,7 +69,7 @@ def render_drift_text(report: DriftReport) -> str:
             lines += [f"== {org.outcome.label()} ==", ""]
         lines += _org_text(org)
     lines.append(_totals_line(report))
-    return "\n".join(lines) + "\n"
+    return escape_for_terminal("\n".join(lines)) + "\n"
 
 
 def _org_text(org: OrgDrift) -> list[str]:

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from docform.engine.plan import Call, Change, FieldChange, Placeholder, Plan
+from docform.lookalikes import escape_controls
 
 SENSITIVE = "(sensitive)"
 ACTION_SYMBOLS = {
@@ -38,7 +39,7 @@ def show_value(value: Any, null_means: str | None = None) -> str:
     if value is None:
         return null_means or "(none)"
     marked = _marked(value)
-    return marked if marked is not None else json.dumps(_plain(value), ensure_ascii=False)
+    return marked if marked is not None else _json(_plain(value))
 
 
 def wrapped(head: str, value: Any, width: int = WIDTH) -> list[str]:
@@ -53,12 +54,12 @@ def wrapped(head: str, value: Any, width: int = WIDTH) -> list[str]:
 def _folded(value: Any, indent: str, width: int, prefix: str = "", suffix: str = "") -> list[str]:
     """JSON over lines: a container that fits in ``width`` stays on one line, a larger one
     puts each item on a line of its own, one level deeper."""
-    flat = json.dumps(value, ensure_ascii=False)
+    flat = _json(value)
     if len(indent) + len(prefix) + len(flat) + len(suffix) <= width or not value:
         return [f"{indent}{prefix}{flat}{suffix}"]
     if isinstance(value, dict):
         opening, closing = "{", "}"
-        items = [(json.dumps(str(k), ensure_ascii=False) + ": ", v) for k, v in value.items()]
+        items = [(_json(str(k)) + ": ", v) for k, v in value.items()]
     elif isinstance(value, list):
         opening, closing, items = "[", "]", [("", v) for v in value]
     else:
@@ -75,6 +76,12 @@ def call_lines(call: Call) -> list[str]:
     if call.body is None:
         return [f"{call.method} {call.path}"]
     return wrapped(f"{call.method} {call.path}", call.body)
+
+
+def _json(value: Any) -> str:
+    """``value`` as JSON on one line, every character readable: JSON escapes the ASCII
+    controls, this the rest (a direction change, a line separator)."""
+    return escape_controls(json.dumps(value, ensure_ascii=False))
 
 
 def _marked(value: Any) -> str | None:
