@@ -213,3 +213,48 @@ def test_apply_reports_a_kind_it_did_not_change_that_no_longer_matches(
     assert "  ~ site.docs.section.a  (update)\n      default: false -> true\n" in result.stderr
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
+
+
+def test_apply_reads_back_what_refers_to_an_object_it_moved(sandbox: Path, tmp_path: Path) -> None:
+    """A kind the apply did not change but that refers to an object it moved is read back
+    too: here the server drops the space's grant as a side effect of the move, and the apply
+    does not say "complete"."""
+    doc = """
+        organization: {{id: org_acme}}
+        teams:
+          platform: {{title: Platform}}
+        collections:
+          a: {{title: A}}
+          b: {{title: B}}
+        spaces:
+          guide: {{title: Guide, collection: {where}, access: {{teams: {{platform: edit}}}}}}
+        """
+    manifests = write_manifests(tmp_path / "manifests", doc.format(where="a"))
+    apply(manifests, sandbox)
+    write_manifests(manifests, doc.format(where="b"))
+    [space] = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
+    [team] = live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]
+    store = Store(sandbox)
+    app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
+
+    async def dropping_the_grant(scope: dict, receive: Any, send: Any) -> None:
+        await app(scope, receive, send)
+        if scope["type"] == "http" and scope["method"] == "POST" and "move" in scope["path"]:
+            grant = f"/spaces/{space['id']}/permissions/teams/{team['id']}"
+            await asyncio.to_thread(live_api, sandbox, "DELETE", grant)
+
+    env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
+    try:
+        with served_app(dropping_the_grant) as root:
+            result = CliRunner().invoke(
+                cli, ["apply", str(manifests), "--yes"], env={**env, "DOCFORM_API_URL": root}
+            )
+    finally:
+        store.close()
+
+    assert "POST /orgs/org_acme/spaces" not in result.output  # a move, not a new space
+    assert result.exit_code == 1, result.output
+    assert "Apply complete" not in result.output
+    assert "  + space.guide.access.team.platform  (create)\n" in result.stderr
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)

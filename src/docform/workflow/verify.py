@@ -3,9 +3,11 @@
 An apply whose every call succeeded has still not converged when the service placed or kept
 something other than planned (siblings that reached it in another order, a value it
 normalised, a site's default section that moved when a section group was created). So once the
-calls are made, the kinds the apply changed are planned again, reading only those kinds and the
-kinds they need to be matched (their references) or read (a site's structure needs its site):
-any change still planned for any kind read is reported, and the apply does not say "complete".
+calls are made, the kinds the apply changed are planned again, with the kinds that refer to a
+kind whose objects it made, deleted, moved or restored (a space's site spaces and grants), and
+the kinds all those need to be matched (their references) or read (a site's structure needs its
+site): any change still planned for any kind read is reported, and the apply does not say
+"complete".
 A kind read but not changed is judged too: a change of one object can move a field of another
 (the site's default section is a field of its sections, order a field of siblings).
 """
@@ -42,12 +44,26 @@ class Verification:
         return not self.remaining and self.error is None
 
 
-def kinds_to_read(kinds: Sequence[Kind], changed: set[str]) -> list[Kind]:
-    """``changed`` kinds plus every kind they refer to or are read after, transitively, in the
-    order of ``kinds``."""
+RESHAPING = frozenset({"create", "delete", "move", "restore"})
+"""Actions after which what refers to the object may have changed with it (a space deleted
+takes its site spaces and grants, a section created makes its first site space)."""
+
+
+def kinds_to_read(
+    kinds: Sequence[Kind], changed: set[str], reshaped: set[str] | None = None
+) -> list[Kind]:
+    """``changed`` kinds, the kinds that refer to a ``reshaped`` one (one whose objects the
+    apply made, deleted, moved or restored), transitively, and every kind those refer to or
+    are read after, transitively, in the order of ``kinds``."""
     by_name = {kind.name: kind for kind in kinds}
+    affected = set(reshaped or ())
+    while True:
+        referring = {k.name for k in kinds if affected & set(k.references)} - affected
+        if not referring:
+            break
+        affected |= referring
     needed: set[str] = set()
-    stack = [name for name in changed if name in by_name]
+    stack = [name for name in changed | affected if name in by_name]
     while stack:
         name = stack.pop()
         if name in needed:
@@ -79,7 +95,8 @@ async def verify_applied(
     if not changed:
         return Verification()
     org_id = manifests.organization.id
-    subset = kinds_to_read(kinds, changed)
+    reshaped = {change.kind for change in applied if change.action in RESHAPING}
+    subset = kinds_to_read(kinds, changed, reshaped)
     matcher = ProgressiveMatcher(subset, manifests, locked=locked)
     wanted = {kind.name: matcher.pinned_ids(kind) for kind in subset}
     earlier = _earlier(read_before, subset, applied)
