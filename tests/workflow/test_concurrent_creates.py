@@ -25,6 +25,7 @@ from planning import (
     apply,
     assert_converged,
     live_api,
+    plan_json,
     served_app,
     served_sandbox,
     write_manifests,
@@ -208,3 +209,24 @@ def served_titles(root: str, route: str) -> list[str]:
     headers = {"Authorization": f"Bearer {SERVE_TOKEN}"}
     answer = httpx.get(f"{root}/v1/orgs/org_acme/{route}", headers=headers).json()
     return sorted(item["title"] for item in answer["items"])
+
+
+def test_a_twin_of_an_object_the_lock_ties_is_named_with_the_one_to_keep(
+    sandbox: Path, tmp_path: Path
+) -> None:
+    """An apply stopped between its create and the delete of its newer twin leaves two
+    objects of one key, docform.lock tying the entry to one: the plan says so at the entry."""
+    manifests = write_manifests(tmp_path / "m", "organization: {id: org_acme}\nteams:\n"
+                                "  platform: {title: Platform}\n")  # fmt: skip
+    apply(manifests, sandbox)
+    [ours] = [team_id for _, team_id in live_titles(sandbox, "/orgs/org_acme/teams")]
+    twin = live_api(sandbox, "PUT", "/orgs/org_acme/teams", {"title": "Platform"})["id"]
+
+    plan = plan_json(manifests, sandbox)
+
+    assert plan["notes"] == [
+        f"main.yaml:3:3: team.platform is team {ours} (by its id in docform.lock), but {twin} "
+        "has its natural key too. If they are twins (two applies at once leave them when one "
+        f"is stopped mid-way), keep the oldest, {ours}: pin it with `id: {ours}`, then delete "
+        "the others in the service (or turn on prune of teams)"
+    ]

@@ -32,6 +32,7 @@ from docform.engine.fresh_reads import FreshReads
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
 from docform.engine.live import Earlier, LiveReader, LiveState
 from docform.engine.manifests import ManifestView
+from docform.engine.objects import Matching
 from docform.engine.plan import Change, Plan
 
 
@@ -184,6 +185,31 @@ def ambiguous_match(where: str, kind: str, key: str, candidates: Sequence[Observ
         f"{_listed(o.id for o in others)} in the service (or, with prune of {kind}s on, "
         "let the next apply delete them)"
     )
+
+
+def twin_notes(kind: str, matching: Matching) -> list[str]:
+    """Unmatched objects with the natural key of an entry matched by its id (pinned, or
+    recorded in docform.lock): twins of that entry's object, as two applies at once leave
+    when one is stopped before it deletes its newer one; each note says which to keep."""
+    by_key: dict[tuple[Any, ...], list[Observed]] = {}
+    for obs in matching.unmatched:
+        by_key.setdefault(obs.key, []).append(obs)
+    notes = []
+    for pair in matching.pairs:
+        twins = by_key.get(pair.desired.key, []) if pair.reason in ("id", "lock") else []
+        if twins:
+            ordered = sorted([pair.observed, *twins], key=_age_order)
+            others = [o.id for o in ordered if o.id != pair.observed.id]
+            notes.append(
+                f"{pair.desired.location}: {pair.desired.address} is {kind} {pair.observed.id} "
+                f"(by its {'pinned id' if pair.reason == 'id' else 'id in docform.lock'}), but "
+                f"{_listed(others)} {'has' if len(others) == 1 else 'have'} its natural key too. "
+                "If they are twins (two applies at once leave them when one is stopped "
+                f"mid-way), keep the oldest, {ordered[0].id}: pin it with `id: "
+                f"{ordered[0].id}`, then delete the others in the service (or turn on prune "
+                f"of {kind}s)"
+            )
+    return notes
 
 
 def _age_order(observed: Observed) -> tuple[int, str, str]:

@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docform.engine.duplicates import ambiguous_match
+from docform.engine.duplicates import ambiguous_match, twin_notes
 from docform.engine.kind import AddressIndex, Kind
 from docform.engine.objects import Desired, Observed
 from docform.engine.objects import Matching as Matching
@@ -81,6 +81,7 @@ def match_kind(
     result.creates.extend(waiting)
     for d in waiting:
         index.record_created(d.address, kind.created_id)
+    result.notes += twin_notes(kind.name, result)
     return result
 
 
