@@ -224,7 +224,8 @@ def served_sandbox(data: Path, *options: str) -> Iterator[tuple[str, list[str]]]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     root, output = f"http://127.0.0.1:{port}", []
     try:
-        deadline = time.monotonic() + 10.0
+        # Starting Python and docform alone can take seconds on a loaded machine.
+        deadline = time.monotonic() + 60.0
         while not _answers(root):
             assert process.poll() is None, process.stdout.read() if process.stdout else ""
             assert time.monotonic() < deadline, "sandbox serve did not start"
