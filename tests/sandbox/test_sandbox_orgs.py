@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import ORG, OTHER_ORG_TOKEN
+from conftest import EDITOR_TOKEN, ORG, OTHER_ORG_TOKEN
 
 
 def test_list_orgs_shows_only_the_callers_organizations(api):
@@ -65,3 +65,25 @@ def test_patch_org_null_for_a_field_every_answer_carries_is_400(api, name):
     assert r.status_code == 400
     assert r.json() == {"error": {"code": 400, "message": f"{name}: must not be null"}}
     assert name in api.get(f"orgs/{ORG}").json()
+
+
+def test_only_those_the_organization_lets_list_installations_may_read_them(api):
+    """`permissions.listInstallations` says who may read the installations (an admin), and
+    the installations answer so: an editor's read is refused with the API's error body."""
+    editor = {"Authorization": f"Bearer {EDITOR_TOKEN}"}
+    installed = api.post("integrations/segment/installations", json={"organization": ORG})
+    path = f"integrations/segment/installations/{installed.json()['id']}"
+    for headers, allowed in (({}, True), (editor, False)):
+        permissions = api.get(f"orgs/{ORG}", headers=headers).json()["permissions"]
+        assert permissions["listInstallations"] is allowed
+        for read in (f"orgs/{ORG}/installations", path, f"{path}/spaces"):
+            answer = api.get(read, headers=headers)
+            assert answer.status_code == (200 if allowed else 403), read
+    refused = api.get(f"orgs/{ORG}/installations", headers=editor).json()
+    assert refused == {
+        "error": {
+            "code": 403,
+            "message": "reading the integration installations of organization 'org_acme' needs "
+            "the admin role",
+        }
+    }

@@ -146,7 +146,9 @@ def test_create_by_a_non_admin_is_403(api):
 def test_list_is_admin_only(api, okta):
     r = api.get(SAML, headers=EDITOR)
     assert r.status_code == 403
-    assert r.json()["error"]["message"] == "changing organization 'org_acme' needs the admin role"
+    assert r.json()["error"]["message"] == (
+        "reading the SAML providers of organization 'org_acme' needs the admin role"
+    )
 
 
 def test_list_is_a_paged_list_newest_first(api, okta):

@@ -37,6 +37,15 @@ def require_org(ctx: Ctx, org_id: str, *, write: bool = False) -> dict[str, Any]
     return org
 
 
+def require_admin_to_read(ctx: Ctx, org_id: str, what: str) -> dict[str, Any]:
+    """The organization, after checking the caller is one of its admins: for what only admins
+    may read (``what``, as the refusal names it), such as what holds keys or secrets."""
+    org = require_org(ctx, org_id)
+    if not is_admin(ctx, org_id):
+        raise ApiError(403, f"reading the {what} of organization '{org_id}' needs the admin role")
+    return org
+
+
 def is_admin(ctx: Ctx, org_id: str) -> bool:
     if ctx.caller.superuser:
         return True

@@ -11,6 +11,10 @@ Choices where the API documents are silent:
   one by one.
 - Uninstalling removes the installation's space and site installations with it. Only a user's
   token may uninstall (`docform.sandbox.routes.tokens`); any admin token may do the rest.
+- Reading installations (the organization's list, one installation, and the spaces and sites
+  it is installed on) needs the admin role, as the organization's own
+  ``permissions.listInstallations`` says (true for admins only): an installation shows its
+  configuration. Any member may read the installation statuses.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any, Literal
 from pydantic import Field
 from starlette.responses import Response
 
-from docform.sandbox.access import require_org
+from docform.sandbox.access import require_admin_to_read, require_org
 from docform.sandbox.answer_schema import (
     ID,
     INTEGER,
@@ -179,7 +183,10 @@ def require_installation(ctx: Ctx, *, write: bool = False) -> dict[str, Any]:
     doc = ctx.store.get(KIND, inst_id)
     if doc is None or doc["integration"] != name:
         raise not_found("installation", inst_id)
-    require_org(ctx, doc["organization"], write=write)
+    if write:
+        require_org(ctx, doc["organization"], write=True)
+    else:
+        require_admin_to_read(ctx, doc["organization"], "integration installations")
     return doc
 
 
@@ -192,7 +199,7 @@ def installed(ctx: Ctx, org_id: str, name: str) -> dict[str, Any] | None:
 def list_org_installations(ctx: Ctx) -> dict[str, Any]:
     """The organization's installations, each with its integration."""
     org_id = ctx.params["organizationId"]
-    require_org(ctx, org_id)
+    require_admin_to_read(ctx, org_id, "integration installations")
     search = ctx.query_as(InstallationsQuery).search
     where: list[tuple[str, list[Any]]] = [("org = ?", [org_id])]
     if search:

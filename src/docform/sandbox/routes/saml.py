@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
-from docform.sandbox.access import require_org
+from docform.sandbox.access import require_admin_to_read, require_org
 from docform.sandbox.answer_schema import (
     ID,
     ROLE_OR_GUEST,
@@ -168,7 +168,7 @@ def require_provider(ctx: Ctx, org_id: str) -> dict[str, Any]:
 @endpoint("GET", PREFIX, answer=page("SAMLProvider"))
 def list_providers(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
-    require_org(ctx, org_id, write=True)
+    require_admin_to_read(ctx, org_id, "SAML providers")
     where = [("org = ?", [org_id])]
     return list_page(ctx, "saml-provider", where, lambda d: render_provider(ctx, d))
 
@@ -189,7 +189,7 @@ def post_provider(ctx: Ctx) -> dict[str, Any]:
 @endpoint("GET", PREFIX + "/{samlProviderId}", answer=ref("SAMLProvider"))
 def get_provider(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
-    require_org(ctx, org_id, write=True)
+    require_admin_to_read(ctx, org_id, "SAML providers")
     return render_provider(ctx, require_provider(ctx, org_id))
 
 
