@@ -20,4 +20,7 @@ class ServiceCallError(DocformError):
     """No answer came back (a dropped connection, a timeout): the call may or may not have run."""
     denied: bool = False
     """The API itself answered that this token may not make this call (403 with its own error
-    body; a proxy's sign-in page is no such answer)."""
+    body; a proxy's sign-in page is no such answer), or refused its kind (`refused_kind`)."""
+    refused_kind: bool = False
+    """The API answered 401 to a call it takes from a user's token only: the token is of
+    another kind (an integration's), and no call of that sort will be accepted from it."""

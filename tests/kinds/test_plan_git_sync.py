@@ -181,9 +181,9 @@ def test_a_token_refused_for_git_sync_plans_the_rest(tmp_path: Path, manifests: 
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)
     assert actions(plan) == [("team.docs", "create")]
-    ((not_planned),) = plan["not_planned"]
-    assert not_planned["kind"] == "git_sync"
-    assert "Git Sync takes a user's API token only" in not_planned["reason"]
+    reasons = {item["kind"]: item["reason"] for item in plan["not_planned"]}
+    assert reasons["git_sync"] == "Git Sync installations: read after site, not read"
+    assert "accepts a user's token only" in reasons["site"]
 
 
 def test_a_synced_sites_structure_managed_too_draws_a_warning(

@@ -25,6 +25,10 @@ HINTS = {
     ),
     412: "The object changed since it was read; run docform plan again to see its current state.",
 }
+USER_TOKEN_HINT = (
+    "The service takes this call from a user's API token only, and this token is of another "
+    "kind (an integration's, say); use a user's token to make it."
+)
 SERVER_HINT = "The service failed; try again later."
 RATE_LIMIT_HINT = (
     "The API's rate limit was still exceeded; lower the number of concurrent calls or try "
@@ -63,11 +67,13 @@ class ApiStatusError(ApiError):
         api_message: str,
         retry_after: float | None = None,
         denied: bool = False,
+        refused_kind: bool = False,
     ):
         super().__init__(message, method=method, path=path, status=status)
         self.api_message = api_message
         self.retry_after = retry_after
-        self.denied = denied
+        self.denied = denied or refused_kind
+        self.refused_kind = refused_kind
 
 
 class ApiTransportError(ApiError):

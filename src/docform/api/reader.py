@@ -22,6 +22,7 @@ from docform.api.answers import (
     malformed_description,
 )
 from docform.api.errors import (
+    USER_TOKEN_HINT,
     ApiStatusError,
     ApiTransportError,
     MalformedAnswerError,
@@ -29,6 +30,7 @@ from docform.api.errors import (
     transport_hint,
 )
 from docform.api.retry import asked_wait
+from docform.api.scopes import need_of
 from docform.api.sender import Call
 from docform.api.shapes import RouteShapes
 from docform.api.urls import API_PREFIX
@@ -37,6 +39,7 @@ from docform.lookalikes import escape_controls
 from docform.paths import answer_ids_misfit
 from docform.redact import redact_text
 
+UNAUTHORIZED = 401
 FORBIDDEN = 403
 
 MAX_ANSWER_DEPTH = 64
@@ -85,6 +88,9 @@ class AnswerReader:
 
     def status_error(self, call: Call, response: httpx.Response) -> ApiStatusError:
         status = response.status_code
+        # Read as the service's refusal of the token's kind only on a route that takes a user's
+        # token alone: elsewhere a 401 is a bad token.
+        refused_kind = status == UNAUTHORIZED and need_of(call.method, call.path).user_only
         api_message = error_message(response).strip().rstrip(".")
         parts = [f"{call.lead}: {status} {api_message}."]
         if call.note:
@@ -96,7 +102,7 @@ class AnswerReader:
                 "The answer redirects elsewhere, which docform does not follow; set "
                 "DOCFORM_API_URL to the service's root URL as its documentation gives it."
             )
-        parts.append(status_hint(status, call.method))
+        parts.append(USER_TOKEN_HINT if refused_kind else status_hint(status, call.method))
         return ApiStatusError(
             self.redact(" ".join(p for p in parts if p)),
             method=call.method,
@@ -105,6 +111,7 @@ class AnswerReader:
             api_message=self.redact(api_message),
             retry_after=asked_wait(response.headers, status),
             denied=status == FORBIDDEN and has_api_error_body(response),
+            refused_kind=refused_kind,
         )
 
     def transport_error(self, call: Call, exc: httpx.TransportError) -> ApiTransportError:

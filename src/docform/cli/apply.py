@@ -138,10 +138,11 @@ def apply(
     manifests, the_plan = _plan_to_apply(source, manifest_directory, targets, excludes)
     if the_plan.not_planned:
         raise DocformError(
-            "nothing was applied: the token may not read everything the manifests manage ("
+            "nothing was applied: the token may not read everything the manifests manage, or "
+            "make every change they need ("
             + "; ".join(the_plan.not_planned.values())
-            + "), so what would change there is unknown; apply with a token that may read "
-            "them (an organization admin's)"
+            + "), so the plan is partial; apply with a token that may (an organization "
+            "admin's, and a user's where the service takes no other kind)"
         )
     if the_plan.rails is not None:  # a saved plan: what its reviewer accepted stays accepted
         allow = _saved_allowances(source, the_plan.rails.allowed, allow, checksum)

@@ -29,8 +29,12 @@ class LiveState:
 
     objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     unreadable: dict[str, str] = field(default_factory=dict)
-    """Kinds the token may not read (the service answered 403), each with why: their objects
-    are unknown, not absent, so nothing is planned for them."""
+    """Kinds the token may not read (the service answered 403, or refused the token's kind),
+    each with why: their objects are unknown, not absent, so nothing is planned for them."""
+    refused_kind: str | None = None
+    """What the service refused to read to a token of this kind, which tells it is not a
+    user's: the first such kind, as its plural names it
+    (`docform.errors.ServiceCallError.refused_kind`)."""
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return self.objects.get(kind, [])

@@ -23,6 +23,7 @@ from docform.engine.plan import (
 )
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.replacements import mark_replacements
+from docform.engine.token_kinds import UserOnly, set_aside_user_only
 from docform.errors import DocformError
 
 
@@ -32,9 +33,11 @@ def plan_from_matcher(
     live: LiveState,
     organization: str,
     prune: Mapping[str, bool],
+    user_only: UserOnly | None = None,
 ) -> Plan:
     """The changes that make ``live`` match ``manifests``, in an order safe to apply, once
-    ``matcher`` has matched every kind of ``live``."""
+    ``matcher`` has matched every kind of ``live``; ``user_only`` tells the calls the service
+    takes from a user's token only (`docform.engine.token_kinds`)."""
     matchings = matcher.matchings()
     index = matcher.index
     settings = manifests.settings
@@ -68,6 +71,7 @@ def plan_from_matcher(
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
     _drop_unread(plan, live.unreadable)
+    set_aside_user_only(plan, live.refused_kind, user_only)
     _name_changes(plan.changes, matchings)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
     plan.violations, gone = judge_deletes(plan.changes, matchings)

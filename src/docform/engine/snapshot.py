@@ -4,8 +4,9 @@ A kind that lists per parent (sections per site) names the parent kind in ``read
 starts as soon as those kinds are read, not when every other kind is (a site's sections need
 not wait for the members of a thousand teams). A read that fails raises, and stops the others:
 nothing read in part is ever taken for "absent". The one exception is a kind the token may not
-read at all (403): it is recorded as unreadable, with the kinds read after it, and the planner
-plans nothing for them (a reader's token plans the rest; an admin's plans everything).
+read at all (403, or 401 where the service takes a user's token only and this one is another
+kind's): it is recorded as unreadable, with the kinds read after it, and the planner plans
+nothing for them (a reader's token plans the rest; an admin's plans everything).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ async def read_live_state(
         if before_read is not None:
             await before_read(kind)
         state.objects[kind.name] = await _read_kind(
-            kind, reader, wanted_ids.get(kind.name, ()), state.unreadable
+            kind, reader, wanted_ids.get(kind.name, ()), state
         )
         if on_kind_read is not None:
             # In a worker thread: matching ten thousand objects on the event loop would hold
@@ -78,10 +79,11 @@ async def read_live_state(
 
 
 async def _read_kind(
-    kind: Kind, reader: LiveReader, wanted: Sequence[str], unreadable: dict[str, str]
+    kind: Kind, reader: LiveReader, wanted: Sequence[str], state: LiveState
 ) -> list[dict[str, Any]]:
-    """The live objects of ``kind``; none, recorded in ``unreadable``, when the token may not
-    read them or a kind they are read after."""
+    """The live objects of ``kind``; none, recorded in ``state.unreadable``, when the token may
+    not read them or a kind they are read after."""
+    unreadable = state.unreadable
     plural = kind.plural or kind.name + "s"
     blocked = [name for name in kind.read_after if name in unreadable]
     if blocked:
@@ -92,6 +94,8 @@ async def _read_kind(
     except ServiceCallError as exc:
         if exc.denied and not kind.read_required:
             unreadable[kind.name] = f"{plural}: the token may not read them ({exc})"
+            if exc.refused_kind and state.refused_kind is None:
+                state.refused_kind = plural
             return []
         raise ReadError(
             f"reading the live {kind.plural or kind.name + 's'} failed, so no plan was made: {exc}"

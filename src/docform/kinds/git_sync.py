@@ -5,9 +5,10 @@ requests its lists allow: a site that says it is synced (its ``gitSync``) lists 
 installation and its spaces' in one request; a space that says it is synced and is not in such
 a list is read by the installation id the space list gives (or, without one, through the
 space's Git info). Nothing is read for the others.
-A token the service refuses for Git Sync (it takes a user's token only) leaves the kind not
-planned, with why, and the rest of the plan is made; an installation waiting for an
-authorization with its provider is set aside with a note saying what to do.
+The service takes Git Sync calls from a user's token only: with another kind of token the kind
+is not planned, with why (`docform.engine.token_kinds`), and the rest of the plan is made. An
+installation waiting for an authorization with its provider is set aside with a note saying
+what to do.
 
 ``priority: git`` imports the repository's branch over the content in the service: turning it
 on (or creating a sync with it) is a rail, as content written since the last sync would be
@@ -18,8 +19,7 @@ its sections and site spaces too draws a warning.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -30,7 +30,6 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change, Violation
-from docform.errors import ServiceCallError
 from docform.export.model import EnvValue, Exported, LiveRef
 from docform.kind_framework import configuration
 from docform.kind_framework.declaration import Declaration, Reads, Section
@@ -136,8 +135,7 @@ class GitSyncKind(Kind):
 
     async def _site_list(self, reader: LiveReader, site: Mapping[str, Any]) -> list[dict[str, Any]]:
         path = f"/orgs/{self.org_id}/sites/{site['id']}/spaces/git/installations"
-        with _user_token_only(path):
-            return await reader.list(self.name, path)
+        return await reader.list(self.name, path)
 
     async def _space_sync(
         self, reader: LiveReader, space: Mapping[str, Any]
@@ -147,14 +145,12 @@ class GitSyncKind(Kind):
         installation = space["gitSync"].get("installationId")
         if not installation:
             path = f"/spaces/{space['id']}/git/info"
-            with _user_token_only(path):
-                info = await reader.get_or_none(self.name, path)
+            info = await reader.get_or_none(self.name, path)
             if info is None:
                 return None
             installation = info["installationId"]
         path = f"/git/installations/{installation}"
-        with _user_token_only(path):
-            return await reader.get_or_none(self.name, path)
+        return await reader.get_or_none(self.name, path)
 
     # -- manifest and live side ---------------------------------------------------------------
 
@@ -323,25 +319,3 @@ def _priority(value: Any) -> str | None:
 
 def _secret_value(value: Secret, address: str) -> Any:
     return value.value if value.is_literal else secret(address, "accessToken")
-
-
-class GitSyncRefused(ServiceCallError):
-    """The service takes Git Sync calls from a user's token only, and answered that this token
-    is not one: the Git Sync installations are not planned, the rest of the plan is."""
-
-    denied = True
-
-
-@contextmanager
-def _user_token_only(path: str) -> Iterator[None]:
-    try:
-        yield
-    except ServiceCallError as error:
-        if error.status != 401:
-            raise
-        refused = GitSyncRefused(
-            f"GET {path} answered 401: Git Sync takes a user's API token only; plan with one "
-            "to see and change Git Sync"
-        )
-        refused.status = 401
-        raise refused from None

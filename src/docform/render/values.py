@@ -138,8 +138,9 @@ def plan_summary_line(plan: Plan) -> str:
 
 
 NOT_PLANNED_HEAD = (
-    "Not planned: the token may not read these, so what they would change is unknown (apply "
-    "refuses a partial plan; a token that may read them, an admin's, plans them):"
+    "Not planned: the token may not read these, so what they would change is unknown, or may "
+    "not make these changes (apply refuses a partial plan; a token that may, an admin's, and "
+    "a user's where the service takes no other kind, plans them):"
 )
 
 

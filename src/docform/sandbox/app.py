@@ -58,6 +58,7 @@ from docform.sandbox.http import (
     timestamp,
 )
 from docform.sandbox.routes import ENDPOINTS
+from docform.sandbox.routes.tokens import require_accepted_kind
 from docform.sandbox.store import Store
 from docform.sandbox.ui import ui_change
 
@@ -222,6 +223,7 @@ class Sandbox:
             if not allowed:
                 raise ApiError(429, RATE_LIMITED)
             caller = self.authenticate(request)
+            require_accepted_kind(ep.method, ep.path, caller)
             body = await read_json_body(request) if ep.method in ("POST", "PUT", "PATCH") else None
             params = dict(request.path_params)
             response = self.run(ep, caller, params, request.query_params, body, source="api")

@@ -11,8 +11,9 @@ other manifests, changed the object).
 
 Which events are docform's own: those whose actor is the token's user (``GET /user``); for a
 token that belongs to no user (an integration's), those made through the API by an actor that
-is not a user. The audit log is an Enterprise feature, readable by organization admins: an
-organization without it (403, 404) is said so once, and drift works as without it.
+is not a user. The audit log is an Enterprise feature, readable by organization admins with a
+user's token: an organization without it (403, 404), or a token of another kind (401), is said
+so once, and drift works as without it.
 """
 
 from __future__ import annotations
@@ -151,9 +152,9 @@ async def read_trail(
         own_user = await _own_user(client)
         items, trail.truncated = await _read_events(client, org_id, since)
     except ApiError as exc:
-        if exc.status not in (403, 404):
+        if exc.status not in (403, 404) and not exc.refused_kind:
             raise
-        trail.unavailable = _unavailable(exc.status)
+        trail.unavailable = _unavailable(exc)
         return trail
     trail.events = [_event(item, own_user, emails) for item in items]
     return trail
@@ -241,11 +242,15 @@ def _text_of(value: Any) -> str:
     return escape_controls(str(value if value is not None else ""))
 
 
-def _unavailable(status: int) -> str:
-    return (
-        f"the audit log could not be read ({status}): the organization's plan may not include "
-        "it, or the token is not an organization admin's; who made each change is not shown"
+def _unavailable(exc: ApiError) -> str:
+    why = (
+        "the service reads it to a user's token only, and this token is of another kind"
+        if exc.refused_kind
+        else "the organization's plan may not include it, or the token is not an organization "
+        "admin's"
     )
+    shown = "who made each change is not shown"
+    return f"the audit log could not be read ({exc.status}): {why}; {shown}"
 
 
 def _text(when: datetime) -> str:

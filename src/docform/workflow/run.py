@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from docform import tuning
+from docform.api.scopes import user_token_only
 from docform.api.stats import CallStats
 from docform.engine.apply import ApplyReport, CallEvent, Created, Recover, apply_plan
 from docform.engine.client import ServiceClient
@@ -107,7 +108,7 @@ async def plan_while_loading(
             elif not taken.cancelled():
                 taken.exception()  # the caller reports a failed load from ``loading`` itself
         prune = manifests.settings.prune.model_dump()
-        plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
+        plan = plan_from_matcher(matcher, manifests, live, org_id, prune, user_token_only)
         if manifests.lock.organization == org_id:
             plan.notes[:0] = manifests.lock.notes
     stats = getattr(client, "stats", None)  # a client counting its calls (`CallStats`)

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.api.scopes import user_token_only
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.live import Earlier
@@ -106,7 +107,7 @@ async def verify_applied(
             earlier=earlier,
         )  # fmt: skip
         prune = manifests.settings.prune.model_dump()
-        plan = plan_from_matcher(matcher, manifests, live, org_id, prune)
+        plan = plan_from_matcher(matcher, manifests, live, org_id, prune, user_token_only)
     except DocformError as exc:
         return Verification(error=str(exc))
     if targeting is not None:

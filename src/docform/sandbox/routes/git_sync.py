@@ -50,7 +50,6 @@ from docform.sandbox.http import (
     timestamp,
 )
 from docform.sandbox.routes.shared import removed
-from docform.sandbox.routes.tokens import require_user_token
 
 SERVICE_PRIORITY = "service"
 KIND = "git-installation"
@@ -209,14 +208,12 @@ def target_org(ctx: Ctx, target: GitSyncTarget) -> tuple[str, str]:
 
 
 def require_installation(ctx: Ctx, *, write: bool = False) -> dict[str, Any]:
-    require_user_token(ctx, "Git Sync")
     return require_in_org(ctx, KIND, ctx.params["gitInstallationId"], write=write)
 
 
 @endpoint("POST", "/git/installations", 201, answer=ref("GitSyncInstallation"))
 def create_installation(ctx: Ctx) -> dict[str, Any]:
     """Start syncing a space or a site; set it up with a PATCH."""
-    require_user_token(ctx, "Git Sync")
     body = ctx.body_as(GitSyncCreate)
     target_id, org_id = target_org(ctx, body.target)
     if installation_of(ctx, body.target.type, target_id) is not None:
@@ -293,7 +290,6 @@ def delete_installation(ctx: Ctx) -> Response:
 )
 def list_site_installations(ctx: Ctx) -> dict[str, Any]:
     """The site's installation and those of the spaces it manages (not paginated)."""
-    require_user_token(ctx, "Git Sync")
     org_id, site_id = ctx.params["organizationId"], ctx.params["siteId"]
     require_org(ctx, org_id)
     site = ctx.store.get("site", site_id)
@@ -310,7 +306,6 @@ def list_site_installations(ctx: Ctx) -> dict[str, Any]:
 @endpoint("GET", "/spaces/{spaceId}/git/info", answer=ref("GitSyncState"))
 def get_space_git_info(ctx: Ctx) -> dict[str, Any]:
     """The space's Git Sync state; 404 when it is not synced."""
-    require_user_token(ctx, "Git Sync")
     space = require_in_org(ctx, "space", ctx.params["spaceId"])
     doc = installation_of(ctx, "space", space["id"])
     if doc is None:
