@@ -10,6 +10,7 @@ site's structure managed too draws a warning.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -200,17 +201,27 @@ def test_a_synced_sites_structure_managed_too_draws_a_warning(
                     "spaces": {"main": {"space": "handbook", "path": "v1"}},
                 }
             },
+            "externalLinks": {"status": {"title": "Status", "url": "https://status.acme.test"}},
         }
     }
     sync = {"site": "docs", "provider": "github", "repository": 7, "branch": "main"}
     write(manifests, {"docs": sync}, sites=sites)
     plan = plan_json(manifests, sandbox)
     assert any(
-        w.startswith(
-            "site.docs.section.start changes the structure of site.docs, which git_sync.docs syncs"
+        re.fullmatch(
+            r"main\.yaml:\d+:\d+: site\.docs\.section\.start changes the structure of "
+            r"site\.docs, which git_sync\.docs syncs \(main\.yaml:\d+:\d+\): the repository's "
+            r"configuration file sets it too, and the next import from Git overwrites it",
+            w,
         )
         for w in plan["warnings"]
-    )
+    ), plan["warnings"]
+    lines = (manifests / "main.yaml").read_text().splitlines()
+    (start,) = [w for w in plan["warnings"] if "site.docs.section.start changes" in w]
+    line = int(start.split(":")[1])
+    assert lines[line - 1].strip() == "start:"
+    (link,) = [c["address"] for c in plan["changes"] if c["kind"] == "external_link"][:1]
+    assert any(f" {link} changes the structure of site.docs" in w for w in plan["warnings"])
 
 
 def test_a_gitlab_access_token_never_shows(

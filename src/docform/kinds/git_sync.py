@@ -38,7 +38,9 @@ from docform.kind_framework.rest import created, id_in_path
 from docform.model.entry import Entry
 from docform.model.fields import Secret, SiteName, SpaceName
 
-#: How the API names the service as a sync's priority (``priority: service`` in manifests).
+#: The service's own word for its side as a sync's priority. The API description writes it as
+#: the service's name in lower case without giving the name: "service" is an assumption
+#: (docs/service.md), kept here alone. Manifests write ``priority: service`` whatever it is.
 SERVICE_PRIORITY = "service"
 BRANCH_PREFIX = "refs/heads/"
 SETUP = (
@@ -47,8 +49,9 @@ SETUP = (
     "previewExternalBranches",
     "agentInstructions",
 )
-#: Kinds of a site's structure, which a synced site's repository configuration sets.
-STRUCTURE_KINDS = ("section", "section_group", "site_space")
+#: Kinds of a site's structure (the items of its structure tree and their order), which a
+#: synced site's repository configuration sets.
+STRUCTURE_KINDS = ("section", "section_group", "site_space", "external_link")
 UNAUTHENTICATED = "unauthenticated"
 GIT_SYNC_SHAPE = {
     "id": ID,
@@ -276,14 +279,20 @@ class GitSyncKind(Kind):
     def warnings_across_kinds(
         self, matchings: Mapping[str, Matching], changes: Sequence[Change]
     ) -> list[str]:
-        mine = matchings[self.name]
         synced = {
-            d.key[1].address: d.address
-            for d in (*mine.creates, *(p.desired for p in mine.pairs))
+            d.key[1].address: d
+            for d in _entries(matchings[self.name])
             if d.key[0] == "site" and isinstance(d.key[1], Ref)
         }
+        located = {
+            d.address: d.location
+            for kind in STRUCTURE_KINDS
+            if kind in matchings
+            for d in _entries(matchings[kind])
+        }
         return [
-            f"{c.address} changes the structure of {site}, which {sync} syncs: the repository's "
+            f"{located.get(c.address, sync.location)}: {c.address} changes the structure of "
+            f"{site}, which {sync.address} syncs ({sync.location}): the repository's "
             "configuration file sets it too, and the next import from Git overwrites it"
             for c in changes
             if c.kind in STRUCTURE_KINDS
@@ -306,12 +315,19 @@ class GitSyncKind(Kind):
         return Exported("gitSync", self.name, raw["id"], _target_id(raw), fields)
 
 
+def _entries(matching: Matching) -> list[Desired]:
+    """The entries of ``matching`` that are in the manifests, matched or to be created."""
+    return [*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores))]
+
+
 def _target_id(raw: Mapping[str, Any]) -> str:
     target = raw["target"]
     return str(target.get("spaceId") if target["type"] == "space" else target.get("siteId"))
 
 
 def _priority(value: Any) -> str | None:
+    """The manifest's word for a live priority: the API has two values, ``git`` and the
+    service's own word, which need not be `SERVICE_PRIORITY` for docform to read it."""
     if value is None:
         return None
     return "git" if value == "git" else "service"
