@@ -10,6 +10,7 @@ test_integration_secrets below.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -193,10 +194,16 @@ def test_export_reads_configuration_text_from_the_environment(
 
 
 def test_configuration_secrets_never_leave_docform(
-    sandbox: Path, manifests: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sandbox: Path,
+    manifests: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Plan (text, JSON, Markdown, -v logs, the saved plan), show, apply, drift, export and
-    docform.lock: the write key appears in none of them, while the service holds it."""
+    """Plan (text, JSON, Markdown, -v logs, the saved plan), show, apply, drift, export,
+    docform.lock and docform's log records: the write key appears in none of them, while the
+    service holds it."""
+    caplog.set_level(logging.DEBUG, logger="docform")
     write(
         manifests,
         {
@@ -223,5 +230,8 @@ def test_configuration_secrets_never_leave_docform(
     files = [saved, *manifests.rglob("*"), *(tmp_path / "exported").rglob("*")]
     leaked = [str(f) for f in files if f.is_file() and KEY in f.read_text(errors="replace")]
     assert leaked == []
+    assert (manifests / "docform.lock").is_file()
+    assert "PATCH /integrations/segment/installations/" in caplog.text
+    assert KEY not in caplog.text and ROTATED not in caplog.text
     live = installation(sandbox)["configuration"]
     assert live["writeKey"] == KEY
