@@ -143,3 +143,15 @@ def test_drift_with_an_integration_token_checks_what_it_may(mixed: Path, manifes
 def _space_id(sandbox: Path) -> str:
     (space,) = live_api(sandbox, "GET", f"/orgs/{ORG}/spaces")["items"]
     return str(space["id"])
+
+
+def test_link_invites_are_not_planned_with_an_integration_token(
+    mixed: Path, manifests: Path
+) -> None:
+    doc = {"organization": {"id": ORG}, "spaces": SPACES, "linkInvites": {"join": {"role": "read"}}}
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+    plan = plan_with(manifests, mixed, INTEGRATION_TOKEN)
+    assert actions(plan) == [("space.handbook", "create")]
+    reasons = {item["kind"]: item["reason"] for item in plan["not_planned"]}
+    assert "GET /orgs/org_acme/link-invites failed: 401" in reasons["link_invite"]
+    assert "takes this call from a user's API token only" in reasons["link_invite"]
