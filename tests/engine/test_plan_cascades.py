@@ -130,3 +130,54 @@ def test_deleting_a_section_lists_its_site_spaces_and_the_redirects_left_pointin
         result.stdout
     )
     assert f"delete site_space.~{site_space}" not in result.stdout.split("docform will")[0]
+
+
+def drop_site(directory: Path, name: str) -> None:
+    """Remove site ``name`` (the last one written) from sites.yaml: it becomes unmanaged."""
+    sites = directory / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    sites.write_text(text[: text.index(f"  {name}:\n")], encoding="utf-8")
+
+
+def test_deleting_a_space_lists_its_site_space_in_a_site_no_manifest_manages(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    # The issue's first reproduction: the help site leaves the manifests with the space.
+    directory, sandbox = applied_acme
+    replace_text(
+        directory / "content.yaml",
+        '  help-center: {title: Help center, emoji: "🛟", collection: product}\n',
+        "",
+    )
+    drop_site(directory, "help")
+    prune(directory, "spaces")
+    space = live_id(sandbox, "/orgs/org_acme/spaces", title="Help center")
+    site_space = live_id(sandbox, "/orgs/org_acme/sites/site_help/site-spaces", path="help")
+
+    text = run(["plan", directory], sandbox)
+
+    assert text.exit_code == 1, text.output
+    assert (
+        f"  - space.~{space} (Help center)  (delete {space})\n"
+        f"      takes site_space.~{site_space} (Help center), unmanaged: deleted with it, "
+        "leaving site Acme Help Center (site_help) 1 of its 2 site spaces\n"
+    ) in text.stdout
+    assert (
+        f"[cascade] deleting space.~{space} (Help center) would also delete "
+        f"site_space.~{site_space} (Help center), which lies in site Acme Help Center "
+        "(site_help) that no manifest manages"
+    ) in text.stdout
+    plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
+    assert change(plan, f"space.~{space}", "delete")["takes"] == [
+        {
+            "address": f"site_space.~{site_space}",
+            "human_key": "Help center",
+            "fate": "deleted with it, leaving site Acme Help Center (site_help) 1 of its 2 "
+            "site spaces",
+            "managed": False,
+        }
+    ]
+    allowed = run(["apply", directory, "--yes", "--allow", f"cascade:space.~{space}"], sandbox)
+    assert allowed.exit_code == 0, allowed.output
+    left = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_help/site-spaces")["items"]
+    assert [item["path"] for item in left] == ["releases"]

@@ -15,11 +15,11 @@ that is only a link inside what is deleted (`Kind.unmanaged_go_with_container`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from docform.engine.dependencies import refs_in
-from docform.engine.kind import Desired, Kind, Observed
+from docform.engine.kind import Desired, Gone, Kind, Observed
 from docform.engine.match import Matching, unmatched_address
 from docform.engine.plan import Change, Violation
 
@@ -37,6 +37,8 @@ class Casualty:
     """The manifest entry managing it; None when it is unmanaged."""
     judged: bool
     """Whether the rails judge it (not an unmanaged link lost with what holds it)."""
+    where: str | None = None
+    """Why planning did not read it, for a bystander (`docform.engine.objects.Bystander`)."""
 
     def to_json(self) -> dict[str, str | bool | None]:
         return {
@@ -55,13 +57,14 @@ class Casualty:
 
 def judge_deletes(
     changes: Sequence[Change], matchings: Sequence[tuple[Kind, Matching]]
-) -> tuple[list[Violation], set[str]]:
-    """List under each delete of ``changes`` what goes with it; returns the rails this breaks
-    and the addresses of the unmanaged objects that go (no longer "left alone")."""
+) -> tuple[list[Violation], set[str], list[Gone]]:
+    """List under each delete of ``changes`` what goes with it; returns the rails this breaks,
+    the addresses of the unmanaged objects listed (no longer "left alone"), and every object
+    that goes: deleted, or contained in what is (where bystanders are looked for)."""
     position = {c.key: i for i, c in enumerate(changes)}
     deletes = {c.address: c for c in changes if c.action == "delete"}
     if not deletes:
-        return [], set()  # nothing is deleted: skip mapping what lies in what
+        return [], set(), []  # nothing is deleted: skip mapping what lies in what
     world = _World(changes, matchings)
     taken: dict[str, list[Casualty]] = {address: [] for address in deletes}
     # Deletes made after the same moves see the same tree (usually: every move, once).
@@ -72,17 +75,21 @@ def judge_deletes(
     for done, wanted in by_moves.items():
         for casualty, container in world.contained(done, wanted):
             taken[container].append(casualty)
-    for casualty, deleted in world.referring():
+    # What is contained in a delete is gone too: a field naming it reaches further (a site
+    # space showing a space of a deleted collection).
+    gone = {address: address for address in deletes}
+    gone |= {c.address: container for container, found in taken.items() for c in found}
+    for casualty, deleted in world.referring(gone):
         taken[deleted].append(casualty)
     violations: list[Violation] = []
-    gone: set[str] = set()
+    listed: set[str] = set()
     for address, casualties in taken.items():
         delete = deletes[address]
         casualties.sort(key=lambda c: c.address)
         delete.takes = [c.to_json() for c in casualties]
-        violations += [_violation(c, delete) for c in casualties if c.judged]
-        gone |= {c.address for c in casualties if c.entry is None}
-    return violations, gone
+        violations += [violation(c, delete) for c in casualties if c.judged]
+        listed |= {c.address for c in casualties if c.entry is None}
+    return violations, listed, world.gone(gone)
 
 
 class _World:
@@ -117,16 +124,26 @@ class _World:
                 judged = entry is not None or not kind.unmanaged_go_with_container
                 yield Casualty(address, _title(obs, entry), CONTAINED, entry, judged), nearest
 
-    def referring(self) -> Iterator[tuple[Casualty, str]]:
-        """Each kept object with a field naming a deleted one that the API carries the delete
-        through (`Kind.deleted_with`), with the deleted object."""
+    def referring(self, gone: Mapping[str, str]) -> Iterator[tuple[Casualty, str]]:
+        """Each kept object with a field naming one that is ``gone`` (address -> the delete
+        that takes it) that the API carries the delete through (`Kind.deleted_with`), with
+        that delete."""
         for address, (kind, obs, entry) in self.objects.items():
-            if address in self.deleted or not kind.deleted_with:
+            if address in gone or not kind.deleted_with:
                 continue
             for name, fate in kind.deleted_with.items():
-                for deleted in sorted(refs_in(obs.fields.get(name)) & self.deleted):
+                for named in sorted(refs_in(obs.fields.get(name)) & gone.keys()):
                     what = fate if fate == CONTAINED else f"{name} {fate}"
-                    yield Casualty(address, _title(obs, entry), what, entry, True), deleted
+                    yield Casualty(address, _title(obs, entry), what, entry, True), gone[named]
+
+    def gone(self, gone: Mapping[str, str]) -> list[Gone]:
+        """Each object of ``gone`` (address -> the delete that takes it) with its live id."""
+        found = []
+        for address, delete in gone.items():
+            if address in self.objects:
+                kind, obs, _ = self.objects[address]
+                found.append(Gone(kind.name, obs.id, delete))
+        return found
 
     def _nearest_deleted(self, address: str, done: frozenset[str]) -> str | None:
         seen: set[str] = set()
@@ -151,7 +168,8 @@ def _title(obs: Observed, entry: Desired | None) -> str | None:
     return obs.title or None
 
 
-def _violation(casualty: Casualty, delete: Change) -> Violation:
+def violation(casualty: Casualty, delete: Change) -> Violation:
+    """The rail ``casualty`` breaks: ``protect`` for a protected entry, else ``cascade``."""
     container = delete.address_with_key
     entry = casualty.entry
     if entry is not None and entry.protect:
@@ -164,14 +182,17 @@ def _violation(casualty: Casualty, delete: Change) -> Violation:
             address=casualty.address,
             changes=(delete.key,),
         )
-    if casualty.fate == CONTAINED:
+    if casualty.fate.startswith(CONTAINED):
         what = f"would also delete {casualty.named}"
     else:
         what = f"would leave {casualty.named} with its {casualty.fate}"
+    if casualty.where:
+        why = f"which {casualty.where}; change it there first, or accept it with --allow"
+    else:
+        why = "which the plan does not delete; manage it, move it out, or prune its kind too"
     return Violation(
         "cascade",
-        f"deleting {container} {what}, which the plan does not delete; manage it, move it "
-        "out, or prune its kind too",
+        f"deleting {container} {what}, {why}",
         address=delete.address,
         changes=(delete.key,),
     )

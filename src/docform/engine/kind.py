@@ -15,7 +15,9 @@ from docform.engine.audience import Fact, Seen
 from docform.engine.client import ServiceClient
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
+from docform.engine.objects import Bystander as Bystander
 from docform.engine.objects import Desired as Desired
+from docform.engine.objects import Gone as Gone
 from docform.engine.objects import Matching
 from docform.engine.objects import Observed as Observed
 from docform.engine.objects import Ref as Ref
@@ -100,6 +102,10 @@ class Kind:
     unmanaged_go_with_container: ClassVar[bool] = False
     """An unmanaged object of this kind is only a link, lost harmlessly when what holds it is
     pruned (a site space: the space it shows stays), so that is no cascade."""
+    reached_by: ClassVar[frozenset[str]] = frozenset()
+    """Kinds whose deletes reach objects of this kind that planning does not read (a site
+    space of a site no manifest manages, showing a deleted space): `read_bystanders` looks
+    for them, and only when the plan deletes one of those kinds' objects."""
     read_required: ClassVar[bool] = False
     """Whether a plan means nothing without this kind's objects (the organization): a token
     the API refuses them is an error, never a partial plan (`docform.engine.snapshot`)."""
@@ -116,6 +122,11 @@ class Kind:
         lists do not return (a space deleted less than 7 days ago can be restored).
         """
         raise NotImplementedError
+
+    async def read_bystanders(self, reader: LiveReader, gone: Sequence[Gone]) -> list[Bystander]:
+        """This kind's objects outside what planning read that ``gone`` (objects of the
+        `reached_by` kinds the plan deletes) take down or change, with the fewest requests."""
+        return []
 
     # -- manifest and live side ---------------------------------------------------------------
 

@@ -100,3 +100,32 @@ class Matching:
     unmatched: list[Observed] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What a reader of the plan should know about how entries were matched."""
+
+
+@dataclass(frozen=True)
+class Gone:
+    """An object a plan deletes, or that goes with one of its deletes (a space in a deleted
+    collection): what a kind looks for bystanders of (`docform.engine.bystanders`)."""
+
+    kind: str
+    live_id: str
+    delete: str
+    """The address of the plan's delete that takes it (its own, when the plan deletes it)."""
+
+
+@dataclass(frozen=True)
+class Bystander:
+    """An object planning does not read (it lies in something no manifest manages, or it is a
+    field no entry writes) that a delete of the plan still takes down or changes."""
+
+    address: str
+    title: str | None
+    fate: str
+    delete: str
+    """The address of the delete that reaches it."""
+    where: str
+    """Why docform does not manage it: ``lies in site Help (site_help) that no manifest
+    manages``; the rail's message says it."""
+    judged: bool = True
+    """Whether the rails judge it: not what is only part of the deleted object itself (the
+    sections of a deleted site)."""

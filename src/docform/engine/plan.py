@@ -308,6 +308,9 @@ class Plan:
     """The organization's own policies as evaluated for this plan
     (`docform.policies.evaluate.PolicyReport`); None when it has none or before."""
     matchings: list[tuple[str, Any]] = field(default_factory=list, repr=False)
+    gone: list[Any] = field(default_factory=list, repr=False)
+    """What the plan deletes and what its deletes take along (`docform.engine.objects.Gone`):
+    where the kinds look for bystanders (`docform.engine.bystanders`)."""
     """Each kind's name and matching (`docform.engine.objects.Matching`): what policies read
     of the desired and the live organization."""
 

@@ -74,8 +74,8 @@ def plan_from_matcher(
     set_aside_user_only(plan, live.refused_kind, user_only)
     _name_changes(plan.changes, matchings)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
-    plan.violations, gone = judge_deletes(plan.changes, matchings)
-    plan.unmanaged = [u for u in plan.unmanaged if f"{u.kind}.~{u.id}" not in gone]
+    plan.violations, listed, plan.gone = judge_deletes(plan.changes, matchings)
+    plan.unmanaged = [u for u in plan.unmanaged if f"{u.kind}.~{u.id}" not in listed]
     by_name = {kind.name: matching for kind, matching in matchings}
     for kind, matching in matchings:
         own = [c for c in plan.changes if c.kind == kind.name]

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, Placeholder
@@ -21,6 +21,7 @@ from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kind_framework.planning import entry_desired, read_per_site, ref, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind, created, id_in_path
+from docform.kind_framework.site_bystanders import site_spaces_showing
 from docform.model.entry import Entry
 from docform.model.fields import SpaceName
 from docform.site_overrides import Override
@@ -111,6 +112,7 @@ class SiteSpaceKind(SiteRestKind):
     unmanaged_go_with_container = True
     deleted_with: ClassVar[Mapping[str, str]] = {"space": "deleted with it"}
     read_after = ("site",)
+    reached_by = frozenset({"space"})
     unique_fields = ("path",)
     field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}
     create_path = "{site}/site-spaces"
@@ -120,6 +122,9 @@ class SiteSpaceKind(SiteRestKind):
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "site-spaces")
+
+    async def read_bystanders(self, reader: LiveReader, gone: Sequence[Gone]) -> list[Bystander]:
+        return await site_spaces_showing(reader, self.name, self.org_id, gone)
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
         out = []

@@ -12,10 +12,11 @@ from docform import tuning
 from docform.api.scopes import user_token_only
 from docform.api.stats import CallStats
 from docform.engine.apply import ApplyReport, CallEvent, Created, Recover, apply_plan
+from docform.engine.bystanders import take_bystanders
 from docform.engine.client import ServiceClient
 from docform.engine.duplicates import CreateGuard
 from docform.engine.kind import Kind
-from docform.engine.live import Progress
+from docform.engine.live import LiveReader, Progress
 from docform.engine.plan import Change, Plan
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
@@ -109,6 +110,8 @@ async def plan_while_loading(
                 taken.exception()  # the caller reports a failed load from ``loading`` itself
         prune = manifests.settings.prune.model_dump()
         plan = plan_from_matcher(matcher, manifests, live, org_id, prune, user_token_only)
+        reader = LiveReader(client, org_id, live, manages=matcher.manages)
+        await take_bystanders(plan, kinds, reader)
         if manifests.lock.organization == org_id:
             plan.notes[:0] = manifests.lock.notes
     stats = getattr(client, "stats", None)  # a client counting its calls (`CallStats`)
