@@ -5,9 +5,14 @@ sandbox."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
+
 from planning import change, live_api, replace_text, run
+
+GET = re.compile(r"^GET (\S+) -> ")
 
 
 def prune(directory: Path, *kinds: str) -> None:
@@ -181,3 +186,63 @@ def test_deleting_a_space_lists_its_site_space_in_a_site_no_manifest_manages(
     assert allowed.exit_code == 0, allowed.output
     left = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_help/site-spaces")["items"]
     assert [item["path"] for item in left] == ["releases"]
+
+
+def test_deleting_a_team_lists_its_grants_where_no_entry_writes_access(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    team = live_id(sandbox, "/orgs/org_acme/teams", title="Mobile")
+    space = live_id(sandbox, "/orgs/org_acme/spaces", title="CI/CD pipelines")
+    live_api(sandbox, "POST", f"/spaces/{space}/permissions", {"role": "read", "teams": [team]})
+    site = "/orgs/org_acme/sites/site_help/permissions"
+    live_api(sandbox, "POST", site, {"role": "edit", "teams": [team]})
+    people = directory / "people.yaml"
+    text = people.read_text(encoding="utf-8")
+    start, end = text.index("  mobile:\n"), text.index("  devex:\n")
+    people.write_text(text[:start] + text[end:], encoding="utf-8")
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        f"  - team.~{team} (Mobile)  (delete {team})\n"
+        f"      takes site.help.access.team.~{team} (team Mobile), unmanaged: deleted with it\n"
+        f"      takes space.ci-cd.access.team.~{team} (team Mobile), unmanaged: deleted with it\n"
+    ) in result.stdout
+    assert (
+        f"[cascade] deleting team.~{team} (Mobile) would also delete "
+        f"space.ci-cd.access.team.~{team} (team Mobile), which is a grant on space.ci-cd whose "
+        "entry writes no access:; change it there first, or accept it with --allow"
+    ) in result.stdout
+    applied = run(["apply", directory, "--yes", "--allow", f"cascade:team.~{team}"], sandbox)
+    assert applied.exit_code == 0, applied.output
+    assert live_api(sandbox, "GET", f"/spaces/{space}/permissions/teams")["items"] == []
+
+
+def test_bystanders_are_read_only_for_a_delete_that_can_reach_them(
+    applied_acme: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    directory, sandbox = applied_acme
+    drop_site(directory, "help")
+    content = directory / "content.yaml"
+    replace_text(content, "title: Ledger", "title: Ledger book")
+
+    def reads() -> list[str]:
+        found = [m.group(1) for r in caplog.records if (m := GET.match(r.getMessage()))]
+        caplog.clear()
+        return found
+
+    caplog.clear()
+    assert run(["plan", directory], sandbox).exit_code == 0
+    nothing_deleted = reads()
+    replace_text(
+        content, '  help-center: {title: Help center, emoji: "🛟", collection: product}\n', ""
+    )
+    prune(directory, "spaces")
+    assert run(["plan", directory], sandbox).exit_code == 1
+    space_deleted = reads()
+
+    help_site = "/orgs/org_acme/sites/site_help/site-spaces"
+    assert help_site not in nothing_deleted
+    assert sorted(set(space_deleted) - set(nothing_deleted)) == [help_site]

@@ -18,6 +18,7 @@ from docform.engine.cascades import Casualty, violation
 from docform.engine.kind import Bystander, Gone, Kind
 from docform.engine.live import LiveReader
 from docform.engine.plan import Change, Plan
+from docform.errors import ServiceCallError
 
 
 async def take_bystanders(plan: Plan, kinds: Sequence[Kind], reader: LiveReader) -> None:
@@ -27,13 +28,29 @@ async def take_bystanders(plan: Plan, kinds: Sequence[Kind], reader: LiveReader)
     asked = [(kind, gone) for kind, gone in asked if gone]
     if not asked:
         return  # no delete can reach what planning did not read: no request
-    found = await asyncio.gather(*(kind.read_bystanders(reader, gone) for kind, gone in asked))
+    found = await asyncio.gather(*(_read(kind, reader, gone, plan) for kind, gone in asked))
     deletes = {c.address: c for c in plan.changes if c.action == "delete"}
     for bystanders in found:
         for bystander in bystanders:
             _take(plan, deletes[bystander.delete], bystander)
     for delete in deletes.values():
         delete.takes.sort(key=lambda taken: str(taken["address"]))
+
+
+async def _read(
+    kind: Kind, reader: LiveReader, gone: Sequence[Gone], plan: Plan
+) -> list[Bystander]:
+    try:
+        return await kind.read_bystanders(reader, gone)
+    except ServiceCallError as error:
+        if not error.denied:
+            raise
+        # The token may not read them: the plan says what it could not list, not less.
+        plan.warnings.append(
+            f"the {kind.plural or kind.name + 's'} that the plan's deletes may take along could "
+            f"not be read ({error}): they are not listed under the deletes"
+        )
+        return []
 
 
 def _reaching(kind: Kind, gone: Sequence[Gone]) -> list[Gone]:

@@ -34,7 +34,17 @@ from docform.engine.audience import (
     team_grant,
 )
 from docform.engine.client import ServiceClient
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve, Unresolved
+from docform.engine.kind import (
+    AddressIndex,
+    Bystander,
+    Desired,
+    Gone,
+    Kind,
+    Observed,
+    Ref,
+    Resolve,
+    Unresolved,
+)
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Placeholder
@@ -117,6 +127,7 @@ class AccessKind(Kind):
     guard_creates = False  # granting again only sets the same role
     locked = False
     unmanaged_go_with_container = True
+    reached_by = frozenset({"team"})
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -138,6 +149,30 @@ class AccessKind(Kind):
             _tagged(item, *listed)
             for listed, items in zip(lists, answers, strict=True)
             for item in items
+        ]
+
+    async def read_bystanders(self, reader: LiveReader, gone: Sequence[Gone]) -> list[Bystander]:
+        """The grants of a deleted team on the objects whose grants planning did not read
+        (entries without ``access``, objects no manifest manages): the API drops them."""
+        teams = {g.live_id: g.delete for g in gone if g.kind == "team"}
+        on_spaces = any(t.get("spaces") != 0 for t in reader.live("team") if t["id"] in teams)
+        away = {(g.kind, g.live_id) for g in gone}
+        unread = [
+            (on, raw, desired)
+            for on in ON
+            if on != "space" or on_spaces
+            for raw, desired in _with_entries(reader, on)
+            if not _writes_access(desired) and (on, raw["id"]) not in away
+            and not raw.get("deletedAt")
+        ]  # fmt: skip
+        answers = await asyncio.gather(
+            *(reader.list(self.name, f"{self._path(on, raw['id'])}/teams") for on, raw, _ in unread)
+        )
+        return [
+            _dropped(on, raw, desired, item, teams[item["team"]["id"]])
+            for (on, raw, desired), items in zip(unread, answers, strict=True)
+            for item in items
+            if item["team"]["id"] in teams
         ]
 
     # -- manifest and live side ---------------------------------------------------------------
@@ -287,6 +322,31 @@ def grant_address(on: Ref, principal: str, who: Ref | Unresolved) -> str:
     manifest entry names."""
     name = who.address.split(".", 1)[1] if isinstance(who, Ref) else f"~{who.id}"
     return f"{on.address}.access.{principal}.{name}"
+
+
+def _with_entries(reader: LiveReader, on: str) -> list[tuple[dict[str, Any], Desired | None]]:
+    """Every live object of kind ``on``, with the entry that manages it, if any."""
+    managed = {raw["id"]: desired for raw, desired in reader.managed_with_entries(on)}
+    return [(raw, managed.get(raw["id"])) for raw in reader.live(on)]
+
+
+def _dropped(
+    on: str, raw: Mapping[str, Any], desired: Desired | None, grant: Mapping[str, Any], by: str
+) -> Bystander:
+    """A grant of a deleted team that planning did not read, on ``raw`` (of kind ``on``)."""
+    if desired is not None:
+        holder, where = desired.address, "whose entry writes no access:"
+    else:
+        title = raw.get("title")
+        holder = f"{on}.~{raw['id']}"
+        where = f"{f'({title}) ' if title else ''}that no manifest manages"
+    return Bystander(
+        address=f"{holder}.access.team.~{grant['team']['id']}",
+        title=f"team {_title(grant, 'team')}",
+        fate="deleted with it",
+        delete=by,
+        where=f"is a grant on {holder} {where}",
+    )
 
 
 def _writes_access(desired: Desired | None) -> bool:
