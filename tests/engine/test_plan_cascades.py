@@ -246,3 +246,64 @@ def test_bystanders_are_read_only_for_a_delete_that_can_reach_them(
     help_site = "/orgs/org_acme/sites/site_help/site-spaces"
     assert help_site not in nothing_deleted
     assert sorted(set(space_deleted) - set(nothing_deleted)) == [help_site]
+
+
+def test_deleting_a_site_lists_everything_it_holds(applied_acme: tuple[Path, Path]) -> None:
+    directory, sandbox = applied_acme
+    drop_site(directory, "help")
+    prune(directory, "sites")
+    help_site = "/orgs/org_acme/sites/site_help"
+    destination = {"kind": "external", "url": "https://acme.test/"}
+    redirect = live_api(
+        sandbox, "POST", f"{help_site}/redirects", {"source": "/old", "destination": destination}
+    )["id"]
+    spaces = {
+        s["path"]: s["id"] for s in live_api(sandbox, "GET", f"{help_site}/site-spaces")["items"]
+    }
+
+    text = run(["plan", directory], sandbox)
+
+    assert text.exit_code == 0, text.output
+    assert (
+        "  - site.~site_help (Acme Help Center)  (delete site_help)\n"
+        f"      takes redirect.~{redirect} (/old), unmanaged: deleted with the site\n"
+        f"      takes site_space.~{spaces['help']} (Help center), unmanaged: deleted with the site\n"
+        f"      takes site_space.~{spaces['releases']} (Release notes), unmanaged: deleted with "
+        "the site\n"
+    ) in text.stdout
+    markdown = run(["plan", directory, "--markdown"], sandbox)
+    assert f"  - takes redirect.~{redirect} (/old), unmanaged: deleted with the site" in (
+        markdown.stdout
+    )
+    plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
+    takes = change(plan, "site.~site_help", "delete")["takes"]
+    assert [(t["address"], t["fate"], t["managed"]) for t in takes] == [
+        (f"redirect.~{redirect}", "deleted with the site", False),
+        (f"site_space.~{spaces['help']}", "deleted with the site", False),
+        (f"site_space.~{spaces['releases']}", "deleted with the site", False),
+    ]
+
+
+def test_deleting_a_site_with_sections_lists_its_whole_structure(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    sites = directory / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    sites.write_text(text[: text.index("  devdocs:\n")] + text[text.index("  help:\n") :])
+    replace_text(directory / "organization.yaml", "  defaultContent: {site: devdocs}\n", "")
+    prune(directory, "sites")
+
+    plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
+
+    takes = change(plan, "site.~site_devdocs", "delete")["takes"]
+    kinds = [t["address"].split(".~")[0] for t in takes]
+    assert {kind: kinds.count(kind) for kind in kinds} == {
+        "redirect": 3,
+        "section": 4,
+        "section_group": 2,
+        "site_space": 5,
+    }
+    assert {t["human_key"] for t in takes if t["address"].startswith("section.")} == {
+        "Getting started", "API", "SDKs", "Changelog",
+    }  # fmt: skip

@@ -59,3 +59,63 @@ async def site_spaces_showing(
             for item in lost
         ]
     return found
+
+
+#: What a site's structure holds, by its ``object``: the kind each is an object of.
+STRUCTURE_KINDS = {
+    "site-section-group": "section_group",
+    "site-section": "section",
+    "site-space": "site_space",
+    "site-external-link": "external_link",
+}
+#: The lists of what a site holds beside its structure: the kind, and the list's path.
+SITE_LISTS = (("redirect", "redirects"), ("share_link", "share-links"))
+
+
+async def site_holdings(reader: LiveReader, org_id: str, gone: Sequence[Gone]) -> list[Bystander]:
+    """Everything each deleted site of ``gone`` holds (planning reads the parts of managed
+    sites only, and a site is deleted only once no manifest manages it): its structure, its
+    redirects and its share links, which the API deletes with it. They are only parts of what
+    is deleted, so the rails judge the site's delete, not them."""
+    sites = {g.live_id: g.delete for g in gone if g.kind == "site"}
+    found = await asyncio.gather(
+        *(_holdings(reader, org_id, site, delete) for site, delete in sorted(sites.items()))
+    )
+    return [bystander for holdings in found for bystander in holdings]
+
+
+async def _holdings(reader: LiveReader, org_id: str, site_id: str, delete: str) -> list[Bystander]:
+    prefix = site_prefix(org_id, site_id)
+    structure, *lists = await asyncio.gather(
+        reader.get_or_none("site", f"{prefix}/structure"),
+        *(reader.list(kind, f"{prefix}/{path}") for kind, path in SITE_LISTS),
+    )
+    # A group holds its sections twice (``children`` and the older ``sections``).
+    objects = {o["id"]: o for o in _structure_objects(structure)}
+    held = [(STRUCTURE_KINDS[o["object"]], o) for o in objects.values()]
+    for (kind, _), items in zip(SITE_LISTS, lists, strict=True):
+        held += [(kind, item) for item in items]
+    return [_held(kind, item, delete) for kind, item in held]
+
+
+def _structure_objects(node: object) -> list[Mapping[str, Any]]:
+    """Each section group, section, site space and external link in a site's structure."""
+    if isinstance(node, list):
+        return [found for item in node for found in _structure_objects(item)]
+    if not isinstance(node, Mapping):
+        return []
+    own = [node] if node.get("object") in STRUCTURE_KINDS and "id" in node else []
+    return own + [found for value in node.values() for found in _structure_objects(value)]
+
+
+def _held(kind: str, item: Mapping[str, Any], delete: str) -> Bystander:
+    # A share link's name only: its URL holds its key.
+    title = item.get("title") or item.get("name") or item.get("path") or item.get("source")
+    return Bystander(
+        address=f"{kind}.~{item['id']}",
+        title=str(title) if title else None,
+        fate="deleted with the site",
+        delete=delete,
+        where="is part of the deleted site",
+        judged=False,
+    )

@@ -16,7 +16,7 @@ from pydantic import AfterValidator, Field, model_validator
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.audience import Fact, Seen
-from docform.engine.kind import AddressIndex, Desired, Observed, Resolve
+from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -26,6 +26,7 @@ from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.exporting import role_entry, set_fields
 from docform.kind_framework.planning import entry_desired, level_value
 from docform.kind_framework.rest import PathValues, RestKind, created
+from docform.kind_framework.site_bystanders import site_holdings
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.adaptive_content import AdaptiveContent
 from docform.kinds.customization_block import CustomizationBlock
@@ -145,6 +146,7 @@ class SiteKind(RestKind):
 
     name = "site"
     prune_setting = "sites"
+    reached_by = frozenset({"site"})
     declaration = Declaration(
         position=60,
         section=Section("sites", SiteEntry, "site", "sites"),
@@ -173,6 +175,9 @@ class SiteKind(RestKind):
     created_with = ("title", "visibility", "type")
     set_after_create = ("basename", "defaultLevel")
     patched = ("title", "visibility", "basename", "defaultLevel", "proxy")
+
+    async def read_bystanders(self, reader: LiveReader, gone: Sequence[Gone]) -> list[Bystander]:
+        return await site_holdings(reader, self.org_id, gone)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/sites")
