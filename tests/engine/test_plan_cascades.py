@@ -267,7 +267,8 @@ def test_deleting_a_site_lists_everything_it_holds(applied_acme: tuple[Path, Pat
     assert (
         "  - site.~site_help (Acme Help Center)  (delete site_help)\n"
         f"      takes redirect.~{redirect} (/old), unmanaged: deleted with the site\n"
-        f"      takes site_space.~{spaces['help']} (Help center), unmanaged: deleted with the site\n"
+        f"      takes site_space.~{spaces['help']} (Help center), unmanaged: deleted with "
+        "the site\n"
         f"      takes site_space.~{spaces['releases']} (Release notes), unmanaged: deleted with "
         "the site\n"
     ) in text.stdout

@@ -100,3 +100,45 @@ def test_a_saml_provider_replaced_by_a_look_alike_is_a_rail(
     assert result.exit_code == 1, result.output
     assert "[replacement] the plan deletes saml " in result.output
     assert "its id is part of the sign-on URL the identity provider calls" in result.output
+
+
+def test_key_and_title_renamed_together_without_prune_is_a_suspected_replacement(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    # The old space would stay unmanaged while the site spaces show a new, empty one.
+    directory, sandbox = applied_acme
+    without_lock(directory)
+    spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
+    old = next(s["id"] for s in spaces if s["title"] == "Release notes")
+    content = directory / "content.yaml"
+    replace_text(
+        content,
+        '  release-notes: {title: Release notes, emoji: "📰", collection: product}',
+        '  changes: {title: Changelog, emoji: "📰", collection: product}',
+    )
+    sites = directory / "sites.yaml"
+    sites.write_text(
+        sites.read_text(encoding="utf-8").replace("space: release-notes", "space: changes"),
+        encoding="utf-8",
+    )
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        "[replacement] the plan creates space.changes while it leaves space "
+        f'{old} "Release notes" unmanaged, which looks like its former self: what the '
+        "manifests point at space.changes would get a new space instead; pin "
+        f'`id: {old}` in content.yaml:45:3 or add `formerly: ["Release notes"]` to keep it, '
+        "or accept the new one with --allow replacement:space.changes"
+    ) in result.output
+    replace_text(
+        content,
+        "  changes: {title: Changelog,",
+        '  changes: {formerly: ["Release notes"], title: Changelog,',
+    )
+    apply(directory, sandbox)
+    after = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
+    assert [s["title"] for s in after if s["id"] == old] == ["Changelog"]
+    assert len(after) == len(spaces)
+    assert_converged(directory, sandbox)

@@ -43,6 +43,10 @@ class Replacement:
     weak: bool = False
     """Found only because the two are the only create and the only leftover of a container:
     a rail only for kinds whose content a wrong guess would lose (`Kind.guard_weak`)."""
+    telling: bool = False
+    """Found by what only the object's former self would share with the entry (a former key,
+    most of its fields), not by its name or place alone: enough for a rail even when the plan
+    leaves the object unmanaged."""
 
     def note(self, *, deleted: bool) -> str:
         fate = "deletes" if deleted else "leaves unmanaged"
@@ -54,7 +58,7 @@ class Replacement:
 
     def violations(self, *, deleted: bool) -> list[Violation]:
         if not deleted:
-            return []
+            return self._left_violations()
         changes = (
             f"{self.desired.address}#create",
             f"{unmatched_address(self.kind.name, self.observed)}#delete",
@@ -74,6 +78,22 @@ class Replacement:
             )
             return [Violation("replacement", message, True, self.desired.address, changes)]
         return []
+
+    def _left_violations(self) -> list[Violation]:
+        """A telling replacement of an object the plan leaves unmanaged: nothing is deleted,
+        but the entry, and what the manifests point at it (a site space showing a space), move
+        to a new, empty object while the old one stays unseen."""
+        if not (self.telling and self.kind.guard_replacement):
+            return []
+        what = f"{self.kind.name} {self.observed.id} {json.dumps(self.observed.title)}"
+        message = (
+            f"the plan creates {self.desired.address} while it leaves {what} unmanaged, which "
+            f"looks like its former self: what the manifests point at {self.desired.address} "
+            f"would get a new {self.kind.name} instead; {self.hint()}, or accept the new one "
+            f"with --allow replacement:{self.desired.address}"
+        )
+        changes = (f"{self.desired.address}#create",)
+        return [Violation("replacement", message, True, self.desired.address, changes)]
 
     def hint(self) -> str:
         """What keeps the live object: its id pinned, or a former key."""
@@ -118,22 +138,23 @@ def find_replacements(matchings: Sequence[tuple[Kind, Matching]]) -> list[Replac
 def _kind_replacements(
     kind: Kind, creates: Sequence[Desired], unmatched: Sequence[Observed]
 ) -> list[Replacement]:
-    rules: list[tuple[Callable[[Desired, Observed], bool], bool]] = [
-        (lambda d, o: _name(d.key) == _name(o.key), False),
-        (lambda d, o: bool(set(d.formerly) & set(o.other_keys)), False),
+    # Each rule, whether it is weak, and whether it is telling (`Replacement`).
+    rules: list[tuple[Callable[[Desired, Observed], bool], bool, bool]] = [
+        (lambda d, o: _name(d.key) == _name(o.key), False, False),
+        (lambda d, o: bool(set(d.formerly) & set(o.other_keys)), False, True),
     ]
     if kind.renamable:
-        rules.append((_fields_mostly_agree(kind), False))
-        rules.append((_only_ones_in_container(kind, creates, unmatched), True))
+        rules.append((_fields_mostly_agree(kind), False, True))
+        rules.append((_only_ones_in_container(kind, creates, unmatched), True, False))
     paired: dict[str, Replacement] = {}
     taken: set[str] = set()
-    for rule, weak in rules:
+    for rule, weak, telling in rules:
         for d in creates:
             if d.address in paired:
                 continue
             candidates = [o for o in unmatched if o.id not in taken and rule(d, o)]
             if len(candidates) == 1:
-                paired[d.address] = Replacement(kind, d, candidates[0], weak)
+                paired[d.address] = Replacement(kind, d, candidates[0], weak, telling)
                 taken.add(candidates[0].id)
     return [paired[d.address] for d in creates if d.address in paired]
 
