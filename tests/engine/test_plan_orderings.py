@@ -119,3 +119,81 @@ def test_a_grouped_section_moves_to_the_top_level_through_its_sort(
     sections = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_devdocs/sections")["items"]
     assert {s["path"]: s.get("sectionGroup") for s in sections}["sdks"] is None
     assert_converged(directory, sandbox)
+
+
+def basenames(sandbox: Path) -> dict[str, str | None]:
+    sites = live_api(sandbox, "GET", "/orgs/org_acme/sites")["items"]
+    return {s["id"]: s.get("basename") for s in sites}
+
+
+def write_basenames(directory: Path, **by_title: str) -> None:
+    """Give each site (by title) its basename in sites.yaml, replacing the one written."""
+    sites = directory / "sites.yaml"
+    lines = sites.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = [line for line in lines if not line.startswith("    basename: ")]
+    for title, basename in by_title.items():
+        at = lines.index(f"    title: {title}\n")
+        lines.insert(at + 1, f"    basename: {basename}\n")
+    sites.write_text("".join(lines), encoding="utf-8")
+
+
+DEVDOCS, HELP = "Acme Developer Docs", "Acme Help Center"
+
+
+def test_a_site_basename_handed_to_another_site_is_freed_first(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    write_basenames(directory, **{DEVDOCS: "docs", HELP: "help"})
+    apply(directory, sandbox)
+    write_basenames(directory, **{DEVDOCS: "docs-v1", HELP: "docs"})
+
+    plan = plan_json(directory, sandbox)
+    taker = next(c for c in plan["changes"] if c["address"] == "site.help")
+    assert "site.devdocs#update" in taker["depends_on"]
+    apply(directory, sandbox)
+
+    assert basenames(sandbox) == {"site_devdocs": "docs-v1", "site_help": "docs"}
+    assert_converged(directory, sandbox)
+
+
+def test_two_sites_swapping_basenames_converge_in_one_apply(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    write_basenames(directory, **{DEVDOCS: "docs", HELP: "help"})
+    apply(directory, sandbox)
+    write_basenames(directory, **{DEVDOCS: "help", HELP: "docs"})
+
+    plan = plan_json(directory, sandbox)
+    release = [c for c in plan["changes"] if c["action"] == "release"]
+    assert [(c["kind"], c["fields"][0]["after"]) for c in release] == [("site", "docs-moving")]
+    apply(directory, sandbox)
+
+    assert basenames(sandbox) == {"site_devdocs": "help", "site_help": "docs"}
+    assert_converged(directory, sandbox)
+
+
+def test_a_basename_freed_by_a_pruned_site_is_taken_after_its_delete(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    write_basenames(directory, **{HELP: "help"})
+    apply(directory, sandbox)
+    sites = directory / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    sites.write_text(text[: text.index("  help:\n")], encoding="utf-8")
+    write_basenames(directory, **{DEVDOCS: "help"})
+    replace_text(
+        directory / "organization.yaml",
+        "prune: {members: true, teams: true}",
+        "prune: {members: true, teams: true, sites: true}",
+    )
+
+    plan = plan_json(directory, sandbox)
+    taker = next(c for c in plan["changes"] if c["address"] == "site.devdocs")
+    assert "site.~site_help#delete" in taker["depends_on"]
+    apply(directory, sandbox)
+
+    assert basenames(sandbox) == {"site_devdocs": "help"}
+    assert_converged(directory, sandbox)

@@ -142,3 +142,91 @@ def test_key_and_title_renamed_together_without_prune_is_a_suspected_replacement
     assert [s["title"] for s in after if s["id"] == old] == ["Changelog"]
     assert len(after) == len(spaces)
     assert_converged(directory, sandbox)
+
+
+def test_an_openapi_spec_given_a_new_slug_is_a_replacement_rail(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    # The API renames no spec: the new slug is a new spec, and the old one's links break.
+    directory, sandbox = applied_acme
+    without_lock(directory)  # with it, the entry's slug change is refused with what to do
+    specs = live_api(sandbox, "GET", "/orgs/org_acme/openapi")["items"]
+    old = next(s["id"] for s in specs if s["slug"] == "payments-api")
+    replace_text(directory / "integrations.yaml", "slug: payments-api", "slug: payments")
+    replace_text(
+        directory / "organization.yaml",
+        "prune: {members: true, teams: true}",
+        "prune: {members: true, teams: true, openapi: true}",
+    )
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        f'[replacement] the plan deletes openapi {old} "payments-api" and creates '
+        "openapi.payments-api in its place, and its slug is its address: what links to the "
+        "reference it publishes would break; the API cannot rename a spec: write its live slug "
+        "`payments-api` back to keep it, or accept the replacement with "
+        "--allow replacement:openapi.payments-api"
+    ) in result.output
+    allowed = run(
+        ["apply", directory, "--yes", "--allow", "replacement:openapi.payments-api"], sandbox
+    )
+    assert allowed.exit_code == 0, allowed.output
+    slugs = {s["slug"] for s in live_api(sandbox, "GET", "/orgs/org_acme/openapi")["items"]}
+    assert slugs == {"payments", "platform-api"}
+
+
+def test_a_share_link_renamed_without_the_lock_is_a_replacement_rail(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    help_site = "/orgs/org_acme/sites/site_help"
+    replace_text(
+        directory / "sites.yaml",
+        "    published: true\n    spaces:",
+        "    published: true\n    shareLinks:\n      partners: {}\n    spaces:",
+    )
+    apply(directory, sandbox)
+    without_lock(directory)
+    replace_text(directory / "sites.yaml", "      partners: {}\n", "      resellers: {}\n")
+    replace_text(
+        directory / "organization.yaml",
+        "prune: {members: true, teams: true}",
+        "prune: {members: true, teams: true, shareLinks: true}",
+    )
+    link = live_api(sandbox, "GET", f"{help_site}/share-links")["items"][0]["id"]
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        f'[replacement] the plan deletes share_link {link} "partners" and creates '
+        "site.help.shareLink.resellers in its place, and its key is in the URL people were "
+        f"given: a new link has another; pin `id: {link}` in sites.yaml:"
+    ) in result.output
+
+
+def test_a_link_invite_whose_role_changed_without_the_lock_is_a_replacement_rail(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    invites = directory / "invites.yaml"
+    invites.write_text("linkInvites:\n  join: {role: read}\n", encoding="utf-8")
+    apply(directory, sandbox)
+    without_lock(directory)
+    invites.write_text("linkInvites:\n  join: {role: comment}\n", encoding="utf-8")
+    replace_text(
+        directory / "organization.yaml",
+        "prune: {members: true, teams: true}",
+        "prune: {members: true, teams: true, linkInvites: true}",
+    )
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert "[replacement] the plan deletes link_invite li_" in result.output
+    assert (
+        "creates link_invite.join in its place, and its id is the join link people were "
+        "given: a new invite has another; pin `id: li_"
+    ) in result.output

@@ -83,7 +83,8 @@ class Kind:
     entry's ``source.url``): policy rules may read them too."""
     replacement_hint: ClassVar[str | None] = None
     """What keeps a live object the plan replaces, where pinning its id cannot (a translation,
-    whose source and language never change); None: pin its id or list a former key."""
+    whose source and language never change; ``{live}`` is the object's name); None: pin its
+    id or list a former key."""
     unordered_fields: ClassVar[frozenset[str]] = frozenset()
     """List fields whose order means nothing (``emailDomains``): compared as sets."""
     null_means: ClassVar[Mapping[str, str]] = {}

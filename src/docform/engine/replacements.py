@@ -6,7 +6,8 @@ docform never guesses a rename, so such a pair stays a create and a delete; but 
 rename that lost its tie to the object is the usual cause, and for a space the delete loses its
 content. A live object resembles an entry when, of the same kind, it has
 
-1. the same name (title, path, label...; case ignored) in any container, or
+1. the same name (title, path, label...; case ignored) in any container it could have moved
+   from (in its own, for a kind whose objects never move: `Kind.container_key_parts`), or
 2. a further key the entry's ``formerly`` also holds (a site space showing the same space), or
 3. most of the fields the entry writes besides its key hold what the object holds (renamed
    and moved at once), for kinds whose objects can be renamed, or
@@ -98,7 +99,7 @@ class Replacement:
     def hint(self) -> str:
         """What keeps the live object: its id pinned, or a former key."""
         if self.kind.replacement_hint is not None:
-            return self.kind.replacement_hint
+            return self.kind.replacement_hint.format(live=self.observed.title)
         pin = f"pin `id: {self.observed.id}` in {self.desired.location}"
         former = _former_key(self.desired, self.observed)
         if former is None:
@@ -140,7 +141,7 @@ def _kind_replacements(
 ) -> list[Replacement]:
     # Each rule, whether it is weak, and whether it is telling (`Replacement`).
     rules: list[tuple[Callable[[Desired, Observed], bool], bool, bool]] = [
-        (lambda d, o: _name(d.key) == _name(o.key), False, False),
+        (_same_name(kind), False, False),
         (lambda d, o: bool(set(d.formerly) & set(o.other_keys)), False, True),
     ]
     if kind.renamable:
@@ -157,6 +158,14 @@ def _kind_replacements(
                 paired[d.address] = Replacement(kind, d, candidates[0], weak, telling)
                 taken.add(candidates[0].id)
     return [paired[d.address] for d in creates if d.address in paired]
+
+
+def _same_name(kind: Kind) -> Callable[[Desired, Observed], bool]:
+    def rule(d: Desired, o: Observed) -> bool:
+        moves = bool(kind.container_key_parts) or d.key[:-1] == o.key[:-1]
+        return moves and _name(d.key) == _name(o.key)
+
+    return rule
 
 
 def _only_ones_in_container(

@@ -114,6 +114,8 @@ class LinkInviteKind(Kind):
         ),
     )
     references = ("space", "collection")
+    guard_replacement = True
+    replacement_loses = "its id is the join link people were given: a new invite has another"
     null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     guard_creates = False  # a second invite of the same role harms nothing a plan shows
 

@@ -74,7 +74,17 @@ class OpenApiKind(Kind):
             list_names=("openapi",),
         ),
     )
-    renamable = False
+    # A new slug next to a live spec of the same source looks like a rename the API cannot
+    # make: its slug is its address, so the rail says what a replacement changes.
+    guard_replacement = True
+    guard_weak = False
+    replacement_loses = (
+        "its slug is its address: what links to the reference it publishes would break"
+    )
+    replacement_hint = "the API cannot rename a spec: write its live slug `{live}` back to keep it"
+    # Unique in the organization; it never changes, so a create that takes one waits for the
+    # delete that frees it (a spec whose entry no longer names it, but an id pin still does).
+    unique_fields = ("slug",)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/openapi")

@@ -84,6 +84,8 @@ class ShareLinkKind(Kind):
     )
     references = ("site",)
     read_after = ("site",)
+    guard_replacement = True
+    replacement_loses = "its key is in the URL people were given: a new link has another"
     unmanaged_go_with_container = True
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -170,6 +170,8 @@ class SiteKind(RestKind):
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     # A site's structure, redirects and grants go with it: replacing it by a look-alike loses them.
     guard_replacement = True
+    # Unique in the organization (a 409 names the site holding it).
+    unique_fields = ("basename",)
     create_path = "/orgs/{org}/sites"
     object_path = "/orgs/{org}/sites/{id}"
     created_with = ("title", "visibility", "type")
