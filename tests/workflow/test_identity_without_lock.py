@@ -127,8 +127,9 @@ def test_key_and_title_renamed_together_without_prune_is_a_suspected_replacement
     assert result.exit_code == 1, result.output
     assert (
         "[replacement] the plan creates space.changes while it leaves space "
-        f'{old} "Release notes" unmanaged, which looks like its former self: what the '
-        "manifests point at space.changes would get a new space instead; pin "
+        f'{old} "Release notes" unmanaged, which looks like its former self: '
+        "site.devdocs.section.changelog.space.notes, site.help.space.releases would be "
+        "pointed at the new space instead; pin "
         f'`id: {old}` in content.yaml:45:3 or add `formerly: ["Release notes"]` to keep it, '
         "or accept the new one with --allow replacement:space.changes"
     ) in result.output

@@ -27,9 +27,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docform.engine.dependencies import refs_in
 from docform.engine.kind import Desired, Kind, Observed, Ref
 from docform.engine.match import Matching, unmatched_address
-from docform.engine.plan import Plan
+from docform.engine.plan import Change, Plan
 from docform.engine.rails import Violation
 from docform.engine.values import same_value
 
@@ -46,8 +47,7 @@ class Replacement:
     a rail only for kinds whose content a wrong guess would lose (`Kind.guard_weak`)."""
     telling: bool = False
     """Found by what only the object's former self would share with the entry (a former key,
-    most of its fields), not by its name or place alone: enough for a rail even when the plan
-    leaves the object unmanaged."""
+    most of its fields), not by its name or place alone."""
 
     def note(self, *, deleted: bool) -> str:
         fate = "deletes" if deleted else "leaves unmanaged"
@@ -57,9 +57,11 @@ class Replacement:
             f"its former self; if it is, {self.hint()}"
         )
 
-    def violations(self, *, deleted: bool) -> list[Violation]:
+    def violations(self, *, deleted: bool, repointed: Sequence[str] = ()) -> list[Violation]:
+        """The rails this replacement breaks; ``repointed``: the changes that point managed
+        objects at the created entry instead of the live object (a site space's ``space``)."""
         if not deleted:
-            return self._left_violations()
+            return self._left_violations(repointed)
         changes = (
             f"{self.desired.address}#create",
             f"{unmatched_address(self.kind.name, self.observed)}#delete",
@@ -80,20 +82,20 @@ class Replacement:
             return [Violation("replacement", message, True, self.desired.address, changes)]
         return []
 
-    def _left_violations(self) -> list[Violation]:
-        """A telling replacement of an object the plan leaves unmanaged: nothing is deleted,
-        but the entry, and what the manifests point at it (a site space showing a space), move
-        to a new, empty object while the old one stays unseen."""
-        if not (self.telling and self.kind.guard_replacement):
+    def _left_violations(self, repointed: Sequence[str]) -> list[Violation]:
+        """A telling replacement of an object the plan leaves unmanaged, that the plan points
+        managed objects away from: nothing is deleted, but what showed the live object (a site
+        space showing a space) would show a new, empty one while the old one stays unseen."""
+        if not (self.telling and repointed and self.kind.guard_replacement):
             return []
         what = f"{self.kind.name} {self.observed.id} {json.dumps(self.observed.title)}"
         message = (
             f"the plan creates {self.desired.address} while it leaves {what} unmanaged, which "
-            f"looks like its former self: what the manifests point at {self.desired.address} "
-            f"would get a new {self.kind.name} instead; {self.hint()}, or accept the new one "
-            f"with --allow replacement:{self.desired.address}"
+            f"looks like its former self: {', '.join(sorted(repointed))} would be pointed at "
+            f"the new {self.kind.name} instead; {self.hint()}, or accept the new one with "
+            f"--allow replacement:{self.desired.address}"
         )
-        changes = (f"{self.desired.address}#create",)
+        changes = (f"{self.desired.address}#create", *(f"{a}#update" for a in repointed))
         return [Violation("replacement", message, True, self.desired.address, changes)]
 
     def hint(self) -> str:
@@ -125,7 +127,23 @@ def mark_replacements(plan: Plan, matchings: Sequence[tuple[Kind, Matching]]) ->
         if delete is not None:
             delete.replacement = create.replacement
         plan.notes.append(found.note(deleted=delete is not None))
-        plan.violations += found.violations(deleted=delete is not None)
+        repointed = [] if delete else _repointing(plan.changes, found)
+        plan.violations += found.violations(deleted=delete is not None, repointed=repointed)
+
+
+def _repointing(changes: Sequence[Change], found: Replacement) -> list[str]:
+    """The managed objects whose update points a field from ``found``'s live object to the
+    entry it creates (a site space's ``space``)."""
+    old, new = unmatched_address(found.kind.name, found.observed), found.desired.address
+    return [
+        c.address
+        for c in changes
+        if c.action == "update"
+        and any(
+            old in refs_in((c.before or {}).get(name)) and new in refs_in(value)
+            for name, value in (c.after or {}).items()
+        )
+    ]
 
 
 def find_replacements(matchings: Sequence[tuple[Kind, Matching]]) -> list[Replacement]:
