@@ -308,3 +308,53 @@ def test_deleting_a_site_with_sections_lists_its_whole_structure(
     assert {t["human_key"] for t in takes if t["address"].startswith("section.")} == {
         "Getting started", "API", "SDKs", "Changelog",
     }  # fmt: skip
+
+
+def test_deleting_a_section_lists_a_redirect_to_it_of_a_site_whose_redirects_are_unmanaged(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    sites = directory / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    start, end = text.index("      changelog:\n"), text.index("    redirects:")
+    text = text[:start] + text[end:]
+    sites.write_text(text[: text.index("    redirects:")] + text[text.index("  help:\n") :])
+    prune(directory, "sections")
+    devdocs = "/orgs/org_acme/sites/site_devdocs"
+    section = live_id(sandbox, f"{devdocs}/sections", path="changelog")
+    destination = {"kind": "site-section", "siteSectionId": section}
+    redirect = live_api(
+        sandbox, "POST", f"{devdocs}/redirects", {"source": "/news", "destination": destination}
+    )["id"]
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert (
+        f"      takes redirect.~{redirect} (/news), unmanaged: to pointing at nothing\n"
+    ) in result.stdout
+    assert (
+        f"would leave redirect.~{redirect} (/news) with its to pointing at nothing, which lies "
+        "in site Acme Developer Docs (site_devdocs), whose entry writes no redirects:; change "
+        "it there first, or accept it with --allow"
+    ) in result.stdout
+
+
+def test_deleting_the_site_an_organization_shows_first_lists_its_default_content_cleared(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    sites = directory / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    sites.write_text(text[: text.index("  devdocs:\n")] + text[text.index("  help:\n") :])
+    replace_text(directory / "organization.yaml", "  defaultContent: {site: devdocs}\n", "")
+    prune(directory, "sites")
+
+    result = run(["plan", directory], sandbox)
+
+    assert result.exit_code == 1, result.output
+    assert "      takes organization: defaultContent cleared\n" in result.stdout
+    assert (
+        "[cascade] deleting site.~site_devdocs (Acme Developer Docs) would leave organization "
+        "with its defaultContent cleared, which the plan does not delete"
+    ) in result.stdout

@@ -119,3 +119,41 @@ def _held(kind: str, item: Mapping[str, Any], delete: str) -> Bystander:
         where="is part of the deleted site",
         judged=False,
     )
+
+
+#: Where a redirect's destination names a section or a site space.
+DESTINATION_IDS = {"section": "siteSectionId", "site_space": "siteSpaceId"}
+
+
+async def redirects_to(
+    reader: LiveReader, kind: str, org_id: str, gone: Sequence[Gone], unread: Sequence[str]
+) -> list[Bystander]:
+    """The redirects of the sites ``unread`` (managed sites whose redirects planning did not
+    read) that point at a section or site space of ``gone``: the API leaves them pointing at
+    nothing."""
+    targets = {(g.kind, g.live_id): g.delete for g in gone if g.kind in DESTINATION_IDS}
+    sites_of = {raw["id"]: raw["_site"] for name in DESTINATION_IDS for raw in reader.live(name)}
+    sites = sorted({sites_of[i] for _, i in targets if sites_of.get(i) in unread})
+    lists = await asyncio.gather(
+        *(reader.list(kind, f"{site_prefix(org_id, site)}/redirects") for site in sites)
+    )
+    titles = {site["id"]: site for site in reader.live("site")}
+    found = []
+    for site, items in zip(sites, lists, strict=True):
+        for item in items:
+            destination = item.get("destination") or {}
+            for target, field in DESTINATION_IDS.items():
+                delete = targets.get((target, str(destination.get(field))))
+                if delete is None or (target == "site_space" and destination.get("pageId")):
+                    continue
+                found.append(
+                    Bystander(
+                        address=f"{kind}.~{item['id']}",
+                        title=item.get("source"),
+                        fate="to pointing at nothing",
+                        delete=delete,
+                        where=f"lies in {site_named(titles[site])}, whose entry writes no "
+                        "redirects:",
+                    )
+                )
+    return found

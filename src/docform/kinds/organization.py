@@ -115,6 +115,8 @@ class OrganizationKind(Kind):
         ),
     )
     unordered_fields: ClassVar[frozenset[str]] = frozenset({"emailDomains"})
+    # Deleting the site it shows clears it, whether the manifests write it or not.
+    deleted_with: ClassVar[Mapping[str, str]] = {"defaultContent": "cleared"}
     null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
     references = ("site", "member")
     COMPARED = ("title", "emailDomains", "hostname", "defaultRole", "sso", "ai", "inviteLinks")

@@ -15,7 +15,16 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, Field, model_validator
 
 from docform.answer_fields import ID, may, need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import (
+    AddressIndex,
+    Bystander,
+    Desired,
+    Gone,
+    Kind,
+    Observed,
+    Ref,
+    Resolve,
+)
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -23,6 +32,7 @@ from docform.export.model import Exported, LiveRef, WithinRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import site_prefix
+from docform.kind_framework.site_bystanders import redirects_to
 from docform.model.entry import ID_PATTERN, Entry, ManifestModel, Unknown
 from docform.model.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
 
@@ -189,12 +199,15 @@ class RedirectKind(Kind):
     unique_fields = ("source",)
     deleted_with: ClassVar[Mapping[str, str]] = {"to": "pointing at nothing"}
     unmanaged_go_with_container = True
+    reached_by = frozenset({"section", "site_space"})
+
+    async def read_bystanders(self, reader: LiveReader, gone: Sequence[Gone]) -> list[Bystander]:
+        unread = [s["id"] for s, d in reader.managed_with_entries("site") if not _reads(d)]
+        return await redirects_to(reader, self.name, self.org_id, gone, unread)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         sites = [
-            site["id"]
-            for site, desired in reader.managed_with_entries("site")
-            if desired is None or desired.entry.redirects is not None
+            site["id"] for site, desired in reader.managed_with_entries("site") if _reads(desired)
         ]
         lists = await asyncio.gather(
             *(reader.list(self.name, f"{site_prefix(self.org_id, s)}/redirects") for s in sites)
@@ -268,6 +281,12 @@ def _target_value(target: RedirectTarget, site: str) -> str | Ref | dict[str, Re
         return target.url
     place = Ref(target.address(site))
     return {"space": place, "page": target.page} if target.page else place
+
+
+def _reads(site: Desired | None) -> bool:
+    """Whether planning reads the redirects of a managed site: when its entry writes them
+    (every site's when exporting, with no entries)."""
+    return site is None or site.entry.redirects is not None
 
 
 def _observed_target(destination: Mapping[str, Any], index: AddressIndex) -> object:
