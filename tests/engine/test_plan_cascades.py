@@ -300,6 +300,7 @@ def test_deleting_a_site_with_sections_lists_its_whole_structure(
     takes = change(plan, "site.~site_devdocs", "delete")["takes"]
     kinds = [t["address"].split(".~")[0] for t in takes]
     assert {kind: kinds.count(kind) for kind in kinds} == {
+        "organization": 1,  # its defaultContent, cleared
         "redirect": 3,
         "section": 4,
         "section_group": 2,
