@@ -74,6 +74,16 @@ def replace_text(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+def prune_too(directory: Path, *kinds: str) -> None:
+    """Turn on ``prune`` for ``kinds`` in examples/acme's organization.yaml (a copy of it)."""
+    extra = "".join(f", {kind}: true" for kind in kinds)
+    replace_text(
+        directory / "organization.yaml",
+        "prune: {members: true, teams: true}",
+        "prune: {members: true, teams: true" + extra + "}",
+    )
+
+
 def write_manifests(directory: Path, yaml_text: str, name: str = "main.yaml") -> Path:
     """Write ``yaml_text`` (dedented) as ``directory/name``, replacing it; returns ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -10,18 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from planning import change, live_api, replace_text, run
+from planning import change, live_api, prune_too, replace_text, run
 
 GET = re.compile(r"^GET (\S+) -> ")
 
 
-def prune(directory: Path, *kinds: str) -> None:
-    extra = "".join(f", {kind}: true" for kind in kinds)
-    replace_text(
-        directory / "organization.yaml",
-        "prune: {members: true, teams: true}",
-        "prune: {members: true, teams: true" + extra + "}",
-    )
+def drop_help_center(directory: Path) -> None:
+    """Remove the help-center space from content.yaml."""
+    line = '  help-center: {title: Help center, emoji: "🛟", collection: product}\n'
+    replace_text(directory / "content.yaml", line, "")
 
 
 def live_id(sandbox: Path, route: str, **match: str) -> str:
@@ -34,14 +31,10 @@ def test_deleting_a_space_lists_the_site_spaces_that_show_it_and_is_a_cascade(
     applied_acme: tuple[Path, Path],
 ) -> None:
     directory, sandbox = applied_acme
-    replace_text(
-        directory / "content.yaml",
-        '  help-center: {title: Help center, emoji: "🛟", collection: product}\n',
-        "",
-    )
+    drop_help_center(directory)
     sites = directory / "sites.yaml"
     replace_text(sites, "      help: {space: help-center, path: help}\n", "")
-    prune(directory, "spaces")
+    prune_too(directory, "spaces")
     space = live_id(sandbox, "/orgs/org_acme/spaces", title="Help center")
     site_space = live_id(sandbox, "/orgs/org_acme/sites/site_help/site-spaces", path="help")
 
@@ -104,22 +97,33 @@ def test_deleting_a_team_lists_the_saml_default_it_clears(
     ) in result.stdout
 
 
+DEVDOCS = "/orgs/org_acme/sites/site_devdocs"
+
+
+def delete_changelog_redirected(directory: Path, sandbox: Path, *, redirects: bool) -> str:
+    """Drop devdocs' changelog section (``prune: sections``), and ``redirects:`` too unless
+    ``redirects``; a live redirect ``/news`` points at the section: returns its id."""
+    sites = directory / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    start, end = text.index("      changelog:\n"), text.index("    redirects:")
+    text = text[:start] + text[end:]
+    if not redirects:
+        text = text[: text.index("    redirects:")] + text[text.index("  help:\n") :]
+    sites.write_text(text, encoding="utf-8")
+    prune_too(directory, "sections")
+    section = live_id(sandbox, f"{DEVDOCS}/sections", path="changelog")
+    destination = {"kind": "site-section", "siteSectionId": section}
+    body = {"source": "/news", "destination": destination}
+    found: str = live_api(sandbox, "POST", f"{DEVDOCS}/redirects", body)["id"]
+    return found
+
+
 def test_deleting_a_section_lists_its_site_spaces_and_the_redirects_left_pointing_at_it(
     applied_acme: tuple[Path, Path],
 ) -> None:
     directory, sandbox = applied_acme
-    sites = directory / "sites.yaml"
-    text = sites.read_text(encoding="utf-8")
-    start, end = text.index("      changelog:\n"), text.index("    redirects:")
-    sites.write_text(text[:start] + text[end:], encoding="utf-8")
-    prune(directory, "sections")
-    devdocs = "/orgs/org_acme/sites/site_devdocs"
-    section = live_id(sandbox, f"{devdocs}/sections", path="changelog")
-    site_space = live_id(sandbox, f"{devdocs}/site-spaces", path="notes")
-    destination = {"kind": "site-section", "siteSectionId": section}
-    redirect = live_api(
-        sandbox, "POST", f"{devdocs}/redirects", {"source": "/news", "destination": destination}
-    )["id"]
+    site_space = live_id(sandbox, f"{DEVDOCS}/site-spaces", path="notes")
+    redirect = delete_changelog_redirected(directory, sandbox, redirects=True)
 
     result = run(["plan", directory], sandbox)
 
@@ -149,13 +153,9 @@ def test_deleting_a_space_lists_its_site_space_in_a_site_no_manifest_manages(
 ) -> None:
     # The issue's first reproduction: the help site leaves the manifests with the space.
     directory, sandbox = applied_acme
-    replace_text(
-        directory / "content.yaml",
-        '  help-center: {title: Help center, emoji: "🛟", collection: product}\n',
-        "",
-    )
+    drop_help_center(directory)
     drop_site(directory, "help")
-    prune(directory, "spaces")
+    prune_too(directory, "spaces")
     space = live_id(sandbox, "/orgs/org_acme/spaces", title="Help center")
     site_space = live_id(sandbox, "/orgs/org_acme/sites/site_help/site-spaces", path="help")
 
@@ -236,10 +236,8 @@ def test_bystanders_are_read_only_for_a_delete_that_can_reach_them(
     caplog.clear()
     assert run(["plan", directory], sandbox).exit_code == 0
     nothing_deleted = reads()
-    replace_text(
-        content, '  help-center: {title: Help center, emoji: "🛟", collection: product}\n', ""
-    )
-    prune(directory, "spaces")
+    drop_help_center(directory)
+    prune_too(directory, "spaces")
     assert run(["plan", directory], sandbox).exit_code == 1
     space_deleted = reads()
 
@@ -251,7 +249,7 @@ def test_bystanders_are_read_only_for_a_delete_that_can_reach_them(
 def test_deleting_a_site_lists_everything_it_holds(applied_acme: tuple[Path, Path]) -> None:
     directory, sandbox = applied_acme
     drop_site(directory, "help")
-    prune(directory, "sites")
+    prune_too(directory, "sites")
     help_site = "/orgs/org_acme/sites/site_help"
     destination = {"kind": "external", "url": "https://acme.test/"}
     redirect = live_api(
@@ -293,7 +291,7 @@ def test_deleting_a_site_with_sections_lists_its_whole_structure(
     text = sites.read_text(encoding="utf-8")
     sites.write_text(text[: text.index("  devdocs:\n")] + text[text.index("  help:\n") :])
     replace_text(directory / "organization.yaml", "  defaultContent: {site: devdocs}\n", "")
-    prune(directory, "sites")
+    prune_too(directory, "sites")
 
     plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
 
@@ -315,18 +313,7 @@ def test_deleting_a_section_lists_a_redirect_to_it_of_a_site_whose_redirects_are
     applied_acme: tuple[Path, Path],
 ) -> None:
     directory, sandbox = applied_acme
-    sites = directory / "sites.yaml"
-    text = sites.read_text(encoding="utf-8")
-    start, end = text.index("      changelog:\n"), text.index("    redirects:")
-    text = text[:start] + text[end:]
-    sites.write_text(text[: text.index("    redirects:")] + text[text.index("  help:\n") :])
-    prune(directory, "sections")
-    devdocs = "/orgs/org_acme/sites/site_devdocs"
-    section = live_id(sandbox, f"{devdocs}/sections", path="changelog")
-    destination = {"kind": "site-section", "siteSectionId": section}
-    redirect = live_api(
-        sandbox, "POST", f"{devdocs}/redirects", {"source": "/news", "destination": destination}
-    )["id"]
+    redirect = delete_changelog_redirected(directory, sandbox, redirects=False)
 
     result = run(["plan", directory], sandbox)
 
@@ -349,7 +336,7 @@ def test_deleting_the_site_an_organization_shows_first_lists_its_default_content
     text = sites.read_text(encoding="utf-8")
     sites.write_text(text[: text.index("  devdocs:\n")] + text[text.index("  help:\n") :])
     replace_text(directory / "organization.yaml", "  defaultContent: {site: devdocs}\n", "")
-    prune(directory, "sites")
+    prune_too(directory, "sites")
 
     result = run(["plan", directory], sandbox)
 

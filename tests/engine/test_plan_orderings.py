@@ -10,6 +10,7 @@ from planning import (
     assert_converged,
     live_api,
     plan_json,
+    prune_too,
     replace_text,
 )
 
@@ -184,11 +185,7 @@ def test_a_basename_freed_by_a_pruned_site_is_taken_after_its_delete(
     text = sites.read_text(encoding="utf-8")
     sites.write_text(text[: text.index("  help:\n")], encoding="utf-8")
     write_basenames(directory, **{DEVDOCS: "help"})
-    replace_text(
-        directory / "organization.yaml",
-        "prune: {members: true, teams: true}",
-        "prune: {members: true, teams: true, sites: true}",
-    )
+    prune_too(directory, "sites")
 
     plan = plan_json(directory, sandbox)
     taker = next(c for c in plan["changes"] if c["address"] == "site.devdocs")

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planning import apply, assert_converged, change, live_api, plan_json, replace_text, run
+from planning import (
+    apply,
+    assert_converged,
+    change,
+    live_api,
+    plan_json,
+    prune_too,
+    replace_text,
+    run,
+)
 
 
 def without_lock(directory: Path) -> None:
@@ -52,11 +61,7 @@ def test_a_space_renamed_and_moved_at_once_is_a_suspected_replacement(
         '{title: Release notes, emoji: "📰", collection: product}',
         '{title: Changelog, emoji: "📰", collection: company}',
     )
-    replace_text(
-        directory / "organization.yaml",
-        "prune: {members: true, teams: true}",
-        "prune: {members: true, teams: true, spaces: true}",
-    )
+    prune_too(directory, "spaces")
 
     result = run(["plan", directory], sandbox)
 
@@ -89,11 +94,7 @@ def test_a_saml_provider_replaced_by_a_look_alike_is_a_rail(
     replace_text(
         directory / "integrations.yaml", "  okta:\n    label: Okta\n", "  sso:\n    label: SSO\n"
     )
-    replace_text(
-        directory / "organization.yaml",
-        "prune: {members: true, teams: true}",
-        "prune: {members: true, teams: true, saml: true}",
-    )
+    prune_too(directory, "saml")
 
     result = run(["plan", directory], sandbox)
 
@@ -154,11 +155,7 @@ def test_an_openapi_spec_given_a_new_slug_is_a_replacement_rail(
     specs = live_api(sandbox, "GET", "/orgs/org_acme/openapi")["items"]
     old = next(s["id"] for s in specs if s["slug"] == "payments-api")
     replace_text(directory / "integrations.yaml", "slug: payments-api", "slug: payments")
-    replace_text(
-        directory / "organization.yaml",
-        "prune: {members: true, teams: true}",
-        "prune: {members: true, teams: true, openapi: true}",
-    )
+    prune_too(directory, "openapi")
 
     result = run(["plan", directory], sandbox)
 
@@ -191,11 +188,7 @@ def test_a_share_link_renamed_without_the_lock_is_a_replacement_rail(
     apply(directory, sandbox)
     without_lock(directory)
     replace_text(directory / "sites.yaml", "      partners: {}\n", "      resellers: {}\n")
-    replace_text(
-        directory / "organization.yaml",
-        "prune: {members: true, teams: true}",
-        "prune: {members: true, teams: true, shareLinks: true}",
-    )
+    prune_too(directory, "shareLinks")
     link = live_api(sandbox, "GET", f"{help_site}/share-links")["items"][0]["id"]
 
     result = run(["plan", directory], sandbox)
@@ -217,11 +210,7 @@ def test_a_link_invite_whose_role_changed_without_the_lock_is_a_replacement_rail
     apply(directory, sandbox)
     without_lock(directory)
     invites.write_text("linkInvites:\n  join: {role: comment}\n", encoding="utf-8")
-    replace_text(
-        directory / "organization.yaml",
-        "prune: {members: true, teams: true}",
-        "prune: {members: true, teams: true, linkInvites: true}",
-    )
+    prune_too(directory, "linkInvites")
 
     result = run(["plan", directory], sandbox)
 
