@@ -18,7 +18,8 @@ plan --json` are made without faults, and counted:
 - canary leaks: the token in anything docform printed or left in the manifest directory.
 
 Loops:
-- kill: an apply is killed (SIGKILL) after a random delay, then applied again to the end;
+- kill: an apply is killed (SIGKILL) right after a random number of its calls have answered
+  (1 to one less than a clean apply makes), then applied again to the end;
 - clones: three applies at once, each from its own copy of the manifests and its own lock
   directory (three machines: the local lock does not serialise them), over HTTP to the sandbox
   file served by ``docform sandbox serve`` with 30 ms of latency;
@@ -51,6 +52,8 @@ REPO = Path(__file__).resolve().parent.parent
 QUICKSTART = REPO / "examples" / "quickstart"
 SEED = REPO / "examples" / "sandbox-seed.yaml"
 FAULTS = "500:0.08,502:0.06,503:0.06,429:0.06,drop:0.07,lost:0.07"
+CALL_LINES = ("ok   ", "FAIL ")
+"""How `docform apply` starts the line of each call that answered."""
 DUPLICATE = re.compile(r"\b\d+ live [\w ]+? match\b")
 
 
@@ -68,6 +71,8 @@ class Tally:
     """Creates not sent because their object appeared since the plan (another clone's)."""
     twins_settled: int = 0
     """Objects two clones made at once, the newer deleted by its creator."""
+    kill_points: list[int] = field(default_factory=list)
+    """After how many answered calls each killed apply was killed."""
     notes: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
@@ -76,6 +81,7 @@ class Tally:
                      "twins_settled"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.notes += other.notes
+        self.kill_points += other.kill_points
 
 
 class Run:
@@ -180,31 +186,45 @@ def _first_error(text: str) -> str:
     return (lines[0] if lines else text.strip().splitlines()[-1] if text.strip() else "")[:300]
 
 
-def clean_baseline(work: Path) -> Counter[str]:
-    """What a clean apply of the quickstart leaves unmanaged (the seed's own objects)."""
+def clean_baseline(work: Path) -> tuple[Counter[str], int]:
+    """What a clean apply of the quickstart leaves unmanaged (the seed's own objects), and how
+    many calls it makes."""
     run = Run(work / "baseline", canary_token())
     manifests = run.clone("m")
-    run.docform(["apply", str(manifests), "--yes"], run.env())
+    applied = run.docform(["apply", str(manifests), "--yes"], run.env())
     planned = run.docform(["plan", str(manifests), "--json"], run.env())
-    return unmanaged(json.loads(planned.stdout))
+    calls = sum(line.startswith(CALL_LINES) for line in applied.stdout.splitlines())
+    return unmanaged(json.loads(planned.stdout)), calls
 
 
 def canary_token() -> str:
     return f"canary-{secrets.token_hex(12)}"
 
 
-def kill_loop(work: Path, runs: int, baseline: Counter[str], rng: random.Random) -> Tally:
+def kill_loop(
+    work: Path, runs: int, baseline: Counter[str], rng: random.Random, calls: int
+) -> Tally:
+    """Each apply is killed right after a random number of its calls have answered (1 to one
+    less than a clean apply makes), so every kill lands after a write and before the end,
+    however slow the machine; others may be in flight then."""
     tally = Tally()
     for number in range(runs):
         run = Run(work / f"kill-{number}", canary_token())
         manifests = run.clone("m")
         process = run.start(["apply", str(manifests), "--yes"], run.env())
-        time.sleep(rng.uniform(0.3, 2.5))
-        if process.poll() is None:
-            process.send_signal(signal.SIGKILL)
-            tally.killed_mid_apply += 1
+        kill_after = rng.randint(1, max(1, calls - 1))
+        seen, made = [], 0
+        assert process.stdout is not None
+        for line in process.stdout:
+            seen.append(line)
+            made += line.startswith(CALL_LINES)
+            if made == kill_after:
+                process.send_signal(signal.SIGKILL)
+                tally.killed_mid_apply += 1
+                tally.kill_points.append(made)
+                break
         out, _ = process.communicate()
-        run.outputs.append(out or "")
+        run.outputs.append("".join(seen) + (out or ""))
         run.finish(manifests, tally, baseline)
         run.judge_outputs([manifests], tally)
         tally.runs += 1
@@ -280,15 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=4, help="kill runs (default 4)")
     parser.add_argument("--clones", type=int, default=2, help="three-clone runs (default 2)")
     parser.add_argument("--faults", type=int, default=4, help="fault seeds (default 4)")
-    parser.add_argument("--seed", type=int, default=27, help="seed of the kill delays")
+    parser.add_argument("--seed", type=int, default=27, help="seed of the kill points")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="docform-attack-") as temporary:
         work = Path(temporary)
-        baseline = clean_baseline(work)
+        baseline, calls = clean_baseline(work)
         loops = {
-            "kill": kill_loop(work, args.kills, baseline, random.Random(args.seed)),
+            "kill": kill_loop(work, args.kills, baseline, random.Random(args.seed), calls),
             "clones": clone_loop(work, args.clones, baseline),
             "faults": fault_loop(work, args.faults, baseline),
         }
@@ -297,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         total.add(tally)
     figures = {name: asdict(t) for name, t in loops.items()} | {"total": asdict(total)}
     figures["seconds"] = round(time.monotonic() - started, 1)
+    figures["calls_of_a_clean_apply"] = calls
     for name, tally in (*loops.items(), ("total", total)):
         print(
             f"{name:7} runs {tally.runs:3}  duplicates {tally.duplicates}  orphans "
@@ -305,6 +326,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{tally.not_converged}  killed mid-apply {tally.killed_mid_apply}  creates "
             f"refused {tally.creates_refused}  twins settled {tally.twins_settled}"
         )
+    if total.kill_points:
+        points = sorted(total.kill_points)
+        print(f"  kills after {points[0]} to {points[-1]} answered calls "
+              f"(median {points[len(points) // 2]}) of {calls}")  # fmt: skip
     for note in total.notes:
         print(f"  note: {note}")
     if args.json:
