@@ -147,7 +147,15 @@ class RateBudget:
                 return
             self.limit = limit
             if wait <= 0:
-                return  # an answer of a window already over says nothing of this one
+                # An answer of a window already over says nothing of this one, except, when
+                # the budget does not know where this one ends, that the calls it counted
+                # belong to a window gone: only those still in flight may land in this one.
+                # Waiting instead for an answer of this window would wait forever when none
+                # is in flight (a clock ahead of the service's, answers slower than a window).
+                if self.reset_at is None:
+                    self.remaining = limit - self.in_flight
+                    self.counting_alone = True
+                return
             reset_at = now + wait
             # Calls still in flight may not have reached the service when it counted.
             estimate = max(0, remaining - self.in_flight)
