@@ -1,22 +1,27 @@
-"""Rate limiting against a served sandbox (``docform sandbox serve --rate-limit N``): plan and
-apply finish, and once the service said where its limit is, docform stays under it (no retry
-storm), as counted by the sandbox itself, window by window. Also the client's `RateBudget`
-(api/retry.py) on its own, and the sandbox's per-window accounting (sandbox/app.py)."""
+"""Rate limiting against a served sandbox (the sandbox app with a rate limit, behind uvicorn):
+plan and apply finish, and once the service said where its limit is, docform stays under it (no
+retry storm), as counted by the sandbox itself, window by window. The service's windows and the
+client's waits run on one clock ten times faster than the real one (`fast_clock`). Also the
+client's `RateBudget` (api/retry.py) on its own, and the sandbox's per-window accounting
+(sandbox/app.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from click.testing import CliRunner, Result
 
+from docform.api import ApiClient
 from docform.api.retry import RateBudget
 from docform.cli import cli
-from planning import SERVE_TOKEN, served_sandbox
+from docform.sandbox import SandboxConfig, Store, create_app
+from docform.sandbox.seed import apply_seed, load_seed_file
+from planning import SERVE_TOKEN, served_app
 
 REPO = Path(__file__).parents[2]
 QUICKSTART = REPO / "examples" / "quickstart"
@@ -29,19 +34,62 @@ def docform(args: list[Any], root: str) -> Result:
     return CliRunner().invoke(cli, [str(a) for a in args], env=env)
 
 
-def test_plan_and_apply_keep_under_the_rate_limit_after_the_first_429s(tmp_path: Path) -> None:
+class FastClock:
+    """The one clock of a test's service and client, running ``speed`` times faster than the
+    real one: the service's one-second windows pass in a tenth of a second, and so do the
+    client's waits for them, while requests take the real time they take."""
+
+    def __init__(self, speed: float = 10.0, start: float = 2_000_000_000.25) -> None:
+        self.speed, self.start, self.real_start = speed, start, time.monotonic()
+
+    def time(self) -> float:
+        return self.start + (time.monotonic() - self.real_start) * self.speed
+
+    def monotonic(self) -> float:
+        return self.time()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(seconds, 0.0) / self.speed)
+
+
+@pytest.fixture
+def fast_clock(monkeypatch: pytest.MonkeyPatch) -> FastClock:
+    """The sandbox's rate limiter, the client's rate budget and its sender read ``time``
+    through their modules: each gets the fast clock, and every API client made while the test
+    runs sleeps on it."""
+    clock = FastClock()
+    for module in ("docform.sandbox.app", "docform.api.retry", "docform.api.sender"):
+        monkeypatch.setattr(f"{module}.time", clock)
+    original = ApiClient.__init__
+
+    def init(self: ApiClient, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("sleep", clock.sleep)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ApiClient, "__init__", init)
+    return clock
+
+
+def test_plan_and_apply_keep_under_the_rate_limit_after_the_first_429s(
+    tmp_path: Path, fast_clock: FastClock
+) -> None:
     manifests = tmp_path / "quickstart"
     shutil.copytree(QUICKSTART, manifests)
-    options = ("--rate-limit", str(LIMIT), "--seed", str(DEMO_SEED))
-    with served_sandbox(tmp_path / "served.sqlite", *options) as (root, _):
-        planned = docform(["plan", manifests, "--detailed-exitcode"], root)
-        applied = docform(["apply", manifests, "--yes"], root)
-        admin = {"Authorization": f"Bearer {SERVE_TOKEN}"}
-        stats = httpx.get(f"{root}/_sandbox/stats", headers=admin).json()
+    store = Store(tmp_path / "served.sqlite")
+    apply_seed(store, load_seed_file(DEMO_SEED))
+    config = SandboxConfig(admin_tokens=(SERVE_TOKEN,), rate_limit=LIMIT)
+    app = create_app(store, config)
+    try:
+        with served_app(app) as root:
+            planned = docform(["plan", manifests, "--detailed-exitcode"], root)
+            applied = docform(["apply", manifests, "--yes"], root)
+    finally:
+        store.close()
     assert planned.exit_code == 2, planned.output
     assert applied.exit_code == 0, applied.output
     assert "Apply complete" in applied.output
-    windows = [counts for _, counts in sorted(stats["rateLimit"]["bySecond"].items())]
+    stats = app.state.sandbox.limiter.as_json()
+    windows = [counts for _, counts in sorted(stats["bySecond"].items())]
     assert first_limited(windows) >= 0, windows
     after_first_429 = windows[first_limited(windows) + 1 :]
     assert len(after_first_429) >= 3, windows
@@ -82,6 +130,26 @@ def test_a_budget_starts_full_when_the_window_ends() -> None:
     waits = [budget.claim(now=NOW + 1.0) for _ in range(4)]
     assert waits[:3] == [0.0, 0.0, 0.0]
     assert waits[3] > 0
+
+
+def test_answers_of_a_window_already_over_never_stop_the_budget_for_good() -> None:
+    """A window counted alone, spent, whose answers all come back once it is over: the
+    budget knows nothing of the window it is in, and lets calls go again."""
+    budget = RateBudget()
+    budget.observe(headers(2, 0, NOW + 1), now=NOW)
+    assert [budget.claim(now=NOW + 1.0) for _ in range(2)] == [0.0, 0.0]
+    assert budget.claim(now=NOW + 1.0) > 0
+    for _ in range(2):
+        budget.observe(headers(2, 0, NOW + 2), now=NOW + 2.1)
+    assert budget.claim(now=NOW + 2.1) == 0.0
+
+
+def test_a_client_clock_ahead_of_the_service_still_sends() -> None:
+    """Every answer's window looks over to a clock a few seconds ahead: calls still go
+    (the service's 429 and its Retry-After pace them then)."""
+    budget = RateBudget()
+    budget.observe(headers(5, 4, NOW + 1), now=NOW + 3)
+    assert budget.claim(now=NOW + 3) == 0.0
 
 
 def test_a_budget_keeps_calls_sent_since_an_older_answer_taken_off() -> None:

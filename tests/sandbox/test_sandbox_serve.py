@@ -31,11 +31,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(data: Path) -> Iterator[str]:
-    """A ``docform sandbox serve`` process on a free loopback port; yields its root URL."""
+def served(data: Path, *options: str) -> Iterator[str]:
+    """A ``docform sandbox serve`` process with ``options`` on a free loopback port; yields
+    its root URL."""
     port = free_port()
     command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", str(port)]
-    command += ["--data", str(data), "--token", SERVE_TOKEN, "--seed", str(SEED_FILE)]
+    command += ["--data", str(data), "--token", SERVE_TOKEN, "--seed", str(SEED_FILE), *options]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     root = f"http://127.0.0.1:{port}"
     try:
@@ -63,10 +64,13 @@ def wait_until_answering(root: str, process: subprocess.Popen[bytes]) -> None:
 
 
 async def test_served_sandbox_lists_organizations(tmp_path: Path) -> None:
-    with served(tmp_path / "served.sqlite") as root:
+    with served(tmp_path / "served.sqlite", "--rate-limit", "50") as root:
         async with Client(root, SERVE_TOKEN) as api:
             orgs = await api.list_all("/orgs")
+        limited = httpx.get(f"{root}/v1/orgs", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
     assert sorted(org["id"] for org in orgs) == ["org_acme", "org_other"]
+    # --rate-limit reaches the served app (tests/api/test_rate_limit.py runs the limit itself).
+    assert limited.headers["X-RateLimit-Limit"] == "50"
 
 
 async def test_served_sandbox_keeps_changes_across_restarts(tmp_path: Path) -> None:
