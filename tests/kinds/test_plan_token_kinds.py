@@ -90,6 +90,9 @@ def test_an_integration_token_plans_what_it_may_and_says_what_not(
     )
     assert "GET /orgs/org_acme/sites failed: 401" in reasons["site"]
     assert reasons["git_sync"] == "Git Sync installations: read after site, not read"
+    site_parts = {"section", "site_space", "external_link", "visitor_auth", "share_link"}
+    assert site_parts <= set(reasons), sorted(reasons)
+    assert all(reasons[kind].endswith("read after site, not read") for kind in site_parts)
 
 
 def test_a_users_token_plans_the_same_manifests_whole(mixed: Path, manifests: Path) -> None:
