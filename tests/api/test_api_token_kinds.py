@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docform.api.scopes import need_of, user_token_only
+from docform.api.scopes import need_of, token_needs, user_token_only
 from docform.sandbox.app import ENDPOINTS
 from docform.sandbox.routes.tokens import USER_ONLY
 from planning import run, write_manifests
@@ -59,6 +59,24 @@ def test_the_facts_table_reads_as_written() -> None:
     assert not need_of("PUT", "/orgs/o/agent-instructions").user_only
 
 
+def test_reads_that_show_secrets_need_an_admin_and_the_others_a_member() -> None:
+    assert token_needs(["GET /orgs/{id}/teams", "GET /orgs/{id}/sites"], []).role == "any member"
+    for secret in (
+        "GET /orgs/{id}/installations",
+        "GET /integrations/{id}/installations/{id}/sites",
+        "GET /git/installations/{id}",
+        "GET /orgs/{id}/sites/{id}/spaces/git/installations",
+        "GET /orgs/{id}/sites/{id}/share-links",
+    ):
+        needs = token_needs(["GET /orgs/{id}/teams", secret], [])
+        assert (needs.role, needs.why) == (
+            "admin",
+            "reading visitor sign-in, share links, link invites, integration installations or "
+            "Git Sync shows secrets",
+        ), secret
+    assert token_needs([], ["PUT /orgs/{id}/agent-instructions"]).role == "admin"
+
+
 def test_explain_token_names_the_kind_and_scope_of_the_newer_kinds_calls(
     sandbox: Path, manifests: Path
 ) -> None:
@@ -91,6 +109,7 @@ def test_explain_token_names_the_kind_and_scope_of_the_newer_kinds_calls(
     result = run(["plan", manifests, "--json", "--explain-token"], sandbox)
     assert result.exit_code == 0, result.output
     token = json.loads(result.stdout)["token"]
+    assert token["role"] == "admin"
     assert token["kind"] == "a user's token (an integration's is refused for some calls)"
     user_only = token["kinds"]["a user's token only"]
     assert {

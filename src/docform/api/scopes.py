@@ -86,6 +86,12 @@ ROUTES: tuple[tuple[tuple[str, ...], re.Pattern[str], RouteNeed], ...] = tuple(
 )  # fmt: skip
 #: Scopes whose reads show secrets (a private key, share URLs, invite ids): for admins only.
 ADMIN_READS = frozenset({"site:auth:read", "organization:members:read"})
+#: Reads without such a scope whose answers show secrets too: an integration installation's
+#: configuration (at every level) and a GitLab sync's access token. For admins only.
+SECRET_READS = re.compile(
+    r"^(?:/orgs/[^/]+/installations|/integrations/[^/]+/installations(/[^/]+(/(spaces|sites)"
+    rf"(/[^/]+)?)?)?|/git/installations/[^/]+|{_SITE}/spaces/git/installations)$"
+)
 _PLACEHOLDER = re.compile(r"\$\{[^}]+\}")
 
 
@@ -159,6 +165,11 @@ class TokenNeeds:
         return out
 
 
+def _shows_secrets(route: str) -> bool:
+    method, _, path = route.partition(" ")
+    return method == "GET" and SECRET_READS.match(_PLACEHOLDER.sub("{id}", path)) is not None
+
+
 def token_needs(reads: Iterable[str], writes: Iterable[str]) -> TokenNeeds:
     """What a token needs to make ``reads`` and ``writes`` (routes, ``METHOD /path``)."""
     writes = sorted(set(writes))
@@ -177,8 +188,14 @@ def token_needs(reads: Iterable[str], writes: Iterable[str]) -> TokenNeeds:
             scopes[need.scope].append(route)
     if writes:
         role, why = "admin", "the plan changes the organization; changes need its admin role"
-    elif ADMIN_READS & set(scopes):
-        role, why = "admin", "reading visitor sign-in, share links or link invites shows secrets"
+    elif ADMIN_READS & set(scopes) or any(_shows_secrets(route) for route in routes):
+        role, why = (
+            "admin",
+            (
+                "reading visitor sign-in, share links, link invites, integration installations or "
+                "Git Sync shows secrets"
+            ),
+        )
     else:
         role, why = "any member", "the plan only reads"
     scopes, kinds = dict(sorted(scopes.items())), dict(sorted(kinds.items()))
