@@ -348,3 +348,21 @@ def test_deleting_the_site_an_organization_shows_first_lists_its_default_content
         "[cascade] deleting site.~site_devdocs (Acme Developer Docs) would leave organization "
         "with its defaultContent cleared, which the plan does not delete"
     ) in result.stdout
+
+
+def test_what_a_delete_takes_along_counts_against_max_deletions(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    drop_site(directory, "help")
+    prune_too(directory, "sites")
+
+    refused = run(["plan", directory, "--max-deletions", "2"], sandbox)
+    allowed = run(["plan", directory, "--max-deletions", "3"], sandbox)
+
+    assert refused.exit_code == 1, refused.output
+    assert (
+        "[max-deletions] the plan deletes 1 objects and 2 more along with them, more than the "
+        "2 allowed per apply"
+    ) in refused.stdout
+    assert allowed.exit_code == 0, allowed.output

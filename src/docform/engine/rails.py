@@ -152,11 +152,14 @@ def check_rails(
     planning, in ``plan.violations``)."""
     found = list(plan.violations) + scope_violations(plan)
     deletes = [c for c in plan.changes if c.action == "delete"]
-    if len(deletes) > max_deletions:
+    # What goes with a delete is deleted too (a pruned site's sections): the limit counts it.
+    along = sum(str(t["fate"]).startswith("deleted with") for c in deletes for t in c.takes)
+    if len(deletes) + along > max_deletions:
+        more = f" and {along} more along with them" if along else ""
         found.append(
             Violation(
                 "max-deletions",
-                f"the plan deletes {len(deletes)} objects, more than the {max_deletions} "
+                f"the plan deletes {len(deletes)} objects{more}, more than the {max_deletions} "
                 "allowed per apply (--max-deletions N or limits.maxDeletions raises it)",
             )
         )
