@@ -194,3 +194,62 @@ def test_a_basename_freed_by_a_pruned_site_is_taken_after_its_delete(
 
     assert basenames(sandbox) == {"site_devdocs": "help"}
     assert_converged(directory, sandbox)
+
+
+def test_a_redirect_source_handed_to_a_new_redirect_is_freed_first(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    status = next(
+        r["id"]
+        for r in live_api(sandbox, "GET", "/orgs/org_acme/sites/site_devdocs/redirects")["items"]
+        if r["source"] == "/status"
+    )
+    (directory / "docform.lock").unlink()  # with it, /status keeps its object by address
+    replace_text(
+        directory / "sites.yaml",
+        '      /status: {to: "https://status.acme.test/"}\n',
+        '      /health: {formerly: [/status], to: "https://status.acme.test/"}\n'
+        "      /status: {to: {section: start}}\n",
+    )
+
+    plan = plan_json(directory, sandbox)
+    taker = next(c for c in plan["changes"] if c["address"] == "site.devdocs.redirect./status")
+    assert taker["action"] == "create"
+    assert "site.devdocs.redirect./health#update" in taker["depends_on"]
+    apply(directory, sandbox)
+
+    live = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_devdocs/redirects")["items"]
+    by_source = {r["source"]: r for r in live}
+    assert by_source["/health"]["id"] == status
+    assert by_source["/status"]["destination"]["kind"] == "site-section"
+    assert_converged(directory, sandbox)
+
+
+def test_two_redirects_swapping_sources_converge_in_one_apply(
+    applied_acme: tuple[Path, Path],
+) -> None:
+    directory, sandbox = applied_acme
+    route = "/orgs/org_acme/sites/site_devdocs/redirects"
+    before = {r["source"]: r["id"] for r in live_api(sandbox, "GET", route)["items"]}
+    # Each redirect keeps its destination and takes the other's source: pinned by id.
+    js, status = before["/sdk/javascript"], before["/status"]
+    replace_text(
+        directory / "sites.yaml",
+        "      /sdk/javascript: {to: {section: sdks, space: js}, permanent: true}\n"
+        '      /status: {to: "https://status.acme.test/"}\n',
+        f"      /status: {{id: {js}, to: {{section: sdks, space: js}}, permanent: true}}\n"
+        f'      /sdk/javascript: {{id: {status}, to: "https://status.acme.test/"}}\n',
+    )
+
+    plan = plan_json(directory, sandbox)
+    release = [c for c in plan["changes"] if c["action"] == "release"]
+    assert [(c["kind"], c["fields"][0]["after"]) for c in release] == [
+        ("redirect", "/status-moving")
+    ]
+    apply(directory, sandbox)
+
+    after = {r["source"]: r["id"] for r in live_api(sandbox, "GET", route)["items"]}
+    assert after["/status"] == before["/sdk/javascript"]
+    assert after["/sdk/javascript"] == before["/status"]
+    assert_converged(directory, sandbox)
