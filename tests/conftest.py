@@ -49,6 +49,13 @@ def slow_mode(config: pytest.Config) -> bool:
     return bool(config.getoption("--slow")) or os.environ.get("DOCFORM_SLOW", "") not in ("", "0")
 
 
+def fuzz_examples(quick: int) -> int:
+    """Examples a property test draws: ``quick`` in the default run (``make test``), or
+    ``DOCFORM_FUZZ_EXAMPLES`` for every property test when set (a deep run: 500)."""
+    deep = os.environ.get("DOCFORM_FUZZ_EXAMPLES", "")
+    return int(deep) if deep else quick
+
+
 # -- the canary token (tests/canary.py) --------------------------------------------------------
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import string
 from urllib.parse import quote, quote_plus
 
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from docform.redact import MASK, redact_text, redact_url
 
 
@@ -104,7 +104,7 @@ def _holds_a_part_of(text: str, secret: str) -> bool:
     return any(form[i : i + 6].lower() in lowered for form in forms for i in range(len(form) - 5))
 
 
-@settings(max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "30")), deadline=None)
+@settings(max_examples=fuzz_examples(30), deadline=None)
 @given(
     secret=st.text(alphabet=string.ascii_letters + string.digits + "-_./+=:@", min_size=12,
                    max_size=60),

@@ -6,14 +6,13 @@ The sandbox answers every call; a thin ASGI layer in front of it spoils the answ
 envelope without ``items``...). Both are served by uvicorn on a loopback port, and the CLI plans
 against that URL exactly as against the real service.
 
-Examples of the property test: ``DOCFORM_FUZZ_EXAMPLES`` (default 20).
+Examples of the property test: 10 by default, ``DOCFORM_FUZZ_EXAMPLES`` when set.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import shutil
 import socket
@@ -29,6 +28,7 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from docform.answer_fields import Field
 from docform.api.shapes import misfit
 from docform.cli import cli
@@ -321,7 +321,7 @@ def expectation(route: str, path: list[str | int], value: Any) -> str:
 
 
 @settings(
-    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "20")),
+    max_examples=fuzz_examples(10),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

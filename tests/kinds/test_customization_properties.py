@@ -4,7 +4,6 @@ values. Blocks and live documents are drawn from the document's own enumerations
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from docform.site_customization import defaults
 from planning import apply, assert_converged, live_api, seeded_sandbox, write_manifests
 
@@ -34,7 +34,7 @@ BLOCKS = st.fixed_dictionaries(
     {}, optional={".".join(path): strategy for path, strategy in FIELDS.items()}
 )
 EXAMPLES = settings(
-    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "4")),
+    max_examples=fuzz_examples(4),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

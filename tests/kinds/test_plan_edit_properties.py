@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import random
 import tempfile
 from pathlib import Path
@@ -37,6 +36,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from planning import live_api, run, seeded_sandbox, write_manifests
 
 DOCS = "/orgs/org_acme/sites/site_docs"
@@ -338,7 +338,7 @@ def check_identities(plan: dict[str, Any], locked: dict[str, str], now: dict[str
 
 
 @settings(
-    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "3")),
+    max_examples=fuzz_examples(3),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

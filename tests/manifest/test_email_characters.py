@@ -4,13 +4,13 @@ address never passes for another in review."""
 
 from __future__ import annotations
 
-import os
 import string
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from docform.lookalikes import deceptive_text
 from planning import live_api, run, write_manifests
 
@@ -92,7 +92,7 @@ def test_an_email_in_one_script_with_no_look_alike_is_kept(tmp_path, sandbox, em
     assert result.exit_code == 0, result.output
 
 
-@settings(max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "25")), deadline=None)
+@settings(max_examples=fuzz_examples(25), deadline=None)
 @given(
     name=st.text(alphabet=string.ascii_lowercase, min_size=2, max_size=8),
     at=st.integers(min_value=0, max_value=7),

@@ -5,13 +5,12 @@ Random YAML and mutations of the valid manifests of ``tests/fixtures/basic`` and
 must end in exit 0, or exit 1 with every problem located as ``FILE:LINE:COL``. Hostile files (an
 alias bomb, a 50 MB file, millions of tiny values) are refused with bounded memory.
 
-Examples per property: ``DOCFORM_FUZZ_EXAMPLES`` (default 40; a nightly run might use 500).
+Examples per property: 12 by default, ``DOCFORM_FUZZ_EXAMPLES`` when set (a deep run: 500).
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import re
 import shutil
 import subprocess
@@ -29,6 +28,7 @@ from click.testing import Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from planning import FIXTURES, run, seeded_sandbox
 
 REPO = Path(__file__).parents[2]
@@ -37,7 +37,7 @@ CORPORA = {
     "quickstart": (REPO / "examples" / "quickstart", REPO / "examples" / "sandbox-seed.yaml"),
 }
 FUZZ = settings(
-    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "40")),
+    max_examples=fuzz_examples(12),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -14,9 +14,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from docform.manifest.edit import ManifestFile
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=fuzz_examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 QUOTES = ("{}", "'{}'", '"{}"')
 titles = st.text("abcdefgh XYZ", min_size=1, max_size=12).map(str.strip).filter(bool)
 

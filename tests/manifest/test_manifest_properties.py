@@ -12,11 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_manifest_corpus import CORPUS, VALID_ENV
 
+from conftest import fuzz_examples
 from docform.manifest import ManifestError, load_manifest_set
 
 FULL = CORPUS / "valid" / "full"
 PROPERTY_SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=fuzz_examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 scalars = st.one_of(

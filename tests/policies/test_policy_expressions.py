@@ -9,6 +9,7 @@ import contextlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from docform.policies.cel_syntax import RuleSyntaxError, parse
 from docform.policies.check import compile_rule
 from docform.policies.expressions import (
@@ -38,7 +39,7 @@ def paths(draw: st.DrawFn) -> list[str]:
     return chain
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=fuzz_examples(80), deadline=None)
 @given(paths(), st.sampled_from(["has({})", "{} == null", "size({}) > 0"]))
 def test_a_path_the_inputs_have_is_never_reported(chain, form):
     if form.startswith("has") and len(chain) == 1:
@@ -46,7 +47,7 @@ def test_a_path_the_inputs_have_is_never_reported(chain, form):
     assert field_problems(form.format(".".join(chain)), VARIABLES) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=fuzz_examples(80), deadline=None)
 @given(paths(), st.text(alphabet="qz_", min_size=1, max_size=4))
 def test_a_misspelt_field_is_reported_once_with_its_place(chain, junk):
     if shape_of(chain).is_map or shape_of(chain).name == "dyn":
@@ -96,7 +97,7 @@ def expressions() -> st.SearchStrategy[str]:
     return st.recursive(LEAVES, extend, max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=fuzz_examples(100), deadline=None)
 @given(expressions())
 def test_the_checker_reads_every_expression_cel_compiles(source):
     try:
@@ -107,7 +108,7 @@ def test_the_checker_reads_every_expression_cel_compiles(source):
 
 
 @given(st.text(alphabet="()[]{}.,!?:+-*/%<>=&|'\"ab1 ", max_size=20))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=fuzz_examples(100), deadline=None)
 def test_the_checker_refuses_only_with_its_own_error(source):
     with contextlib.suppress(RuleSyntaxError):
         parse(source)
@@ -143,7 +144,7 @@ MEMBER = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=fuzz_examples(100), deadline=None)
 @given(
     MEMBER,
     MEMBER,

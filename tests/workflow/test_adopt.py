@@ -3,7 +3,6 @@ manifests in place, against the sandbox."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from planning import (
     FIXTURES,
     apply,
@@ -172,7 +172,7 @@ titles = (
 
 
 @settings(
-    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "4")),
+    max_examples=fuzz_examples(3),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

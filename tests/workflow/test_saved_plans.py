@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_examples_ci_tools import example_as_repository
 
+from conftest import fuzz_examples
 from docform.engine.fingerprints import canonical_json
 from planning import live_api, run, seeded_sandbox
 
@@ -112,7 +113,7 @@ def test_a_call_rewritten_in_a_saved_plan_is_refused_and_named(saved, sandbox):
     assert role_of(sandbox, "u_priya") == "edit"
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=fuzz_examples(4), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_no_edit_of_a_saved_plans_changes_is_ever_applied(tmp_path_factory, data):
     """Whatever is changed in the changes of a saved plan (a field of a call, a change
