@@ -13,13 +13,14 @@ import json
 import re
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import textwrap
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,16 @@ def seeded_sandbox(tmp_path: Path, seed_file: Path = SEED_FILE) -> Path:
         apply_seed(store, load_seed_file(seed_file))
     finally:
         store.close()
+    return path
+
+
+def copy_sandbox(source: Path, directory: Path) -> Path:
+    """A copy of the sandbox database ``source`` as ``directory/sandbox.sqlite``, for tests
+    that start from one arranged organization: SQLite's backup, so what a connection still
+    holds in the write-ahead log is copied too."""
+    path = directory / "sandbox.sqlite"
+    with closing(sqlite3.connect(source)) as original, closing(sqlite3.connect(path)) as copy:
+        original.backup(copy)
     return path
 
 

@@ -1,11 +1,12 @@
 """Convergence under faults: docform apply, re-run until the plan is empty, against a sandbox
 that fails 20 % of the API requests (sandbox/faults.py), loses nothing and duplicates nothing.
 
-For each seed: arrange a seeded organization (a team to prune, a team whose members change,
-objects docform must leave alone), plan once without faults (the reference plan), then run
-``docform apply --yes`` through the CLI with faults until a fault-free plan is empty. Every seed
-must converge within three applies, with no two live objects sharing a natural key, no deletion
-the reference plan did not list, and team memberships exactly as declared.
+Every seed starts from one arranged organization (a team to prune, a team whose members change,
+objects docform must leave alone) and its plan without faults (the reference plan), both made
+once per module; each seed runs ``docform apply --yes`` through the CLI with faults on a copy of
+it until a fault-free plan is empty. Every seed must converge within three applies, with no two
+live objects sharing a natural key, no deletion the reference plan did not list, and team
+memberships exactly as declared.
 
 The client's back-off waits are asked for but not spent (`instant_backoff`): the retries run as
 they do, without their sleeps. The default run checks 50 seeds; ``pytest --slow`` (or
@@ -19,6 +20,7 @@ import json
 import shutil
 import sqlite3
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ import pytest
 from click.testing import Result
 
 from conftest import ORG, slow_mode
-from planning import FIXTURES, live_api, plan_json, run, seeded_sandbox
+from planning import FIXTURES, copy_sandbox, live_api, plan_json, run, seeded_sandbox
 
 DEFAULT_SEEDS = 50
 SLOW_SEEDS = 500
@@ -59,15 +61,33 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("fault_seed", range(seeds), ids=lambda seed: f"seed_{seed}")
 
 
-@pytest.mark.usefixtures("instant_backoff")
-def test_apply_converges_under_faults(
-    fault_seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    sandbox = arranged_sandbox(tmp_path)
-    manifests = tmp_path / "manifests"
+@dataclass(frozen=True)
+class Arranged:
+    """The organization every seed starts from, with what a fault-free plan made of it."""
+
+    sandbox: Path
+    planned_deletions: set[str]
+    live_ids: set[str]
+
+
+@pytest.fixture(scope="module")
+def arranged(tmp_path_factory: pytest.TempPathFactory) -> Arranged:
+    """Arranged and planned once; each seed applies to a copy (`copy_sandbox`)."""
+    directory = tmp_path_factory.mktemp("arranged")
+    sandbox = arranged_sandbox(directory)
+    manifests = directory / "manifests"
     shutil.copytree(FIXTURES / "faults", manifests)
     reference = plan_json(manifests, sandbox)
-    before = live_ids(sandbox)
+    return Arranged(sandbox, planned_deletions(reference), live_ids(sandbox))
+
+
+@pytest.mark.usefixtures("instant_backoff")
+def test_apply_converges_under_faults(
+    fault_seed: int, arranged: Arranged, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox = copy_sandbox(arranged.sandbox, tmp_path)
+    manifests = tmp_path / "manifests"
+    shutil.copytree(FIXTURES / "faults", manifests)
 
     outputs = []
     for attempt in range(1, MAX_APPLIES + 1):
@@ -84,8 +104,8 @@ def test_apply_converges_under_faults(
         )
 
     assert duplicates(sandbox) == {}, "\n".join(outputs)
-    deleted = before - live_ids(sandbox)
-    assert deleted <= planned_deletions(reference), "\n".join(outputs)
+    deleted = arranged.live_ids - live_ids(sandbox)
+    assert deleted <= arranged.planned_deletions, "\n".join(outputs)
     assert team_members(sandbox) == DECLARED_TEAMS, "\n".join(outputs)
     assert "Archive" in collection_titles(sandbox)
 
