@@ -31,7 +31,7 @@ test: $(STAMP) node-tools
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest -n 2 -q
+	$(VENV)/bin/pytest -n 2 --dist worksteal -q
 	$(PY) benchmarks/run.py --quick --check --regenerate
 
 lint: $(STAMP)
