@@ -26,6 +26,7 @@ from planning import (
     assert_converged,
     live_api,
     plan_json,
+    run,
     served_app,
     served_sandbox,
     write_manifests,
@@ -230,3 +231,22 @@ def test_a_twin_of_an_object_the_lock_ties_is_named_with_the_one_to_keep(
         f"is stopped mid-way), keep the oldest, {ours}: pin it with `id: {ours}`, then delete "
         "the others in the service (or turn on prune of teams)"
     ]
+
+
+def test_a_twin_that_took_the_path_first_is_kept_and_the_apply_goes_on_with_it(
+    sandbox: Path, tmp_path: Path
+) -> None:
+    """Paths are unique in a site: a section another apply made a moment earlier holds
+    `start`, docform's own gets `start-2` and its PATCH to `start` is refused. docform deletes
+    its own and goes on with the other's, leaving no orphan section."""
+    manifests = write_manifests(tmp_path / "m", ORGANIZATION)
+    other = live_api(sandbox, "POST", "/orgs/org_acme/spaces", {"title": "Elsewhere"})
+    sections = ("POST", f"/v1{DOCS}/sections")
+    body = {"spaceId": other["id"], "title": "start"}
+    result, twin = apply_with_twin(sandbox, manifests, sections, body, first=True)
+
+    assert "another apply created this section at the same time" in result.output, result.output
+    assert [s["id"] for s in live_api(sandbox, "GET", f"{DOCS}/sections")["items"]] == [twin]
+    run(["apply", manifests, "--yes"], sandbox)
+    assert_converged(manifests, sandbox)
+    assert [s["id"] for s in live_api(sandbox, "GET", f"{DOCS}/sections")["items"]] == [twin]

@@ -225,6 +225,11 @@ class _Runner:
                     message = "already in place"
                 else:
                     self._emit(change, doc, ok=False, exc=exc)
+                    # A later call of a create can fail because another apply made the same
+                    # object at the same time (a path it holds): then that one is kept.
+                    if created is not None and await self._settle(change, created, failed=True):
+                        self.report.done.append(change)
+                        return True
                     self.report.failed.append((change, self._redacted(exc)))
                     return False
             # Later calls of a create (a PATCH of the parent, a sort) answer with other objects;
@@ -257,21 +262,23 @@ class _Runner:
         self.report.failed.append((change, self._redacted(ApplyError(reason))))
         return False
 
-    async def _settle(self, change: Change, answer: Any) -> bool:
+    async def _settle(self, change: Change, answer: Any, *, failed: bool = False) -> bool:
         """Whether the create ``change`` stands, going on with another apply's object when
-        that one made the same object at the same time (`docform.engine.duplicates`)."""
+        that one made the same object at the same time (`docform.engine.duplicates`). When a
+        later call of it ``failed``: whether another apply's object was taken instead."""
         if self.after_create is None:
-            return True
+            return not failed
         try:
             kept = await self.after_create(change, answer)
         except DocformError as exc:
-            reason = f"{change.key}: made, but checking for a twin made meanwhile failed: {exc}"
-            self.report.failed.append((change, self._redacted(ApplyError(reason))))
+            if not failed:
+                why = f"{change.key}: made, but checking for a twin made meanwhile failed: {exc}"
+                self.report.failed.append((change, self._redacted(ApplyError(why))))
             return False
         if kept is not answer:
             self.outputs.record(change.address, kept)
             self.on_created(change, kept)
-        return True
+        return kept is not answer or not failed
 
     async def _send(
         self, change: Change, i: int, doc: dict[str, Any], body: Any

@@ -89,7 +89,7 @@ class CreateGuard:
         if guarded is None or guarded[0].created_id != "id" or not isinstance(ours, str):
             return answer
         kind, desired = guarded
-        twins = await self._twins(kind, desired, self._fresh(kind).moment())
+        twins = await self._twins(kind, desired, self._fresh(kind).moment(), ours)
         mine = next((o for o in twins if o.id == ours), None)
         if mine is None:
             return answer  # the read does not show it (yet): nothing to compare
@@ -106,18 +106,26 @@ class CreateGuard:
     async def _kept(
         self, kind: Kind, desired: Desired, mine: Observed, twins: list[Observed]
     ) -> Observed:
-        keep = min(twins, key=_age_order)
-        if keep is not mine or len(twins) == 1 or _created_at(mine.raw):
+        """Of ``twins`` (``mine`` among them), the one every apply keeps: one that holds the
+        entry's key itself before one the service gave another key (a path already taken, so
+        a twin made at the same time got ``api-2``), then the oldest."""
+
+        def order(o: Observed) -> tuple[bool, tuple[int, str, str]]:
+            return (o.key != desired.key, _age_order(o))
+
+        keep = min(twins, key=order)
+        peers = [o for o in twins if (o.key == desired.key) == (mine.key == desired.key)]
+        if keep is not mine or len(peers) == 1 or _created_at(mine.raw):
             return keep
         # Without a creation time, the lowest id is kept by whoever sees both; the other
         # creator may not have (it read before this one existed): then its object stays.
         for wait in self.yield_waits:
             await asyncio.sleep(wait)
-            twins = await self._twins(kind, desired, self._fresh(kind).moment())
-            if all(o.id == mine.id for o in twins):
+            twins = await self._twins(kind, desired, self._fresh(kind).moment(), mine.id)
+            if all(o.id == mine.id for o in twins if o.key == mine.key):
                 return mine
-        others = [o for o in twins if o.id != mine.id]
-        return min(others, key=_age_order) if others else mine
+        others = [o for o in twins if o.id != mine.id and o.key == mine.key]
+        return min(others, key=order) if others else mine
 
     def _guarded(self, change: Change) -> tuple[Kind, Desired] | None:
         kind, desired = self._kinds.get(change.kind), self._desired.get(change.address)
@@ -133,15 +141,20 @@ class CreateGuard:
             self._reads[kind.name] = FreshReads(read, self._clock)
         return self._reads[kind.name]
 
-    async def _twins(self, kind: Kind, desired: Desired, moment: int) -> list[Observed]:
+    async def _twins(
+        self, kind: Kind, desired: Desired, moment: int, ours: str | None = None
+    ) -> list[Observed]:
         """The live objects of a read started after ``moment`` that ``desired`` matches by
-        key, but for those the plan matched to other entries."""
+        key, but for those the plan matched to other entries; with ``ours`` (the id of the
+        object this apply made for it), that one whatever its key."""
         twins = []
         for raw in await self._fresh(kind).after(moment):
             if (kind.name, raw["id"]) in self._planned_ids:
                 continue
             observed = kind.observe(raw, self._index)
-            if observed is not None and desired.key in (observed.key, *observed.other_keys):
+            if observed is None:
+                continue
+            if observed.id == ours or desired.key in (observed.key, *observed.other_keys):
                 twins.append(observed)
         return twins
 
