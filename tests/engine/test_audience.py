@@ -12,10 +12,14 @@ from typing import Any
 import yaml
 
 from docform.engine.audience import AudienceChange
+from docform.engine.doors import DoorCheck
+from docform.engine.plan import Plan
 from docform.kind_registry import build_kinds
-from docform.workflow.audience import audience_differences, audience_notes
+from docform.manifest import load_manifest_set
+from docform.workflow.audience import audience_differences, audience_notes, door_notes
 from docform.workflow.connect import Client
-from planning import apply, live_api, plan_json, run, write_manifests
+from docform.workflow.run import verify_by_reading
+from planning import CANARY_TOKEN, apply, live_api, plan_json, run, write_manifests
 
 BASE: dict[str, Any] = {
     "organization": {"id": "org_acme"},
@@ -94,7 +98,8 @@ def test_a_share_link_and_a_visibility_change_open_and_close_doors(
             "- anyone (public, indexed by search engines)",
         ]
     }
-    applied(manifests, sandbox)
+    output = applied(manifests, sandbox)
+    assert "Note: ways in read back: 1 object open and closed as the plan predicted" in output
     written(
         manifests,
         sites__docs={
@@ -104,6 +109,8 @@ def test_a_share_link_and_a_visibility_change_open_and_close_doors(
         },
     )
     assert audience(manifests, sandbox) == {"site.docs": ["- anyone holding share link 'p'"]}
+    output = applied(manifests, sandbox)
+    assert "Note: ways in read back: 1 object open and closed as the plan predicted" in output
 
 
 def test_a_member_removed_loses_their_grants(manifests: Path, sandbox: Path) -> None:
@@ -226,3 +233,25 @@ def test_an_inherited_default_level_comes_from_the_collection(
     }
     output = applied(manifests, sandbox)
     assert "audience read back: 2 objects as the plan predicted" in output
+
+
+def test_a_way_in_otherwise_than_predicted_is_told(
+    manifests: Path, sandbox: Path, monkeypatch: Any
+) -> None:
+    """The door check itself, against what the sandbox's routes answer: a prediction of a
+    share-link site where the live site is public is told both ways, door by door."""
+    written(manifests, sites__docs={"id": "site_docs", "visibility": "public", "shareLinks": {}})
+    apply(manifests, sandbox)
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    monkeypatch.setenv("DOCFORM_API_TOKEN", CANARY_TOKEN)
+    wrong = Plan(organization="org_acme")
+    wrong.doors = DoorCheck(
+        frozenset({"site", "share_link"}), {"site.docs": frozenset({"anyone holding share link 'p'"})}
+    )
+    found = asyncio.run(verify_by_reading(load_manifest_set(manifests), wrong, []))
+    assert door_notes(wrong.doors, found.facts) == [
+        "ways in differ from the plan's prediction (2 differences):",
+        "  site.docs: anyone holding share link 'p': the plan predicted open, read back closed",
+        "  site.docs: anyone (public, indexed by search engines): the plan predicted closed, "
+        "read back open",
+    ]

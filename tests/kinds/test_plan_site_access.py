@@ -50,7 +50,8 @@ def test_visitor_auth_is_patched_and_its_key_is_nowhere(sandbox: Path, directory
     assert calls(change(plan, "site.docs.visitorAuth", "update")) == [
         ("PATCH", AUTH, {"backend": "custom", "fallbackURL": "https://id.acme.test/login"})
     ]
-    apply(directory, sandbox)
+    output = apply(directory, sandbox).output
+    assert "Note: ways in read back: 1 object open and closed as the plan predicted" in output
     live = live_api(sandbox, "GET", AUTH)
     assert live["fallbackURL"] == "https://id.acme.test/login"
     assert_converged(directory, sandbox)

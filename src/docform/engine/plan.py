@@ -295,6 +295,9 @@ class Plan:
     audience: list[Any] = field(default_factory=list)
     """How the plan changes who reaches each space, collection and site
     (`docform.engine.audience.AudienceChange`)."""
+    doors: Any = None
+    """The doors apply checks once the plan is applied (`docform.engine.doors.DoorCheck`);
+    None for a plan not made from live state."""
     rails: Any = None
     """Every safety rail as evaluated for this plan (`docform.engine.rails.RailReport`), once
     the commands have evaluated them; None before."""

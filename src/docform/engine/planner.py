@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docform.engine.audience import Fact, live_side, plan_audience, planned_side
+from docform.engine.audience import plan_audience
 from docform.engine.cascades import judge_deletes
 from docform.engine.dependencies import link_dependencies
+from docform.engine.doors import door_check, kind_facts
 from docform.engine.graph import topological_order
 from docform.engine.handovers import order_handovers
 from docform.engine.ignore import IgnoreRules
@@ -83,27 +84,20 @@ def plan_from_matcher(
         plan.violations += kind.rails_across_kinds(by_name, plan.changes)
         plan.warnings += kind.warnings_across_kinds(by_name, plan.changes)
     mark_replacements(plan, matchings)
-    plan.audience = _audience(matchings, plan.changes)
+    _audience(plan, matchings)
     plan.matchings = [(kind.name, matching) for kind, matching in matchings]
     return plan
 
 
-def _audience(matchings: Sequence[tuple[Kind, Matching]], changes: Sequence[Change]) -> Any:
+def _audience(plan: Plan, matchings: Sequence[tuple[Kind, Matching]]) -> None:
     """The audience diff (`docform.engine.audience`) from the facts the kinds give of the live
-    side and of the planned side; only kinds that give some are asked."""
-    deleted = {c.address for c in changes if c.action == "delete"}
-    old: list[Fact] = []
-    new: list[Fact] = []
-    for kind, matching in matchings:
-        if type(kind).audience_facts is Kind.audience_facts:
-            continue
-
-        def where(obs: Observed, name: str = kind.name) -> str:
-            return unmatched_address(name, obs)
-
-        old += kind.audience_facts(live_side(matching, where))
-        new += kind.audience_facts(planned_side(matching, where, deleted))
-    return plan_audience(old, new)
+    side and of the planned side, and the doors apply checks (`docform.engine.doors`)."""
+    deleted = {c.address for c in plan.changes if c.action == "delete"}
+    per_kind = list(kind_facts(matchings, deleted))
+    plan.audience = plan_audience(
+        [f for _, old, _ in per_kind for f in old], [f for _, _, new in per_kind for f in new]
+    )
+    plan.doors = door_check(per_kind)
 
 
 def _drop_unread(plan: Plan, unreadable: Mapping[str, str]) -> None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from docform.engine.audience import ORGANIZATION, AudienceChange
+from docform.engine.audience import ORGANIZATION, AudienceChange, Fact
 from docform.engine.client import ServiceClient
+from docform.engine.doors import DoorCheck, door_differences
 from docform.engine.kind import Kind
 from docform.errors import DocformError
 
@@ -94,5 +95,26 @@ def audience_notes(read: int, differences: Sequence[str]) -> list[str]:
         f"audience differs from the plan's prediction ({len(differences)} difference"
         f"{'s' * (len(differences) != 1)}); docform's model of who reaches what (README, "
         '"Audience") missed a source the service counts:'
+    )
+    return [head, *(f"  {line}" for line in differences)]
+
+
+def door_notes(check: DoorCheck | None, observed: Sequence[Fact]) -> list[str]:
+    """What an apply tells of the doors it read back (`docform.engine.doors`): each object's
+    site visibility, share links, visitor sign-in and link invites, read again through their
+    own routes, against what the plan said would be open."""
+    if check is None or not check.predicted:
+        return []
+    differences = door_differences(check, observed)
+    count = len(check.predicted)
+    if not differences:
+        return [
+            f"ways in read back: {count} object{'s' * (count != 1)} open and closed as the plan "
+            "predicted (who holds a share link or invite, or passes visitor sign-in, the "
+            "service does not list)"
+        ]
+    head = (
+        f"ways in differ from the plan's prediction ({len(differences)} difference"
+        f"{'s' * (len(differences) != 1)}):"
     )
     return [head, *(f"  {line}" for line in differences)]

@@ -39,7 +39,12 @@ from docform.policies.inputs import planned_inputs
 from docform.policies.results import ORGANIZATION
 from docform.worker_threads import beside_the_loop
 from docform.workflow.apply_lock import apply_lock
-from docform.workflow.audience import audience_differences, audience_notes, unread_notes
+from docform.workflow.audience import (
+    audience_differences,
+    audience_notes,
+    door_notes,
+    unread_notes,
+)
 from docform.workflow.connect import Client, api_url, open_client
 from docform.workflow.early import EarlyView, load_seen_early
 from docform.workflow.identity import CreatedIds
@@ -334,6 +339,8 @@ async def apply_changes(
         if report.ok:
             report.verification = await verify_by_reading(manifests, plan, report.done, made.ids)
             found = report.verification.identities if report.verification else {}
+            if report.verification.error is None:
+                report.notes += door_notes(plan.doors, report.verification.facts)
             report.notes += await read_back_audience(manifests, plan, {**plan.identities, **found})
     return report
 
@@ -357,6 +364,7 @@ async def verify_by_reading(
             targeting=plan.targeting,
             locked={**plan.identities, **(created or {}), **recorded_by(applied)},
             read_before=plan.live_objects,
+            also_read=plan.doors.kinds if plan.doors else (),
         )
 
 

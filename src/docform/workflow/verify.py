@@ -14,12 +14,14 @@ A kind read but not changed is judged too: a change of one object can move a fie
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from docform.api.scopes import user_token_only
+from docform.engine.audience import Fact
 from docform.engine.client import ServiceClient
+from docform.engine.doors import live_facts
 from docform.engine.kind import Kind
 from docform.engine.live import Earlier
 from docform.engine.plan import Change
@@ -39,6 +41,8 @@ class Verification:
     error: str | None = None
     identities: dict[str, str] = field(default_factory=dict)
     """The live id of each entry the read matched, those the apply created included."""
+    facts: list[Fact] = field(default_factory=list)
+    """What the objects read tell of who reaches what (`docform.engine.doors.live_facts`)."""
 
     @property
     def settled(self) -> bool:
@@ -84,6 +88,7 @@ async def verify_applied(
     targeting: Targeting | None = None,
     locked: Mapping[str, str] | None = None,
     read_before: Mapping[str, Mapping[str, Any]] | None = None,
+    also_read: Collection[str] = (),
 ) -> Verification:
     """Plan again the kinds of ``applied`` and those they need (read with ``client``, which
     should be read-only) and return every change still planned. ``targeting``: the apply's
@@ -91,8 +96,9 @@ async def verify_applied(
     (what they left out was not applied, so it is no sign of an apply that did not settle);
     ``locked``: the ids the applied plan matched its entries to, matched the same way again;
     ``read_before``: the live objects planning read (`Plan.live_objects`), whose parts are not
-    read again for an object the apply left alone (`docform.engine.live.Earlier`)."""
-    changed = {change.kind for change in applied}
+    read again for an object the apply left alone (`docform.engine.live.Earlier`);
+    ``also_read``: kinds to read though the apply did not change them (the doors it checks)."""
+    changed = {change.kind for change in applied} | set(also_read)
     if not changed:
         return Verification()
     org_id = manifests.organization.id
@@ -112,7 +118,9 @@ async def verify_applied(
         return Verification(error=str(exc))
     if targeting is not None:
         plan = narrow_plan(plan, targeting.targets, targeting.excludes, check=False)
-    return Verification(remaining=list(plan.changes), identities=dict(plan.identities))
+    by_name = {kind.name: kind for kind in subset}
+    facts = live_facts((by_name[name], matching) for name, matching in plan.matchings)
+    return Verification(list(plan.changes), identities=dict(plan.identities), facts=facts)
 
 
 def _earlier(

@@ -1,0 +1,78 @@
+"""The doors a plan opens and closes, kept so that apply can look at them again afterwards.
+
+A door is a way in beyond the members (`docform.engine.audience.door`): anyone, for a public
+site; whoever holds an active share link or an open link invite; whoever a site's visitor
+sign-in admits. The service lists none of those people, so what apply can check is that each
+door is open or closed as the plan said, by reading again, through their own routes, the
+objects that open them (the site's visibility, its share links, its visitor authentication,
+the organization's link invites) and putting their facts together the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from docform.engine.audience import DOOR, GATE, Fact, Reach, live_side, planned_side
+from docform.engine.kind import Kind, Observed
+from docform.engine.match import Matching, unmatched_address
+
+
+@dataclass
+class DoorCheck:
+    """What apply holds the doors to: the kinds whose objects open or gate a door, and the
+    doors open on each object whose doors the plan changes, once it is applied."""
+
+    kinds: frozenset[str] = frozenset()
+    predicted: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+def kind_facts(
+    matchings: Iterable[tuple[Kind, Matching]], deleted: set[str]
+) -> Iterator[tuple[str, list[Fact], list[Fact]]]:
+    """Per kind that tells of who reaches what: its name and the facts of its live side and
+    of its planned side (``deleted``: the addresses the plan deletes)."""
+    for kind, matching in matchings:
+        if type(kind).audience_facts is Kind.audience_facts:
+            continue
+
+        def where(obs: Observed, name: str = kind.name) -> str:
+            return unmatched_address(name, obs)
+
+        old = list(kind.audience_facts(live_side(matching, where)))
+        new = list(kind.audience_facts(planned_side(matching, where, deleted)))
+        yield kind.name, old, new
+
+
+def live_facts(matchings: Iterable[tuple[Kind, Matching]]) -> list[Fact]:
+    """The facts of the live side alone (as a read after apply finds it)."""
+    return [fact for _, old, _ in kind_facts(matchings, set()) for fact in old]
+
+
+def door_check(per_kind: Sequence[tuple[str, list[Fact], list[Fact]]]) -> DoorCheck:
+    """The doors to check after apply: those of each object where they differ before and
+    after the plan."""
+    kinds = frozenset(
+        name for name, old, new in per_kind if any(f.what in (DOOR, GATE) for f in (*old, *new))
+    )
+    before = Reach(f for _, old, _ in per_kind for f in old)
+    after = Reach(f for _, _, new in per_kind for f in new)
+    predicted = {
+        on: frozenset(after.open_doors(on))
+        for on in sorted({*before.doors, *after.doors, *before.gates, *after.gates})
+        if before.open_doors(on) != after.open_doors(on)
+    }
+    return DoorCheck(kinds if predicted else frozenset(), predicted)
+
+
+def door_differences(check: DoorCheck, observed: Iterable[Fact]) -> list[str]:
+    """Each door open or closed otherwise than ``check`` predicted, per object."""
+    found = Reach(observed)
+    lines = []
+    for on, predicted in check.predicted.items():
+        now = found.open_doors(on)
+        lines += [f"{on}: {who}: the plan predicted open, read back closed"
+                  for who in sorted(predicted - now)]  # fmt: skip
+        lines += [f"{on}: {who}: the plan predicted closed, read back open"
+                  for who in sorted(now - predicted)]  # fmt: skip
+    return lines
