@@ -245,9 +245,8 @@ def test_a_way_in_otherwise_than_predicted_is_told(
     monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
     monkeypatch.setenv("DOCFORM_API_TOKEN", CANARY_TOKEN)
     wrong = Plan(organization="org_acme")
-    wrong.doors = DoorCheck(
-        frozenset({"site", "share_link"}), {"site.docs": frozenset({"anyone holding share link 'p'"})}
-    )
+    holders = frozenset({"anyone holding share link 'p'"})
+    wrong.doors = DoorCheck(frozenset({"site", "share_link"}), {"site.docs": holders})
     found = asyncio.run(verify_by_reading(load_manifest_set(manifests), wrong, []))
     assert door_notes(wrong.doors, found.facts) == [
         "ways in differ from the plan's prediction (2 differences):",
