@@ -4,6 +4,7 @@ reported when nobody declared them, pruned, exported."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import yaml
@@ -22,14 +23,17 @@ from planning import (
 )
 
 INVITES = "/orgs/org_acme/link-invites"
+READER = "tok_erin_0123456789"  # erin@acme.test, an editor: a member, not an admin
 
 
-def written(directory: Path, invites: dict[str, object], **settings: object) -> Path:
+def written(directory: Path, invites: dict[str, object] | None, **settings: object) -> Path:
+    """Manifests with these ``linkInvites`` (None: no such section)."""
     doc: dict[str, object] = {
         "organization": {"id": "org_acme"},
         "spaces": {"handbook": {"title": "Handbook"}},
-        "linkInvites": invites,
     }
+    if invites is not None:
+        doc["linkInvites"] = invites
     if settings:
         doc["docform"] = settings
     return write_manifests(directory, yaml.safe_dump(doc, sort_keys=False))
@@ -126,6 +130,44 @@ def test_export_pins_fingerprints_and_plans_no_change(sandbox: Path, tmp_path: P
 def test_manifests_without_invites_do_not_read_them(sandbox: Path, manifests: Path) -> None:
     """Listing invites needs the admin role: a plan that manages none does not ask."""
     live_api(sandbox, "POST", INVITES, {"role": "admin"})
-    written(manifests, {})
+    written(manifests, None)
     plan = plan_json(manifests, sandbox)
     assert [u for u in plan["unmanaged"] if u["kind"] == "link_invite"] == []
+
+
+def test_an_empty_section_says_no_invite_should_exist(sandbox: Path, manifests: Path) -> None:
+    """``linkInvites: {}`` manages invites with none declared: every open one is reported
+    (drift exits 2), and pruned when pruning is on."""
+    made = live_api(sandbox, "POST", INVITES, {"level": "edit", "space": _space(sandbox)})
+    held = fingerprint("org_acme", made["id"])
+    apply(written(manifests, {}), sandbox)
+    assert "linkInvites: {}" in (manifests / "main.yaml").read_text()
+    plan = plan_json(manifests, sandbox)
+    assert [u["id"] for u in plan["unmanaged"] if u["kind"] == "link_invite"] == [held]
+    result = run(["drift", manifests], sandbox)
+    assert result.exit_code == 2, result.output
+    assert held in result.output and made["id"] not in result.output
+    written(manifests, {}, prune={"linkInvites": True})
+    assert actions(plan_json(manifests, sandbox)) == [(f"link_invite.~{held}", "delete")]
+    apply(manifests, sandbox)
+    assert live_api(sandbox, "GET", INVITES)["items"] == []
+    assert_converged(manifests, sandbox)
+
+
+def test_a_readers_plan_lists_invites_as_not_planned(sandbox: Path, manifests: Path) -> None:
+    """Listing invites needs the admin role: a member's token still plans the rest and says
+    which kind it could not read, rather than failing."""
+    live_api(sandbox, "POST", INVITES, {"role": "admin"})
+    written(manifests, {})
+    result = run(["plan", manifests, "--json"], sandbox, token=READER)
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    reasons = {item["kind"]: item["reason"] for item in plan["not_planned"]}
+    assert reasons["link_invite"].startswith("link invites: the token may not read them")
+    assert "admin role" in reasons["link_invite"]
+    text = run(["plan", manifests], sandbox, token=READER).output
+    assert "link invites: the token may not read them" in text
+
+
+def _space(sandbox: Path) -> str:
+    return str(live_api(sandbox, "POST", "/orgs/org_acme/spaces", {"title": "Guides"})["id"])

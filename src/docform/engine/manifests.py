@@ -37,3 +37,7 @@ class ManifestView(Protocol):
     def section(self, name: str) -> Mapping[str, Any]:
         """The entries of one top-level section (``"teams"``) by manifest name."""
         ...
+
+    def writes(self, name: str) -> bool:
+        """Whether the files write section ``name``, if only as ``{}`` (no entries)."""
+        ...

@@ -14,7 +14,8 @@ for apply and written nowhere (`docform.engine.plan.Call.held`). An invite's tar
 changes: an entry whose target differs from its invite's is refused with what to do. Live
 invites no entry matches are listed as unmanaged (open join links nobody declared), and
 deleted with ``prune: {linkInvites: true}``. Invites are read only by a plan whose manifests
-write one or prune them (listing them needs the admin role), and by export.
+write the section (``linkInvites: {}``: none should be open) or prune them, since listing them
+needs the admin role, and by export.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ class LinkInviteKind(Kind):
         self._managed: bool | None = None
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        """Every invite, when the manifests write an invite or prune them (listing invites
+        """Every invite, when the manifests write the section or prune them (listing invites
         needs the admin role: a plan that manages none asks nothing of the token for them)."""
         if self._managed is False:
             return []
@@ -147,7 +148,7 @@ class LinkInviteKind(Kind):
     def desired(self, manifests: ManifestView) -> list[Desired]:
         entries = manifests.section("linkInvites").values()
         prune = getattr(getattr(manifests.settings, "prune", None), "linkInvites", False)
-        self._managed = bool(entries) or bool(prune)
+        self._managed = manifests.writes("linkInvites") or bool(prune)
         return [self._desired(e) for e in entries]
 
     def _desired(self, e: LinkInviteEntry) -> Desired:

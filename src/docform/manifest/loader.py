@@ -54,6 +54,7 @@ def load_manifest_set(
         api_location=_api_location(tree, entries.settings),
         sections=entries.sections,
         policies=entries.policies,
+        written=frozenset(tree.sections),
     )
 
 

@@ -33,13 +33,19 @@ class ManifestSet:
     lock: Lock = field(default_factory=Lock)
     """The ids of ``docform.lock`` beside the manifests (`docform.manifest.lock`)."""
     api_location: str | None = None
+    """Where ``docform: api`` is written (``main.yaml:2:8``), for messages about that URL."""
     policies: dict[str, PolicyEntry] = field(default_factory=dict)
     """``policies:`` by name, each rule checked (`docform.policies`)."""
-    """Where ``docform: api`` is written (``main.yaml:2:8``), for messages about that URL."""
+    written: frozenset[str] = frozenset()
+    """The sections the files write, those written empty (``linkInvites: {}``) included."""
 
     def section(self, name: str) -> dict[str, Entry]:
         """The entries of one top-level section (``"teams"``) by manifest name."""
         return self.sections.setdefault(name, {})
+
+    def writes(self, name: str) -> bool:
+        """Whether the files write section ``name``, if only as ``{}`` (no entries)."""
+        return name in self.written or bool(self.sections.get(name))
 
     def section_as(self, name: str, model: type[E]) -> dict[str, E]:
         """The entries of section ``name``, each a ``model`` (its kind's entry model)."""
