@@ -254,3 +254,35 @@ def test_a_way_in_otherwise_than_predicted_is_told(
         "  site.docs: anyone (public, indexed by search engines): the plan predicted closed, "
         "read back open",
     ]
+
+
+def test_a_team_and_a_site_created_in_the_same_apply_are_predicted(
+    manifests: Path, sandbox: Path
+) -> None:
+    """Neither exists yet: the team is told by its title and size, the site by what its
+    visibility opens, from what the manifests plan for them; the read back holds both."""
+    apply(written(manifests), sandbox)
+    doc = json.loads(json.dumps(BASE))
+    doc["teams"]["writers"] = {"title": "Writers", "members": {"erin@acme.test": "member"}}
+    doc["spaces"]["handbook"]["access"]["teams"] = {"writers": "edit"}
+    doc["sites"]["blog"] = {
+        "title": "Blog",
+        "visibility": "share-link",
+        "shareLinks": {"press": {}},
+        "access": {"teams": {"writers": "admin"}},
+    }
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+    assert audience(manifests, sandbox) == {
+        "site.blog": [
+            "+ team Writers (1 member): admin",
+            "+ anyone holding share link 'press'",
+            "~ 1 member changes role: read -> admin",
+        ],
+        "space.handbook": [
+            "+ team Writers (1 member): edit",
+            "~ 1 member changes role: read -> edit",
+        ],
+    }
+    output = applied(manifests, sandbox)
+    assert "Note: audience read back: 2 objects as the plan predicted" in output
+    assert "Note: ways in read back: 1 object open and closed as the plan predicted" in output
