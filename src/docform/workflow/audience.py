@@ -9,6 +9,7 @@ apply created are found by the read that verifies the apply (`docform.workflow.v
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 
 from docform.engine.audience import ORGANIZATION, AudienceChange, Fact
@@ -20,9 +21,12 @@ from docform.errors import DocformError
 NO_ACCESS = "no access"
 READ_BACK_MOST = 100
 """Most objects whose audience one apply reads back. Each read is the object's whole list of
-who reaches it (every member, for an organization whose members all read everything), one after
-another: bootstrapping 5,000 spaces in an organization of 10,000 members would read 50 million
-rows. The first ones in plan order are read; the note says how many were not."""
+who reaches it (every member, for an organization whose members all read everything): pages of
+1,000 people, so bootstrapping 5,000 spaces in an organization of 10,000 members would take
+50,000 requests. The first ones in plan order are read, all at once within the client's bound
+on requests in flight; the note names those that were not."""
+SHOWN_UNREAD = 5
+"""How many of the objects left unread the note names."""
 
 
 async def audience_differences(
@@ -33,25 +37,27 @@ async def audience_differences(
 ) -> tuple[int, list[str]]:
     """How many objects were read back, and each difference between the predicted and the
     observed audience (at most `READ_BACK_MOST` objects; a note names those left)."""
+    chosen = _readable(audience, ids)[:READ_BACK_MOST]
+    found = await asyncio.gather(*(_observed(client, kinds, c.on, ids[c.on]) for c in chosen))
     read, differences = 0, []
-    for change in _readable(audience, ids)[:READ_BACK_MOST]:
-        live_id = ids[change.on]
-        observed = await _observed(client, kinds, change.on, live_id)
-        if observed is None:
-            continue
-        read += 1
-        differences += _differences(change.on, change.predicted, observed)
+    for change, observed in zip(chosen, found, strict=True):
+        if observed is not None:
+            read += 1
+            differences += _differences(change.on, change.predicted, observed)
     return read, differences
 
 
 def unread_notes(audience: Sequence[AudienceChange], ids: Mapping[str, str]) -> list[str]:
     """What an apply says of the objects whose audience it did not read back."""
-    left = len(_readable(audience, ids)) - READ_BACK_MOST
-    if left <= 0:
+    unread = [c.on for c in _readable(audience, ids)[READ_BACK_MOST:]]
+    if not unread:
         return []
+    named = ", ".join(unread[:SHOWN_UNREAD])
+    more = len(unread) - SHOWN_UNREAD
+    named += f" and {more} more" if more > 0 else ""
     return [
-        f"audience of {left} more object{'s' * (left != 1)} not read back (at most "
-        f"{READ_BACK_MOST} an apply)"
+        f"audience of {len(unread)} more object{'s' * (len(unread) != 1)} not read back (at "
+        f"most {READ_BACK_MOST} an apply), so not checked: {named}"
     ]
 
 
