@@ -71,7 +71,7 @@ def test_an_invite_keeps_its_target(sandbox: Path, manifests: Path) -> None:
     written(manifests, {"guests": {"role": "guest"}})
     result = run(["plan", manifests], sandbox)
     assert result.exit_code == 1
-    assert "link_invite.guests: a link invite's target never changes" in result.output
+    assert "link_invite.guests: target: a link invite's target never changes" in result.output
 
 
 def test_an_undeclared_open_invite_is_reported_then_pruned(sandbox: Path, manifests: Path) -> None:

@@ -9,6 +9,7 @@ naming a kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from docform.engine.audience import Fact, Seen
@@ -24,8 +25,29 @@ from docform.engine.objects import Ref as Ref
 from docform.engine.objects import Unresolved as Unresolved
 from docform.engine.plan import Call, Change, Placeholder, Violation
 from docform.engine.values import differing_parts, same_value
+from docform.errors import DocformError
 
 Resolve = Callable[[object], Any]
+
+
+@dataclass(frozen=True)
+class Immutable:
+    """A field the API never changes on a live object: a plan that would is refused, naming
+    the entry, the field and its live value, ``why``, and what to do (``then``)."""
+
+    why: str
+    then: str
+    show: Callable[[Any], str] = str
+    """How the refusal names the live value (a link invite's target as a place)."""
+
+    def refusal(self, desired: Desired, observed: Observed, field_name: str) -> DocformError:
+        live = self.show(observed.fields.get(field_name))
+        return DocformError(
+            f"{desired.location}: {desired.address}: {field_name}: {self.why} (live: {live}); "
+            f"{self.then}"
+        )
+
+
 """Turns a value holding `Ref` into one holding live ids, or a `Placeholder` where the object
 is created in this apply (`AddressIndex.resolve`)."""
 
@@ -69,6 +91,9 @@ class Kind:
     key or fields point to it (creating one team while pruning another is everyday)."""
     replacement_loses: ClassVar[str] = "its content would be lost"
     """What the ``replacement`` rail says a replacement loses."""
+    immutable: ClassVar[Mapping[str, Immutable]] = {}
+    """Fields the API never changes once the object exists (a site's type): the planner
+    refuses a plan that would change one, before asking the kind for calls."""
     deleted_with: ClassVar[Mapping[str, str]] = {}
     """Fields naming another object whose delete the API carries to this one, and what becomes
     of it: ``deleted with it`` (a site space showing a deleted space), or what the field is

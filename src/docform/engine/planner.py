@@ -208,6 +208,8 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
         # Most fields of most pairs are equal: settled without a call (19,000 pairs a plan).
         if _same_field(kind, name, want, have):
             continue
+        if name in kind.immutable:
+            raise kind.immutable[name].refusal(d, obs, name)
         by_action.setdefault(kind.field_actions.get(name, "update"), {})[name] = want
     changes = []
     for action, changed in by_action.items():

@@ -30,11 +30,10 @@ from pydantic import Field, model_validator
 
 from docform.answer_fields import ID, NULL, may
 from docform.engine.audience import ORGANIZATION, Fact, Seen, address_of, door
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, Desired, Immutable, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.exporting import role_entry
@@ -91,6 +90,10 @@ class LinkInviteEntry(Entry):
         return self.role or self.level or "guest"
 
 
+def _place(target: object) -> str:
+    return str(target) if isinstance(target, Ref) else WHOLE_ORGANIZATION
+
+
 class LinkInviteKind(Kind):
     """The organization's link invites, tied by the keyed fingerprint of their id."""
 
@@ -116,6 +119,13 @@ class LinkInviteKind(Kind):
     )
     references = ("space", "collection")
     guard_replacement = True
+    immutable: ClassVar[Mapping[str, Immutable]] = {
+        "target": Immutable(
+            "a link invite's target never changes",
+            "give the entry a new name for a new invite (the old one is then unmanaged, or pruned)",
+            show=_place,
+        )
+    }
     replacement_loses = "its id is the join link people were given: a new invite has another"
     null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
     guard_creates = False  # a second invite of the same role harms nothing a plan shows
@@ -188,12 +198,6 @@ class LinkInviteKind(Kind):
         changed: dict[str, Any],
         resolve: Resolve,
     ) -> list[Call]:
-        if "target" in changed:
-            raise DocformError(
-                f"{desired.location}: {desired.address}: a link invite's target never changes "
-                f"(live: {_place(observed.fields['target'])}); give the entry a new name for "
-                "a new invite (the old one is then unmanaged, or pruned)"
-            )
         key = "role" if observed.fields["target"] == ORGANIZATION else "level"
         return [self._call("PATCH", observed, {key: changed["role"]})]
 
@@ -225,7 +229,3 @@ class LinkInviteKind(Kind):
             fields["role"] = role
         hint = f"{target or 'join'}-{role}"
         return Exported("linkInvites", self.name, raw["id"], hint, fields)
-
-
-def _place(target: object) -> str:
-    return str(target) if isinstance(target, Ref) else WHOLE_ORGANIZATION

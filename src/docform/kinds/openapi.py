@@ -6,16 +6,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
 from docform.answer_fields import ID, OPTIONAL_TEXT, need
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, Desired, Immutable, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.errors import DocformError
 from docform.export.model import EnvValue, Exported
 from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired, secret
@@ -77,6 +76,14 @@ class OpenApiKind(Kind):
     # A new slug next to a live spec of the same source looks like a rename the API cannot
     # make: its slug is its address, so the rail says what a replacement changes.
     guard_replacement = True
+    # Matched by pinned id or formerly: the slug is the spec's address and has no rename.
+    immutable: ClassVar[Mapping[str, Immutable]] = {
+        "slug": Immutable(
+            "the API cannot rename a spec",
+            "write the live slug, or drop `id:`, `formerly:` and its line in docform.lock so a "
+            "new spec is created (and the old one pruned)",
+        )
+    }
     guard_weak = False
     replacement_loses = (
         "its slug is its address: what links to the reference it publishes would break"
@@ -137,14 +144,6 @@ class OpenApiKind(Kind):
         changed: dict[str, Any],
         resolve: Resolve,
     ) -> list[Call]:
-        if "slug" in changed:
-            # Matched by pinned id or formerly: the slug is the spec's address and has no rename.
-            raise DocformError(
-                f"{desired.location}: {desired.address}: slug: the API cannot rename a spec "
-                f"(live: {observed.fields['slug']}); write the live slug, or drop `id:`, "
-                "`formerly:` and its line in docform.lock so a new spec is created (and the old "
-                "one pruned)"
-            )
         path = f"/orgs/{self.org_id}/openapi/{observed.raw['slug']}"
         calls = []
         if "sourceURL" in changed:

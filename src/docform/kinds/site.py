@@ -16,11 +16,18 @@ from pydantic import AfterValidator, Field, model_validator
 
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.audience import Fact, Seen
-from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Resolve
+from docform.engine.kind import (
+    AddressIndex,
+    Bystander,
+    Desired,
+    Gone,
+    Immutable,
+    Observed,
+    Resolve,
+)
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.exporting import role_entry, set_fields
@@ -170,6 +177,12 @@ class SiteKind(RestKind):
     null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     # A site's structure, redirects and grants go with it: replacing it by a look-alike loses them.
     guard_replacement = True
+    immutable: ClassVar[Mapping[str, Immutable]] = {
+        "type": Immutable(
+            "a site's type cannot be changed through the API",
+            "change the plan in the service, or remove `type:` from the manifest",
+        )
+    }
     # Unique in the organization (a 409 names the site holding it).
     unique_fields = ("basename",)
     create_path = "/orgs/{org}/sites"
@@ -222,12 +235,6 @@ class SiteKind(RestKind):
         changed: dict[str, Any],
         resolve: Resolve,
     ) -> list[Call]:
-        if "type" in changed:
-            raise DocformError(
-                f"{desired.location}: {desired.address}: type: a site's type cannot be changed "
-                f"through the API (live: {observed.fields['type']}); change the plan in the "
-                "service, or remove `type:` from the manifest"
-            )
         return super().change_calls(action, observed, desired, changed, resolve)
 
     def after_change(
