@@ -35,7 +35,8 @@ def module_with(*classes: type) -> ModuleType:
 def test_the_registry_finds_every_kind_module_in_plan_order() -> None:
     assert [cls.name for cls in KIND_CLASSES] == [
         "organization", "member", "team", "collection", "space", "site", "customization",
-        "adaptive_content", "section", "section_group", "external_link", "site_space", "override",
+        "adaptive_content", "section", "section_group", "external_link", "navigation", "site_space",
+        "override",
         "redirect", "visitor_auth", "share_link", "openapi", "saml", "link_invite", "access",
         "translation", "agent_instructions", "integration", "integration_target",
         "git_sync",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.plan import Call, Change, FieldChange
@@ -66,28 +67,50 @@ def reorder_changes(
 def _sort_container(
     kind: str, item_type: str, org_id: str, container: Container, index: AddressIndex
 ) -> list[Change]:
-    order = [d.address for d in container.wanted]
+    by_address = {d.address: d for d in container.wanted}
+    changes: list[Change] = []
+    for move in planned_moves([d.address for d in container.wanted], container):
+        desired = by_address[move.address]
+        site = index.resolve(desired.fields["site"])
+        item = {"type": item_type, "id": index.resolve(Ref(move.address))}
+        anchor = {"type": item_type, "id": index.resolve(Ref(move.anchor))}
+        change = sort_change(kind, org_id, site, move, item, anchor)
+        change.depends_on = [changes[-1].key] if changes else list(container.after)
+        changes.append(change)
+    return changes
+
+
+@dataclass(frozen=True)
+class Move:
+    """One sort call: put ``address`` on ``side`` of ``anchor``; ``before`` says where it is."""
+
+    address: str
+    side: str
+    anchor: str
+    before: str
+
+
+def planned_moves(order: Sequence[str], container: Container) -> list[Move]:
+    """The fewest moves that put the items of ``container`` in ``order`` (addresses), in the
+    order they must run."""
     current = [a for a in container.live if a in order]
     arrivals = [a for a in order if a not in current]
     # Racing arrivals go after the others: where exactly among themselves does not matter,
     # since each one is sorted explicitly.
     current += [a for a in arrivals if a not in container.racing]
     current += [a for a in arrivals if a in container.racing]
-    changes: list[Change] = []
-    for i, desired in enumerate(container.wanted):
-        racing = desired.address in container.racing
-        side, anchor = _anchor(current, order, i, container.racing)
+    moves: list[Move] = []
+    for i, address in enumerate(order):
+        racing = address in container.racing
+        side, anchor = _anchor(current, list(order), i, container.racing)
         if anchor is None:
             continue
-        before = AS_CREATED if racing else _neighbour(current, desired.address)
-        current.remove(desired.address)
+        before = AS_CREATED if racing else _neighbour(current, address)
+        current.remove(address)
         at = current.index(anchor)
-        current.insert(at + 1 if side == "after" else at, desired.address)
-        change = _reorder(kind, item_type, org_id, desired, side, anchor, before, index)
-        previous = [changes[-1].key] if changes else list(container.after)
-        change.depends_on = previous
-        changes.append(change)
-    return changes
+        current.insert(at + 1 if side == "after" else at, address)
+        moves.append(Move(address, side, anchor, before))
+    return moves
 
 
 def _anchor(
@@ -111,29 +134,25 @@ def _neighbour(current: list[str], address: str) -> str:
     return f"after {current[at - 1]}" if at else "first"
 
 
-def _reorder(
+def sort_change(
     kind: str,
-    item_type: str,
     org_id: str,
-    desired: Desired,
-    side: str,
-    anchor: str,
-    before: str,
-    index: AddressIndex,
+    site: Any,
+    move: Move,
+    item: dict[str, Any],
+    anchor: dict[str, Any],
 ) -> Change:
-    site = index.resolve(desired.fields["site"])
-    body = {
-        "item": {"type": item_type, "id": index.resolve(Ref(desired.address))},
-        "position": {side: {"type": item_type, "id": index.resolve(Ref(anchor))}},
-    }
-    after = f"{side} {anchor}"
+    """The ``reorder`` change of ``move``: one ``PATCH .../structure/sort`` call in ``site``
+    (its live id or placeholder), ``item`` and ``anchor`` as the API's pointers."""
+    body = {"item": item, "position": {move.side: anchor}}
+    after = f"{move.side} {move.anchor}"
     return Change(
-        address=desired.address,
+        address=move.address,
         kind=kind,
         action="reorder",
         action_reason=f"the manifest places it {after}",
-        before={"position": before},
+        before={"position": move.before},
         after={"position": after},
-        fields=[FieldChange("position", before, after)],
+        fields=[FieldChange("position", move.before, after)],
         calls=[Call("PATCH", f"{site_prefix(org_id, site)}/structure/sort", body)],
     )

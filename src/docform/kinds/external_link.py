@@ -13,31 +13,26 @@ the site's sections and groups, so it ends next to the item it follows whatever 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import Field
 
-from docform.answer_fields import need
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, FieldChange
 from docform.export.model import Exported, LiveRef
-from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.declaration import Declaration, Nested
 from docform.kind_framework.ordering import AS_CREATED
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind, site_prefix
+from docform.kinds.navigation import ADDRESS_PARTS, GROUP, LINK, STRUCTURE_KINDS
 from docform.model.entry import Entry, Unknown, WrittenProblems
 from docform.model.fields import Name
 from docform.site_customization import URL_PATTERN
 
-LINK, SECTION, GROUP = "site-external-link", "site-section", "site-section-group"
-#: The kind of each structure object, and the part of an address that names it.
-STRUCTURE_KINDS = {SECTION: "section", GROUP: "section_group", LINK: "external_link"}
-ADDRESS_PARTS = {"section": SECTION, "sectionGroup": GROUP, "externalLink": LINK}
 #: The changes of a site's sections and groups that may move what a link follows.
 SETTLING = ("create", "update", "reorder")
 
@@ -94,12 +89,13 @@ class ExternalLinkKind(SiteRestKind):
         position=85,
         nested=Nested(ExternalLinkEntry, "external links"),
         prune_description="External links of managed sites that write externalLinks.",
-        reads=Reads(
-            objects={"/orgs/*/sites/*/structure": {"type": need(str), "structure": need(list)}},
-        ),
     )
     references = ("site", "section", "section_group")
-    read_after = ("site",)
+    # The links come in the site structures the navigation kind reads (no request of their
+    # own), and that kind is read once every item it orders is matched.
+    read_after = (
+        "site", "navigation", "section", "section_group", "space", "collection", "member",
+    )  # fmt: skip
     field_actions: ClassVar[Mapping[str, str]] = {"group": "move"}
     create_path = "{site}/external-links"
     object_path = "{site}/external-links/{id}"
@@ -108,21 +104,16 @@ class ExternalLinkKind(SiteRestKind):
     parent_field = "group"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        sites = [
+        sites = {
             site["id"]
             for site, desired in reader.managed_with_entries("site")
             if desired is None or desired.entry.externalLinks is not None
-        ]
-        answers = await asyncio.gather(
-            *(
-                reader.get_or_none(self.name, f"{site_prefix(self.org_id, s)}/structure")
-                for s in sites
-            )
-        )
+        }
         return [
             link
-            for site, answer in zip(sites, answers, strict=True)
-            for link in links_in(answer or {}, site)
+            for structure in reader.live("navigation")
+            if structure["_site"] in sites
+            for link in links_in(structure["structure"], structure["_site"])
         ]
 
     def __init__(self, org_id: str) -> None:
@@ -147,7 +138,10 @@ class ExternalLinkKind(SiteRestKind):
         fields = {k: v for k, v in e.managed().items() if k not in ("group", "after")}
         fields["site"] = site_ref_
         fields["group"] = Ref(f"{site.address}.sectionGroup.{e.group}") if e.group else None
-        desired = entry_desired(e, fields, e.title, scope=(site_ref_,))
+        # The service takes links only in a site with sections: a site's first ones may be
+        # created by the same apply.
+        sections = frozenset(s for s in siblings if ".section." in s)
+        desired = entry_desired(e, fields, e.title, scope=(site_ref_,), requires=sections)
         return PlacedLink(**_fields_of(desired), siblings=siblings)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:

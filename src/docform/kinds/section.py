@@ -22,6 +22,7 @@ from docform.kind_framework.exporting import set_fields
 from docform.kind_framework.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kind_framework.planning import entry_desired, read_per_site, ref, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind, created
+from docform.kinds.navigation import navigated_sites
 from docform.kinds.site_space import SiteSpaceEntry
 from docform.model.entry import Entry
 from docform.model.fields import Name
@@ -104,7 +105,13 @@ class SectionKind(SiteRestKind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "sections")
 
+    def __init__(self, org_id: str) -> None:
+        super().__init__(org_id)
+        self._navigated: frozenset[str] = frozenset()
+        """Sites whose ``navigation:`` orders their top level (`NavigationKind` plans it)."""
+
     def desired(self, manifests: ManifestView) -> list[Desired]:
+        self._navigated = navigated_sites(manifests)
         # Order is per container: a section's container is the group listing it, and its
         # place there is where that list names it (not where `sections:` defines it).
         listed = {
@@ -208,6 +215,7 @@ class SectionKind(SiteRestKind):
         containers = [
             _container(entries, in_live.get(key, []), key[1], index)
             for key, entries in wanted.items()
+            if key[1] is not None or key[0] not in self._navigated
         ]
         return reorder_changes(self.name, "site-section", self.org_id, containers, index)
 

@@ -19,6 +19,7 @@ from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kind_framework.planning import entry_desired, read_per_site, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind
+from docform.kinds.navigation import navigated_sites
 from docform.model.entry import Entry
 from docform.model.fields import Name
 
@@ -135,7 +136,13 @@ class SectionGroupKind(SiteRestKind):
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "section-groups")
 
+    def __init__(self, org_id: str) -> None:
+        super().__init__(org_id)
+        self._navigated: frozenset[str] = frozenset()
+        """Sites whose ``navigation:`` orders their top level (`NavigationKind` plans it)."""
+
     def desired(self, manifests: ManifestView) -> list[Desired]:
+        self._navigated = navigated_sites(manifests)
         out = []
         for site in manifests.section("sites").values():
             listed = {
@@ -150,12 +157,19 @@ class SectionGroupKind(SiteRestKind):
                 for name in site.sections
                 if (ref := Ref(f"{site.address}.section.{name}")) not in grouped
             ]
+            # With a navigation, a section leaves a group for the top level by a sort next to
+            # any other item there, not only a section.
+            anchors_beyond_sections = len(site.navigation or ()) > 1
             for group in site.sectionGroups.values():
-                out.append(self._desired(site.address, group, listed))
+                out.append(self._desired(site.address, group, listed, anchors_beyond_sections))
         return out
 
     def _desired(
-        self, site_address: str, e: SectionGroupEntry, listed: Mapping[str, list[Ref]]
+        self,
+        site_address: str,
+        e: SectionGroupEntry,
+        listed: Mapping[str, list[Ref]],
+        anchors_beyond_sections: bool,
     ) -> Desired:
         site = Ref(site_address)
         fields: dict[str, Any] = {**e.managed(), "site": site}
@@ -163,7 +177,8 @@ class SectionGroupKind(SiteRestKind):
             elsewhere = {
                 ref for group, refs in listed.items() if group != e.address for ref in refs
             }
-            fields["sections"] = GroupSections(listed[e.address], elsewhere, listed[ROOT])
+            top_level = () if anchors_beyond_sections else listed[ROOT]
+            fields["sections"] = GroupSections(listed[e.address], elsewhere, top_level)
         return entry_desired(e, fields, e.title, scope=(site,))
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
@@ -237,6 +252,8 @@ class SectionGroupKind(SiteRestKind):
                 in_live[index.address_of("site", raw["_site"])].append(address)
         containers = []
         for site, entries in wanted.items():
+            if site in self._navigated:
+                continue
             container = Container(entries, in_live.get(site, []))
             container.racing = racing_creates(arriving(container), index)
             containers.append(container)

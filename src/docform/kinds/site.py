@@ -38,6 +38,7 @@ from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.adaptive_content import AdaptiveContent
 from docform.kinds.customization_block import CustomizationBlock
 from docform.kinds.external_link import ExternalLinkEntry
+from docform.kinds.navigation import NAVIGATION_DESCRIPTION
 from docform.kinds.redirect import RedirectEntry, RedirectSource
 from docform.kinds.section import SectionEntry
 from docform.kinds.section_group import SectionGroupEntry
@@ -82,6 +83,7 @@ class SiteEntry(Entry):
             "shareLinks",
             "customization",
             "adaptiveContent",
+            "navigation",
         }
     )
     nullable_fields = frozenset({"proxy"})
@@ -112,6 +114,7 @@ class SiteEntry(Entry):
         None,
         description="Links in the navigation; a site without this key has its links left alone.",
     )
+    navigation: list[Name] | None = Field(None, description=NAVIGATION_DESCRIPTION)
     spaces: dict[Name, SiteSpaceEntry] = Field(
         default_factory=dict, description="Site spaces of a site without sections."
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from docform.kinds.adaptive_content import conditions_checked
 from docform.kinds.external_link import link_problems
+from docform.kinds.navigation import navigation_problems
 from docform.kinds.redirect import redirect_problems
 from docform.kinds.visitor_auth import visitor_auth_problems
 from docform.model.entry import Unknown, WrittenProblems
@@ -39,6 +40,7 @@ def site_problems(sites: Mapping[str, Any], unknown: Unknown) -> WrittenProblems
         yield from _one_default((name, "sections"), sections, "section of a site")
         yield from _group_problems(name, site, sites, unknown)
         yield from link_problems(name, site, unknown)
+        yield from navigation_problems(name, site, unknown)
         yield from conditions_checked(name, site)
         for within_site, message in redirect_problems(site, unknown):
             yield (name, *within_site), message
