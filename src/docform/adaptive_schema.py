@@ -107,8 +107,10 @@ def _claims(properties: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, M
             yield dotted, claim
 
 
-def condition_problems(condition: str, schema: Mapping[str, Any]) -> list[str]:
-    """What ``condition`` refers to that ``schema`` does not define."""
+def condition_problems(
+    condition: str, schema: Mapping[str, Any], whose: str = "the site's"
+) -> list[str]:
+    """What ``condition`` refers to that ``schema`` (``whose`` adaptive schema) lacks."""
     known = claim_names(schema)
     problems = []
     for match in CLAIM_REFERENCE.finditer(condition):
@@ -119,7 +121,37 @@ def condition_problems(condition: str, schema: Mapping[str, Any]) -> list[str]:
         hint = f" (did you mean 'visitor.claims.{close[0]}'?)" if close else ""
         listed = ", ".join(sorted(known)) or "none"
         problems.append(
-            f"visitor.claims.{name} is not a claim of the site's adaptive schema{hint}; "
+            f"visitor.claims.{name} is not a claim of {whose} adaptive schema{hint}; "
             f"its claims: {listed}"
         )
     return problems
+
+
+ConditionPath = tuple[str | int, ...]
+
+
+def conditions_of(entry: Any) -> Iterator[tuple[ConditionPath, str]]:
+    """``(path in the entry, condition)`` of each condition a manifest entry writes: its own
+    ``condition``, and those of the header items of its ``customization`` (a site's document
+    or a site space's overrides)."""
+    condition = getattr(entry, "condition", None)
+    if isinstance(condition, str):
+        yield ("condition",), condition
+    block = getattr(entry, "customization", None)
+    if block is None:
+        return
+    written = getattr(block, "written", None)
+    if written is None:
+        written = block.model_dump(exclude_unset=True, mode="json")
+    for path, item_condition in header_conditions(written):
+        yield ("customization", *path), item_condition
+
+
+def header_conditions(document: Any) -> Iterator[tuple[ConditionPath, str]]:
+    """``(path, condition)`` of each header item of a customization document (as written)
+    shown only under a condition."""
+    header = document.get("header") if isinstance(document, Mapping) else None
+    items = header.get("links") if isinstance(header, Mapping) else None
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        if isinstance(item, Mapping) and isinstance(item.get("condition"), str):
+            yield ("header", "links", index, "condition"), item["condition"]

@@ -2,31 +2,44 @@
 site's ``adaptiveContent`` in a site PATCH) and the schema of its visitors' claims
 (``GET``/``PUT .../sites/{siteId}/adaptive-schema``, a whole replacement).
 
-The conditions a site's sections, site spaces and external links show under are checked
-against the schema the manifest writes when it loads, each at its own file:line, before any
-call (`condition_problems`). The schema is read only for the sites whose entries write it.
+The conditions a site's sections, site spaces, external links and header items show under are
+checked against the schema the manifest writes when it loads, each at its own file:line, before
+any call (`condition_problems`). A site whose manifest writes conditions but no schema has its
+live schema read and its conditions checked against it when planning (`observe`), still before
+any call; a site with no live claims at all gets a warning instead. The schema is read only for
+those sites and for the ones whose entries write it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
-from docform.adaptive_schema import VisitorSchema, as_sent, condition_problems
+from docform.adaptive_schema import (
+    CLAIM_REFERENCE,
+    VisitorSchema,
+    as_sent,
+    claim_names,
+    condition_problems,
+    conditions_of,
+    header_conditions,
+)
 from docform.answer_fields import need
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
-from docform.engine.plan import Call
+from docform.engine.objects import Matching
+from docform.engine.plan import Call, Change
+from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.settings import SettingsKind
-from docform.model.entry import ManifestModel, WrittenProblems
+from docform.model.entry import Location, ManifestModel, WrittenProblems
 
 
 class AdaptiveContent(ManifestModel):
@@ -61,11 +74,21 @@ class AdaptiveContentKind(SettingsKind):
     read_after = ("site",)
     cannot_delete = "write `adaptiveContent: {enabled: false}` on the site to switch it off"
 
+    def __init__(self, org_id: str) -> None:
+        super().__init__(org_id)
+        self._unchecked: dict[str, list[WrittenCondition]] = {}
+        """The conditions of each site whose manifest writes no schema: checked against the
+        live one when it is read (`observe`)."""
+        self._without_schema: dict[str, list[WrittenCondition]] = {}
+        """The conditions naming claims of a site that has no live schema: a warning."""
+
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         sites = [
-            (site, desired is None or desired.entry.adaptiveContent.schema_ is not None)
+            (site, desired is None or _schema_written(desired.entry) or _schema_read(desired.entry))
             for site, desired in reader.managed_with_entries("site")
-            if desired is None or desired.entry.adaptiveContent is not None
+            if desired is None
+            or desired.entry.adaptiveContent is not None
+            or _schema_read(desired.entry)
         ]
         schemas = await asyncio.gather(
             *(self._schema(reader, site["id"], wanted) for site, wanted in sites)
@@ -90,8 +113,13 @@ class AdaptiveContentKind(SettingsKind):
         return f"{site_prefix(self.org_id, site)}/adaptive-schema"
 
     def settings_desired(self, manifests: ManifestView) -> list[Desired]:
+        sites = manifests.section("sites").values()
+        self._unchecked = {
+            site.address: list(site_conditions(site)) for site in sites if _schema_read(site)
+        }
+        self._without_schema = {}
         found = []
-        for site in manifests.section("sites").values():
+        for site in sites:
             block: AdaptiveContent | None = site.adaptiveContent
             if block is None:
                 continue
@@ -113,7 +141,10 @@ class AdaptiveContentKind(SettingsKind):
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = site_ref(index, raw)
-        if site is None or not self.written_on(site):
+        if site is None:
+            return None
+        self._check_live(site.address, raw["jsonSchema"])
+        if not self.written_on(site):
             return None
         fields = {"enabled": raw["enabled"], "schema": _normalized(raw["jsonSchema"])}
         return Observed(
@@ -123,6 +154,25 @@ class AdaptiveContentKind(SettingsKind):
             title=f"{site.address} adaptive content",
             raw=raw,
         )
+
+    def _check_live(self, site: str, schema: Any) -> None:
+        conditions = self._unchecked.get(site, [])
+        if claim_names(schema or {}):
+            refuse_broken_conditions(conditions, schema)
+            return
+        naming = [c for c in conditions if CLAIM_REFERENCE.search(c.condition)]
+        if naming:
+            self._without_schema[site] = naming
+
+    def warnings_across_kinds(
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
+    ) -> list[str]:
+        return [
+            f"{site}: {len(found)} condition(s) name visitor claims (the first at "
+            f"{found[0].location}: {found[0].what}), but the site has no adaptive schema to "
+            "check them against: write the claims under adaptiveContent.schema"
+            for site, found in self._without_schema.items()
+        ]
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         return self._calls(resolve(desired.key[0]), desired.fields)
@@ -171,6 +221,52 @@ def _normalized(schema: Any) -> Any:
         return schema
 
 
+class WrittenCondition(NamedTuple):
+    """A condition as a manifest writes it, and where."""
+
+    location: Location
+    what: str
+    condition: str
+
+
+def _schema_written(site: Any) -> bool:
+    return site.adaptiveContent is not None and site.adaptiveContent.schema_ is not None
+
+
+def _schema_read(site: Any) -> bool:
+    """Whether planning reads the site's live schema for its conditions: the manifest writes
+    conditions but no schema of its own (a written one is checked as the manifests load)."""
+    return not _schema_written(site) and any(site_conditions(site))
+
+
+def site_conditions(site: Any) -> Iterator[WrittenCondition]:
+    """Every condition a site entry and the entries in it write."""
+    for entry in (site, *site.children()):
+        for path, condition in conditions_of(entry):
+            what = f"{entry.address}: {_dotted(path)}"
+            yield WrittenCondition(entry.location_of(path), what, condition)
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path)[1:]
+
+
+def refuse_broken_conditions(conditions: Iterable[WrittenCondition], schema: Any) -> None:
+    """Stop the plan, before any call, at each condition naming a claim the site's live
+    adaptive schema lacks."""
+    found = [
+        f"{c.location}: {c.what}: {message}"
+        for c in conditions
+        for message in condition_problems(c.condition, schema or {}, "the site's live")
+    ]
+    if found:
+        raise DocformError(
+            "\n".join(found) + "\nThe manifests write no adaptive schema for this site, so "
+            "conditions are checked against the live one: fix the condition, or write the "
+            "claim under adaptiveContent.schema"
+        )
+
+
 def conditions_checked(site_name: str, site: Mapping[str, Any]) -> WrittenProblems:
     """Each condition of the site's structure that names a claim its written schema lacks."""
     schema = _mapping(_mapping(site.get("adaptiveContent")).get("schema"))
@@ -181,18 +277,38 @@ def conditions_checked(site_name: str, site: Mapping[str, Any]) -> WrittenProble
             yield (site_name, *path, "condition"), message
 
 
-def _conditions(site: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], str]]:
+def _conditions(site: Mapping[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Each condition a site writes as ``(path of what holds it, condition)``."""
+    yield from _header_items(("customization",), site.get("customization"))
     for name, section in _mapping(site.get("sections")).items():
         yield from _condition_of(("sections", name), section)
         for space_name, space in _mapping(_mapping(section).get("spaces")).items():
-            yield from _condition_of(("sections", name, "spaces", space_name), space)
+            yield from _site_space_conditions(("sections", name, "spaces", space_name), space)
     for name, space in _mapping(site.get("spaces")).items():
-        yield from _condition_of(("spaces", name), space)
+        yield from _site_space_conditions(("spaces", name), space)
     for name, link in _mapping(site.get("externalLinks")).items():
         yield from _condition_of(("externalLinks", name), link)
 
 
-def _condition_of(path: tuple[str, ...], entry: object) -> Iterator[tuple[tuple[str, ...], str]]:
+def _site_space_conditions(
+    path: tuple[str, ...], space: object
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    yield from _condition_of(path, space)
+    yield from _header_items((*path, "customization"), _mapping(space).get("customization"))
+
+
+def _header_items(
+    within: tuple[str, ...], document: object
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """The conditions of the header items of a customization block at ``within``, each with
+    the path of its item (``condition`` is added by the caller)."""
+    for path, condition in header_conditions(document):
+        yield (*within, *path[:-1]), condition
+
+
+def _condition_of(
+    path: tuple[str, ...], entry: object
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
     condition = _mapping(entry).get("condition")
     if isinstance(condition, str):
         yield path, condition

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -61,6 +62,10 @@ class ExternalLinkEntry(Entry):
         description="The section, section group or link of the same container it follows; "
         "left out: its place is not managed.",
     )
+
+    def located_paths(self) -> Iterator[ConditionPath]:
+        # Conditions are checked again at plan time, against the site's live schema.
+        return (path for path, _ in conditions_of(self))
 
     @property
     def address(self) -> str:

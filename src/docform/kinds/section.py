@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from pydantic import Field
 
+from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
@@ -45,6 +46,10 @@ class SectionEntry(Entry):
     icon: str | None = Field(None, min_length=1, max_length=50)
     default: bool | None = Field(None, description="The default section of the site.")
     spaces: dict[Name, SiteSpaceEntry] = Field(default_factory=dict)
+
+    def located_paths(self) -> Iterator[ConditionPath]:
+        # Conditions are checked again at plan time, against the site's live schema.
+        return (path for path, _ in conditions_of(self))
 
     @property
     def address(self) -> str:

@@ -9,11 +9,12 @@ unpublish calls, never by a PATCH (docs/service.md, "Sites").
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, model_validator
 
+from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.audience import Fact, Seen
 from docform.engine.kind import (
@@ -123,6 +124,10 @@ class SiteEntry(Entry):
         description="Redirects by source path; a site without this key has its redirects left "
         "alone (neither read nor pruned).",
     )
+
+    def located_paths(self) -> Iterator[ConditionPath]:
+        # Conditions are checked again at plan time, against the site's live schema.
+        return (path for path, _ in conditions_of(self))
 
     @model_validator(mode="after")
     def _has_key(self) -> SiteEntry:

@@ -4,12 +4,13 @@ for a site without sections, directly under the site (``sites.<site>.spaces``)."
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import Field
 
+from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -49,6 +50,10 @@ class SiteSpaceEntry(Entry):
         description="What this site space shows differently from its site: a field left out "
         "is not managed, a value overrides the site's, null shows the site's again.",
     )
+
+    def located_paths(self) -> Iterator[ConditionPath]:
+        # Conditions are checked again at plan time, against the site's live schema.
+        return (path for path, _ in conditions_of(self))
 
     @property
     def address(self) -> str:

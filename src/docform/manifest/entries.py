@@ -124,7 +124,8 @@ def _validate(tree: MergedTree, model: type[M], path: Path, raw: Any) -> M | Non
 def _bind(tree: MergedTree, entry: BoundModel, path: Path, scope: tuple[str, ...] = ()) -> None:
     """Bind ``entry`` and the entries nested in it (a site's sections, a section's site
     spaces), each scoped by the names of the entries that hold it."""
-    entry.bind(tuple(map(str, path)), tree.sources.locate(path), scope)
+    within = {inner: tree.sources.locate((*path, *inner)) for inner in entry.located_paths()}
+    entry.bind(tuple(map(str, path)), tree.sources.locate(path), scope, within)
     inner = (*scope, entry.name)
     for name, nested in entry.nested():
         for key, child in nested.items():

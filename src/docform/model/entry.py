@@ -46,6 +46,8 @@ class Binding(NamedTuple):
     location: Location
     scope: tuple[str, ...]
     path: tuple[str, ...]
+    within: Mapping[tuple[str | int, ...], Location] = {}
+    """Where the values of `BoundModel.located_paths` were written, by their path in it."""
 
 
 UNBOUND = Binding("", UNKNOWN_LOCATION, (), ())
@@ -162,9 +164,26 @@ class BoundModel(ManifestModel):
         """The plan address of this entry, e.g. ``team.platform``."""
         return f"{self.kind}.{self._binding.name}"
 
-    def bind(self, path: tuple[str, ...], location: Location, scope: tuple[str, ...] = ()) -> None:
-        """Attach the manifest path, source location and enclosing scope (done by the loader)."""
-        object.__setattr__(self, "_binding", Binding(path[-1], location, scope, path))
+    def bind(
+        self,
+        path: tuple[str, ...],
+        location: Location,
+        scope: tuple[str, ...] = (),
+        within: Mapping[tuple[str | int, ...], Location] | None = None,
+    ) -> None:
+        """Attach the manifest path, source location and enclosing scope (done by the loader),
+        and where the values of `located_paths` were written."""
+        binding = Binding(path[-1], location, scope, path, within or {})
+        object.__setattr__(self, "_binding", binding)
+
+    def located_paths(self) -> Iterator[tuple[str | int, ...]]:
+        """Paths of values in this entry that a check after loading may name by their own
+        file:line (a condition checked against the live service); most entries have none."""
+        return iter(())
+
+    def location_of(self, path: tuple[str | int, ...]) -> Location:
+        """Where the value at ``path`` (one of `located_paths`) was written; else the entry."""
+        return self._binding.within.get(path, self._binding.location)
 
     def nested(self) -> list[tuple[str, dict[str, Any]]]:
         """Each field holding nested entries (`child_fields`) with its value, in field order."""
