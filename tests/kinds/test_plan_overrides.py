@@ -93,3 +93,63 @@ def test_a_key_the_api_does_not_override_is_refused_at_load(tmp_path: Path, sand
         "spaces.main.customization.ai: unknown key 'ai': a site space cannot override it: set "
         "it in the site's customization"
     ) in result.output
+
+
+DARK = {"light": "#111111", "dark": "#222222"}
+BANNER = {"enabled": True, "message": "Old docs", "style": "warning"}
+
+
+def site_space_path(sandbox: Path) -> str:
+    [site_space] = live_api(sandbox, "GET", f"{DOCS}/site-spaces")["items"]
+    return f"{DOCS}/site-spaces/{site_space['id']}/customization"
+
+
+def test_clearing_every_override_is_one_delete(tmp_path: Path, sandbox: Path) -> None:
+    set_ = {"styling": {"primaryColor": DARK}, "title": "Guide", "announcement": BANNER}
+    apply(manifests(tmp_path / "m", set_), sandbox)
+    site = live_api(sandbox, "GET", f"{DOCS}/customization")
+    directory = manifests(tmp_path / "n", {"managed": "whole"})
+    plan = plan_json(directory, sandbox)
+    found = change(plan, ADDRESS, "update")
+    cleared = {f["path"]: f["after"] for f in found["fields"]}
+    assert cleared == {
+        "styling.primaryColor": "(the site's value)",
+        "title": "(the site's value)",
+        "announcement": "(the site's value)",
+    }
+    assert calls(found) == [("DELETE", site_space_path(sandbox), None)]
+    apply(directory, sandbox)
+    shown = effective(sandbox)
+    assert shown["styling"]["primaryColor"] == site["styling"]["primaryColor"]
+    assert "announcement" not in shown and "title" not in shown
+    assert_converged(directory, sandbox)
+
+
+def test_a_whole_block_clears_the_others_then_sets_its_own(tmp_path: Path, sandbox: Path) -> None:
+    apply(manifests(tmp_path / "m", {"title": "Guide", "announcement": BANNER}), sandbox)
+    directory = manifests(tmp_path / "n", {"managed": "whole", "title": "Guide"})
+    plan = plan_json(directory, sandbox)
+    found = change(plan, ADDRESS, "update")
+    assert [f["path"] for f in found["fields"]] == ["announcement"]
+    path = site_space_path(sandbox)
+    assert calls(found) == [("DELETE", path, None), ("PATCH", path, {"title": "Guide"})]
+    apply(directory, sandbox)
+    shown = effective(sandbox)
+    assert shown["title"] == "Guide" and "announcement" not in shown
+    assert_converged(directory, sandbox)
+
+
+def test_export_writes_the_overrides_and_plans_no_change(tmp_path: Path, sandbox: Path) -> None:
+    set_ = {"styling": {"primaryColor": DARK, "theme": "bold"}, "announcement": BANNER}
+    apply(manifests(tmp_path / "m", set_), sandbox)
+    exported = tmp_path / "exported"
+    result = run(["export", "org_acme", exported], sandbox)
+    assert result.exit_code == 0, result.output
+    site = next(iter(yaml.safe_load((exported / "sites.yaml").read_text())["sites"].values()))
+    [section] = site["sections"].values()
+    [site_space] = section["spaces"].values()
+    assert site_space["customization"] == {
+        "announcement": BANNER,
+        "styling": {"primaryColor": DARK, "theme": "bold"},
+    }
+    assert_converged(exported, sandbox)

@@ -3,33 +3,58 @@ what that site space shows differently from its site
 (``GET``/``PATCH``/``DELETE .../sites/{siteId}/site-spaces/{siteSpaceId}/customization``).
 
 The block is an override as the API takes it: a field left out is not managed, a value sets
-it, ``null`` clears it (the site's value shows again). The API answers the effective document
-(the site's values where nothing overrides them) and says nothing of which fields are
-overridden, so a value is compared with the effective one, and a null is met when the effective
-value is the site's (overridden with the site's own value or not: it shows the same). Each
-site that has such a site space has its own customization read too (one GET per site and one
-per site space writing the block).
+it, ``null`` clears it (the site's value shows again). With ``managed: whole`` the block is
+every override the site space has: each field it leaves out shows the site's value, and a plan
+that clears any is one ``DELETE`` (which clears them all), then one ``PATCH`` of the written
+fields the site's values do not already give. The API answers the effective document (the
+site's values where nothing overrides them) and says nothing of which fields are overridden, so
+a value is compared with the effective one, and a null is met when the effective value is the
+site's (overridden with the site's own value or not: it shows the same). Each site that has
+such a site space has its own customization read too (one GET per site and one per site space
+writing the block; export reads every site space's). Export writes the fields whose effective
+value differs from the site's: those are overridden.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from docform.answer_fields import need
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.export.model import Exported
+from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.rest import id_in_path, site_prefix
 from docform.kind_framework.settings import SettingsKind
 from docform.kinds.customization_block import has_leaf, value_at
-from docform.site_overrides import override_leaves
+from docform.site_overrides import Override, override_leaves
 
 LEAVES = tuple(override_leaves())
+
+
+MANAGED_DESCRIPTION = (
+    "fields (default): only the fields written are managed; whole: the block is every "
+    "override of the site space, and each field it leaves out shows the site's value"
+)
+
+
+class OverrideBlock(Override):
+    """A site space's ``customization:`` as written (see the module's doc)."""
+
+    managed: Literal["fields", "whole"] = Field("fields", description=MANAGED_DESCRIPTION)
+
+    @property
+    def written(self) -> dict[str, Any]:
+        """The overrides the manifest wrote, as written (nulls included)."""
+        written = self.model_dump(exclude_unset=True, mode="json")
+        written.pop("managed", None)
+        return written
 
 
 class SiteValue:
@@ -69,7 +94,7 @@ class OverrideKind(SettingsKind):
     # The site spaces must be matched before their overrides are read: they are matched once
     # every kind they refer to is (sections, spaces, and what spaces refer to).
     read_after = ("site", "section", "collection", "member", "space", "site_space")
-    cannot_delete = "write null for each field that should show the site's value again"
+    cannot_delete = "write `customization: {managed: whole}` on the site space to clear them all"
 
     def __init__(self, org_id: str) -> None:
         super().__init__(org_id)
@@ -80,7 +105,7 @@ class OverrideKind(SettingsKind):
         spaces = [
             raw
             for raw, desired in reader.managed_with_entries("site_space")
-            if desired is not None and desired.entry.entry.customization is not None
+            if desired is None or desired.entry.entry.customization is not None
         ]
         sites = sorted({raw["_site"] for raw in spaces})
         site_paths = [f"{site_prefix(self.org_id, s)}/customization" for s in sites]
@@ -112,11 +137,11 @@ class OverrideKind(SettingsKind):
                 block = getattr(entry, "customization", None)
                 if entry.kind != "space" or block is None:
                     continue
-                written = block.model_dump(exclude_unset=True, mode="json")
+                written, whole = block.written, block.managed == "whole"
                 fields = {
                     ".".join(leaf): self._wanted(entry.address, written, leaf)
                     for leaf in LEAVES
-                    if has_leaf(written, leaf)
+                    if whole or has_leaf(written, leaf)
                 }
                 found.append(
                     Desired(
@@ -162,16 +187,36 @@ class OverrideKind(SettingsKind):
         changed: dict[str, Any],
         resolve: Resolve,
     ) -> list[Call]:
-        return [Call("PATCH", self._path(observed.raw["_site"], observed.id), nested(changed))]
+        path = self._path(observed.raw["_site"], observed.id)
+        clearing = any(isinstance(value, SiteValue) for value in changed.values())
+        if desired.entry.managed != "whole" or not clearing:
+            return [Call("PATCH", path, nested(changed))]
+        # DELETE clears every override at once (and an announcement, which PATCH cannot).
+        site = observed.raw["site"] or {}
+        again = {
+            name: value
+            for name, value in desired.fields.items()
+            if not isinstance(value, SiteValue) and value != value_at(site, tuple(name.split(".")))
+        }
+        return [Call("DELETE", path), *([Call("PATCH", path, nested(again))] if again else [])]
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
-        # Export reads no site space's overrides (one request per site space, for what the
-        # answers cannot even tell apart from the site's values).
-        return None
-
-
-def _tagged(site_space: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": site_space["id"], "_site": site_space["_site"]}
+        """The fields whose effective value differs from the site's, as a block."""
+        effective, site = raw["effective"], raw["site"] or {}
+        block: dict[str, Any] = {}
+        for leaf in LEAVES:
+            value = value_at(effective, leaf)
+            if value is None or value == value_at(site, leaf):
+                continue  # a null would say "the site's value", which it already is
+            at = block
+            for key in leaf[:-1]:
+                at = at.setdefault(key, {})
+            at[leaf[-1]] = value
+        if not block:
+            return None
+        return Exported("sites", self.name, raw["id"], "", block,
+                        within=LiveRef("site_space", raw["id"]), nested_as="customization",
+                        part=True)  # fmt: skip
 
 
 def nested(fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,9 +23,9 @@ from docform.kind_framework.ordering import Container, arriving, racing_creates,
 from docform.kind_framework.planning import entry_desired, read_per_site, ref, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind, created, id_in_path
 from docform.kind_framework.site_bystanders import site_spaces_showing
+from docform.kinds.override import OverrideBlock
 from docform.model.entry import Entry
 from docform.model.fields import SpaceName
-from docform.site_overrides import Override
 
 
 class SiteSpaceEntry(Entry):
@@ -45,7 +45,7 @@ class SiteSpaceEntry(Entry):
     default: bool | None = Field(
         None, description="The default site space of its section (or of a site without sections)."
     )
-    customization: Override | None = Field(
+    customization: OverrideBlock | None = Field(
         None,
         description="What this site space shows differently from its site: a field left out "
         "is not managed, a value overrides the site's, null shows the site's again.",
