@@ -88,8 +88,16 @@ def test_list_sites_shows_the_seeded_site(api):
         "location": f"https://api.sandbox.test/v1/{SITE}",
         "app": f"https://app.sandbox.test/o/{ORG}/sites/site_docs",
         "preview": f"https://app.sandbox.test/o/{ORG}/sites/site_docs/preview",
-        "published": "https://docs.sandbox.test/site-docs",
     }
+    assert "organization" not in site  # the definition's Site has no such field
+
+
+def test_the_published_url_shows_only_while_published(api):
+    path = f"{SITES}/site_docs"
+    assert api.post(f"{path}/publish").json()["urls"]["published"] == (
+        "https://docs.sandbox.test/site-docs"
+    )
+    assert "published" not in api.post(f"{path}/unpublish").json()["urls"]
 
 
 def test_create_site_has_defaults(api):
@@ -225,6 +233,7 @@ def test_patch_site_changes_fields(api):
         "basename": "new",
         "defaultLevel": "read",
     }
+    api.post(f"{SITE}/publish")
     site = api.patch(SITE, json=body).json()
     assert {k: site[k] for k in body} == body
     assert site["urls"]["published"] == "https://docs.sandbox.test/new"

@@ -80,6 +80,7 @@ def test_publishing_needs_the_admin_role_of_the_sites_organization(api):
 
 
 def test_a_proxy_is_a_host_and_path_and_becomes_the_published_url(api):
+    api.post(f"{SITE}/publish")  # the published URL shows only while published
     site = api.patch(SITE, json={"proxy": "acme.test/docs"}).json()
     assert site["proxy"] == {
         "origin": "https://acme.test/docs",

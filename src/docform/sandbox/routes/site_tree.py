@@ -1,7 +1,7 @@
 """A site's structure, shared by the site and site-structure endpoints: the in-memory tree of
-one site's section groups, sections and site spaces, their renderings and placement next to a
-sibling (see ``sites.py`` for the sandbox's choices, ``site_lists.py`` for lists in structure
-order)."""
+one site's section groups, sections and site spaces, and their renderings (see ``sites.py`` for
+the sandbox's choices, ``site_lists.py`` for lists in structure order, ``structure_placement.py``
+for placing an item next to a sibling)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from docform.sandbox.http import (
     API_BASE,
     APP_BASE,
     PUBLISHED_BASE,
-    ApiError,
     Ctx,
     bad_request,
     new_id,
@@ -35,9 +34,11 @@ LABELS = {
 TOP_KINDS = (GROUP, SECTION, LINK)
 SiteType = Literal["basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium"]
 SiteVisibility = Literal["public", "unlisted", "share-link", "visitor-auth"]
+#: What a Site answer takes from the stored site as it is (the organization is stored, not
+#: answered: the definition's Site has no such field).
 SITE_FIELDS = (
-    "id", "organization", "type", "title", "hostname", "basename", "visibility", "defaultLevel",
-    "createdAt", "gitSync",
+    "id", "type", "title", "hostname", "basename", "visibility", "defaultLevel", "createdAt",
+    "gitSync",
 )  # fmt: skip
 MAX_PATH = 100
 #: The caller's rights on a site: members may view and open it, admins do everything.
@@ -94,8 +95,9 @@ def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
         "location": f"{API_BASE}/orgs/{org_id}/sites/{site_id}",
         "app": f"{APP_BASE}/o/{org_id}/sites/{site_id}",
         "preview": f"{APP_BASE}/o/{org_id}/sites/{site_id}/preview",
-        "published": site_published_url(site),
     }
+    if body["published"]:  # the definition: only while published
+        body["urls"]["published"] = site_published_url(site)
     return body
 
 
@@ -374,90 +376,3 @@ def render_structure(ctx: Ctx, tree: SiteTree) -> dict[str, Any]:
         return {"type": "sections", "structure": items}
     spaces = [render_site_space(ctx, tree, s) for s in tree.spaces_in(None)]
     return {"type": "siteSpaces", "structure": spaces}
-
-
-# -- placement ---------------------------------------------------------------------------------
-
-
-def place(ctx: Ctx, tree: SiteTree, item: Node, side: str, anchor: Node, where: str) -> None:
-    """Move ``item`` right before or after ``anchor``, into the anchor's container.
-
-    ``where`` names the anchor in error messages (``position.before``).
-    """
-    kind, doc = item
-    anchor_kind, anchor_doc = anchor
-    if (kind == SITE_SPACE) != (anchor_kind == SITE_SPACE):
-        allowed = "site spaces" if kind == SITE_SPACE else "sections, groups or external links"
-        article = "an" if LABELS[kind][0] in "aeiou" else "a"
-        raise bad_request(
-            f"{where}.type: {article} {LABELS[kind]} can only be placed next to {allowed}"
-        )
-    if anchor_doc["id"] == doc["id"]:
-        raise bad_request(f"{where}: cannot place a {LABELS[kind]} next to itself")
-    field_name = "section" if kind == SITE_SPACE else "sectionGroup"
-    target = anchor_doc.get(field_name)
-    if target != doc.get(field_name):
-        _check_new_container(tree, item, target, where)
-    set_container(ctx, kind, doc, target)
-    if kind == SITE_SPACE:
-        nodes: list[Node] = [(SITE_SPACE, s) for s in tree.spaces_in(target)]
-    else:
-        nodes = tree.children(target)
-    siblings = [(k, d["id"]) for k, d in nodes if (k, d["id"]) != (kind, doc["id"])]
-    rank = _rank_beside(ctx, tree, siblings, side, (anchor_kind, anchor_doc["id"]))
-    ctx.store.set_rank(kind, doc["id"], rank)
-    tree.ranks[(kind, doc["id"])] = rank
-
-
-def _check_new_container(tree: SiteTree, item: Node, target: str | None, where: str) -> None:
-    kind, doc = item
-    if kind == SITE_SPACE:
-        taken = {s["path"] for s in tree.spaces_in(target)}
-        if doc["path"] in taken:
-            raise ApiError(409, f"path: '{doc['path']}' is already used in the target section")
-    elif kind == GROUP:
-        ancestor = target
-        while ancestor is not None:
-            if ancestor == doc["id"]:
-                raise bad_request(
-                    f"{where}: cannot place section group '{doc['id']}' inside itself"
-                )
-            ancestor = tree.groups[ancestor].get("sectionGroup")
-
-
-def _rank_beside(
-    ctx: Ctx, tree: SiteTree, siblings: list[tuple[str, str]], side: str, anchor: tuple[str, str]
-) -> float:
-    """A rank right before or after ``anchor`` among ``siblings`` (renumbered when too close)."""
-    ranks = [tree.ranks[s] for s in siblings]
-    at = siblings.index(anchor)
-    if side == "before":
-        high = ranks[at]
-        low = ranks[at - 1] if at > 0 else high - 1
-    else:
-        low = ranks[at]
-        high = ranks[at + 1] if at + 1 < len(ranks) else low + 1
-    middle = (low + high) / 2
-    if low < middle < high:
-        return middle
-    # Repeated bisection exhausted the float precision between two neighbours: space them out.
-    for position, (kind, item_id) in enumerate(siblings):
-        ctx.store.set_rank(kind, item_id, float(position))
-        tree.ranks[(kind, item_id)] = float(position)
-    return _rank_beside(ctx, tree, siblings, side, anchor)
-
-
-def position_side(before: Any, after: Any) -> str:
-    """Which side of ``position`` is given: exactly one of ``before`` and ``after``."""
-    if before is not None and after is not None:
-        raise bad_request("position: give either before or after, not both")
-    if before is None and after is None:
-        raise bad_request("position: give before or after")
-    return "before" if before is not None else "after"
-
-
-def anchor_node(tree: SiteTree, kind: str, anchor_id: str, where: str) -> Node:
-    doc = tree.lookup(kind, anchor_id)
-    if doc is None:
-        raise bad_request(f"{where}: no {LABELS[kind]} '{anchor_id}' in this site")
-    return kind, doc

@@ -93,10 +93,7 @@ from docform.sandbox.routes.site_tree import (
     SiteType,
     SiteVisibility,
     add_site_space,
-    anchor_node,
     load_tree,
-    place,
-    position_side,
     render_node,
     render_site,
     render_structure,
@@ -105,6 +102,7 @@ from docform.sandbox.routes.site_tree import (
     space_for,
     unique_path,
 )
+from docform.sandbox.routes.structure_placement import anchor_node, place, position_side
 from docform.sandbox.seed import SeedSite, site_document
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
@@ -118,7 +116,6 @@ OBJECTS: dict[str, Schema] = {
         {
             "object": const("site"),
             "id": ID,
-            "organization": ID,
             "type": STRING,
             "appliedType": STRING,
             "title": STRING,

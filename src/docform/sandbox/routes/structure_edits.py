@@ -12,10 +12,8 @@ from docform.sandbox.routes.site_tree import (
     SECTION,
     SITE_SPACE,
     SiteTree,
-    anchor_node,
-    place,
-    position_side,
 )
+from docform.sandbox.routes.structure_placement import anchor_node, place, position_side
 
 
 def found(tree: SiteTree, kind: str, item_id: str) -> dict[str, Any]:
