@@ -15,15 +15,13 @@ import copy
 import json
 import re
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
@@ -34,7 +32,7 @@ from docform.api.shapes import misfit
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
 from docform.workflow.connect import KIND_SHAPES
-from planning import FIXTURES, apply, seeded_sandbox
+from planning import FIXTURES, apply, seeded_sandbox, served_app
 
 TOKEN = "tok_bad_answers_admin_0123"
 ORG_PATH = "/v1/orgs/org_acme"
@@ -82,10 +80,18 @@ class Spoiler:
         await send({"type": "http.response.body", "body": body})
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+@contextmanager
+def spoiled_service(sandbox: Path, token: str) -> Iterator[tuple[str, Spoiler]]:
+    """The sandbox over the file ``sandbox`` behind uvicorn, ``token`` its admin, its answers
+    passed through a `Spoiler` the test arms: yields the root URL and the spoiler."""
+    store = Store(sandbox)
+    spoiler = Spoiler()
+    app = spoiler.wrap(create_app(store, SandboxConfig(admin_tokens=(token,))))
+    try:
+        with served_app(app) as root:
+            yield root, spoiler
+    finally:
+        store.close()
 
 
 @pytest.fixture(scope="module")
@@ -96,25 +102,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Spoi
     # A copy: apply writes docform.lock beside the manifests it applies.
     shutil.copytree(FIXTURES / "basic", directory / "manifests")
     apply(directory / "manifests", sandbox)
-    store = Store(sandbox)
-    spoiler = Spoiler()
-    app = spoiler.wrap(create_app(store, SandboxConfig(admin_tokens=(TOKEN,))))
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert server.started, "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{port}", spoiler
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        store.close()
+    with spoiled_service(sandbox, TOKEN) as spoiled:
+        yield spoiled
 
 
 def plan(

@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from test_api_bad_answers import Spoiler, edit_json
+from test_api_bad_answers import Spoiler, edit_json, spoiled_service
 
 from docform.cli import cli
-from docform.sandbox import SandboxConfig, Store, create_app
-from planning import served_app, write_manifests
+from planning import write_manifests
 
 TOKEN = "tok_create_answers_admin_0123"
 MANIFESTS = """\
@@ -28,14 +27,8 @@ collections:
 
 @pytest.fixture
 def spoiled(sandbox: Path) -> Iterator[tuple[str, Spoiler]]:
-    store = Store(sandbox)
-    spoiler = Spoiler()
-    app = spoiler.wrap(create_app(store, SandboxConfig(admin_tokens=(TOKEN,))))
-    try:
-        with served_app(app) as root:
-            yield root, spoiler
-    finally:
-        store.close()
+    with spoiled_service(sandbox, TOKEN) as served:
+        yield served
 
 
 @pytest.mark.parametrize("bad_id", [None, "", "..", 42, "a/b"], ids=repr)

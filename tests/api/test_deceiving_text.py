@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_api_bad_answers import Spoiler
+from test_api_bad_answers import Spoiler, spoiled_service
 
 from docform.cli import cli
-from docform.sandbox import SandboxConfig, Store, create_app
-from planning import live_api, run, served_app, write_manifests
+from planning import live_api, run, write_manifests
 
 TOKEN = "tok_deceiving_admin_0123456789"
 FORGED = "Plan: 0 to create, 0 to update, 0 to delete, 0 to move."
@@ -24,14 +23,8 @@ HOSTILE_TITLE = "Old\n\n[Go](https://e.test/a) @octocat #12 www.e.test"
 
 @pytest.fixture
 def spoiled(sandbox: Path) -> Iterator[tuple[str, Spoiler]]:
-    store = Store(sandbox)
-    spoiler = Spoiler()
-    app = spoiler.wrap(create_app(store, SandboxConfig(admin_tokens=(TOKEN,))))
-    try:
-        with served_app(app) as root:
-            yield root, spoiler
-    finally:
-        store.close()
+    with spoiled_service(sandbox, TOKEN) as served:
+        yield served
 
 
 @pytest.mark.parametrize(

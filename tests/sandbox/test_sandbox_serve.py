@@ -7,8 +7,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -17,54 +15,15 @@ import pytest
 from conftest import ORG, SEED_FILE
 from docform.api import ApiStatusError
 from docform.workflow.connect import Client
+from planning import SERVE_TOKEN, served_sandbox
 
 pytestmark = pytest.mark.anyio
-SERVE_TOKEN = "tok_serve_admin_5a4b3c2d1e"
 WRONG_TOKEN = "tok_not_known_1a2b3c4d5e"
 STARTUP_SECONDS = 60.0  # starting Python and docform alone can take seconds on a loaded machine
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def served(data: Path, *options: str) -> Iterator[str]:
-    """A ``docform sandbox serve`` process with ``options`` on a free loopback port; yields
-    its root URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", str(port)]
-    command += ["--data", str(data), "--token", SERVE_TOKEN, "--seed", str(SEED_FILE), *options]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    root = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_answering(root, process)
-        yield root
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stdout:
-            process.stdout.close()
-
-
-def wait_until_answering(root: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            output = process.stdout.read().decode() if process.stdout else ""
-            pytest.fail(f"sandbox serve exited with {process.returncode}: {output}")
-        try:
-            httpx.get(f"{root}/_sandbox/stats", timeout=1.0)
-            return
-        except httpx.TransportError:
-            time.sleep(0.05)
-    pytest.fail(f"sandbox serve did not answer at {root} within {STARTUP_SECONDS} s")
-
-
 async def test_served_sandbox_lists_organizations(tmp_path: Path) -> None:
-    with served(tmp_path / "served.sqlite", "--rate-limit", "50") as root:
+    with served_sandbox(tmp_path / "served.sqlite", "--rate-limit", "50") as (root, _):
         async with Client(root, SERVE_TOKEN) as api:
             orgs = await api.list_all("/orgs")
         limited = httpx.get(f"{root}/v1/orgs", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
@@ -75,17 +34,17 @@ async def test_served_sandbox_lists_organizations(tmp_path: Path) -> None:
 
 async def test_served_sandbox_keeps_changes_across_restarts(tmp_path: Path) -> None:
     data = tmp_path / "served.sqlite"
-    with served(data) as root:
+    with served_sandbox(data) as (root, _):
         async with Client(root, SERVE_TOKEN) as api:
             await api.patch(f"/orgs/{ORG}", {"title": "Acme Renamed"})
-    with served(data) as root:
+    with served_sandbox(data) as (root, _):
         async with Client(root, SERVE_TOKEN) as api:
             org = await api.get(f"/orgs/{ORG}")
     assert org["title"] == "Acme Renamed"
 
 
 async def test_served_sandbox_refuses_a_wrong_token(tmp_path: Path) -> None:
-    with served(tmp_path / "served.sqlite") as root:
+    with served_sandbox(tmp_path / "served.sqlite") as (root, _):
         async with Client(root, WRONG_TOKEN) as api:
             with pytest.raises(ApiStatusError) as caught:
                 await api.get("/orgs")
@@ -149,7 +108,7 @@ def test_verbose_serve_prints_a_line_per_request(tmp_path: Path) -> None:
 
 def test_a_request_addressed_to_another_host_is_refused_on_loopback(tmp_path: Path) -> None:
     """DNS rebinding: a page whose name now resolves to 127.0.0.1 still sends its own Host."""
-    with served(tmp_path / "served.sqlite") as root:
+    with served_sandbox(tmp_path / "served.sqlite") as (root, _):
         auth = {"Authorization": f"Bearer {SERVE_TOKEN}"}
         rebound = httpx.get(f"{root}/v1/orgs/org_acme", headers={**auth, "Host": "evil.test"})
         for host in ("127.0.0.1", "localhost", "[::1]"):
@@ -164,7 +123,7 @@ def test_a_connection_that_sends_its_headers_too_slowly_is_closed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DOCFORM_SANDBOX_HEADER_SECONDS", "1")
-    with served(tmp_path / "served.sqlite") as root:
+    with served_sandbox(tmp_path / "served.sqlite") as (root, _):
         host, port = root.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port)), timeout=10) as slow:
             slow.sendall(b"GET /v1/orgs/org_acme HTTP/1.1\r\nHost: 127.0.0.1\r\n")
