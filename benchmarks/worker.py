@@ -39,7 +39,8 @@ from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.render import render_text
 from docform.workflow.connect import Client
-from docform.workflow.run import check_safety, load_and_plan, make_plan, recover_by_planning
+from docform.workflow.run import load_and_plan, make_plan, recover_by_planning
+from docform.workflow.safety import check_safety
 from docform.workflow.saved import secret_resolver
 
 TEAM_MEMBERS = re.compile(r"^/v1/orgs/[^/]+/teams/[^/]+/members$")

@@ -26,7 +26,7 @@ from docform.cli.output import output, output_options
 from docform.errors import DocformError
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
-    from docform.workflow.run import RailOptions
+    from docform.workflow.safety import RailOptions
 
 
 @cli.command()
@@ -114,7 +114,7 @@ def apply(
     (commit it): a later rename or move of an entry then keeps its object.
     """
     from docform.render import render_text
-    from docform.workflow.run import assess_rails, check_safety
+    from docform.workflow.safety import assess_rails, check_safety
 
     sets = manifest_sets(source) if source.is_dir() else []
     if len(sets) > 1:

@@ -32,7 +32,7 @@ from docform.manifest.discover import ManifestDir
 from docform.workflow.sets import SetOutcome
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
-    from docform.workflow.run import RailOptions
+    from docform.workflow.safety import RailOptions
 
 SAVED_PLAN_REFUSED = (
     "{option} takes one organization's plan, and {directory} holds {count} manifest sets; "
@@ -207,7 +207,7 @@ def planned_sets(
     (``policies_on_live``: see `assess_rails`)."""
     import asyncio
 
-    from docform.workflow.run import assess_rails
+    from docform.workflow.safety import assess_rails
     from docform.workflow.sets import load_sets, plan_sets
 
     outcomes = load_sets(sets)
@@ -253,7 +253,7 @@ def _plan_code(outcome: SetOutcome, detailed_exitcode: bool) -> int:
 
 
 def _check_rails(outcome: SetOutcome, rails: RailOptions) -> None:
-    from docform.workflow.run import check_safety
+    from docform.workflow.safety import check_safety
 
     manifests, plan = outcome.planned()
     try:

@@ -31,7 +31,7 @@ from docform.lookalikes import escape_for_terminal
 from docform.manifest import ManifestSet
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
-    from docform.workflow.run import RailOptions
+    from docform.workflow.safety import RailOptions
 
 
 @cli.command()
@@ -159,7 +159,7 @@ def plan(
     """
     from docform.engine.targets import narrow_plan
     from docform.workflow.repository import head_commit
-    from docform.workflow.run import assess_rails
+    from docform.workflow.safety import assess_rails
     from docform.workflow.saved import save_plan
     from docform.workflow.sets import detailed_exit_code
 
