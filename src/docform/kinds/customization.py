@@ -17,6 +17,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.answer_fields import need
+from docform.customization_stored import (
+    DEFAULTS,
+    as_stored,
+    defaults,
+    laid_over,
+    stored_fields,
+    stored_page_actions,
+)
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -34,14 +42,6 @@ from docform.kinds.customization_block import (
     leaf_name,
     value_at,
     with_fields,
-)
-from docform.site_customization import (
-    DEFAULTS,
-    as_stored,
-    defaults,
-    laid_over,
-    stored_fields,
-    stored_page_actions,
 )
 
 PAGE_ACTIONS = "pageActions.items"

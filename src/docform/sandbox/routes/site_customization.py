@@ -9,7 +9,7 @@ Choices where the API documents are silent:
 
 - Reading needs membership of the organization; a PUT needs its admin role.
 - A site never customized answers the sandbox's default document (`DEFAULTS` of
-  `docform.site_customization`) without ``updatedAt``; a PUT sets ``updatedAt``.
+  `docform.customization_stored`) without ``updatedAt``; a PUT sets ``updatedAt``.
 - Nothing is masked (``unmasked`` is accepted and changes nothing); ``updatedAt`` or any other
   unknown key in a PUT body is a 400.
 """
@@ -20,10 +20,11 @@ from typing import Any
 
 from pydantic import ConfigDict
 
+from docform.customization_stored import as_stored, defaults
 from docform.sandbox.answer_schema import ref
 from docform.sandbox.http import Body, Ctx, endpoint, timestamp
 from docform.sandbox.routes.site_tree import site_of
-from docform.site_customization import Customization, as_stored, defaults, document_schema
+from docform.site_customization import Customization, document_schema
 
 PATH = "/orgs/{organizationId}/sites/{siteId}/customization"
 

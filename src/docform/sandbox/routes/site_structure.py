@@ -1,9 +1,9 @@
 """Site structure: section groups, sections and site spaces of one site
 (``/orgs/{organizationId}/sites/{siteId}/section-groups|sections|site-spaces``).
 
-The tree, renderings and placement live in ``site_tree.py``, structure-ordered lists in
-``site_lists.py``, the site-space endpoints in ``site_spaces.py`` and what they all share in
-``structure_edits.py``. The choices below hold for all of them.
+The tree and renderings live in ``site_tree.py`` (placement in ``structure_placement.py``),
+structure-ordered lists in ``site_lists.py``, the site-space endpoints in ``site_spaces.py``
+and what they all share in ``structure_edits.py``. The choices below hold for all of them.
 
 Choices where the API documents are silent:
 

@@ -2,7 +2,8 @@
 structure tree (``GET .../structure``) and its ordering (``PATCH .../structure/sort``).
 
 The structure endpoints themselves are in ``site_structure.py`` and ``site_spaces.py``; the
-in-memory tree of one site, its renderings and placement are in ``site_tree.py``.
+in-memory tree of one site and its renderings are in ``site_tree.py``, placement in
+``structure_placement.py``.
 
 Choices where the API documents are silent:
 
