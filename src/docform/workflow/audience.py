@@ -99,8 +99,9 @@ def audience_notes(read: int, differences: Sequence[str]) -> list[str]:
         )
     head = (
         f"audience differs from the plan's prediction ({len(differences)} difference"
-        f"{'s' * (len(differences) != 1)}); docform's model of who reaches what (README, "
-        '"Audience") missed a source the service counts:'
+        f"{'s' * (len(differences) != 1)}); docform's model of who reaches what "
+        '(docs/identity-and-planning.md, "Audience") missed a source the service counts, such '
+        "as the grants of an object whose entry leaves access: out (not read, so not counted):"
     )
     return [head, *(f"  {line}" for line in differences)]
 
