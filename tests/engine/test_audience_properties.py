@@ -1,13 +1,16 @@
 """Property: whatever the roles, teams, grants, containment and default levels, the audience a
-plan predicts is the one the service's aggregate lists show once it is applied.
+plan predicts is the one the service's aggregate lists show once it is applied, and whatever
+the site's visibility, share links, visitor sign-in and the link invites, the ways in it
+predicts are those their own routes read back.
 
 Hypothesis draws two states of an organization: the members' roles, a team, collections (one
 maybe nested in the other), spaces in them or not, each with a default level (a role, guest,
-inherit or left as created) and maybe a grant to the team or to a person. docform applies the
-first state and then the second, through the CLI against the sandbox; every apply reads the
-aggregate list of each object whose audience it changed and `planning.apply` fails on any
-difference from the prediction. The default run draws a few examples; ``DOCFORM_FUZZ_EXAMPLES``
-draws more.
+inherit or left as created) and maybe a grant to the team or to a person; the site's
+visibility, share links and visitor sign-in; link invites to the organization or a space.
+docform applies the first state and then the second, through the CLI against the sandbox;
+every apply reads the aggregate list of each object whose audience it changed, and the objects
+that open the ways in it changed, and `planning.apply` fails on any difference from the
+prediction. The default run draws a few examples; ``DOCFORM_FUZZ_EXAMPLES`` draws more.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from planning import apply, seeded_sandbox, write_manifests
 ROLES = ("admin", "create", "review", "edit", "comment", "read")
 LEVELS = st.sampled_from((*ROLES, "guest", "inherit", None))
 PEOPLE = ("erin@acme.test", "bob@acme.test")
+VISIBILITIES = ("public", "unlisted", "share-link", "visitor-auth")
 
 
 @st.composite
@@ -53,6 +57,8 @@ def organizations(draw: st.DrawFn) -> dict[str, Any]:
                 lambda level: level not in (None, "inherit")))}}  # fmt: skip
     team = draw(st.lists(st.sampled_from(PEOPLE), unique=True))
     return {
+        "sites": {"docs": draw(sites())},
+        "linkInvites": draw(invites()),
         "organization": {"id": "org_acme"},
         "members": {
             "alice@acme.test": "admin",
@@ -62,6 +68,28 @@ def organizations(draw: st.DrawFn) -> dict[str, Any]:
         "collections": collections,
         "spaces": spaces,
     }
+
+
+@st.composite
+def invites(draw: st.DrawFn) -> dict[str, Any]:
+    """None, or one to join the organization, or one to a space, or both, by role or level."""
+    drawn: dict[str, Any] = {}
+    if draw(st.booleans()):
+        drawn["join"] = {"role": draw(st.sampled_from(("read", "edit")))}
+    if draw(st.booleans()):
+        drawn["guests"] = {"level": draw(st.sampled_from(("comment", "guest"))), "space": "s0"}
+    return drawn
+
+
+@st.composite
+def sites(draw: st.DrawFn) -> dict[str, Any]:
+    """The seeded site, with a visibility, share links active or not, and visitor sign-in."""
+    site: dict[str, Any] = {"id": "site_docs", "visibility": draw(st.sampled_from(VISIBILITIES))}
+    links = draw(st.lists(st.sampled_from(("press", "partners")), unique=True))
+    site["shareLinks"] = {name: {"active": draw(st.booleans())} for name in links}
+    if site["visibility"] == "visitor-auth" or draw(st.booleans()):
+        site["visitorAuth"] = {"backend": "custom", "fallbackURL": "https://id.acme.test/"}
+    return site
 
 
 @settings(
