@@ -85,8 +85,7 @@ def test_an_integration_token_plans_what_it_may_and_says_what_not(
     )
     assert "the service refused it the sites for the same reason" in reasons["integration"]
     assert reasons["integration_target"] == (
-        "integration.chat.spaces.handbook (create): not planned: each needs a change that only "
-        "a user's token may make; plan and apply with a user's token to make them"
+        "integration installations on spaces and sites: refer to site, not read"
     )
     assert "GET /orgs/org_acme/sites failed: 401" in reasons["site"]
     assert reasons["git_sync"] == "Git Sync installations: read after site, not read"
@@ -158,3 +157,23 @@ def test_link_invites_are_not_planned_with_an_integration_token(
     reasons = {item["kind"]: item["reason"] for item in plan["not_planned"]}
     assert "GET /orgs/org_acme/link-invites failed: 401" in reasons["link_invite"]
     assert "takes this call from a user's API token only" in reasons["link_invite"]
+
+
+def test_what_refers_to_unread_sites_is_neither_deleted_nor_made_again(
+    mixed: Path, manifests: Path
+) -> None:
+    """An integration installed on a site, the site pinned by id: with a token that may not
+    read the sites, the installation on the site can be told from no other, so it is neither
+    deleted (prune is on) nor made again, and the pinned id fails nothing."""
+    sites = {"docs": {"id": "site_docs", "title": "Acme Docs"}}
+    on_both = {"integration": "segment", "spaces": {"handbook": {}}, "sites": {"docs": {}}}
+    write(manifests, {"analytics": on_both}, sites=sites)
+    apply(manifests, mixed)
+    plan = plan_with(manifests, mixed, INTEGRATION_TOKEN)
+    assert actions(plan) == []
+    reasons = {item["kind"]: item["reason"] for item in plan["not_planned"]}
+    assert reasons["integration_target"] == (
+        "integration installations on spaces and sites: refer to site, not read"
+    )
+    assert reasons["organization"] == "organizations: refer to site, not read"
+    assert not [u for u in plan["unmanaged"] if u["kind"] == "integration_target"]

@@ -39,13 +39,16 @@ def plan_from_matcher(
     """The changes that make ``live`` match ``manifests``, in an order safe to apply, once
     ``matcher`` has matched every kind of ``live``; ``user_only`` tells the calls the service
     takes from a user's token only (`docform.engine.token_kinds`)."""
-    matchings = matcher.matchings()
+    unread = unread_with_referrers(matcher.order, live.unreadable)
+    matchings = matcher.matchings(unread)
     index = matcher.index
     settings = manifests.settings
     ignore = IgnoreRules(settings.ignore, settings.ignore_locations)
     plan = Plan(organization=organization, ignored=ignore.set_aside(matchings, _same_field))
     deletes: list[Change] = []
     for kind, matching in matchings:
+        if kind.name in unread:
+            continue
         plan.notes += kind.set_aside(matching)
         plan.changes.extend(_kind_changes(kind, matching, index))
         plan.changes.extend(kind.order_changes(matching.desired, live.of(kind.name), index))
@@ -60,8 +63,7 @@ def plan_from_matcher(
         )
         if kind.locked:
             plan.identities.update(_identities(kind, matching))
-        if kind.name not in live.unreadable:
-            plan.notes += matching.notes
+        plan.notes += matching.notes
     plan.fingerprints = matcher.fingerprints(matchings)
     plan.addresses = _known_addresses(matchings)
     plan.warnings = _ignore_warnings(ignore, matchings, plan)
@@ -71,7 +73,7 @@ def plan_from_matcher(
     link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
-    _drop_unread(plan, live.unreadable)
+    _drop_unread(plan, unread)
     set_aside_user_only(plan, live.refused_kind, user_only)
     _name_changes(plan.changes, matchings)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
@@ -98,6 +100,19 @@ def _audience(plan: Plan, matchings: Sequence[tuple[Kind, Matching]]) -> None:
         [f for _, old, _ in per_kind for f in old], [f for _, _, new in per_kind for f in new]
     )
     plan.doors = door_check(per_kind)
+
+
+def unread_with_referrers(order: Sequence[Kind], unreadable: Mapping[str, str]) -> dict[str, str]:
+    """The kinds not read, with why, and the kinds that refer to one of them (in ``order``,
+    reference order, so transitively): a live object of such a kind names one that was not
+    read, so it cannot be told apart from a manifest entry's, nor kept or deleted safely."""
+    unread = dict(unreadable)
+    for kind in order:
+        blocked = [r for r in kind.references if r != kind.name and r in unread]
+        if blocked and kind.name not in unread:
+            plural = kind.plural or kind.name + "s"
+            unread[kind.name] = f"{plural}: refer to {', '.join(blocked)}, not read"
+    return unread
 
 
 def _drop_unread(plan: Plan, unreadable: Mapping[str, str]) -> None:

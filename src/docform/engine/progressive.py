@@ -13,7 +13,7 @@ read before then are matched when `take_manifests` hands them over.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from docform.engine.fingerprints import Fingerprints
@@ -121,12 +121,15 @@ class ProgressiveMatcher:
             self._entries[kind] = {p.desired.address: p.desired for p in pairs}
         return self._entries[kind].get(found.address)
 
-    def matchings(self) -> list[tuple[Kind, Matching]]:
-        """Every kind's matching in reference order; raises `MatchError` with every problem."""
+    def matchings(self, unread: Collection[str] = ()) -> list[tuple[Kind, Matching]]:
+        """Every kind's matching in reference order; raises `MatchError` with every problem but
+        those of the kinds ``unread`` (the token may not read them: their live objects are
+        unknown, so an id pinned in the manifests that matches none of them says nothing)."""
         missing = [kind.name for kind in self.order if kind.name not in self._matched]
         if missing:
             raise RuntimeError(f"kinds never read or never matched: {', '.join(missing)}")
-        problems = [p for kind in self.order for p in self._problems[kind.name]]
+        known = [kind for kind in self.order if kind.name not in unread]
+        problems = [p for kind in known for p in self._problems[kind.name]]
         if problems:
             raise MatchError(problems)
         return [(kind, self._matched[kind.name]) for kind in self.order]
