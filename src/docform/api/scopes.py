@@ -98,7 +98,8 @@ _PLACEHOLDER = re.compile(r"\$\{[^}]+\}")
 def need_of(method: str, route: str) -> RouteNeed:
     """What the service accepts for ``METHOD route`` (a path, or a route with ``{id}``s or a
     plan's ``${...}`` placeholders)."""
-    path = _PLACEHOLDER.sub("{id}", route.split("?", 1)[0])
+    # Placeholders first: a query's "?" is the first one outside them.
+    path = _PLACEHOLDER.sub("{id}", route).split("?", 1)[0]
     for methods, pattern, need in ROUTES:
         if method in methods and pattern.match(path):
             return need
