@@ -154,11 +154,14 @@ def _delete_space(org: dict[str, Any], rng: random.Random, gone: str | None = No
 
 def _unmanage_site(org: dict[str, Any], rng: random.Random) -> None:
     org["sites"].pop("extra", None)
+    # A basename the unmanaged site keeps is taken by no other (the plan refuses that).
+    org["sites"]["docs"]["basename"] = "docs"
 
 
 def _delete_space_of_unmanaged_site(org: dict[str, Any], rng: random.Random) -> None:
     """The issue's first case: a site leaves the manifests with a space it shows."""
-    extra = org["sites"].pop("extra", None)
+    extra = org["sites"].get("extra")
+    _unmanage_site(org, rng)
     if extra is not None:
         _delete_space(org, rng, rng.choice([v["space"] for v in extra["spaces"].values()]))
 

@@ -21,6 +21,7 @@ from typing import Any
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed
 from docform.engine.match import Matching, unmatched_address
 from docform.engine.plan import Change, FieldChange
+from docform.errors import DocformError
 
 TAKING = ("create", "update")
 
@@ -83,6 +84,8 @@ class _LiveValues:
         self.pairs: dict[str, tuple[Observed, Desired]] = {}
         self.scopes: dict[str, Hashable] = {}
         self.holders: dict[tuple[Hashable, str, Any], str] = {}
+        self.titles: dict[str, str] = {}
+        self.locations = {d.address: d.location for d in matching.desired}
         for pair in matching.pairs:
             address = pair.desired.address
             self.pairs[address] = (pair.observed, pair.desired)
@@ -93,6 +96,7 @@ class _LiveValues:
             self.scopes[desired.address] = desired.key[:-1]
 
     def _hold(self, address: str, obs: Observed) -> None:
+        self.titles[address] = obs.title
         scope = obs.key[:-1]
         self.scopes[address] = scope
         for name in self.kind.unique_fields:
@@ -112,10 +116,24 @@ class _LiveValues:
         holder = self.holders.get((scope, name, value))
         if holder is None or holder == change.address:
             return None
-        freer = by_key.get(f"{holder}#delete") or by_key.get(f"{holder}#update")
+        freers = (by_key.get(f"{holder}#{action}") for action in ("delete", "move", "update"))
+        freer = next((c for c in freers if c is not None), None)
         if freer is None or (freer.action == "update" and name not in (freer.after or {})):
-            return None  # the holder keeps it: the manifests ask for a value in use
+            raise self._kept(change, holder, name, value)
         return Handover(change.key, holder, freer.key, name, value)
+
+    def _kept(self, change: Change, holder: str, name: str, value: Any) -> DocformError:
+        """The error of a change taking a unique value that its holder keeps: the API would
+        refuse it (409) half way through the apply."""
+        where = self.locations.get(change.address, change.address)
+        title = self.titles.get(holder)
+        named = f"{holder} ({title})" if title and not holder.endswith(title) else holder
+        kept = "which no manifest manages" if "~" in holder else "whose entry keeps it"
+        return DocformError(
+            f"{where}: {change.address}: {name}: {json.dumps(value)} is held by {named}, {kept} "
+            f"and the plan keeps: the API would refuse it (409); write another {name}, or free "
+            "it there first"
+        )
 
     def values_in(self, scope: Hashable, name: str) -> set[Any]:
         return {v for (s, n, v) in self.holders if s == scope and n == name}
