@@ -190,7 +190,7 @@ def replacement_lines(change: Change) -> list[str]:
     return [f"replaced by {replacement['create']}"]
 
 
-def takes_lines(change: Any) -> list[str]:
+def takes_lines(change: Change) -> list[str]:
     """What a delete takes with it, one object a line: ``takes site.help.space.~ss_1 (help):
     deleted with it`` (unmanaged objects marked so)."""
     lines = []

@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from docform.engine.kind import Kind
 from docform.engine.plan import Plan
 from docform.export.document import resolve_entry
 from docform.export.model import LiveRef
 
 
 def part_value(
-    kind: Any, plan: Plan, holder: str, key: str, names: Mapping[LiveRef, str]
+    kind: Kind, plan: Plan, holder: str, key: str, names: Mapping[LiveRef, str]
 ) -> tuple[dict[str, Any] | None, str]:
     """The value of ``key`` (``access``) for the entry at address ``holder`` as the live
     objects of ``kind`` inside it are, or None and why it cannot be written."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -172,7 +172,7 @@ def _field(doc: dict[str, Any]) -> FieldChange:
     )
 
 
-def secret_resolver(manifests: ManifestSet) -> Any:
+def secret_resolver(manifests: ManifestSet) -> Callable[[str], str]:
     """Reads ``{"$secret": "saml.okta.certificate"}`` values from the manifests."""
     entries = {entry.address: entry for entry in manifests.entries()}
 
