@@ -16,13 +16,14 @@ admin token.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from functools import cache
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Match
+from starlette.routing import Match, Route
 
-from docform.sandbox.http import ApiError, Caller, as_route, read_json_body
+from docform.sandbox.http import ApiError, Caller, Endpoint, as_route, read_json_body
 from docform.sandbox.routes import ENDPOINTS
 
 _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -30,7 +31,7 @@ _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 def ui_change(sandbox: Any) -> Callable[[Request], Awaitable[Response]]:
     """The handler of ``POST /_sandbox/ui`` for ``sandbox`` (a `docform.sandbox.app.Sandbox`)."""
-    routes = [(ep, as_route(ep, sandbox.handle)) for ep in ENDPOINTS]
+    routes = _matchers()
 
     async def change(request: Request) -> Response:
         try:
@@ -53,6 +54,17 @@ def ui_change(sandbox: Any) -> Callable[[Request], Awaitable[Response]]:
             return exc.response()
 
     return change
+
+
+@cache
+def _matchers() -> tuple[tuple[Endpoint, Route], ...]:
+    """Each endpoint with a route that only matches paths (the change runs through
+    ``sandbox.run``): built once, for every sandbox of the process."""
+    return tuple((ep, as_route(ep, _never_called)) for ep in ENDPOINTS)
+
+
+async def _never_called(ep: Endpoint, request: Request) -> Response:
+    raise AssertionError(f"{ep.method} {ep.path}: a UI change runs through sandbox.run")
 
 
 def _user(store: Any, who: Any) -> str:
