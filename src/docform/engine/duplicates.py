@@ -119,11 +119,17 @@ class CreateGuard:
             return keep
         # Without a creation time, the lowest id is kept by whoever sees both; the other
         # creator may not have (it read before this one existed): then its object stays.
+        # A lower twin seen while waiting is kept by its own creator, so this one gives way
+        # at once: two holders waiting on each other must not both give way to the other.
         for wait in self.yield_waits:
             await asyncio.sleep(wait)
             twins = await self._twins(kind, desired, self._fresh(kind).moment(), mine.id)
-            if all(o.id == mine.id for o in twins if o.key == mine.key):
+            peers = [o for o in twins if o.key == mine.key]
+            if all(o.id == mine.id for o in peers):
                 return mine
+            lowest = min(peers, key=order)
+            if lowest.id != mine.id:
+                return lowest
         others = [o for o in twins if o.id != mine.id and o.key == mine.key]
         return min(others, key=order) if others else mine
 
