@@ -26,6 +26,7 @@ The default run draws a few examples; ``DOCFORM_FUZZ_EXAMPLES`` draws more.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import random
 import tempfile
@@ -205,7 +206,11 @@ def _hand_over_section_path(org: dict[str, Any], rng: random.Random) -> None:
     if len(sections) < 2:
         return
     taker, giver = rng.sample(sections, 2)
-    taker["path"], giver["path"] = giver["path"], giver["path"] + "-v1"
+    taken = {section["path"] for section in sections}
+    freed = next(
+        f"{giver['path']}-v{n}" for n in itertools.count(1) if f"{giver['path']}-v{n}" not in taken
+    )
+    taker["path"], giver["path"] = giver["path"], freed
 
 
 def _swap_section_paths(org: dict[str, Any], rng: random.Random) -> None:
@@ -350,6 +355,11 @@ def check_identities(plan: dict[str, Any], locked: dict[str, str], now: dict[str
 @example(seed=2, edits=["delete-team"], keep_lock=True)
 @example(seed=3, edits=["delete-site", "delete-space"], keep_lock=False)
 @example(seed=4, edits=["swap-site-basenames", "rename-and-move-space"], keep_lock=False)
+@example(
+    seed=394,
+    edits=["delete-space-of-unmanaged-site", "hand-over-section-path", "hand-over-section-path"],
+    keep_lock=False,
+)
 @given(
     seed=st.integers(0, 2**32 - 1),
     edits=st.lists(st.sampled_from(EDITS), min_size=1, max_size=4),
