@@ -63,24 +63,45 @@ sites:
 
 
 def apply_with_twin(
-    sandbox: Path, manifests: Path, route: tuple[str, str], body: dict[str, Any], *, first: bool
+    sandbox: Path,
+    manifests: Path,
+    route: tuple[str, str],
+    body: dict[str, Any],
+    *,
+    first: bool,
+    gives_way: bool = False,
 ) -> tuple[Any, str]:
     """``docform apply`` through the sandbox served with, at the first ``route`` (method,
     path) docform calls, the same object made by "another apply" just before (``first``) or
-    just after docform's own create. Returns the apply's result and the other object's id."""
+    just after docform's own create; with ``gives_way``, that apply deletes its object (as
+    its creator does on seeing docform's older one) before docform's second read of the
+    list after the create. Returns the apply's result and the other object's id."""
     store = Store(sandbox)
     app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
     made: list[str] = []
     asked: list[bool] = []
 
+    lists_after: list[bool] = []
+
     async def other_apply_too(scope: dict, receive: Any, send: Any) -> None:
-        ours = scope["type"] == "http" and (scope["method"], scope["path"]) == route
+        call = (scope.get("method"), scope.get("path"))
+        ours = scope["type"] == "http" and call == route
         twin = ours and not asked and not asked.append(True)
         if twin and first:
             made.append(await asyncio.to_thread(create_twin, sandbox, route, body))
-        await app(scope, receive, send)
-        if twin and not first:
-            made.append(await asyncio.to_thread(create_twin, sandbox, route, body))
+        listed = made and call == ("GET", route[1]) and not lists_after.append(True)
+        if gives_way and listed and len(lists_after) == 2:
+            await asyncio.to_thread(live_api, sandbox, "DELETE", f"{route[1][3:]}/{made[0]}")
+        if not twin or first:
+            await app(scope, receive, send)
+            return
+
+        async def twin_before_the_answer(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":  # docform's object is made by now
+                made.append(await asyncio.to_thread(create_twin, sandbox, route, body))
+            await send(message)
+
+        await app(scope, receive, twin_before_the_answer)
 
     env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
     env["DOCFORM_LOCK_DIR"] = str(manifests.parent / "locks")
@@ -129,16 +150,36 @@ def test_a_create_newer_than_another_applys_twin_is_deleted_and_the_twin_used(
     assert_converged(manifests, sandbox)
 
 
-def test_a_create_older_than_another_applys_twin_is_kept(sandbox: Path, tmp_path: Path) -> None:
+def test_a_create_older_than_another_applys_twin_is_kept_once_the_twin_goes(
+    sandbox: Path, tmp_path: Path
+) -> None:
+    manifests = write_manifests(tmp_path / "m", ORGANIZATION)
+    result, twin = apply_with_twin(
+        sandbox, manifests, TEAMS, {"title": "Platform"}, first=False, gives_way=True
+    )
+
+    assert result.exit_code == 0, result.output
+    assert "at the same time" not in result.output
+    [(_, ours)] = [t for t in live_titles(sandbox, "/orgs/org_acme/teams") if t[0] == "Platform"]
+    assert ours != twin
+    assert f"team.platform: {ours}" in (manifests / LOCK_NAME).read_text()
+    assert_converged(manifests, sandbox)
+
+
+def test_a_create_older_than_a_twin_that_stays_gives_way_to_it(
+    sandbox: Path, tmp_path: Path
+) -> None:
+    """The twin's creator read the list before docform's team showed in it and went on with
+    its own: docform's, though older, is deleted, and one team is left."""
     manifests = write_manifests(tmp_path / "m", ORGANIZATION)
     result, twin = apply_with_twin(sandbox, manifests, TEAMS, {"title": "Platform"}, first=False)
 
     assert result.exit_code == 0, result.output
-    assert "at the same time" not in result.output
+    assert "another apply created this team at the same time" in result.output
     platforms = [t for t in live_titles(sandbox, "/orgs/org_acme/teams") if t[0] == "Platform"]
-    assert len(platforms) == 2  # the twin is its own creator's to delete: it sees both
-    [ours] = [team_id for _, team_id in platforms if team_id != twin]
-    assert f"team.platform: {ours}" in (manifests / LOCK_NAME).read_text()
+    assert platforms == [("Platform", twin)]
+    assert f"team.platform: {twin}" in (manifests / LOCK_NAME).read_text()
+    assert_converged(manifests, sandbox)
 
 
 def test_of_twins_without_a_creation_time_one_is_left(sandbox: Path, tmp_path: Path) -> None:

@@ -10,11 +10,10 @@ can both plan "create team Platform" and both create it. Three defences, from th
   sent: it fails, naming the object, so the apply reports that it raced with another one;
 - `CreateGuard.settle`: after each create, the kind is read again; when another apply created
   the same object at the same time, both keep the oldest (`createdAt`, then id) and the one
-  whose object is newer deletes its own and goes on with the oldest. The later of two creators
-  always sees both objects, and the oldest is the earlier one's, so a pair is never left. For
-  kinds the API gives no `createdAt`, the holder of the lowest id that sees another object
-  waits a little for that one to go, and goes on with it if it stays (its creator did not see
-  the lowest one);
+  whose object is newer deletes its own and goes on with the oldest (for kinds the API gives
+  no `createdAt`, the lowest id). The holder of the one to keep waits a little for the others
+  to go, and goes on with another if it stays: its creator read before the kept one could be
+  read, so it never saw it (a creation time is given before the object shows in a list);
 - when duplicates exist anyway, `ambiguous_match` tells the user which one to keep (the
   oldest), how to pin it and what to delete.
 """
@@ -115,10 +114,12 @@ class CreateGuard:
 
         keep = min(twins, key=order)
         peers = [o for o in twins if (o.key == desired.key) == (mine.key == desired.key)]
-        if keep is not mine or len(peers) == 1 or _created_at(mine.raw):
+        if keep is not mine or len(peers) == 1:
             return keep
-        # Without a creation time, the lowest id is kept by whoever sees both; the other
-        # creator may not have (it read before this one existed): then its object stays.
+        # The first (oldest, or lowest id) is kept by whoever sees both; the other creator
+        # may not have: it read before this one was visible (a creation time is given before
+        # the object can be read, so the older one can be the later to show), and then it
+        # went on with its own, which stays.
         # A lower twin seen while waiting is kept by its own creator, so this one gives way
         # at once: two holders waiting on each other must not both give way to the other.
         for wait in self.yield_waits:
