@@ -203,12 +203,22 @@ def api(store: Store) -> Iterator[SyncApi]:
     client.close()
 
 
-@pytest.fixture
-def applied_acme(tmp_path: Path) -> tuple[Path, Path]:
-    """examples/acme applied once to a sandbox seeded from its sandbox-seed.yaml (docform.lock
-    written, as a new user would start): a copy of its manifests, and the sandbox."""
+@pytest.fixture(scope="session")
+def acme_applied_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """examples/acme applied to a sandbox seeded from its sandbox-seed.yaml, once per test
+    process; tests take copies of it (``applied_acme``), never this."""
     from planning import acme_copy, apply
 
-    directory, sandbox = acme_copy(tmp_path)
+    directory, sandbox = acme_copy(tmp_path_factory.mktemp("acme-applied"))
     apply(directory, sandbox)
     return directory, sandbox
+
+
+@pytest.fixture
+def applied_acme(tmp_path: Path, acme_applied_once: tuple[Path, Path]) -> tuple[Path, Path]:
+    """examples/acme applied once to a sandbox seeded from its sandbox-seed.yaml (docform.lock
+    written, as a new user would start): a copy of its manifests, and a copy of the sandbox,
+    both the test's own to change."""
+    from planning import copy_applied
+
+    return copy_applied(acme_applied_once, tmp_path)

@@ -70,6 +70,16 @@ def copy_sandbox(source: Path, directory: Path) -> Path:
     return path
 
 
+def copy_applied(applied: tuple[Path, Path], directory: Path) -> tuple[Path, Path]:
+    """A copy under ``directory`` of manifests applied to a sandbox (docform.lock with them)
+    and of that sandbox: for each test of a module that starts from one applied organization,
+    arranged once per module or session instead of in every test."""
+    manifests, sandbox = applied
+    copied = directory / "manifests"
+    shutil.copytree(manifests, copied)
+    return copied, copy_sandbox(sandbox, directory)
+
+
 def acme_copy(tmp_path: Path) -> tuple[Path, Path]:
     """examples/acme's manifests (a copy under ``tmp_path``) and a sandbox seeded from its
     sandbox-seed.yaml, as a new user would set them up."""

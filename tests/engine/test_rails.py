@@ -200,7 +200,7 @@ def test_another_admin_may_remove_a_member_and_the_caller_may_demote_others(tmp_
 
 
 def test_the_callers_own_member_is_told_by_get_user_and_a_ping_is_never_needed(
-    tmp_path, sandbox, monkeypatch
+    tmp_path, sandbox, monkeypatch, instant_backoff
 ):
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@POST:/orgs/*/ping")
     manifests = write_manifests(tmp_path / "m", PRUNE_MEMBERS + "  erin@acme.test: admin\n")
@@ -208,10 +208,11 @@ def test_the_callers_own_member_is_told_by_get_user_and_a_ping_is_never_needed(
     assert result.exit_code == 1
     assert OWN_RAIL.format("~u_alice#delete") in result.stderr
     assert "ping" not in result.output
+    assert instant_backoff == []  # the failing ping was never retried: never sent
 
 
 def test_the_own_membership_check_fails_closed_when_get_user_keeps_failing(
-    tmp_path, sandbox, monkeypatch
+    tmp_path, sandbox, monkeypatch, instant_backoff
 ):
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@GET:/user")
     manifests = write_manifests(tmp_path / "m", PRUNE_MEMBERS + "  alice@acme.test: admin\n")
@@ -224,11 +225,14 @@ def test_the_own_membership_check_fails_closed_when_get_user_keeps_failing(
         "503 Service unavailable (fault injected by the sandbox). The service failed; try again "
         "later.\n"
     )
+    assert len(instant_backoff) == 5  # a back-off before each attempt after the first
     members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
     assert sorted(m["id"] for m in members) == ["u_alice", "u_bob", "u_erin"]
 
 
-def test_get_user_is_retried_after_a_transient_failure(tmp_path, sandbox, monkeypatch):
+def test_get_user_is_retried_after_a_transient_failure(
+    tmp_path, sandbox, monkeypatch, instant_backoff
+):
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@GET:/user#1")
     manifests = write_manifests(
         tmp_path / "m",
@@ -238,6 +242,7 @@ def test_get_user_is_retried_after_a_transient_failure(tmp_path, sandbox, monkey
     )
     result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
     assert result.exit_code == 0, result.output
+    assert len(instant_backoff) == 1
     members = live_api(sandbox, "GET", "/orgs/org_acme/members")["items"]
     assert sorted(m["id"] for m in members) == ["u_alice", "u_erin"]
 
@@ -259,13 +264,14 @@ def test_a_token_of_no_user_may_remove_members_and_apply_says_why_that_is_safe(t
 
 
 def test_a_plan_without_membership_changes_never_asks_whose_token_it_is(
-    tmp_path, sandbox, monkeypatch
+    tmp_path, sandbox, monkeypatch, instant_backoff
 ):
     monkeypatch.setenv("DOCFORM_SANDBOX_FAULTS", "503:1@GET:/user")
     manifests = write_manifests(tmp_path / "m", HEAD + "teams:\n  core: {title: Core}\n")
     result = run(["apply", manifests, "--yes"], sandbox, token=ADMIN_TOKEN)
     assert result.exit_code == 0, result.output
     assert "Note: the API token" not in result.stderr
+    assert instant_backoff == []  # the failing GET /user was never retried: never sent
 
 
 # -- every rail at plan time -------------------------------------------------------------------

@@ -12,19 +12,43 @@ from typing import Any
 import pytest
 import yaml
 
-from planning import apply, assert_converged, live_api, plan_json, seeded_sandbox
+from planning import apply, assert_converged, copy_applied, live_api, plan_json, seeded_sandbox
 
 FULL = Path(__file__).parents[1] / "manifests" / "valid" / "full"
 SEEDED_IDS = {"org_acme", "site_docs", "u_erin"}
 """Pinned ids of the corpus that the test seed holds; every other pin is dropped."""
 
 
+SECRETS_IN_ENV = {"DOCFORM_TEST_SPEC_AUTH": "bot:s3cret", "DOCFORM_TEST_AZURE_CERT": "MIIazureCERT"}
+"""The secrets the corpus reads from the environment."""
+
+
+@pytest.fixture(autouse=True)
+def secrets_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS_IN_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
 @pytest.fixture
-def every_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def every_kind(tmp_path: Path) -> Path:
     """The corpus of every field (tests/manifests/valid/full), made applicable to the seed."""
-    monkeypatch.setenv("DOCFORM_TEST_SPEC_AUTH", "bot:s3cret")
-    monkeypatch.setenv("DOCFORM_TEST_AZURE_CERT", "MIIazureCERT")
-    directory = tmp_path / "manifests"
+    return applicable_corpus(tmp_path / "manifests")
+
+
+@pytest.fixture(scope="module")
+def every_kind_applied_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``every_kind`` applied to a seeded sandbox, once for the module; tests take copies."""
+    base = tmp_path_factory.mktemp("every-kind")
+    directory, sandbox = applicable_corpus(base / "manifests"), seeded_sandbox(base)
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in SECRETS_IN_ENV.items():
+            env.setenv(name, value)
+        apply(directory, sandbox)
+    return directory, sandbox
+
+
+def applicable_corpus(directory: Path) -> Path:
+    """A copy of the corpus as ``directory``, its pins and settings fitted to the test seed."""
     shutil.copytree(FULL, directory)
     for path in directory.rglob("*.yaml"):
         doc = yaml.safe_load(path.read_text())
@@ -266,10 +290,9 @@ EDITS = {
 @pytest.mark.parametrize("through", ["docform.lock", "formerly or move detection"])
 @pytest.mark.parametrize("name", list(EDITS))
 def test_an_edit_keeps_the_live_object_of_its_entry(
-    tmp_path: Path, every_kind: Path, name: str, through: str
+    tmp_path: Path, every_kind_applied_once: tuple[Path, Path], name: str, through: str
 ) -> None:
-    sandbox = seeded_sandbox(tmp_path)
-    apply(every_kind, sandbox)
+    every_kind, sandbox = copy_applied(every_kind_applied_once, tmp_path)
     the_edit = EDITS[name]
     live_id = lock_ids(every_kind)[the_edit.address]
     if through != "docform.lock":
