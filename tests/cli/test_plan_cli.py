@@ -80,6 +80,7 @@ def titles(sandbox: Path, path: str) -> list[str]:
 # -- a read that fails -------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("instant_backoff")
 def test_a_failed_read_aborts_the_plan_naming_the_call(
     sandbox: Path, basic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -90,6 +91,7 @@ def test_a_failed_read_aborts_the_plan_naming_the_call(
     assert result.stderr == TEAMS_READ_FAILED
 
 
+@pytest.mark.usefixtures("instant_backoff")
 def test_a_failed_read_prints_no_json_plan_and_exits_1_with_detailed_exitcode(
     sandbox: Path, basic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -99,6 +101,7 @@ def test_a_failed_read_prints_no_json_plan_and_exits_1_with_detailed_exitcode(
     assert result.stderr == TEAMS_READ_FAILED
 
 
+@pytest.mark.usefixtures("instant_backoff")
 def test_a_failed_read_of_one_team_never_plans_to_create_it(
     sandbox: Path, basic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -110,6 +113,7 @@ def test_a_failed_read_of_one_team_never_plans_to_create_it(
     assert result.stderr.startswith("Error: reading the live teams failed, so no plan was made")
 
 
+@pytest.mark.usefixtures("instant_backoff")
 @pytest.mark.parametrize("fault", ["503", "drop"])
 def test_a_read_retried_after_a_passing_fault_gives_the_same_plan(
     sandbox: Path, basic: Path, monkeypatch: pytest.MonkeyPatch, fault: str

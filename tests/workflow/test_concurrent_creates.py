@@ -167,7 +167,7 @@ def test_a_create_older_than_another_applys_twin_is_kept_once_the_twin_goes(
 
 
 def test_a_create_older_than_a_twin_that_stays_gives_way_to_it(
-    sandbox: Path, tmp_path: Path
+    sandbox: Path, tmp_path: Path, instant_backoff: list[float]
 ) -> None:
     """The twin's creator read the list before docform's team showed in it and went on with
     its own: docform's, though older, is deleted, and one team is left."""
@@ -179,10 +179,13 @@ def test_a_create_older_than_a_twin_that_stays_gives_way_to_it(
     platforms = [t for t in live_titles(sandbox, "/orgs/org_acme/teams") if t[0] == "Platform"]
     assert platforms == [("Platform", twin)]
     assert f"team.platform: {twin}" in (manifests / LOCK_NAME).read_text()
+    assert instant_backoff == [0.5, 1.0, 2.0]  # it waited for the twin to go, all three times
     assert_converged(manifests, sandbox)
 
 
-def test_of_twins_without_a_creation_time_one_is_left(sandbox: Path, tmp_path: Path) -> None:
+def test_of_twins_without_a_creation_time_one_is_left(
+    sandbox: Path, tmp_path: Path, instant_backoff: list[float]
+) -> None:
     """Section groups have no ``createdAt``: whichever of the two holds the lower id, the
     apply ends with one group, the one the other apply made (which never saw docform's).
     That one was made without the section, which the apply's read-back reports."""

@@ -311,6 +311,7 @@ def test_a_lock_of_another_organization_is_not_used(tmp_path: Path, sandbox: Pat
     assert actions(plan) == [("team.ops", "create")]
 
 
+@pytest.mark.usefixtures("instant_backoff")
 def test_a_section_whose_path_patch_failed_is_finished_not_created_twice(
     tmp_path: Path, sandbox: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -104,6 +104,7 @@ class ApiClient:
         self._slots = Slots(max_in_flight)
         self.http = self._http_client(transport, token, timeout)
         budget = shared_budget(budget_key, token) if budget_key else RateBudget()
+        self._sleep = sleep
         self._sender = Sender(self.http, self.retry, self.stats, budget, sleep, limits)
         self._reader = AnswerReader(token, self.root_url, shapes)
 
@@ -224,6 +225,10 @@ class ApiClient:
 
     async def delete(self, path: str, **kwargs: Any) -> Any:
         return await self.request("DELETE", path, **kwargs)
+
+    async def pause(self, seconds: float) -> None:
+        """Waits ``seconds`` with the ``sleep`` the client was given (`ServiceClient.pause`)."""
+        await self._sleep(seconds)
 
     async def list_all(
         self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0

@@ -30,3 +30,9 @@ class ServiceClient(Protocol):
         """One call of a change and the HTTP status of its answer; ``retry`` as
         `docform.engine.plan.Call.retry` says."""
         ...
+
+    async def pause(self, seconds: float) -> None:
+        """Waits ``seconds`` before the next look at the service, on the client's own clock
+        (the one its retries wait on): a client whose waits are not spent, a test's, spends
+        none on this either."""
+        ...

@@ -20,7 +20,6 @@ can both plan "create team Platform" and both create it. Three defences, from th
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
@@ -123,7 +122,7 @@ class CreateGuard:
         # A lower twin seen while waiting is kept by its own creator, so this one gives way
         # at once: two holders waiting on each other must not both give way to the other.
         for wait in self.yield_waits:
-            await asyncio.sleep(wait)
+            await self._client.pause(wait)
             twins = await self._twins(kind, desired, self._fresh(kind).moment(), mine.id)
             peers = [o for o in twins if o.key == mine.key]
             if all(o.id == mine.id for o in peers):
