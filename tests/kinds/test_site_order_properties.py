@@ -29,7 +29,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import slow_mode
+from conftest import fuzz_examples, slow_mode
 from planning import live_api, run, seeded_sandbox, write_manifests
 
 DOCS = "/orgs/org_acme/sites/site_docs"
@@ -153,7 +153,7 @@ def settled(directory: Path, sandbox: Path, structure: Structure, note: str, log
 
 def examples(pytestconfig: pytest.Config, default: int, slow: int) -> Callable[[Any], Any]:
     return settings(
-        max_examples=slow if slow_mode(pytestconfig) else default,
+        max_examples=slow if slow_mode(pytestconfig) else fuzz_examples(default),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
         derandomize=not slow_mode(pytestconfig),
@@ -176,7 +176,7 @@ def test_any_structure_and_any_target_settle_in_one_apply_each(
 
 
 def test_with_faults_the_first_apply_after_them_settles(
-    pytestconfig: pytest.Config, monkeypatch: pytest.MonkeyPatch
+    pytestconfig: pytest.Config, monkeypatch: pytest.MonkeyPatch, instant_backoff: list[float]
 ) -> None:
     @examples(pytestconfig, default=6, slow=100)
     @given(st.randoms(use_true_random=False), st.integers(0, 2**16))
