@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import shutil
@@ -19,6 +20,8 @@ from docform import tuning
 from docform.api import ApiClient
 from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.seed import apply_seed, load_seed_file
+from docform.sandbox.transport import SandboxTransport
+from skipped_time import SkippedTime
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -106,6 +109,22 @@ def instant_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
     monkeypatch.setattr(ApiClient, "__init__", init)
     return waits
+
+
+@pytest.fixture
+def skipped_sandbox_time(monkeypatch: pytest.MonkeyPatch) -> SkippedTime:
+    """Every in-process sandbox opened while the test runs (`SandboxTransport`, as docform
+    opens one for a ``sandbox:`` URL) takes its waits on `SkippedTime`: its latency and slow
+    answers cost no real time, and a slow answer still comes after the client's read timeout.
+    Returns those waits, which note each one asked for."""
+    skipped = SkippedTime()
+    original = SandboxTransport.__init__
+
+    def init(self: SandboxTransport, path: str | Path, config: SandboxConfig | None = None) -> None:
+        original(self, path, dataclasses.replace(config or SandboxConfig(), waits=skipped))
+
+    monkeypatch.setattr(SandboxTransport, "__init__", init)
+    return skipped
 
 
 @pytest.fixture

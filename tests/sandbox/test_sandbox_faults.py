@@ -25,6 +25,7 @@ from docform.cli import cli
 from docform.sandbox import Sandbox, SandboxConfig
 from docform.sandbox.faults import FaultSettings, FaultSpecError, parse_fault_spec, path_matches
 from docform.sandbox.transport import SandboxTransport
+from docform.sandbox.waits import RealTime, Waits
 from docform.workflow.connect import Client
 from planning import (
     FIXTURES,
@@ -35,6 +36,7 @@ from planning import (
     seeded_sandbox,
     served_sandbox,
 )
+from skipped_time import SkippedTime
 
 pytestmark = pytest.mark.anyio
 TOKEN = SERVE_TOKEN
@@ -47,7 +49,9 @@ async def faulty(
 ) -> AsyncIterator[tuple[httpx.AsyncClient, Sandbox]]:
     """A raw HTTP client of an in-process sandbox injecting ``spec``, and that sandbox."""
     settings = FaultSettings(spec, seed, options.pop("slow_seconds", 35.0))
-    transport = SandboxTransport(sandbox_file, SandboxConfig((TOKEN,), faults=settings))
+    waits = options.pop("waits", RealTime())
+    config = SandboxConfig((TOKEN,), faults=settings, waits=waits)
+    transport = SandboxTransport(sandbox_file, config)
     headers = {"Authorization": f"Bearer {TOKEN}"}
     async with httpx.AsyncClient(
         transport=transport, base_url=f"{ROOT}/v1/", headers=headers, **options
@@ -146,14 +150,61 @@ async def test_a_lost_answer_comes_after_the_write_is_committed(tmp_path: Path) 
         assert await org_title(client) == "Renamed"
 
 
-async def test_a_slow_answer_times_the_client_out_after_the_write(tmp_path: Path) -> None:
-    options = {"slow_seconds": 5.0, "timeout": 0.2}
-    async with faulty(seeded_sandbox(tmp_path), "slow:1@PATCH:/orgs/*", **options) as (client, _):
+# The sandbox's waits in real time, and skipped (tests/skipped_time.py) as the tests of slow
+# answers through docform take them: a slow answer must do the same on both.
+WAITS = pytest.mark.parametrize("waits", [RealTime, SkippedTime], ids=["real", "skipped"])
+
+
+@WAITS
+async def test_a_slow_answer_times_the_client_out_after_the_write(
+    tmp_path: Path, waits: type[Waits]
+) -> None:
+    options = {"slow_seconds": 5.0, "timeout": 0.2, "waits": waits()}
+    spec = "slow:1@PATCH:/orgs/*"
+    async with faulty(seeded_sandbox(tmp_path), spec, **options) as (client, sandbox):
         started = time.monotonic()
         with pytest.raises(httpx.ReadTimeout):
             await client.patch(f"orgs/{ORG}", json={"title": "Renamed"})
         assert time.monotonic() - started < 2.0
         assert await org_title(client) == "Renamed"
+    stats = sandbox.stats.as_json()
+    assert (stats["total"], stats["byStatus"], stats["faults"]) == (2, {"200": 1}, {"slow": 1})
+
+
+@WAITS
+async def test_a_slow_answer_within_the_read_timeout_comes(
+    tmp_path: Path, waits: type[Waits]
+) -> None:
+    options = {"slow_seconds": 0.05, "timeout": 5.0, "waits": waits()}
+    async with faulty(seeded_sandbox(tmp_path), "slow:1@PATCH:/orgs/*", **options) as (client, _):
+        answer = await client.patch(f"orgs/{ORG}", json={"title": "Renamed"})
+    assert (answer.status_code, answer.json()["title"]) == (200, "Renamed")
+
+
+async def test_skipped_waits_add_up_per_request_and_spend_no_real_time(tmp_path: Path) -> None:
+    """Latency and a slow answer add up on the request's own clock: 10 + 15 s is past a
+    20 s timeout though neither is; the next request starts its clock afresh."""
+    waits = SkippedTime()
+    transport = SandboxTransport(
+        seeded_sandbox(tmp_path),
+        SandboxConfig(
+            (TOKEN,),
+            latency_ms=10_000,
+            faults=FaultSettings("slow:1@PATCH:/orgs/*#1", slow_seconds=15),
+            waits=waits,
+        ),
+    )
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    started = time.monotonic()
+    async with httpx.AsyncClient(
+        transport=transport, base_url=f"{ROOT}/v1/", headers=headers, timeout=20
+    ) as client:
+        with pytest.raises(httpx.ReadTimeout):
+            await client.patch(f"orgs/{ORG}", json={"title": "Renamed"})
+        again = await client.patch(f"orgs/{ORG}", json={"title": "Again"})
+    assert again.status_code == 200
+    assert waits.waited == [10, 15, 10]
+    assert time.monotonic() - started < 5
 
 
 async def test_a_route_limited_fault_spares_other_methods_and_paths(tmp_path: Path) -> None:

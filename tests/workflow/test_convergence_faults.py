@@ -8,8 +8,10 @@ it until a fault-free plan is empty. Every seed must converge within three appli
 live objects sharing a natural key, no deletion the reference plan did not list, and team
 memberships exactly as declared.
 
-The client's back-off waits are asked for but not spent (`instant_backoff`): the retries run as
-they do, without their sleeps. The default run checks 50 seeds; ``pytest --slow`` (or
+No seed waits in real time: the client's back-off waits are asked for but not spent
+(`instant_backoff`), and the sandbox's slow answers run into the client's read timeout on
+each request's own clock (`skipped_sandbox_time`): the retries and the timeouts happen as they
+do, without their sleeps. The default run checks 50 seeds; ``pytest --slow`` (or
 ``DOCFORM_SLOW=1``) checks 500. A seed reproduces its faults: ``pytest
 tests/workflow/test_convergence_faults.py -k 'seed_17]'``.
 """
@@ -34,7 +36,8 @@ DEFAULT_SEEDS = 50
 SLOW_SEEDS = 500
 MAX_APPLIES = 3
 FAULT_RATE = 0.20
-# A slow answer comes after the client gave up; both are short so that a seed takes a second.
+# A slow answer comes after the client gave up (on skipped time, so neither is spent; short
+# all the same, so that a seed stays quick if it ever ran on real time).
 SLOW_SECONDS = "0.3"
 CLIENT_TIMEOUT = "0.15"
 # The sandbox's 429 fault asks to wait this long; 0 keeps the default run fast while the
@@ -81,7 +84,7 @@ def arranged(tmp_path_factory: pytest.TempPathFactory) -> Arranged:
     return Arranged(sandbox, planned_deletions(reference), live_ids(sandbox))
 
 
-@pytest.mark.usefixtures("instant_backoff")
+@pytest.mark.usefixtures("instant_backoff", "skipped_sandbox_time")
 def test_apply_converges_under_faults(
     fault_seed: int, arranged: Arranged, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -247,6 +250,7 @@ def test_a_create_answered_with_a_server_error_is_looked_for_and_sent_again(
     assert sorted(collection_titles(sandbox)) == ["Engineering", "Runbooks"]
 
 
+@pytest.mark.usefixtures("instant_backoff")
 def test_a_read_per_parent_waits_until_its_parents_are_matched_under_faults(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -61,6 +61,7 @@ from docform.sandbox.routes import ENDPOINTS
 from docform.sandbox.routes.tokens import require_accepted_kind
 from docform.sandbox.store import Store
 from docform.sandbox.ui import ui_change
+from docform.sandbox.waits import RealTime, Waits
 
 
 @dataclass
@@ -71,6 +72,8 @@ class SandboxConfig:
     latency_ms: float = 0.0
     rate_limit: float | None = None
     faults: FaultSettings = field(default_factory=FaultSettings)
+    waits: Waits = field(default_factory=RealTime)
+    """How latency and slow answers pass (`docform.sandbox.waits`): in real time but in tests."""
 
 
 @dataclass
@@ -204,7 +207,7 @@ class Sandbox:
 
     async def _answer(self, ep: Endpoint, request: Request) -> Response:
         if self.config.latency_ms:
-            await asyncio.sleep(self.config.latency_ms / 1000)
+            await self.config.waits.sleep(self.config.latency_ms / 1000)
         fault = self.faults.decide(ep.method, request.url.path.removeprefix("/v1"))
         if fault is not None:
             self.stats.record_fault(fault)
@@ -214,7 +217,7 @@ class Sandbox:
         response = await self._process(ep, request)
         if fault == "slow":
             # The work is done at once, as a slow service would; only the answer is late.
-            await asyncio.sleep(self.faults.settings.slow_seconds)
+            await self.config.waits.sleep(self.faults.settings.slow_seconds)
         return answer_after(fault, response)
 
     async def _process(self, ep: Endpoint, request: Request) -> Response:

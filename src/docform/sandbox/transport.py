@@ -3,7 +3,6 @@ URLs, so the API client talks to the sandbox in-process exactly as it talks HTTP
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import httpx
@@ -18,18 +17,21 @@ class SandboxTransport(httpx.ASGITransport):
 
     It behaves as a socket would where the sandbox's faults need it: a connection the sandbox
     closes raises `httpx.RemoteProtocolError`, and an answer later than the request's read
-    timeout raises `httpx.ReadTimeout`. Closing the transport closes the store.
+    timeout raises `httpx.ReadTimeout` (on the sandbox's `Waits`: real time, unless a test
+    handed it others). Closing the transport closes the store.
     """
 
     def __init__(self, path: str | Path, config: SandboxConfig | None = None) -> None:
+        config = config or SandboxConfig()
         self.store = Store(path)
-        self.app = create_app(self.store, config or SandboxConfig())
+        self.app = create_app(self.store, config)
+        self.waits = config.waits
         super().__init__(app=self.app)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         timeout = request.extensions.get("timeout", {}).get("read")
         try:
-            return await asyncio.wait_for(super().handle_async_request(request), timeout)
+            return await self.waits.within(super().handle_async_request(request), timeout)
         except ConnectionHangup as exc:
             raise httpx.RemoteProtocolError(str(exc), request=request) from None
         except TimeoutError:
