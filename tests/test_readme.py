@@ -74,7 +74,8 @@ def test_the_readme_starts_with_the_two_commands_of_a_fresh_machine():
         "```sh",
         "make demo   # fresh machine: creates .venv, then runs docform end to end against the "
         "built-in sandbox",
-        "make test   # fresh machine: creates .venv, then runs ruff, mypy and the whole test suite",
+        "make test   # fresh machine: creates .venv, then runs ruff, mypy and the test suite "
+        "(CI adds make test-network)",
     ]
 
 
