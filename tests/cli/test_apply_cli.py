@@ -11,17 +11,24 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from click.testing import CliRunner
 
-from conftest import SEED_FILE
-from planning import plan_json, run
+from docform.cli import cli
+from docform.sandbox import SandboxConfig, Store, create_app
+from docform.sandbox.faults import FaultSettings
+from planning import SERVE_TOKEN, plan_json, run, served_app
 from terminal import on_a_terminal
 
-SERVE_TOKEN = "tok_apply_cli_9f8e7d6c5b"
 STARTUP_SECONDS = 10.0
+# Every write answered late (done at once, its answer held back), reads at once: an apply is
+# slow enough to watch or interrupt with changes in flight, and nothing else waits.
+WRITES_LATE = ",".join(f"slow:1@{method}:/**" for method in ("POST", "PUT", "PATCH", "DELETE"))
 NOT_A_TERMINAL = (
     "Error: apply asks before it changes anything, and standard input is not a terminal, so "
     "nobody can answer; nothing was applied. Review the plan above, then run the same command "
@@ -65,9 +72,9 @@ def test_apply_answered_no_changes_nothing(sandbox, basic):
 
 
 def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, basic):
-    # Every answer 0.2 s late, so that the bar is drawn while changes are in flight.
+    # Every write answered 0.2 s late, so that the bar is drawn while changes are in flight.
     env = {**os.environ, "DOCFORM_API_URL": f"sandbox:{sandbox}", "COLUMNS": "100"}
-    env |= {"DOCFORM_SANDBOX_FAULTS": "slow:1", "DOCFORM_SANDBOX_SLOW_SECONDS": "0.2"}
+    env |= {"DOCFORM_SANDBOX_FAULTS": WRITES_LATE, "DOCFORM_SANDBOX_SLOW_SECONDS": "0.2"}
     env.pop("NO_COLOR", None)
     command = [sys.executable, "-m", "docform", "apply", str(basic), "--yes", "--parallelism", "2"]
     screen = on_a_terminal(command, env)
@@ -83,26 +90,26 @@ def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, ba
 # -- Ctrl-C ------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
-    """A served sandbox answering every request after 400 ms, so that an apply is slow enough
-    to be interrupted in the middle; yields its root URL (read from its --ready-file)."""
-    ready = tmp_path / "sandbox-url"
-    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0"]
-    command += ["--data", str(tmp_path / "served.sqlite"), "--token", SERVE_TOKEN]
-    command += ["--seed", str(SEED_FILE), "--latency-ms", "400", "--ready-file", str(ready)]
-    server = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+@contextmanager
+def serving(sandbox: Path, **options: Any) -> Iterator[str]:
+    """The sandbox at ``sandbox`` served over HTTP with the `SandboxConfig` ``options``, its
+    admin token `SERVE_TOKEN` (uvicorn in a thread of this process: the server is not what
+    these tests look at, the docform process is); yields its root URL."""
+    store = Store(sandbox)
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not ready.exists():
-            assert server.poll() is None and time.monotonic() < deadline, (
-                "the sandbox did not start"
-            )
-            time.sleep(0.02)
-        yield ready.read_text(encoding="utf-8").strip()
+        with served_app(create_app(store, SandboxConfig((SERVE_TOKEN,), **options))) as root:
+            yield root
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        store.close()
+
+
+@pytest.fixture
+def served(sandbox: Path) -> Iterator[str]:
+    """A served sandbox answering every write 400 ms late, so that an apply is slow enough to
+    be interrupted with changes in flight; yields its root URL."""
+    late = FaultSettings(WRITES_LATE, slow_seconds=0.4)
+    with serving(sandbox, faults=late) as root:
+        yield root
 
 
 def interrupted_apply(
@@ -133,14 +140,9 @@ def interrupted_apply(
 
 
 def changes_left(directory: Path, root: str) -> set[str]:
-    env = {**os.environ, "DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN}
-    done = subprocess.run(
-        [sys.executable, "-m", "docform", "plan", str(directory), "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    env = {"DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN}
+    done = CliRunner().invoke(cli, ["plan", str(directory), "--json"], env=env)
+    assert done.exit_code == 0, done.output
     return {f"{c['address']}#{c['action']}" for c in json.loads(done.stdout)["changes"]}
 
 
@@ -190,9 +192,17 @@ def test_sigterm_from_a_ci_runner_stops_apply_like_ctrl_c(served, basic):
     assert re.search(r"^Apply interrupted: \d+ done, \d+ not attempted\.$", stderr, re.M)
 
 
-def test_ctrl_c_while_reading_the_live_organization_says_interrupted(served, basic):
+@pytest.fixture
+def served_slowly(sandbox: Path) -> Iterator[str]:
+    """A served sandbox answering every request 400 ms late; yields its root URL."""
+    with serving(sandbox, latency_ms=400) as root:
+        yield root
+
+
+def test_ctrl_c_while_reading_the_live_organization_says_interrupted(served_slowly, basic):
     """Planning only reads: Ctrl-C cancels the reads, and nothing but one line is printed
     (no "Aborted.", no warning about a coroutine never awaited)."""
+    served = served_slowly
     env = {**os.environ, "DOCFORM_API_URL": served, "DOCFORM_API_TOKEN": SERVE_TOKEN}
     process = subprocess.Popen(
         [sys.executable, "-m", "docform", "plan", str(basic)],
