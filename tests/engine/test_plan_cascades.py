@@ -27,13 +27,30 @@ def live_id(sandbox: Path, route: str, **match: str) -> str:
     return found
 
 
+def drop_help_site_space(directory: Path) -> None:
+    """Remove the help site's site space that shows the help-center space."""
+    replace_text(directory / "sites.yaml", "      help: {space: help-center, path: help}\n", "")
+
+
+SPACE_DELETES = {
+    "a site the manifests manage": (drop_help_site_space, "deleted with it", ""),
+    # The issue's first reproduction: the help site leaves the manifests with the space.
+    "a site no manifest manages": (
+        lambda directory: drop_site(directory, "help"),
+        "deleted with it, leaving site Acme Help Center (site_help) 1 of its 2 site spaces",
+        ", which lies in site Acme Help Center (site_help) that no manifest manages",
+    ),
+}
+
+
+@pytest.mark.parametrize("where", list(SPACE_DELETES))
 def test_deleting_a_space_lists_the_site_spaces_that_show_it_and_is_a_cascade(
-    applied_acme: tuple[Path, Path],
+    applied_acme: tuple[Path, Path], where: str
 ) -> None:
+    edit, fate, lies_in = SPACE_DELETES[where]
     directory, sandbox = applied_acme
     drop_help_center(directory)
-    sites = directory / "sites.yaml"
-    replace_text(sites, "      help: {space: help-center, path: help}\n", "")
+    edit(directory)
     prune_too(directory, "spaces")
     space = live_id(sandbox, "/orgs/org_acme/spaces", title="Help center")
     site_space = live_id(sandbox, "/orgs/org_acme/sites/site_help/site-spaces", path="help")
@@ -43,28 +60,43 @@ def test_deleting_a_space_lists_the_site_spaces_that_show_it_and_is_a_cascade(
     assert text.exit_code == 1, text.output
     assert (
         f"  - space.~{space} (Help center)  (delete {space})\n"
-        f"      takes site_space.~{site_space} (Help center), unmanaged: deleted with it\n"
+        f"      takes site_space.~{site_space} (Help center), unmanaged: {fate}\n"
     ) in text.stdout
+    reason = lies_in or ", which the plan does not delete"
     assert (
         f"[cascade] deleting space.~{space} (Help center) would also delete "
-        f"site_space.~{site_space} (Help center), which the plan does not delete"
+        f"site_space.~{site_space} (Help center){reason}"
     ) in text.stdout
-    assert "Unmanaged (no manifest entry; left alone" not in text.stdout
+    unmanaged = "Unmanaged (no manifest entry; left alone unless prune is on):\n"
+    if lies_in:  # the help site is listed, the site space is only under what the delete takes
+        assert f"{unmanaged}  site.~site_help (Acme Help Center)\n" in text.stdout
+        assert f"site_space.~{site_space}" not in text.stdout.partition(unmanaged)[2]
+    else:
+        assert "Unmanaged (no manifest entry; left alone" not in text.stdout
     markdown = run(["plan", directory, "--markdown"], sandbox)
-    assert (
-        f"  - takes site_space.~{site_space} (Help center), unmanaged: deleted with it"
-    ) in markdown.stdout
+    assert f"  - takes site_space.~{site_space} (Help center), unmanaged: {fate}" in (
+        markdown.stdout
+    )
     plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
     assert change(plan, f"space.~{space}", "delete")["takes"] == [
         {
             "address": f"site_space.~{site_space}",
             "human_key": "Help center",
-            "fate": "deleted with it",
+            "fate": fate,
             "managed": False,
         }
     ]
     allowed = run(["apply", directory, "--yes", "--allow", f"cascade:space.~{space}"], sandbox)
     assert allowed.exit_code == 0, allowed.output
+    left = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_help/site-spaces")["items"]
+    assert [item["path"] for item in left] == ["releases"]
+
+
+def drop_site(directory: Path, name: str) -> None:
+    """Remove site ``name`` (the last one written) from sites.yaml: it becomes unmanaged."""
+    sites = directory / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    sites.write_text(text[: text.index(f"  {name}:\n")], encoding="utf-8")
 
 
 def test_deleting_a_team_lists_the_saml_default_it_clears(
@@ -139,53 +171,6 @@ def test_deleting_a_section_lists_its_site_spaces_and_the_redirects_left_pointin
         result.stdout
     )
     assert f"delete site_space.~{site_space}" not in result.stdout.split("docform will")[0]
-
-
-def drop_site(directory: Path, name: str) -> None:
-    """Remove site ``name`` (the last one written) from sites.yaml: it becomes unmanaged."""
-    sites = directory / "sites.yaml"
-    text = sites.read_text(encoding="utf-8")
-    sites.write_text(text[: text.index(f"  {name}:\n")], encoding="utf-8")
-
-
-def test_deleting_a_space_lists_its_site_space_in_a_site_no_manifest_manages(
-    applied_acme: tuple[Path, Path],
-) -> None:
-    # The issue's first reproduction: the help site leaves the manifests with the space.
-    directory, sandbox = applied_acme
-    drop_help_center(directory)
-    drop_site(directory, "help")
-    prune_too(directory, "spaces")
-    space = live_id(sandbox, "/orgs/org_acme/spaces", title="Help center")
-    site_space = live_id(sandbox, "/orgs/org_acme/sites/site_help/site-spaces", path="help")
-
-    text = run(["plan", directory], sandbox)
-
-    assert text.exit_code == 1, text.output
-    assert (
-        f"  - space.~{space} (Help center)  (delete {space})\n"
-        f"      takes site_space.~{site_space} (Help center), unmanaged: deleted with it, "
-        "leaving site Acme Help Center (site_help) 1 of its 2 site spaces\n"
-    ) in text.stdout
-    assert (
-        f"[cascade] deleting space.~{space} (Help center) would also delete "
-        f"site_space.~{site_space} (Help center), which lies in site Acme Help Center "
-        "(site_help) that no manifest manages"
-    ) in text.stdout
-    plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
-    assert change(plan, f"space.~{space}", "delete")["takes"] == [
-        {
-            "address": f"site_space.~{site_space}",
-            "human_key": "Help center",
-            "fate": "deleted with it, leaving site Acme Help Center (site_help) 1 of its 2 "
-            "site spaces",
-            "managed": False,
-        }
-    ]
-    allowed = run(["apply", directory, "--yes", "--allow", f"cascade:space.~{space}"], sandbox)
-    assert allowed.exit_code == 0, allowed.output
-    left = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_help/site-spaces")["items"]
-    assert [item["path"] for item in left] == ["releases"]
 
 
 def test_deleting_a_team_lists_its_grants_where_no_entry_writes_access(
@@ -285,32 +270,6 @@ def test_deleting_a_site_lists_everything_it_holds(applied_acme: tuple[Path, Pat
     )
 
 
-def test_deleting_a_site_with_sections_lists_its_whole_structure(
-    applied_acme: tuple[Path, Path],
-) -> None:
-    directory, sandbox = applied_acme
-    sites = directory / "sites.yaml"
-    text = sites.read_text(encoding="utf-8")
-    sites.write_text(text[: text.index("  devdocs:\n")] + text[text.index("  help:\n") :])
-    replace_text(directory / "organization.yaml", "  defaultContent: {site: devdocs}\n", "")
-    prune_too(directory, "sites")
-
-    plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
-
-    takes = change(plan, "site.~site_devdocs", "delete")["takes"]
-    kinds = [t["address"].split(".~")[0] for t in takes]
-    assert {kind: kinds.count(kind) for kind in kinds} == {
-        "organization": 1,  # its defaultContent, cleared
-        "redirect": 3,
-        "section": 4,
-        "section_group": 2,
-        "site_space": 5,
-    }
-    assert {t["human_key"] for t in takes if t["address"].startswith("section.")} == {
-        "Getting started", "API", "SDKs", "Changelog",
-    }  # fmt: skip
-
-
 def test_deleting_a_section_lists_a_redirect_to_it_of_a_site_whose_redirects_are_unmanaged(
     applied_acme: tuple[Path, Path],
 ) -> None:
@@ -330,7 +289,7 @@ def test_deleting_a_section_lists_a_redirect_to_it_of_a_site_whose_redirects_are
     ) in result.stdout
 
 
-def test_deleting_the_site_an_organization_shows_first_lists_its_default_content_cleared(
+def test_deleting_the_site_an_organization_shows_first_lists_its_structure_and_default_content(
     applied_acme: tuple[Path, Path],
 ) -> None:
     directory, sandbox = applied_acme
@@ -340,8 +299,21 @@ def test_deleting_the_site_an_organization_shows_first_lists_its_default_content
     replace_text(directory / "organization.yaml", "  defaultContent: {site: devdocs}\n", "")
     prune_too(directory, "sites")
 
+    plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
     result = run(["plan", directory], sandbox)
 
+    takes = change(plan, "site.~site_devdocs", "delete")["takes"]
+    kinds = [t["address"].split(".~")[0] for t in takes]
+    assert {kind: kinds.count(kind) for kind in kinds} == {
+        "organization": 1,  # its defaultContent, cleared
+        "redirect": 3,
+        "section": 4,
+        "section_group": 2,
+        "site_space": 5,
+    }
+    assert {t["human_key"] for t in takes if t["address"].startswith("section.")} == {
+        "Getting started", "API", "SDKs", "Changelog",
+    }  # fmt: skip
     assert result.exit_code == 1, result.output
     assert "      takes organization: defaultContent cleared\n" in result.stdout
     assert (
