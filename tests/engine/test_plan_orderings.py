@@ -176,7 +176,7 @@ def test_two_sites_swapping_basenames_converge_in_one_apply(
     assert_converged(directory, sandbox)
 
 
-def test_a_basename_freed_by_a_pruned_site_is_taken_after_its_delete(
+def test_a_basename_held_by_an_unmanaged_site_is_refused_until_prune_frees_it_first(
     applied_acme: tuple[Path, Path],
 ) -> None:
     directory, sandbox = applied_acme
@@ -186,8 +186,17 @@ def test_a_basename_freed_by_a_pruned_site_is_taken_after_its_delete(
     text = sites.read_text(encoding="utf-8")
     sites.write_text(text[: text.index("  help:\n")], encoding="utf-8")
     write_basenames(directory, **{DEVDOCS: "help"})
-    prune_too(directory, "sites")
 
+    kept = run(["plan", directory], sandbox)
+
+    assert kept.exit_code == 1, kept.output
+    assert (
+        'sites.yaml:5:3: site.devdocs: basename: "help" is held by site.~site_help (Acme Help '
+        "Center), which no manifest manages and the plan keeps: the API would refuse it (409); "
+        "write another basename, or free it there first"
+    ) in kept.output
+
+    prune_too(directory, "sites")
     plan = plan_json(directory, sandbox)
     taker = next(c for c in plan["changes"] if c["address"] == "site.devdocs")
     assert "site.~site_help#delete" in taker["depends_on"]
@@ -254,24 +263,3 @@ def test_two_redirects_swapping_sources_converge_in_one_apply(
     assert after["/status"] == before["/sdk/javascript"]
     assert after["/sdk/javascript"] == before["/status"]
     assert_converged(directory, sandbox)
-
-
-def test_a_basename_held_by_a_site_the_plan_keeps_is_refused_at_plan_time(
-    applied_acme: tuple[Path, Path],
-) -> None:
-    directory, sandbox = applied_acme
-    write_basenames(directory, **{HELP: "help"})
-    apply(directory, sandbox)
-    sites = directory / "sites.yaml"
-    text = sites.read_text(encoding="utf-8")
-    sites.write_text(text[: text.index("  help:\n")], encoding="utf-8")
-    write_basenames(directory, **{DEVDOCS: "help"})
-
-    result = run(["plan", directory], sandbox)
-
-    assert result.exit_code == 1, result.output
-    assert (
-        'sites.yaml:5:3: site.devdocs: basename: "help" is held by site.~site_help (Acme Help '
-        "Center), which no manifest manages and the plan keeps: the API would refuse it (409); "
-        "write another basename, or free it there first"
-    ) in result.output
