@@ -147,23 +147,6 @@ def test_collection_field_is_patched(
     assert collection(sandbox, collection_id)[field] == value
 
 
-def test_collection_is_renamed_by_formerly(sandbox: Path, manifests: Path) -> None:
-    collection_id = create_collection(sandbox, "Engineering")
-    write_manifests(
-        manifests,
-        ORG
-        + "collections:\n  engineering: {title: Product Engineering, formerly: [Engineering]}\n",
-    )
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("collection.engineering", "update")]
-    assert calls(change(plan, "collection.engineering")) == [
-        ("PATCH", f"/collections/{collection_id}", {"title": "Product Engineering"})
-    ]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert live_titles(sandbox, "collections") == {"Product Engineering": collection_id}
-
-
 def test_nested_collection_is_matched_by_parent_and_title(sandbox: Path, manifests: Path) -> None:
     engineering = create_collection(sandbox, "Engineering")
     create_collection(sandbox, "Guides", engineering)
@@ -260,30 +243,6 @@ def test_collections_swapping_parent_and_child_move_in_a_safe_order(
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
     assert collection(sandbox, outer)["parent"] == inner
-
-
-def test_unmanaged_collection_is_listed_without_prune(sandbox: Path, manifests: Path) -> None:
-    legacy = create_collection(sandbox, "Legacy")
-    write_manifests(manifests, ORG)
-    plan = plan_json(manifests, sandbox)
-    assert plan["changes"] == []
-    assert {"kind": "collection", "id": legacy, "title": "Legacy"} in plan["unmanaged"]
-
-
-def test_unmanaged_collection_is_deleted_under_prune(sandbox: Path, manifests: Path) -> None:
-    kept = create_collection(sandbox, "Engineering")
-    legacy = create_collection(sandbox, "Legacy")
-    write_manifests(
-        manifests, PRUNE_COLLECTIONS + ORG + "collections:\n  engineering: {title: Engineering}\n"
-    )
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [(f"collection.~{legacy}", "delete")]
-    assert calls(change(plan, f"collection.~{legacy}")) == [
-        ("DELETE", f"/collections/{legacy}", None)
-    ]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert live_titles(sandbox, "collections") == {"Engineering": kept}
 
 
 def test_pruned_collection_is_deleted_after_its_managed_child_moves_out(
@@ -467,20 +426,6 @@ def test_space_emoji_null_removes_the_emoji_and_converges(sandbox: Path, manifes
     assert_converged(manifests, sandbox)
 
 
-def test_space_is_renamed_by_formerly(sandbox: Path, manifests: Path) -> None:
-    handbook = create_space(sandbox, "Handbook")
-    write_manifests(
-        manifests, ORG + "spaces:\n  handbook: {title: Team Handbook, formerly: [Handbook]}\n"
-    )
-    plan = plan_json(manifests, sandbox)
-    assert calls(change(plan, "space.handbook", "update")) == [
-        ("PATCH", f"/spaces/{handbook}", {"title": "Team Handbook"})
-    ]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert live_titles(sandbox, "spaces") == {"Team Handbook": handbook}
-
-
 def test_space_with_pinned_id_moves_to_another_collection(sandbox: Path, manifests: Path) -> None:
     engineering = create_collection(sandbox, "Engineering")
     operations = create_collection(sandbox, "Operations")
@@ -520,27 +465,6 @@ def test_space_with_pinned_id_moves_and_is_renamed_in_one_plan(
     assert_converged(manifests, sandbox)
     live = space(sandbox, handbook)
     assert (live["title"], live["parent"]) == ("Guide", engineering)
-
-
-def test_unmanaged_space_is_listed_without_prune(sandbox: Path, manifests: Path) -> None:
-    scratch = create_space(sandbox, "Scratch")
-    write_manifests(manifests, ORG)
-    plan = plan_json(manifests, sandbox)
-    assert plan["changes"] == []
-    assert {"kind": "space", "id": scratch, "title": "Scratch"} in plan["unmanaged"]
-
-
-def test_unmanaged_space_is_deleted_under_prune(sandbox: Path, manifests: Path) -> None:
-    handbook = create_space(sandbox, "Handbook")
-    scratch = create_space(sandbox, "Scratch")
-    write_manifests(manifests, PRUNE_SPACES + ORG + "spaces:\n  handbook: {title: Handbook}\n")
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [(f"space.~{scratch}", "delete")]
-    assert calls(change(plan, f"space.~{scratch}")) == [("DELETE", f"/spaces/{scratch}", None)]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert live_titles(sandbox, "spaces") == {"Handbook": handbook}
-    assert space(sandbox, scratch)["deletedAt"]
 
 
 def test_recently_deleted_pinned_space_is_restored(sandbox: Path, manifests: Path) -> None:

@@ -375,34 +375,6 @@ def test_team_with_an_invited_member_depends_on_the_invite(sandbox: Path, manife
     assert_converged(manifests, sandbox)
 
 
-def test_team_title_is_renamed_by_pinned_id(sandbox: Path, manifests: Path) -> None:
-    team_id = create_team(sandbox, "Platform")
-    write_manifests(manifests, teams_yaml(f"  platform: {{id: {team_id}, title: Core Platform}}\n"))
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("team.platform", "update")]
-    assert calls(change(plan, "team.platform")) == [
-        ("PATCH", f"{ORG_PATH}/teams/{team_id}", {"title": "Core Platform"})
-    ]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert live_api(sandbox, "GET", f"{ORG_PATH}/teams/{team_id}")["title"] == "Core Platform"
-
-
-def test_team_title_is_renamed_by_formerly(sandbox: Path, manifests: Path) -> None:
-    team_id = create_team(sandbox, "Platform")
-    write_manifests(
-        manifests, teams_yaml("  platform: {title: Core Platform, formerly: [Platform]}\n")
-    )
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("team.platform", "update")]
-    assert calls(change(plan, "team.platform")) == [
-        ("PATCH", f"{ORG_PATH}/teams/{team_id}", {"title": "Core Platform"})
-    ]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert live_api(sandbox, "GET", f"{ORG_PATH}/teams/{team_id}")["title"] == "Core Platform"
-
-
 def test_team_membership_changes_go_in_one_call(sandbox: Path, manifests: Path) -> None:
     team_id = create_team(
         sandbox, "Platform", {"alice@acme.test": "owner", "erin@acme.test": "member"}
@@ -439,33 +411,6 @@ def test_team_without_members_key_leaves_its_members_alone(sandbox: Path, manife
     create_team(sandbox, "Platform", {"erin@acme.test": "member"})
     write_manifests(manifests, teams_yaml("  platform: {title: Platform}\n"))
     assert plan_json(manifests, sandbox)["changes"] == []
-
-
-def test_unmanaged_team_is_listed_without_prune(sandbox: Path, manifests: Path) -> None:
-    team_id = create_team(sandbox, "Legacy")
-    write_manifests(manifests, with_org())
-    plan = plan_json(manifests, sandbox)
-    assert plan["changes"] == []
-    teams = [u for u in plan["unmanaged"] if u["kind"] == "team"]
-    assert teams == [{"kind": "team", "id": team_id, "title": "Legacy"}]
-
-
-def test_unmanaged_team_is_deleted_under_prune(sandbox: Path, manifests: Path) -> None:
-    kept = create_team(sandbox, "Platform")
-    legacy = create_team(sandbox, "Legacy", {"erin@acme.test": "member"})
-    write_manifests(
-        manifests,
-        teams_yaml("  platform: {title: Platform}\n", "docform: {prune: {teams: true}}\n"),
-    )
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [(f"team.~{legacy}", "delete")]
-    assert calls(change(plan, f"team.~{legacy}")) == [
-        ("DELETE", f"{ORG_PATH}/teams/{legacy}", None)
-    ]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    teams = live_api(sandbox, "GET", f"{ORG_PATH}/teams")["items"]
-    assert [t["id"] for t in teams] == [kept]
 
 
 def test_two_live_teams_with_one_title_is_an_error_naming_the_one_to_keep(
