@@ -25,6 +25,7 @@ from docform.api import (
 from docform.sandbox import SandboxConfig, Store
 from docform.sandbox.seed import apply_seed, load_seed_file
 from docform.sandbox.transport import SandboxTransport
+from fast_clock import FastClock
 from planning import change, live_api, plan_json, run, seeded_sandbox, write_manifests
 
 pytestmark = pytest.mark.anyio
@@ -319,7 +320,10 @@ async def test_a_wait_longer_than_the_limit_fails_at_once(sandbox: SandboxTransp
     )
 
 
-async def test_sandbox_rate_limit_is_waited_out_until_every_call_succeeds(tmp_path: Path) -> None:
+async def test_sandbox_rate_limit_is_waited_out_until_every_call_succeeds(
+    tmp_path: Path, fast_clock: FastClock
+) -> None:
+    """The sandbox's one-second windows and the client's waits for them on `fast_clock`."""
     path = tmp_path / "sandbox.sqlite"
     store = Store(path)
     apply_seed(store, load_seed_file(SEED_FILE))

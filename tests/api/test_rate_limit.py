@@ -7,7 +7,6 @@ client's `RateBudget` (api/retry.py) on its own, and the sandbox's per-window ac
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import shutil
 import time
@@ -22,6 +21,7 @@ from docform.api.retry import RateBudget
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.seed import apply_seed, load_seed_file
+from fast_clock import FastClock
 from planning import SERVE_TOKEN, served_app
 
 REPO = Path(__file__).parents[2]
@@ -34,42 +34,6 @@ IN_FLIGHT = inspect.signature(ApiClient).parameters["max_in_flight"].default
 def docform(args: list[Any], root: str) -> Result:
     env = {"DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN, "NO_COLOR": "1"}
     return CliRunner().invoke(cli, [str(a) for a in args], env=env)
-
-
-class FastClock:
-    """The one clock of a test's service and client, running ``speed`` times faster than the
-    real one: the service's one-second windows pass in a tenth of a second, and so do the
-    client's waits for them, while requests take the real time they take."""
-
-    def __init__(self, speed: float = 10.0, start: float = 2_000_000_000.25) -> None:
-        self.speed, self.start, self.real_start = speed, start, time.monotonic()
-
-    def time(self) -> float:
-        return self.start + (time.monotonic() - self.real_start) * self.speed
-
-    def monotonic(self) -> float:
-        return self.time()
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(max(seconds, 0.0) / self.speed)
-
-
-@pytest.fixture
-def fast_clock(monkeypatch: pytest.MonkeyPatch) -> FastClock:
-    """The sandbox's rate limiter, the client's rate budget and its sender read ``time``
-    through their modules: each gets the fast clock, and every API client made while the test
-    runs sleeps on it."""
-    clock = FastClock()
-    for module in ("docform.sandbox.app", "docform.api.retry", "docform.api.sender"):
-        monkeypatch.setattr(f"{module}.time", clock)
-    original = ApiClient.__init__
-
-    def init(self: ApiClient, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("sleep", clock.sleep)
-        original(self, *args, **kwargs)
-
-    monkeypatch.setattr(ApiClient, "__init__", init)
-    return clock
 
 
 def test_plan_and_apply_keep_under_the_rate_limit_after_the_first_429s(
@@ -230,6 +194,9 @@ def always_429(tmp_path: Path, env: dict[str, str]) -> tuple[Result, float]:
     return result, time.monotonic() - started
 
 
+# The client's waits are noted, not spent (instant_backoff): a call's budget and the command's
+# deadline count the waits decided, so they stop the retries as they would in real time.
+@pytest.mark.usefixtures("instant_backoff")
 def test_one_call_stops_retrying_at_its_budget(tmp_path: Path) -> None:
     result, took = always_429(tmp_path, {"DOCFORM_API_CALL_SECONDS": "1.5"})
     assert result.exit_code == 1, result.output
@@ -237,6 +204,7 @@ def test_one_call_stops_retrying_at_its_budget(tmp_path: Path) -> None:
     assert took < 10
 
 
+@pytest.mark.usefixtures("instant_backoff")
 def test_a_command_stops_at_its_deadline_naming_the_call_not_made(tmp_path: Path) -> None:
     result, took = always_429(tmp_path, {"DOCFORM_DEADLINE": "0.5"})
     assert result.exit_code == 1, result.output
