@@ -181,28 +181,80 @@ def test_no_import_cycle_between_modules() -> None:
         pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
 
 
-def test_a_plan_against_an_https_service_loads_no_sandbox_or_server() -> None:
-    """Planning against a URL that is not the sandbox never imports the sandbox, Starlette or
-    uvicorn. Nothing listens at the URL: the plan fails reading, after the point where a
-    sandbox would have been opened."""
+def loaded_by(*arguments: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """``python -m docform ARGUMENTS``, and every module it imported, in order."""
     env = {
         **os.environ,
         "DOCFORM_API_URL": "https://127.0.0.1:9",
         "DOCFORM_API_TOKEN": "tok_plan",
         "DOCFORM_API_TIMEOUT": "1",
     }
-    command = [sys.executable, "-X", "importtime", "-m", "docform", "plan", str(FIXTURES / "basic")]
+    command = [sys.executable, "-X", "importtime", "-m", "docform", *arguments]
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     imported = [
         line.rsplit("|", 1)[1].strip()
         for line in result.stderr.splitlines()
         if line.startswith("import time:") and "|" in line
     ]
+    return result, imported
+
+
+def among(imported: list[str], packages: tuple[str, ...]) -> list[str]:
+    """The modules of ``imported`` that belong to ``packages`` (``docform.sandbox``, ``rich``)."""
+    return [
+        name
+        for name in imported
+        if any(name == package or name.startswith(f"{package}.") for package in packages)
+    ]
+
+
+def test_a_plan_against_an_https_service_loads_no_sandbox_or_server() -> None:
+    """Planning against a URL that is not the sandbox never imports the sandbox, Starlette or
+    uvicorn. Nothing listens at the URL: the plan fails reading, after the point where a
+    sandbox would have been opened."""
+    result, imported = loaded_by("plan", str(FIXTURES / "basic"))
     assert result.returncode == 1
     assert "no answer from https://127.0.0.1:9" in result.stderr
     assert "docform.workflow.connect" in imported
-    assert [
-        name
-        for name in imported
-        if name.split(".")[0] in ("starlette", "uvicorn") or name.startswith("docform.sandbox")
-    ] == []
+    assert among(imported, ("starlette", "uvicorn", "docform.sandbox")) == []
+
+
+# What only some commands use: every docform process would pay for it at start-up otherwise
+# (the suite starts docform about 150 times, CI jobs on every pull request).
+NOT_AT_START = (
+    "pydantic",
+    "yaml",
+    "httpx",
+    "rich",
+    "starlette",
+    "uvicorn",
+    "deepdiff",
+    "confusable_homoglyphs",
+    "cel_expr_python",
+    "docform.manifest",
+    "docform.kinds",
+    "docform.engine",
+    "docform.api",
+    "docform.sandbox",
+    "docform.workflow",
+)
+
+
+@pytest.mark.parametrize("arguments", [["--version"], ["--help"], ["plan", "--help"]])
+def test_help_and_version_load_no_command_machinery(arguments: list[str]) -> None:
+    result, imported = loaded_by(*arguments)
+    assert result.returncode == 0, result.stderr
+    assert "docform.cli.plan" in imported
+    assert among(imported, NOT_AT_START) == []
+
+
+def test_validate_loads_no_client_renderer_or_optional_checks() -> None:
+    """``validate`` reads manifests only: no HTTP client, sandbox or terminal renderer; and
+    manifests without policies, settings documents or look-alike addresses load neither CEL,
+    deepdiff nor Unicode's confusables."""
+    result, imported = loaded_by("validate", str(FIXTURES / "basic"))
+    assert result.returncode == 0, result.stderr
+    assert "docform.manifest.loader" in imported
+    optional = ("httpx", "rich", "starlette", "uvicorn", "docform.api", "docform.sandbox")
+    optional += ("deepdiff", "confusable_homoglyphs", "cel_expr_python")
+    assert among(imported, optional) == []

@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from confusable_homoglyphs import categories, confusables
-
 _PARTS = re.compile(r"[@.]")
 # Invisible and direction-changing characters (zero-width spaces and joiners, bidi embeddings,
 # overrides and isolates, the BOM): in an address they make one look like another in review.
@@ -50,6 +48,10 @@ def deceptive_text(text: str) -> str | None:
             "ligatures, styled letters), which make one address look like another; write it "
             "plainly"
         )
+    # Unicode's tables load only for text that needs them: every command escapes its output
+    # here, few check an address.
+    from confusable_homoglyphs import categories, confusables
+
     for part in _PARTS.split(text):
         if confusables.is_dangerous(part):
             scripts = ", ".join(sorted(s.title() for s in categories.unique_aliases(part)))

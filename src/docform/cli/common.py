@@ -7,16 +7,18 @@ import sys
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from docform.cli.output import output
-from docform.engine.plan import Plan
-from docform.engine.rails import RailReport, Violation
 from docform.errors import DocformError
 from docform.lookalikes import escape_for_terminal
-from docform.manifest import ManifestSet
+
+if TYPE_CHECKING:
+    from docform.engine.plan import Plan
+    from docform.engine.rails import RailReport, Violation
+    from docform.manifest import ManifestSet
 
 T = TypeVar("T")
 
@@ -264,7 +266,7 @@ def label_option(command: Any) -> Any:
 def markdown_options(command: Any) -> Any:
     """``--markdown-out FILE`` and ``--markdown-limit CHARS``, for commands printing Markdown
     that a workflow posts as a comment or an issue."""
-    from docform.render.shortening import DEFAULT_LIMIT
+    from docform.render.post_size import DEFAULT_LIMIT
 
     command = click.option(
         "--markdown-limit",

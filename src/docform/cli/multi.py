@@ -25,14 +25,14 @@ from docform.cli.common import (
     write_output,
 )
 from docform.cli.output import output
-from docform.engine.plan import Plan
 from docform.errors import DocformError
 from docform.lookalikes import escape_for_terminal
-from docform.manifest.discover import ManifestDir
-from docform.workflow.sets import SetOutcome
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
+    from docform.engine.plan import Plan
+    from docform.manifest.discover import ManifestDir
     from docform.workflow.safety import RailOptions
+    from docform.workflow.sets import SetOutcome
 
 SAVED_PLAN_REFUSED = (
     "{option} takes one organization's plan, and {directory} holds {count} manifest sets; "

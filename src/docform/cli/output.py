@@ -15,10 +15,12 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
 _KEY = "docform.output"
@@ -37,6 +39,8 @@ class Output:
 
     def console(self, *, stderr: bool = False) -> Console:
         """A rich console for progress displays, silent with --quiet."""
+        from rich.console import Console  # rich only for the commands that show progress
+
         no_color = self.no_color or bool(os.environ.get("NO_COLOR"))
         return Console(stderr=stderr, no_color=no_color, quiet=self.quiet)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,8 +11,10 @@ from docform.cli.common import load_manifests, plan_with_progress
 from docform.cli.group import cli
 from docform.cli.multi import manifest_sets, planned_sets, report_failures
 from docform.cli.output import output_options
-from docform.engine.plan import Plan
-from docform.manifest import ManifestSet
+
+if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
+    from docform.engine.plan import Plan
+    from docform.manifest import ManifestSet
 
 
 @cli.command()

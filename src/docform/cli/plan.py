@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from docform.api.stats import CallStats
 from docform.cli.common import (
     allow_option,
     label_option,
@@ -26,11 +25,12 @@ from docform.cli.multi import (
     validate_several,
 )
 from docform.cli.output import output, output_options
-from docform.engine.plan import Plan
 from docform.lookalikes import escape_for_terminal
-from docform.manifest import ManifestSet
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
+    from docform.api.stats import CallStats
+    from docform.engine.plan import Plan
+    from docform.manifest import ManifestSet
     from docform.workflow.safety import RailOptions
 
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from docform.api.urls import is_loopback_host
 from docform.cli.group import cli
 from docform.cli.output import output, output_options
 
@@ -116,6 +115,8 @@ def sandbox_serve(
 def _check_host(host: str, allow_remote: bool) -> None:
     """The sandbox has no TLS, and its seeded tokens and control routes are for tests: it
     listens beyond loopback only when asked to, and says what that exposes."""
+    from docform.api.urls import is_loopback_host
+
     if is_loopback_host(host):
         return
     if not allow_remote:

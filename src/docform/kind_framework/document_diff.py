@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from deepdiff import DeepDiff
-
 Path = tuple[str | int, ...]
 PLAIN = (dict, list, str, int, float, bool, type(None))
 
@@ -44,7 +42,7 @@ def same_value(name: str, before: Any, after: Any, order_free: Collection[str] =
     old, new = plain(before), plain(after)
     if not (_is_plain(old) and _is_plain(new)):
         return bool(before == after)
-    return not DeepDiff(old, new, ignore_order_func=_ignoring_order(_prefixed(name, order_free)))
+    return not _deep_diff(old, new, ignore_order_func=_ignoring_order(_prefixed(name, order_free)))
 
 
 def plain(value: Any) -> Any:
@@ -78,8 +76,15 @@ def _ignoring_order(order_free: frozenset[str]) -> Any:
     return ignore_order
 
 
+def _deep_diff(old: Any, new: Any, **options: Any) -> Any:
+    # deepdiff loads when a document differs: most commands never compare one.
+    from deepdiff import DeepDiff
+
+    return DeepDiff(old, new, **options)
+
+
 def _reported(old: Any, new: Any, order_free: frozenset[str]) -> list[Path]:
-    tree = DeepDiff(old, new, view="tree", ignore_order_func=_ignoring_order(order_free))
+    tree = _deep_diff(old, new, view="tree", ignore_order_func=_ignoring_order(order_free))
     return [tuple(level.path(output_format="list")) for levels in tree.values() for level in levels]
 
 

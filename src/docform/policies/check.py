@@ -7,8 +7,6 @@ import re
 from functools import cache
 from typing import Any
 
-from cel_expr_python import cel
-
 from docform.policies.cel_syntax import RuleSyntaxError
 from docform.policies.expressions import (
     DYN,
@@ -63,6 +61,9 @@ EXTENSIONS = ("strings", "lists", "sets", "math")
 
 @cache
 def _environment(variables: tuple[str, ...]) -> Any:
+    # The CEL runtime loads with the first policy: manifests without any never need it.
+    from cel_expr_python import cel
+
     declared = {name: cel.Type.TIMESTAMP if name == "now" else cel.Type.DYN for name in variables}
     config = cel.NewEnvConfigFromYaml(
         "extensions:\n" + "".join(f"  - name: {name}\n" for name in EXTENSIONS)

@@ -23,9 +23,9 @@ from docform.render.markdown import (
     render_markdown,
     table_row,
 )
+from docform.render.post_size import DEFAULT_LIMIT
 from docform.render.sets import render_sets_markdown
 from docform.render.shortening import (
-    DEFAULT_LIMIT,
     RESERVE,
     counted,
     room,

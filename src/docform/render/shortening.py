@@ -11,9 +11,6 @@ from collections.abc import Sequence
 from docform.engine.plan import Change
 from docform.render.markdown import code
 
-GITHUB_LIMIT = 65_536
-DEFAULT_LIMIT = 64_000
-"""GitHub's limit less room for what a workflow adds around the text (a marker, a footer)."""
 RESERVE = 1_000
 """Kept free while rows are added, for the lines that count what was left out."""
 

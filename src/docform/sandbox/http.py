@@ -103,13 +103,13 @@ class Ctx:
 class Body(BaseModel):
     """Base of request bodies: types are strict (a number is not a string) and extras ignored."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(strict=True, extra="ignore", populate_by_name=True, defer_build=True)
 
 
 class Query(BaseModel):
     """Base of query strings: values arrive as strings and are converted (``limit=5``)."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
 
 
 def describe_validation_error(exc: ValidationError) -> str:
