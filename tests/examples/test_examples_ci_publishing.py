@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from remembered_docform import docform_calls, real_runs, remembered_docform
 from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
 from planning import seeded_sandbox
@@ -299,15 +300,19 @@ def test_gitlab_writes_docform_lock_back_to_the_default_branch(acme, gitlab_orig
     assert log == "docform.lock: live objects after applying abc1234 [skip ci]\n"
 
 
-def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(acme, gitlab_origin):
+def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(acme, gitlab_origin, tmp_path):
     hook = Path(gitlab_origin["ORIGIN"]) / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\necho 'You are not allowed to push' >&2\nexit 1\n")
     hook.chmod(0o755)
     assert bash_step("docform apply manifests --yes", acme, gitlab_origin).returncode == 0
-    done = bash_step(write_lock_script(), acme, gitlab_origin)
+    # Each attempt pins the same branch again: only the first two pins (with the apply's
+    # docform.lock, then without it) are run by the real docform.
+    env = remembered_docform(gitlab_origin, tmp_path)
+    done = bash_step(write_lock_script(), acme, env)
     assert done.returncode == 1
     assert "Another push came first; pinning again on the newest main." in done.stdout
     assert (
         "docform.lock could not be pushed to main after 5 attempts; run docform pin manifests "
         "on it and commit the result.\n"
     ) in done.stderr
+    assert docform_calls(env) == ["pin manifests"] * 5 and real_runs(env) == 2

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
+from remembered_docform import docform_calls, real_runs, remembered_docform
 
 from canary import CANARY_TOKEN
 from planning import in_ui, live_api, plan_json, run, seeded_sandbox, write_manifests
@@ -484,10 +485,13 @@ def test_github_write_back_pins_again_when_another_push_came_first(repo, sandbox
     assert "docform.lock" in git("--git-dir", str(bare), "log", "-1", "--format=%s")
 
 
-def test_github_write_back_fails_loudly_when_it_cannot_push(repo, sandbox, origin):
+def test_github_write_back_fails_loudly_when_it_cannot_push(repo, sandbox, origin, tmp_path):
     bare, env = origin
     execute(github_commands("docform-apply.yml", "push", plan_comment(sandbox))[:1], sandbox)
     reject_pushes(bare, times=None)
+    # Each attempt pins the same main again: only the first two pins (with the apply's
+    # docform.lock, then without it) are run by the real docform.
+    env = remembered_docform(env, tmp_path)
     done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
                           capture_output=True)  # fmt: skip
     assert done.returncode == 1
@@ -495,6 +499,8 @@ def test_github_write_back_fails_loudly_when_it_cannot_push(repo, sandbox, origi
         "::error::docform.lock could not be pushed to main after 5 attempts; run docform pin "
         "manifests on it and commit the result."
     ) in done.stdout
+    assert docform_calls(env) == ["pin manifests"] * 5 and real_runs(env) == 2
+    assert (bare / "rejected").read_text().splitlines() == ["x"] * 5
 
 
 def plan_comment(sandbox: Path) -> dict[str, str]:
