@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from test_examples_ci_publishing import gitlab_job
-from test_examples_ci_tools import BIN, EXAMPLE, READER_TOKEN, bash_step, step
+from test_examples_ci_tools import BIN, EXAMPLE, READER_TOKEN, bash_step, reader_sandbox, step
 
-from planning import seeded_sandbox
+from planning import copy_sandbox, run
 
 PIPELINE_URL = "https://gitlab.example/acme/docs/-/pipelines/5"
 RUN_URL = "https://github.example/acme/docs/actions/runs/42"
@@ -35,22 +34,23 @@ api() {
 """
 
 
+@pytest.fixture(scope="module")
+def applied_organization(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example's sandbox with the reader's token, the example applied whole by an admin:
+    arranged once, copied for each test."""
+    sandbox = reader_sandbox(tmp_path_factory.mktemp("applied"))
+    applied = run(["apply", EXAMPLE / "manifests", "--yes", "--no-lock-file", "-q"], sandbox)
+    assert applied.exit_code == 0, applied.output
+    return sandbox
+
+
 @pytest.fixture
-def ci_env(tmp_path: Path) -> dict[str, str]:
+def ci_env(tmp_path: Path, applied_organization: Path) -> dict[str, str]:
     """A checkout of the example applied whole by an admin, and what the drift jobs get: the
     reader's token (a user's token acts as that user, in-process too)."""
     checkout = tmp_path / "acme"
     shutil.copytree(EXAMPLE, checkout)
-    seed = tmp_path / "seed.yaml"
-    reader = f"  - {{token: {READER_TOKEN}, user: u_hannah}}  # Hannah has the read role\n"
-    seed.write_text((EXAMPLE / "sandbox-seed.yaml").read_text(encoding="utf-8") + reader)
-    sandbox = seeded_sandbox(tmp_path, seed)
-    admin = {**os.environ, "DOCFORM_API_URL": f"sandbox:{sandbox}"}
-    applied = subprocess.run(
-        [str(BIN / "docform"), "apply", "manifests", "--yes", "--no-lock-file", "-q"],
-        cwd=checkout, env=admin, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert applied.returncode == 0, applied.stderr
+    sandbox = copy_sandbox(applied_organization, tmp_path)
     standins = tmp_path / "standins"
     standins.mkdir()
     (standins / "gh").write_text(FAKE_GH, encoding="utf-8")

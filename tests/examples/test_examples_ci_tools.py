@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,6 +24,7 @@ import pytest
 import yaml
 
 from docform.manifest import schema_text
+from planning import run, seeded_sandbox
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "acme"
@@ -32,7 +32,6 @@ WORKFLOWS = sorted((EXAMPLE / ".github" / "workflows").glob("*.yml"))
 BIN = Path(sys.executable).parent
 READER_TOKEN = "tok_hannah_reader_0123456789"
 ADMIN_TOKEN = "tok_ci_tools_admin_5e6f7a8b"
-STARTUP_SECONDS = 10.0
 
 
 def tool(name: str, *args: Any, cwd: Path = ROOT, env: dict[str, str] | None = None):
@@ -350,38 +349,24 @@ def test_gitlab_finds_the_bots_plan_note_behind_hundreds_of_newer_notes(fake_git
 # -- the two tokens ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def served_acme(tmp_path: Path) -> Iterator[str]:
-    """The example's sandbox, served, with a token of a member who has the read role: only a
-    served sandbox lets a token act as its user (in-process, every token is an admin)."""
-    ready = tmp_path / "sandbox-url"
-    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0", "-q"]
-    command += ["--data", str(tmp_path / "acme.sqlite"), "--token", ADMIN_TOKEN]
-    seed = tmp_path / "seed.yaml"
+def reader_sandbox(directory: Path) -> Path:
+    """The example's sandbox, seeded with a token of a member who has the read role too (a
+    user's token acts as that user; any other token, as an admin of every organization)."""
+    seed = directory / "seed.yaml"
     reader = f"  - {{token: {READER_TOKEN}, user: u_hannah}}  # Hannah has the read role\n"
     seed.write_text((EXAMPLE / "sandbox-seed.yaml").read_text(encoding="utf-8") + reader)
-    command += ["--seed", str(seed), "--ready-file", str(ready)]
-    server = subprocess.Popen(command)
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not ready.exists():
-            assert server.poll() is None and time.monotonic() < deadline, "no sandbox"
-            time.sleep(0.02)
-        yield ready.read_text(encoding="utf-8").strip()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    return seeded_sandbox(directory, seed)
 
 
-def test_a_reader_token_plans_all_but_what_it_may_not_read_and_says_so(served_acme: str):
+def test_a_reader_token_plans_all_but_what_it_may_not_read_and_says_so(tmp_path: Path):
     """Least privilege: the plan token may be a reader's. The SAML providers, which only
     admins may read, are reported as not planned (exit 3 with --detailed-exitcode), apply
     refuses such a partial plan, an admin's token applies it whole, and drift with the
     reader's token says what it could not check."""
-    env = {**os.environ, "DOCFORM_API_URL": served_acme, "DOCFORM_API_TOKEN": READER_TOKEN}
-    env["NO_COLOR"] = "1"
-    planned = tool("docform", "plan", EXAMPLE / "manifests", "--detailed-exitcode", env=env)
-    assert planned.returncode == 3, planned.stderr
+    sandbox = reader_sandbox(tmp_path)
+    manifests = EXAMPLE / "manifests"
+    planned = run(["plan", manifests, "--detailed-exitcode"], sandbox, READER_TOKEN)
+    assert planned.exit_code == 3, planned.stderr
     assert (
         "Not planned: the token may not read these, so what they would change is unknown"
     ) in planned.stdout
@@ -390,24 +375,21 @@ def test_a_reader_token_plans_all_but_what_it_may_not_read_and_says_so(served_ac
     )
     assert "saml.okta" not in planned.stdout
     assert "+ team.platform" in planned.stdout  # the rest is planned
-    markdown = tool("docform", "plan", EXAMPLE / "manifests", "--markdown", env=env)
-    assert markdown.returncode == 0
+    markdown = run(["plan", manifests, "--markdown"], sandbox, READER_TOKEN)
+    assert markdown.exit_code == 0
     assert "> **Not planned: the token may not read these" in markdown.stdout
-    refused = tool("docform", "apply", EXAMPLE / "manifests", "--yes", env=env)
-    assert refused.returncode == 1
+    refused = run(["apply", manifests, "--yes"], sandbox, READER_TOKEN)
+    assert refused.exit_code == 1
     assert "nothing was applied: the token may not read everything" in refused.stderr
-    env["DOCFORM_API_TOKEN"] = ADMIN_TOKEN
-    applied = tool("docform", "apply", EXAMPLE / "manifests", "--yes", "--no-lock-file", env=env)
-    assert applied.returncode == 0, applied.stderr
-    env["DOCFORM_API_TOKEN"] = READER_TOKEN
-    drift = tool("docform", "drift", EXAMPLE / "manifests", "--markdown", env=env)
-    assert drift.returncode == 3, drift.stderr  # in sync in what it may read
+    applied = run(["apply", manifests, "--yes", "--no-lock-file"], sandbox, ADMIN_TOKEN)
+    assert applied.exit_code == 0, applied.stderr
+    drift = run(["drift", manifests, "--markdown"], sandbox, READER_TOKEN)
+    assert drift.exit_code == 3, drift.stderr  # in sync in what it may read
     assert ": in sync, except what was not checked" in drift.stdout
     assert "> **Not checked: the token may not read these" in drift.stdout
     assert "> - SAML providers: the token may not read them" in drift.stdout
-    env["DOCFORM_API_TOKEN"] = ADMIN_TOKEN
-    admin = tool("docform", "plan", EXAMPLE / "manifests", "--detailed-exitcode", env=env)
-    assert admin.returncode == 0, admin.stderr
+    admin = run(["plan", manifests, "--detailed-exitcode"], sandbox, ADMIN_TOKEN)
+    assert admin.exit_code == 0, admin.stderr
     assert "Not planned" not in admin.stdout
 
 
