@@ -18,7 +18,7 @@ import pytest
 from test_examples_ci_publishing import break_the_deletion_rail
 from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
-from planning import seeded_sandbox
+from planning import copy_sandbox, seeded_sandbox
 
 BOT = "github-actions[bot]"
 HEAD = "0123456789abcdef0123456789abcdef01234567"
@@ -76,12 +76,29 @@ sys.exit(done.returncode)
 """
 
 
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A checkout of the example after the plan workflow's Plan step against its sandbox (in
+    the folder returned, beside the sandbox): run once, as every test here starts from that
+    plan of the pull request's head."""
+    folder = tmp_path_factory.mktemp("planned")
+    shutil.copytree(EXAMPLE, folder / "acme")
+    sandbox = seeded_sandbox(folder, EXAMPLE / "sandbox-seed.yaml")
+    env = {"PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
+    env["DOCFORM_API_URL"] = f"sandbox:{sandbox}"
+    done = bash_step(step("docform-plan.yml", "Plan")["run"], folder / "acme", env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return folder
+
+
 @pytest.fixture
-def github(tmp_path: Path) -> dict[str, str]:
-    """A checkout of the example, its sandbox, and what GitHub gives the steps: pull request
-    #7 with head HEAD, merged as MERGE, and the stand-in gh acting as the workflow's bot."""
+def github(tmp_path: Path, planned: Path) -> dict[str, str]:
+    """A copy of the planned checkout, its sandbox, and what GitHub gives the steps: pull
+    request #7 with head HEAD, merged as MERGE, and the stand-in gh acting as the workflow's
+    bot."""
     checkout = tmp_path / "acme"
-    shutil.copytree(EXAMPLE, checkout)
+    shutil.copytree(planned / "acme", checkout)
+    sandbox = copy_sandbox(planned / "sandbox.sqlite", tmp_path)
     forge = tmp_path / "forge"
     forge.mkdir()
     (forge / f"repos_acme_docs_commits_{MERGE}_pulls.json").write_text(json.dumps([{"number": 7}]))
@@ -90,7 +107,6 @@ def github(tmp_path: Path) -> dict[str, str]:
     standins.mkdir()
     (standins / "gh").write_text(FAKE_GH, encoding="utf-8")
     (standins / "gh").chmod(0o755)
-    sandbox = seeded_sandbox(tmp_path, EXAMPLE / "sandbox-seed.yaml")
     return {
         "CHECKOUT": str(checkout),
         "PATH": os.pathsep.join([str(standins), str(BIN), os.environ["PATH"]]),
@@ -114,12 +130,16 @@ def run(workflow: str, job: str, name: str, env: dict[str, str], **more: str):
     return bash_step(step(workflow, name, job=job)["run"], Path(env["CHECKOUT"]), env | more)
 
 
+def record(env: dict[str, str], outcome: str = "success") -> None:
+    """The plan workflow's status step, after a Plan step with that outcome."""
+    recorded = run("docform-plan.yml", "plan", RECORD_STATUS, env, PLAN_OUTCOME=outcome)
+    assert recorded.returncode == 0, recorded.stderr
+
+
 def plan_and_record(env: dict[str, str]) -> int:
     """The plan workflow's Plan step, then its status step with the Plan step's outcome."""
     planned = run("docform-plan.yml", "plan", "Plan", env)
-    outcome = "success" if planned.returncode == 0 else "failure"
-    recorded = run("docform-plan.yml", "plan", RECORD_STATUS, env, PLAN_OUTCOME=outcome)
-    assert recorded.returncode == 0, recorded.stderr
+    record(env, "success" if planned.returncode == 0 else "failure")
     return planned.returncode
 
 
@@ -151,8 +171,9 @@ def post_status(env: dict[str, str], login: str, state: str, description: str, s
 
 def test_the_apply_applies_the_plan_whose_checksum_the_plan_job_set_as_a_status(github):
     """The whole chain: plan, status, merge, apply; a newer status with another checksum by
-    someone else (anyone with write access can add one) changes nothing."""
-    assert plan_and_record(github) == 0
+    someone else (anyone with write access can add one) changes nothing. The plan is the
+    `planned` one."""
+    record(github)
     checksum = reviewed_checksum(github)
     run_url = "https://github.example/acme/docs/actions/runs/42"
     assert statuses(github) == [
@@ -188,7 +209,7 @@ def test_a_status_someone_else_set_is_never_the_reviewed_checksum(github):
 
 
 def test_a_status_of_an_earlier_commit_of_the_pull_request_is_not_the_reviewed_one(github):
-    assert plan_and_record(github | {"HEAD_SHA": "e" * 40}) == 0
+    record(github | {"HEAD_SHA": "e" * 40})
     found, _ = find_checksum(github)
     assert found.returncode == 1
     assert f"has no docform/plan status by {BOT} on its last commit {HEAD}" in found.stdout
@@ -199,12 +220,12 @@ def test_a_plan_not_made_replaces_the_status_and_the_apply_refuses(github, outco
     """A plan of the same commit made again that breaks a safety rail (the Plan step fails),
     or not made at all (validation or the install failed, so the Plan step was skipped): the
     bot's newest status says so, and the earlier success no longer counts."""
-    assert plan_and_record(github) == 0
+    record(github)
     if outcome == "failure":
         break_the_deletion_rail(Path(github["CHECKOUT"]))
         assert plan_and_record(github) == 1
     else:
-        run("docform-plan.yml", "plan", RECORD_STATUS, github, PLAN_OUTCOME="skipped")
+        record(github, "skipped")
     newest = statuses(github)[0]
     assert (newest["state"], newest["creator"]) == ("failure", {"login": BOT})
     found, outputs = find_checksum(github)
