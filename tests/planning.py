@@ -279,6 +279,22 @@ def _answers(root: str) -> bool:
 
 
 @contextmanager
+def served_in_thread(sandbox: Path, **options: Any) -> Iterator[str]:
+    """The sandbox database ``sandbox`` served over HTTP by uvicorn in a thread of the test
+    process, with the `SandboxConfig` ``options``, its admin token `SERVE_TOKEN`; yields its
+    root URL. For tests of docform processes against a served sandbox that do not test the
+    ``docform sandbox serve`` command (`served_sandbox` starts that, a second process)."""
+    from docform.sandbox import SandboxConfig, create_app
+
+    store = Store(sandbox)
+    try:
+        with served_app(create_app(store, SandboxConfig((SERVE_TOKEN,), **options))) as root:
+            yield root
+    finally:
+        store.close()
+
+
+@contextmanager
 def served_app(app: Any) -> Iterator[str]:
     """``app`` behind uvicorn on a free loopback port, in a thread; yields its root URL."""
     port = free_port()

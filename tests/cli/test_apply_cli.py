@@ -11,18 +11,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from click.testing import CliRunner
 
 from docform.cli import cli
-from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.faults import FaultSettings
-from planning import SERVE_TOKEN, plan_json, run, served_app
+from planning import SERVE_TOKEN, plan_json, run, served_in_thread
 from terminal import on_a_terminal
 
 STARTUP_SECONDS = 10.0
@@ -90,25 +87,13 @@ def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, ba
 # -- Ctrl-C ------------------------------------------------------------------------------------
 
 
-@contextmanager
-def serving(sandbox: Path, **options: Any) -> Iterator[str]:
-    """The sandbox at ``sandbox`` served over HTTP with the `SandboxConfig` ``options``, its
-    admin token `SERVE_TOKEN` (uvicorn in a thread of this process: the server is not what
-    these tests look at, the docform process is); yields its root URL."""
-    store = Store(sandbox)
-    try:
-        with served_app(create_app(store, SandboxConfig((SERVE_TOKEN,), **options))) as root:
-            yield root
-    finally:
-        store.close()
-
-
 @pytest.fixture
 def served(sandbox: Path) -> Iterator[str]:
     """A served sandbox answering every write 400 ms late, so that an apply is slow enough to
-    be interrupted with changes in flight; yields its root URL."""
+    be interrupted with changes in flight; yields its root URL. Served from a thread of the
+    test process: the server is not what these tests look at, the docform process is."""
     late = FaultSettings(WRITES_LATE, slow_seconds=0.4)
-    with serving(sandbox, faults=late) as root:
+    with served_in_thread(sandbox, faults=late) as root:
         yield root
 
 
@@ -195,7 +180,7 @@ def test_sigterm_from_a_ci_runner_stops_apply_like_ctrl_c(served, basic):
 @pytest.fixture
 def served_slowly(sandbox: Path) -> Iterator[str]:
     """A served sandbox answering every request 400 ms late; yields its root URL."""
-    with serving(sandbox, latency_ms=400) as root:
+    with served_in_thread(sandbox, latency_ms=400) as root:
         yield root
 
 

@@ -17,7 +17,7 @@ from docform.api import ApiClient
 from docform.manifest import load_manifest_set
 from docform.workflow.apply_lock import ApplyLockError, apply_lock, holder_path, lock_path
 from docform.workflow.run import apply_changes, plan_manifests
-from planning import SERVE_TOKEN, live_api, run, served_sandbox, write_manifests
+from planning import SERVE_TOKEN, live_api, run, served_in_thread, write_manifests
 
 TEAMS = """\
 organization: {id: org_acme}
@@ -167,11 +167,12 @@ def test_creates_that_run_side_by_side_share_the_reads_around_them(tmp_path, san
     assert titles(sandbox, "teams") == [f"Team {n}" for n in range(6)]
 
 
-def test_two_applies_started_at_once_create_nothing_twice(tmp_path):
+def test_two_applies_started_at_once_create_nothing_twice(tmp_path, sandbox):
     manifests = write_manifests(tmp_path / "m", TEAMS)
     env = {**os.environ, "DOCFORM_API_TOKEN": SERVE_TOKEN, "NO_COLOR": "1",
            "DOCFORM_LOCK_DIR": str(tmp_path / "locks")}  # fmt: skip
-    with served_sandbox(tmp_path / "served.sqlite", "--latency-ms", "100") as (root, _):
+    # Two docform processes are the subject; the sandbox serves them from a thread.
+    with served_in_thread(sandbox, latency_ms=100) as root:
         env["DOCFORM_API_URL"] = root
         command = [sys.executable, "-m", "docform", "apply", str(manifests), "--yes"]
         applies = [
