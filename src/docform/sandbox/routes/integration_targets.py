@@ -39,7 +39,10 @@ from docform.sandbox.routes.integrations import (
 from docform.sandbox.routes.shared import removed
 
 
-def _target_object(field: str) -> Schema:
+def _target_object(field: str, extended: str) -> Schema:
+    # The target's id; the service answers the whole object instead when asked with
+    # ``extended=true`` and calls the id form deprecated (the sandbox sends the id).
+    target = {"anyOf": [ID, ref(extended)]}
     return obj(
         {
             "integration": STRING,
@@ -48,15 +51,15 @@ def _target_object(field: str) -> Schema:
             "configuration": CONFIGURATION,
             "externalIds": array(STRING),
             "urls": urls("location", "publicEndpoint", "publicContentEndpoint"),
-            field: ID,
+            field: target,
         }
     )
 
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 OBJECTS: dict[str, Schema] = {
-    "SpaceInstallation": _target_object("space"),
-    "SiteInstallation": _target_object("site"),
+    "SpaceInstallation": _target_object("space", "Space"),
+    "SiteInstallation": _target_object("site", "Site"),
 }
 
 

@@ -110,15 +110,19 @@ OBJECTS: dict[str, Schema] = {
             "object": const("site-section-group"),
             "id": ID,
             "title": STRING,
-            # Deprecated by the service in favour of `children`, still sent.
-            "sections": array(ref("SiteSection")),
-            # In order: sections and nested groups (the sandbox has no external links).
+            # In order: sections, nested groups and external links.
             "children": array(
                 {"anyOf": [ref("SiteSection"), ref("SiteSectionGroup"), ref("ExternalLink")]}
             ),
             "draft": BOOL,
         },
-        {"icon": STRING, "sectionGroup": ID},
+        {
+            "icon": STRING,
+            "sectionGroup": ID,
+            # Deprecated by the service in favour of `children`: still sent (the sandbox
+            # does too), but a deprecated field is no promise for every answer to come.
+            "sections": array(ref("SiteSection")),
+        },
     ),
     # One shape for both types (the list of a site without sections holds site spaces).
     "SiteStructure": obj(
