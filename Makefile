@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 NODE_TOOLS := .ci/node-tools
 NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed-stamp
 
-.PHONY: demo test test-network node-tools lint format bench bench-quick schema clean
+.PHONY: demo test test-network node-tools lint format bench bench-quick schema answers clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -59,6 +59,11 @@ schema: $(STAMP)
 	$(VENV)/bin/docform schema --write schemas/ -q
 	$(VENV)/bin/docform schema --write examples/acme/schemas/ -q
 	$(VENV)/bin/docform schema --write examples/quickstart/schemas/ -q
+
+# The description of the service's answers that the client's checks are derived from, written
+# from the sandbox's route modules (src/docform/service_answers.json).
+answers: $(STAMP)
+	$(PY) -m docform.sandbox.service_answers
 
 clean:
 	rm -rf $(VENV) $(NODE_TOOLS)/node_modules .pytest_cache .ruff_cache .mypy_cache .docform

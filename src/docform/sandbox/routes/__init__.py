@@ -4,7 +4,9 @@ A route family is one module of this package: its endpoints (`endpoint` handlers
 named ``ENDPOINTS`` when it builds them), each saying what it answers on success, and the
 objects those answers are made of in a dict named ``OBJECTS`` (`docform.sandbox.answer_schema`).
 Modules that declare neither are helpers the families share. Adding a route family is adding
-its module; the app, the OpenAPI description and the tests pick it up from here.
+its module; the app, the OpenAPI description and the tests pick it up from here, and
+``make answers`` writes its GET answers into the description the client's checks are derived
+from (`docform.sandbox.service_answers`).
 """
 
 from __future__ import annotations
