@@ -1,11 +1,10 @@
 """The words a read answer's shape is written in: which fields an answer holds and of what type.
 
-Each kind declares the shapes of the answers it reads (`docform.kind_framework.declaration.Reads`)
-in these words; the client checks every answer against them (`docform.api.shapes`). A shape lists
-only what docform uses, as docs/service.md describes it: a field is required (``need``) only where
-the service promises it in every answer; anything else may be left out, meaning "not set" (``may``),
-and docform must cope (a user without an email). Fields not listed are never looked at, so the
-service may add fields freely.
+Nobody writes a shape by hand: `docform.answer_description` derives each from the description of
+the service's answers, for the fields a kind says it uses, and the client checks every answer
+against it (`docform.api.shapes`). A field is ``required`` only where the service promises it in
+every answer; anything else may be left out, meaning "not set", and docform must cope (a user
+without an email). Fields not listed are never looked at, so the service may add fields freely.
 """
 
 from __future__ import annotations
@@ -34,17 +33,3 @@ class Field:
 
 Shape = Mapping[str, Field]
 """An object's fields by name."""
-
-
-def need(*types: type, shape: Shape | None = None, items: Field | None = None) -> Field:
-    """A field every answer holds."""
-    return Field(types, True, shape, items)
-
-
-def may(*types: type, shape: Shape | None = None, items: Field | None = None) -> Field:
-    """A field an answer may leave out (the API omits a value that is not set)."""
-    return Field(types, False, shape, items)
-
-
-ID = need(str)
-OPTIONAL_TEXT = may(str, NULL)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import Any
 
 import docform.kinds
+from docform.answer_description import AnswerDescriptionError, read_shape
 from docform.answer_fields import Shape
 from docform.engine.kind import Kind
 from docform.kind_framework.declaration import Declaration, Nested, Section
@@ -153,16 +154,34 @@ def nested_kinds() -> list[Nested]:
     return [by_entry[entry] for entry in entries if entry in by_entry]
 
 
-def read_shapes() -> tuple[dict[str, Shape], dict[str, Shape], dict[str, Shape]]:
-    """The shapes of every answer the kinds read: object routes, caller routes, list routes."""
+def read_shapes(
+    kinds: Iterable[type[Kind]] = KIND_CLASSES,
+) -> tuple[dict[str, Shape], dict[str, Shape]]:
+    """The shapes of every answer ``kinds`` read, as the description of the service's answers
+    has the fields they use (`docform.answer_description`): those of object routes, and of
+    each item of list routes. Several kinds reading one route are checked for all their fields.
+
+    A kind reading a route or a field the description lacks is refused here, naming the kind.
+    """
+    wanted: dict[str, dict[str, None]] = {}
+    relaxed: dict[str, set[str]] = {}
+    for cls in kinds:
+        reads = declaration_of(cls).reads
+        for template, fields in reads.fields.items():
+            copes_without = reads.copes_without.get(template, ())
+            try:
+                read_shape(template, fields, copes_without)
+            except AnswerDescriptionError as exc:
+                raise KindDeclarationError(f"the {cls.name} kind reads {exc}") from None
+            wanted.setdefault(template, {}).update(dict.fromkeys(fields))
+            # Missing is let go only when every kind reading the route copes without it.
+            relaxed[template] = relaxed.get(template, set(copes_without)) & set(copes_without)
     objects: dict[str, Shape] = {}
-    callers: dict[str, Shape] = {}
     items: dict[str, Shape] = {}
-    for d in declarations():
-        objects.update(d.reads.objects)
-        callers.update(d.reads.callers)
-        items.update(d.reads.items)
-    return objects, callers, items
+    for template, names in wanted.items():
+        read = read_shape(template, names, sorted(relaxed[template]))
+        (items if read.listed else objects)[template] = read.shape
+    return objects, items
 
 
 def list_names() -> frozenset[str]:

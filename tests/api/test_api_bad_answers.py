@@ -221,7 +221,7 @@ CASES = {
     ),
     "an embedded object of the wrong type": (
         f"GET {ORG_PATH}/saml", first_item(lambda s: s.update(defaultTeam="team_1")),
-        "items[0].defaultTeam is a string ('team_1'), not an object or null",
+        "items[0].defaultTeam is a string ('team_1'), not an object",
     ),
     "a site space without its space": (
         f"GET {SITE}/site-spaces", first_item(lambda s: s.pop("space")),

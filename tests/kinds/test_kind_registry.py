@@ -1,6 +1,7 @@
 """The kind registry (kind_registry.py): every kind module is found and placed by its
 declared position, a kind without a declaration or with a taken position is refused on import, and
-every reference a field declares names a kind with a manifest section."""
+every reference a field declares names a kind with a manifest section; a kind reading an answer
+the service's description lacks is refused too."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, get_args
 import pytest
 
 from docform.engine.kind import Kind
-from docform.kind_framework.declaration import Declaration
+from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_registry import (
     KIND_CLASSES,
     KindDeclarationError,
@@ -18,6 +19,7 @@ from docform.kind_registry import (
     declared_kinds,
     in_plan_order,
     nested_fields,
+    read_shapes,
     section_of,
     sections,
 )
@@ -134,3 +136,65 @@ def test_a_read_after_a_kind_waits_for_everything_its_matching_needs():
         needed = set().union(*(referred(name, set()) for name in kind.read_after if name in kinds))
         missing = needed - set(kind.read_after) - {kind.name}
         assert not missing, f"{kind.name}.read_after lacks {sorted(missing)}"
+
+
+# -- the answers kinds read: their shapes come from the service's answer description ----------
+
+
+def kind_reading(fields: dict[str, tuple[str, ...]]) -> type[Kind]:
+    class WebhookKind(Kind):
+        name = "webhook"
+        declaration = Declaration(position=5, reads=Reads(fields=fields))
+
+    return WebhookKind
+
+
+def test_a_kind_reading_a_field_the_description_lacks_is_refused() -> None:
+    webhooks = kind_reading({"/orgs/*/teams": ("id", "title", "members.secret")})
+    with pytest.raises(KindDeclarationError) as caught:
+        read_shapes([*KIND_CLASSES, webhooks])
+    assert str(caught.value) == (
+        "the webhook kind reads GET /orgs/*/teams: members is no object in the description"
+    )
+    webhooks = kind_reading({"/orgs/*/teams": ("id", "colour")})
+    with pytest.raises(KindDeclarationError) as caught:
+        read_shapes([webhooks])
+    assert str(caught.value) == (
+        "the webhook kind reads GET /orgs/*/teams: colour is no field of the answer in the "
+        "description of the service's answers (service_answers.json)"
+    )
+
+
+def test_a_kind_reading_a_route_the_description_lacks_is_refused() -> None:
+    webhooks = kind_reading({"/orgs/*/webhooks": ("id", "url")})
+    with pytest.raises(KindDeclarationError) as caught:
+        read_shapes([webhooks])
+    assert str(caught.value) == (
+        "the webhook kind reads GET /orgs/*/webhooks: the description of the service's answers "
+        "has no such route (service_answers.json; a new sandbox route needs `make answers`)"
+    )
+
+
+def test_kinds_reading_one_route_are_checked_for_all_their_fields() -> None:
+    webhooks = kind_reading({"/orgs/*/teams": ("id", "createdAt")})
+    objects, items = read_shapes([*KIND_CLASSES, webhooks])
+    assert list(items["/orgs/*/teams"]) == ["id", "title", "createdAt"]
+    assert "/orgs/*/teams" not in objects
+    assert list(objects["/orgs/*"])[:2] == ["id", "title"]
+
+
+def test_a_field_is_let_go_only_when_every_kind_reading_it_copes_without_it() -> None:
+    class LenientKind(Kind):
+        name = "lenient"
+        declaration = Declaration(
+            position=6,
+            reads=Reads(
+                fields={"/orgs/*/teams": ("id", "title")},
+                copes_without={"/orgs/*/teams": ("title",)},
+            ),
+        )
+
+    _, items = read_shapes([LenientKind])
+    assert not items["/orgs/*/teams"]["title"].required
+    _, items = read_shapes([*KIND_CLASSES, LenientKind])
+    assert items["/orgs/*/teams"]["title"].required

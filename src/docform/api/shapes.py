@@ -7,9 +7,9 @@ plan built on a guess (a missing ``parent`` read as "no parent" moves a collecti
 client checks each answer of a read route against its shape before anyone uses it, and names
 the call and the first bad value when it does not fit.
 
-The shapes themselves are the kinds' (each declares the routes it reads, in the words of
-`docform.answer_fields`); the client is handed them as `RouteShapes` when it is opened. Routes
-are matched by their path template: ``*`` stands for one path segment (an id).
+The shapes come from the description of the service's answers, holding the fields the kinds
+read (`docform.answer_description`); the client is handed them as `RouteShapes` when it is
+opened. Routes are matched by their path template: ``*`` stands for one path segment (an id).
 """
 
 from __future__ import annotations
@@ -21,53 +21,49 @@ from typing import Any
 from docform.answer_fields import TYPE_NAMES, Field, Shape
 
 
-def _patterns(shapes: Mapping[str, Shape]) -> list[tuple[re.Pattern[str], Shape]]:
-    return [
-        (re.compile("^" + re.escape(template).replace(r"\*", "[^/]+") + "$"), shape)
-        for template, shape in shapes.items()
-    ]
+def _pattern(template: str) -> re.Pattern[str]:
+    return re.compile("^" + re.escape(template).replace(r"\*", "[^/]+") + "$")
 
 
 class RouteShapes:
     """The shapes of the answers of every read route, by GET path template.
 
-    ``objects``: routes that answer one object, whose ``id`` is the last segment of the path;
-    ``callers``: routes that answer an object no id in their path names (the token's own user);
-    ``items``: routes that answer a list, and the shape of each of its items. A client with no
-    shapes checks only that a list is a list.
+    ``objects``: routes that answer one object; when the template ends in an id (``/spaces/*``)
+    and the shape holds an ``id``, the answer's must be the one asked for. ``items``: routes
+    that answer a list, and the shape of each of its items. A client with no shapes checks only
+    that a list is a list.
     """
 
     def __init__(
-        self,
-        objects: Mapping[str, Shape] | None = None,
-        callers: Mapping[str, Shape] | None = None,
-        items: Mapping[str, Shape] | None = None,
+        self, objects: Mapping[str, Shape] | None = None, items: Mapping[str, Shape] | None = None
     ) -> None:
         self.objects = dict(objects or {})
-        self.callers = dict(callers or {})
         self.items = dict(items or {})
-        self._object_routes = _patterns(self.objects)
-        self._list_routes = _patterns(self.items)
+        self._object_routes = [
+            (_pattern(t), shape, t.endswith("/*") and "id" in shape)
+            for t, shape in self.objects.items()
+        ]
+        self._list_routes = [(_pattern(t), shape) for t, shape in self.items.items()]
 
     def templates(self) -> list[str]:
         """Every route template a shape is known for."""
-        return [*self.objects, *self.callers, *self.items]
+        return [*self.objects, *self.items]
 
     def object_shape(self, path: str) -> Shape | None:
         """The shape of the object ``GET path`` answers; None when docform reads no such route."""
-        if path in self.callers:
-            return self.callers[path]
-        return next((shape for pattern, shape in self._object_routes if pattern.match(path)), None)
+        return next(
+            (shape for pattern, shape, _ in self._object_routes if pattern.match(path)), None
+        )
 
     def object_misfit(self, path: str, answer: Any) -> str | None:
         """What is wrong with the answer of ``GET path`` for an object route, or None: its
         shape, then its ``id``, which must be the one asked for (a proxy's cached or rewritten
-        answer), when it has one (a site's visitor authentication is no object of its own)."""
-        shape = self.object_shape(path)
-        if shape is None:
+        answer) when the path ends in one."""
+        route = next((r for r in self._object_routes if r[0].match(path)), None)
+        if route is None:
             return None
+        _, shape, asked = route
         problem = misfit(answer, shape)
-        asked = path not in self.callers and "id" in shape
         if problem is None and asked and answer["id"] != path.rsplit("/", 1)[-1]:
             problem = f"id is {describe(answer['id'])}, not the id asked for"
         return problem

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeGuard, TypeVar
 
-from docform.answer_fields import Shape
 from docform.model.entry import BoundModel, Entry
 from docform.model.fields import NAME_PATTERN, Name
 
@@ -58,17 +57,22 @@ class Nested:
 
 @dataclass(frozen=True)
 class Reads:
-    """The answers a kind reads, by GET path template (``*`` for one path segment, an id).
+    """The answers a kind reads: by GET path template (``*`` for one path segment, an id), the
+    fields of the answer (of each item, for a list) that the kind uses.
 
-    ``objects``: routes answering one object; ``callers``: routes answering the token's own
-    user; ``items``: list routes and the shape of each item. ``list_names`` are the path
-    segments that name a list in the kind's routes (``teams``): the segment after one is an id,
-    which is how calls are counted by route.
+    A field is named by its path: ``title``, ``user.email``, ``nodes[]`` (each item of a list),
+    ``siteSpaces[].space.id``. What each field must hold, and whether every answer holds it,
+    is the description of the service's answers' to say (`docform.answer_description`): the
+    client checks exactly that, for these fields only. ``list_names`` are the path segments
+    that name a list in the kind's routes (``teams``): the segment after one is an id, which is
+    how calls are counted by route. ``copes_without``: by route, fields the description
+    promises but docform reads an answer without (it has another way to the same fact), which
+    the client then lets be missing; docform may be more lenient than the service, never
+    stricter.
     """
 
-    objects: Mapping[str, Shape] = field(default_factory=dict)
-    callers: Mapping[str, Shape] = field(default_factory=dict)
-    items: Mapping[str, Shape] = field(default_factory=dict)
+    fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    copes_without: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     list_names: tuple[str, ...] = ()
 
 

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from docform.answer_fields import ID, Shape, may, need
+from docform.answer_description import within
 from docform.engine.audience import (
     Fact,
     Seen,
@@ -53,7 +53,7 @@ from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.exporting import role_entry
 from docform.kind_framework.planning import member_ref
 from docform.kind_framework.rest import id_in_path
-from docform.kinds.member import ROLE_SHAPE, USER_SHAPE
+from docform.kinds.member import USER_FIELDS
 from docform.model.entry import Entry, ManifestModel
 from docform.model.fields import MemberEmail, RoleOrGuest, TeamName, role_value
 
@@ -69,14 +69,8 @@ ON: Mapping[str, tuple[str, str]] = {
 PRINCIPAL_KIND = {"team": "team", "user": "member"}
 
 #: A grant of a role on a space, collection or site (docs/service.md, "Content access").
-TEAM_GRANT_SHAPE: Shape = {
-    "permission": ROLE_SHAPE,
-    "team": need(dict, shape={"id": ID, "title": may(str)}),
-}
-USER_GRANT_SHAPE: Shape = {
-    "permission": ROLE_SHAPE,
-    "user": need(dict, shape={"id": ID, **USER_SHAPE}),
-}
+TEAM_GRANT_FIELDS = ("permission", "team.id", "team.title")
+USER_GRANT_FIELDS = ("permission", "user.id", *within("user", USER_FIELDS))
 
 
 ACCESS_DESCRIPTION = (
@@ -110,10 +104,10 @@ class AccessKind(Kind):
     declaration = Declaration(
         position=130,
         reads=Reads(
-            items={
+            fields={
                 f"{template.replace('{id}', '*').replace('{org}', '*')}/{principal}": grant
                 for _, template in ON.values()
-                for principal, grant in (("teams", TEAM_GRANT_SHAPE), ("users", USER_GRANT_SHAPE))
+                for principal, grant in (("teams", TEAM_GRANT_FIELDS), ("users", USER_GRANT_FIELDS))
             },
             list_names=("teams", "users"),
         ),

@@ -27,7 +27,6 @@ from docform.adaptive_schema import (
     conditions_of,
     header_conditions,
 )
-from docform.answer_fields import need
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -62,12 +61,7 @@ class AdaptiveContentKind(SettingsKind):
     declaration = Declaration(
         position=66,
         reads=Reads(
-            objects={
-                "/orgs/*/sites/*/adaptive-schema": {
-                    "object": need(str),
-                    "jsonSchema": need(dict),
-                },
-            },
+            fields={"/orgs/*/sites/*/adaptive-schema": ("object", "jsonSchema")},
         ),
     )
     references = ("site",)

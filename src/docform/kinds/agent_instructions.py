@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docform.answer_fields import need
+from docform.answer_description import within
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -20,10 +20,9 @@ from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.planning import location
-from docform.model.documents import DOCUMENT_SHAPE, DocumentText, document_entry, document_text
+from docform.model.documents import DOCUMENT_FIELDS, DocumentText, document_entry, document_text
 
 ADDRESS = "agent_instructions"
-INSTRUCTIONS = need(dict, shape=DOCUMENT_SHAPE)
 
 
 class AgentInstructionsKind(Kind):
@@ -37,7 +36,7 @@ class AgentInstructionsKind(Kind):
         prune_description="Empty the agent instructions when the organization does not write "
         "them (read only then, and when exporting).",
         reads=Reads(
-            objects={"/orgs/*/agent-instructions": {"instructions": INSTRUCTIONS}},
+            fields={"/orgs/*/agent-instructions": within("instructions", DOCUMENT_FIELDS)},
             list_names=("orgs",),
         ),
     )

@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.audience import Fact, Seen, contained
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref
 from docform.engine.live import LiveReader
@@ -78,14 +77,8 @@ class CollectionKind(RestKind):
         section=Section("collections", CollectionEntry, "collection", "collections"),
         export_file="content.yaml",
         reads=Reads(
-            items={
-                "/orgs/*/collections": {
-                    "id": ID,
-                    "title": need(str),
-                    "parent": may(str, NULL),
-                    "description": OPTIONAL_TEXT,
-                    "defaultLevel": may(str, NULL),
-                },
+            fields={
+                "/orgs/*/collections": ("id", "title", "parent", "description", "defaultLevel"),
             },
             list_names=("collections",),
         ),

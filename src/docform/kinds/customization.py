@@ -16,7 +16,6 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docform.answer_fields import need
 from docform.customization_stored import (
     DEFAULTS,
     as_stored,
@@ -77,14 +76,14 @@ class CustomizationKind(SettingsKind):
     declaration = Declaration(
         position=65,
         reads=Reads(
-            objects={
-                "/orgs/*/sites/*/customization": {
-                    "styling": need(dict),
-                    "header": need(dict),
-                    "footer": need(dict),
-                    "ai": need(dict),
-                    "pageActions": need(dict),
-                },
+            fields={
+                "/orgs/*/sites/*/customization": (
+                    "styling",
+                    "header",
+                    "footer",
+                    "ai",
+                    "pageActions",
+                ),
             },
         ),
     )

@@ -24,7 +24,6 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from docform.answer_fields import ID, NULL, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -53,14 +52,7 @@ SETUP = (
 #: synced site's repository configuration sets.
 STRUCTURE_KINDS = ("section", "section_group", "site_space", "external_link")
 UNAUTHENTICATED = "unauthenticated"
-GIT_SYNC_SHAPE = {
-    "id": ID,
-    "provider": need(str),
-    "target": need(dict, shape={"type": need(str)}),
-    "status": need(str),
-    "providerConfiguration": may(dict, NULL),
-    "priority": may(str, NULL),
-}
+GIT_SYNC_FIELDS = ("id", "provider", "target.type", "status", "providerConfiguration", "priority")
 
 
 class GitSyncEntry(Entry):
@@ -113,11 +105,11 @@ class GitSyncKind(Kind):
         section=Section("gitSync", GitSyncEntry, "Git Sync", "Git Sync installations"),
         export_file="git-sync.yaml",
         reads=Reads(
-            objects={
-                "/git/installations/*": GIT_SYNC_SHAPE,
-                "/spaces/*/git/info": {"installationId": need(str)},
+            fields={
+                "/git/installations/*": GIT_SYNC_FIELDS,
+                "/spaces/*/git/info": ("installationId",),
+                "/orgs/*/sites/*/spaces/git/installations": GIT_SYNC_FIELDS,
             },
-            items={"/orgs/*/sites/*/spaces/git/installations": GIT_SYNC_SHAPE},
             list_names=("installations", "sites", "spaces"),
         ),
     )

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from docform.answer_fields import ID, NULL, may, need
+from docform.answer_description import within
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -36,14 +36,9 @@ PATCHED = {
     "siteSelection": "site_selection",
     "externalIds": "externalIds",
 }
-INSTALLATION_SHAPE = {
-    "id": ID,
-    "status": may(str),
-    "configuration": may(dict, NULL),
-    "space_selection": may(str, NULL),
-    "site_selection": may(str, NULL),
-    "externalIds": may(list, NULL, items=need(str)),
-}
+INSTALLATION_FIELDS = (
+    "id", "status", "configuration", "space_selection", "site_selection", "externalIds[]",
+)  # fmt: skip
 
 
 class TargetEntry(ManifestModel):
@@ -89,11 +84,11 @@ class IntegrationKind(Kind):
         section=Section("integrations", IntegrationEntry, "integration", "integrations"),
         export_file="integrations.yaml",
         reads=Reads(
-            items={
-                "/orgs/*/installations": {
-                    "integration": need(dict, shape={"name": need(str)}),
-                    "installation": need(dict, shape=INSTALLATION_SHAPE),
-                },
+            fields={
+                "/orgs/*/installations": (
+                    "integration.name",
+                    *within("installation", INSTALLATION_FIELDS),
+                ),
             },
             list_names=("installations",),
         ),

@@ -13,7 +13,6 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from docform.answer_fields import NULL, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -27,7 +26,7 @@ from docform.kinds.integration import IntegrationEntry, TargetEntry
 #: Target kind -> (the entry's field, the list's path segment, the create body's id field).
 TARGETS = {"space": ("spaces", "spaces", "space"), "site": ("sites", "sites", "siteId")}
 LISTS = "/integrations/*/installations/*"
-TARGET_SHAPE = {"installation": need(str), "configuration": may(dict, NULL)}
+TARGET_FIELDS = ("installation", "configuration")
 
 
 class IntegrationTargetKind(Kind):
@@ -39,9 +38,9 @@ class IntegrationTargetKind(Kind):
     declaration = Declaration(
         position=153,
         reads=Reads(
-            items={
-                f"{LISTS}/spaces": {**TARGET_SHAPE, "space": need(str, dict)},
-                f"{LISTS}/sites": {**TARGET_SHAPE, "site": need(str, dict)},
+            fields={
+                f"{LISTS}/spaces": (*TARGET_FIELDS, "space"),
+                f"{LISTS}/sites": (*TARGET_FIELDS, "site"),
             },
             list_names=("integrations", "installations", "spaces", "sites"),
         ),

@@ -28,7 +28,6 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from docform.answer_fields import ID, NULL, may
 from docform.engine.audience import ORGANIZATION, Fact, Seen, address_of, door
 from docform.engine.kind import AddressIndex, Desired, Immutable, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -105,15 +104,7 @@ class LinkInviteKind(Kind):
         section=Section("linkInvites", LinkInviteEntry, "link invite", "link invites"),
         export_file="link-invites.yaml",
         reads=Reads(
-            items={
-                "/orgs/*/link-invites": {
-                    "id": ID,
-                    "role": may(str, NULL),
-                    "level": may(str, NULL),
-                    "space": may(dict, shape={"id": ID}),
-                    "collection": may(dict, shape={"id": ID}),
-                },
-            },
+            fields={"/orgs/*/link-invites": ("id", "role", "level", "space.id", "collection.id")},
             list_names=("link-invites",),
         ),
     )

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from docform.answer_fields import ID, NULL, Shape, may, need
+from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, org_role
 from docform.engine.client import ServiceClient
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
@@ -30,15 +30,8 @@ from docform.model.entry import Entry
 from docform.model.fields import EMAIL_PATTERN, Email, RoleOrGuest, escape_invisible, role_value
 
 #: A user as answers show it: the service does not promise an email (such a member matches by id).
-USER_SHAPE: Shape = {"email": may(str)}
-#: A role, or null for a guest.
-ROLE_SHAPE = need(str, NULL)
-MEMBER_SHAPE: Shape = {
-    "id": ID,
-    "role": ROLE_SHAPE,
-    "user": need(dict, shape=USER_SHAPE),
-    "sso": need(bool),
-}
+USER_FIELDS = ("email",)
+MEMBER_FIELDS = ("id", "role", *within("user", USER_FIELDS), "sso")
 
 
 class MemberEntry(Entry):
@@ -96,8 +89,7 @@ class MemberKind(Kind):
         ),
         export_file="members.yaml",
         reads=Reads(
-            callers={"/user": {"id": ID}},
-            items={"/orgs/*/members": MEMBER_SHAPE},
+            fields={"/user": ("id",), "/orgs/*/members": MEMBER_FIELDS},
             list_names=("members",),
         ),
     )

@@ -16,7 +16,6 @@ import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from docform.answer_fields import need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -53,7 +52,7 @@ class NavigationKind(Kind):
     declaration = Declaration(
         position=86,
         reads=Reads(
-            objects={"/orgs/*/sites/*/structure": {"type": need(str), "structure": need(list)}},
+            fields={"/orgs/*/sites/*/structure": ("type", "structure")},
         ),
     )
     # Every item of the top level is matched first: the live order is read in their addresses.

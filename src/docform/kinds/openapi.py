@@ -10,7 +10,6 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from docform.answer_fields import ID, OPTIONAL_TEXT, need
 from docform.engine.kind import AddressIndex, Desired, Immutable, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -62,14 +61,7 @@ class OpenApiKind(Kind):
         section=Section("openapi", OpenApiEntry, "OpenAPI spec", "OpenAPI specs"),
         export_file="openapi.yaml",
         reads=Reads(
-            items={
-                "/orgs/*/openapi": {
-                    "id": ID,
-                    "slug": need(str),
-                    "sourceURL": OPTIONAL_TEXT,
-                    "visibility": OPTIONAL_TEXT,
-                },
-            },
+            fields={"/orgs/*/openapi": ("id", "slug", "sourceURL", "visibility")},
             list_names=("openapi",),
         ),
     )

@@ -11,7 +11,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
+from docform.answer_description import within
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader, ReadError
 from docform.engine.manifests import ManifestView
@@ -30,7 +30,7 @@ from docform.model.documents import DocumentText
 from docform.model.entry import ID_PATTERN, BoundModel, ManifestModel
 from docform.model.fields import (
     DOMAIN_PATTERN,
-    MERGE_RULES_SHAPE,
+    MERGE_RULES_FIELDS,
     MergeRules,
     RoleOrGuest,
     SiteName,
@@ -96,20 +96,20 @@ class OrganizationKind(Kind):
         ),
         export_file="organization.yaml",
         reads=Reads(
-            objects={
-                "/orgs/*": {
-                    "id": ID,
-                    "title": may(str),  # the API documents do not promise one
-                    "emailDomains": may(list, NULL, items=need(str)),
-                    "hostname": OPTIONAL_TEXT,
-                    "defaultRole": may(str, NULL),
-                    "defaultContent": may(dict, NULL, shape={"type": need(str)}),
-                    "sso": may(bool),
-                    "ai": may(bool),
-                    "inviteLinks": may(bool),
-                    "mergeRules": may(dict, NULL, shape=MERGE_RULES_SHAPE),
-                    "urls": may(dict, shape={"logo": may(str, NULL)}),
-                },
+            fields={
+                "/orgs/*": (
+                    "id",
+                    "title",
+                    "emailDomains[]",
+                    "hostname",
+                    "defaultRole",
+                    "defaultContent.type",
+                    "sso",
+                    "ai",
+                    "inviteLinks",
+                    *within("mergeRules", MERGE_RULES_FIELDS),
+                    "urls.logo",
+                ),
             },
             list_names=("orgs",),
         ),

@@ -23,7 +23,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from docform.answer_fields import need
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -82,12 +81,7 @@ class OverrideKind(SettingsKind):
     declaration = Declaration(
         position=95,
         reads=Reads(
-            objects={
-                "/orgs/*/sites/*/site-spaces/*/customization": {
-                    "styling": need(dict),
-                    "header": need(dict),
-                },
-            },
+            fields={"/orgs/*/sites/*/site-spaces/*/customization": ("styling", "header")},
         ),
     )
     references = ("site", "site_space")

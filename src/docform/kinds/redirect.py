@@ -14,7 +14,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, model_validator
 
-from docform.answer_fields import ID, may, need
+from docform.answer_description import within
 from docform.engine.kind import (
     AddressIndex,
     Bystander,
@@ -134,6 +134,9 @@ def _target_schema(schema: dict[str, Any], model: Any) -> None:
     schema["anyOf"] = [as_url, object_schema]
 
 
+DESTINATION_FIELDS = ("kind", "siteSectionId", "siteSpaceId", "pageId", "url")
+
+
 class RedirectEntry(Entry):
     """One redirect of a site, written under its source path."""
 
@@ -171,25 +174,18 @@ class RedirectKind(Kind):
         nested=Nested(RedirectEntry, "redirects"),
         prune_description="Redirects of managed sites that write redirects.",
         reads=Reads(
-            items={
-                "/orgs/*/sites/*/redirects": {
-                    "id": ID,
-                    "source": need(str),
+            fields={
+                "/orgs/*/sites/*/redirects": (
+                    "id",
+                    "source",
                     # `kind` says which of the others it holds
-                    "destination": need(
-                        dict,
-                        shape={
-                            "kind": need(str),
-                            "siteSectionId": may(str),
-                            "siteSpaceId": may(str),
-                            "pageId": may(str),
-                            "url": may(str),
-                        },
+                    *within(
+                        "destination", ("kind", "siteSectionId", "siteSpaceId", "pageId", "url")
                     ),
-                    "captureWildcard": need(bool),
-                    "permanent": need(bool),
-                    "draft": need(bool),
-                },
+                    "captureWildcard",
+                    "permanent",
+                    "draft",
+                ),
             },
             list_names=("redirects",),
         ),

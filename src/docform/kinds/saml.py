@@ -10,7 +10,6 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
-from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -57,16 +56,16 @@ class SamlKind(Kind):
         section=Section("saml", SamlEntry, "SAML provider", "SAML providers"),
         export_file="saml.yaml",
         reads=Reads(
-            items={
-                "/orgs/*/saml": {
-                    "id": ID,
-                    "label": need(str),
-                    "entityID": OPTIONAL_TEXT,
-                    "ssoURL": OPTIONAL_TEXT,
-                    "certificate": OPTIONAL_TEXT,
-                    "defaultTeam": may(dict, NULL, shape={"id": ID}),
-                    "defaultRole": may(str, NULL),
-                },
+            fields={
+                "/orgs/*/saml": (
+                    "id",
+                    "label",
+                    "entityID",
+                    "ssoURL",
+                    "certificate",
+                    "defaultTeam.id",
+                    "defaultRole",
+                ),
             },
             list_names=("saml",),
         ),

@@ -11,7 +11,6 @@ from typing import Any
 from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
-from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -78,22 +77,18 @@ class SectionKind(SiteRestKind):
         nested=Nested(SectionEntry, "sections"),
         prune_description="Sections of managed sites.",
         reads=Reads(
-            items={
-                "/orgs/*/sites/*/sections": {
-                    "id": ID,
-                    "path": need(str),
-                    "title": need(str),
-                    "description": OPTIONAL_TEXT,
-                    "condition": OPTIONAL_TEXT,
-                    "icon": OPTIONAL_TEXT,
-                    "default": may(bool, NULL),
-                    "sectionGroup": may(str, NULL),
-                    "siteSpaces": may(
-                        list,
-                        NULL,
-                        items=need(dict, shape={"space": need(dict, shape={"id": ID})}),
-                    ),
-                },
+            fields={
+                "/orgs/*/sites/*/sections": (
+                    "id",
+                    "path",
+                    "title",
+                    "description",
+                    "condition",
+                    "icon",
+                    "default",
+                    "sectionGroup",
+                    "siteSpaces[].space.id",
+                ),
             },
             list_names=("sections",),
         ),

@@ -8,7 +8,6 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -112,17 +111,20 @@ class SectionGroupKind(SiteRestKind):
         nested=Nested(SectionGroupEntry, "section groups"),
         prune_description="Section groups of managed sites.",
         reads=Reads(
-            items={
-                "/orgs/*/sites/*/section-groups": {
-                    "id": ID,
-                    "title": need(str),
-                    "icon": OPTIONAL_TEXT,
+            fields={
+                "/orgs/*/sites/*/section-groups": (
+                    "id",
+                    "title",
+                    "icon",
                     # Sections, nested groups and external links: `object` says which.
-                    "children": may(list, items=need(dict, shape={"object": need(str), "id": ID})),
+                    "children[].object",
+                    "children[].id",
                     # deprecated: read when no children
-                    "sections": may(list, NULL, items=need(dict, shape={"id": ID})),
-                },
+                    "sections[].id",
+                ),
             },
+            # An answer without `children` is read from the deprecated `sections`.
+            copes_without={"/orgs/*/sites/*/section-groups": ("children",)},
             list_names=("section-groups",),
         ),
     )

@@ -17,7 +17,6 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.answer_fields import ID, may
 from docform.engine.audience import Fact, Seen, address_of, door
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -71,14 +70,7 @@ class ShareLinkKind(Kind):
         nested=Nested(ShareLinkEntry, "share links"),
         prune_description="Share links of managed sites that write shareLinks.",
         reads=Reads(
-            items={
-                "/orgs/*/sites/*/share-links": {
-                    "id": ID,
-                    "name": may(str),
-                    "active": may(bool),
-                    "urls": may(dict),
-                },
-            },
+            fields={"/orgs/*/sites/*/share-links": ("id", "name", "active", "urls")},
             list_names=("share-links",),
         ),
     )

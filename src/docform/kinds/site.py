@@ -15,7 +15,6 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, Field, model_validator
 
 from docform.adaptive_schema import ConditionPath, conditions_of
-from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.audience import Fact, Seen
 from docform.engine.kind import (
     AddressIndex,
@@ -167,17 +166,17 @@ class SiteKind(RestKind):
         section=Section("sites", SiteEntry, "site", "sites"),
         export_file="sites.yaml",
         reads=Reads(
-            items={
-                "/orgs/*/sites": {
-                    "id": ID,
-                    "title": need(str),
-                    "type": OPTIONAL_TEXT,
-                    "visibility": OPTIONAL_TEXT,
-                    "basename": OPTIONAL_TEXT,
-                    "defaultLevel": may(str, NULL),
-                    "published": may(bool),
-                    "proxy": may(dict, shape={"origin": need(str)}),
-                },
+            fields={
+                "/orgs/*/sites": (
+                    "id",
+                    "title",
+                    "type",
+                    "visibility",
+                    "basename",
+                    "defaultLevel",
+                    "published",
+                    "proxy.origin",
+                ),
             },
             list_names=("sites",),
         ),

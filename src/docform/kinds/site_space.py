@@ -11,7 +11,6 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
-from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, may, need
 from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -97,17 +96,17 @@ class SiteSpaceKind(SiteRestKind):
         nested=Nested(SiteSpaceEntry, "site spaces"),
         prune_description="Site spaces of managed sites.",
         reads=Reads(
-            items={
-                "/orgs/*/sites/*/site-spaces": {
-                    "id": ID,
-                    "path": need(str),
-                    "title": may(str),
-                    "section": may(str, NULL),
-                    "space": need(dict, shape={"id": ID}),
-                    "condition": OPTIONAL_TEXT,
-                    "hidden": may(bool, NULL),
-                    "default": may(bool, NULL),
-                },
+            fields={
+                "/orgs/*/sites/*/site-spaces": (
+                    "id",
+                    "path",
+                    "title",
+                    "section",
+                    "space.id",
+                    "condition",
+                    "hidden",
+                    "default",
+                ),
             },
             list_names=("site-spaces",),
         ),

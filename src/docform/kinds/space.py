@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from docform.answer_fields import ID, NULL, OPTIONAL_TEXT, Shape, may, need
+from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, contained
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -32,25 +32,17 @@ from docform.kind_framework.rest import RestKind
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.model.entry import Entry
 from docform.model.fields import (
-    MERGE_RULES_SHAPE,
+    MERGE_RULES_FIELDS,
     CollectionName,
     Language,
     Level,
     SpaceMergeRules,
 )
 
-SPACE_SHAPE: Shape = {
-    "id": ID,
-    "title": need(str),
-    "emoji": may(str, NULL),
-    "parent": may(str, NULL),
-    "organization": may(str),
-    "deletedAt": may(str, NULL),
-    "language": OPTIONAL_TEXT,
-    "editMode": OPTIONAL_TEXT,
-    "defaultLevel": may(str, NULL),
-    "mergeRules": may(dict, NULL, shape=MERGE_RULES_SHAPE),
-}
+SPACE_FIELDS = (
+    "id", "title", "emoji", "parent", "organization", "deletedAt", "language", "editMode",
+    "defaultLevel", *within("mergeRules", MERGE_RULES_FIELDS),
+)  # fmt: skip
 
 
 class SpaceEntry(Entry):
@@ -100,8 +92,7 @@ class SpaceKind(RestKind):
         section=Section("spaces", SpaceEntry, "space", "spaces"),
         export_file="content.yaml",
         reads=Reads(
-            objects={"/spaces/*": SPACE_SHAPE},
-            items={"/orgs/*/spaces": SPACE_SHAPE},
+            fields={"/spaces/*": SPACE_FIELDS, "/orgs/*/spaces": SPACE_FIELDS},
             list_names=("spaces",),
         ),
     )

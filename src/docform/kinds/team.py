@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from docform.answer_fields import ID, need
+from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, in_team, label
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
@@ -24,7 +24,7 @@ from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired, member_ref
 from docform.kind_framework.rest import created
-from docform.kinds.member import MEMBER_SHAPE
+from docform.kinds.member import MEMBER_FIELDS
 from docform.model.entry import Entry
 from docform.model.fields import MemberEmail, TeamRole
 
@@ -56,12 +56,9 @@ class TeamKind(Kind):
         section=Section("teams", TeamEntry, "team", "teams"),
         export_file="teams.yaml",
         reads=Reads(
-            items={
-                "/orgs/*/teams": {"id": ID, "title": need(str)},
-                "/orgs/*/teams/*/members": {
-                    "organization": need(dict, shape=MEMBER_SHAPE),
-                    "team": need(dict, shape={"role": need(str)}),
-                },
+            fields={
+                "/orgs/*/teams": ("id", "title"),
+                "/orgs/*/teams/*/members": (*within("organization", MEMBER_FIELDS), "team.role"),
             },
             list_names=("teams", "members"),
         ),

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.answer_fields import ID, need
+from docform.answer_description import within
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -25,7 +25,7 @@ from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired, ref
-from docform.model.documents import DOCUMENT_SHAPE, DocumentText, document_entry, document_text
+from docform.model.documents import DOCUMENT_FIELDS, DocumentText, document_entry, document_text
 from docform.model.entry import Entry, ManifestModel
 from docform.model.fields import Language, SpaceName
 
@@ -65,13 +65,14 @@ class TranslationKind(Kind):
         section=Section("translations", TranslationEntry, "translation", "translations"),
         export_file="translations.yaml",
         reads=Reads(
-            items={
-                "/orgs/*/translations": {
-                    "id": ID,
-                    "language": need(str),
-                    "source": need(dict, shape={"space": need(str), "language": need(str)}),
-                    "instructions": need(dict, shape=DOCUMENT_SHAPE),
-                },
+            fields={
+                "/orgs/*/translations": (
+                    "id",
+                    "language",
+                    "source.space",
+                    "source.language",
+                    *within("instructions", DOCUMENT_FIELDS),
+                ),
             },
             list_names=("translations",),
         ),

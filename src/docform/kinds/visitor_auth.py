@@ -22,7 +22,6 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from docform.answer_fields import need
 from docform.engine.audience import Fact, Seen, address_of, default_level, door, gate
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -78,9 +77,7 @@ class VisitorAuthKind(Kind):
     declaration = Declaration(
         position=104,
         reads=Reads(
-            objects={
-                "/orgs/*/sites/*/publishing/auth": {"backend": need(str)},
-            },
+            fields={"/orgs/*/sites/*/publishing/auth": ("backend",)},
         ),
     )
     references = ("site",)

@@ -16,11 +16,10 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from docform.answer_fields import Shape, may, need
 from docform.model.entry import ManifestModel
 
-#: A Document as answers hold it (only what docform reads).
-DOCUMENT_SHAPE: Shape = {"object": may(str), "nodes": need(list, items=need(dict))}
+#: The fields of a Document that docform reads (`docform.answer_description`).
+DOCUMENT_FIELDS = ("object", "nodes[]")
 MAX_TEXT = 100_000
 
 

@@ -22,7 +22,6 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
-from docform.answer_fields import NULL, Shape, may, need
 from docform.lookalikes import INVISIBLE_CHARACTERS, deceptive_text, escape_controls, shown
 from docform.model.entry import ManifestModel
 
@@ -204,7 +203,7 @@ MergeRuleName = Literal[
 
 
 #: Merge rules as the organization's and a space's answers show them.
-MERGE_RULES_SHAPE: Shape = {"type": need(str), "rules": may(list, NULL, items=need(dict))}
+MERGE_RULES_FIELDS = ("type", "rules[]")
 
 
 class MergeRule(ManifestModel):
