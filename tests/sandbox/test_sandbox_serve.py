@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -22,11 +25,51 @@ WRONG_TOKEN = "tok_not_known_1a2b3c4d5e"
 STARTUP_SECONDS = 60.0  # starting Python and docform alone can take seconds on a loaded machine
 
 
-async def test_served_sandbox_lists_organizations(tmp_path: Path) -> None:
-    with served_sandbox(tmp_path / "served.sqlite", "--rate-limit", "50") as (root, _):
-        async with Client(root, SERVE_TOKEN) as api:
-            orgs = await api.list_all("/orgs")
-        limited = httpx.get(f"{root}/v1/orgs", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
+@dataclass(frozen=True)
+class Served:
+    """A running ``docform sandbox serve``: its root URL and the file of everything it prints."""
+
+    root: str
+    log: Path
+
+    def printed(self, pattern: str) -> str:
+        """What it printed, once ``pattern`` is in it (it prints as it serves)."""
+        deadline = time.monotonic() + 10
+        while not re.search(pattern, text := self.log.read_text(encoding="utf-8")):
+            assert time.monotonic() < deadline, text
+            time.sleep(0.02)
+        return text
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One ``docform sandbox serve -v --rate-limit 50`` (headers allowed 1 s) for the tests
+    that only read from it: starting Python and docform takes a second or more each time."""
+    directory = tmp_path_factory.mktemp("served")
+    ready, log = directory / "sandbox-url", directory / "printed.log"
+    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0", "-v"]
+    command += ["--data", str(directory / "served.sqlite"), "--token", SERVE_TOKEN]
+    command += ["--seed", str(SEED_FILE), "--ready-file", str(ready), "--rate-limit", "50"]
+    env = {**os.environ, "DOCFORM_SANDBOX_HEADER_SECONDS": "1"}
+    with log.open("w", encoding="utf-8") as printed:
+        process = subprocess.Popen(command, stdout=printed, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not (ready.exists() and ready.read_text().startswith("http")):
+            assert process.poll() is None, log.read_text(encoding="utf-8")
+            assert time.monotonic() < deadline, "no ready file"
+            time.sleep(0.02)
+        yield Served(ready.read_text(encoding="utf-8").strip(), log)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_served_sandbox_lists_organizations(served: Served) -> None:
+    root = served.root
+    async with Client(root, SERVE_TOKEN) as api:
+        orgs = await api.list_all("/orgs")
+    limited = httpx.get(f"{root}/v1/orgs", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
     assert sorted(org["id"] for org in orgs) == ["org_acme", "org_other"]
     # --rate-limit reaches the served app (tests/api/test_rate_limit.py runs the limit itself).
     assert limited.headers["X-RateLimit-Limit"] == "50"
@@ -43,11 +86,10 @@ async def test_served_sandbox_keeps_changes_across_restarts(tmp_path: Path) -> N
     assert org["title"] == "Acme Renamed"
 
 
-async def test_served_sandbox_refuses_a_wrong_token(tmp_path: Path) -> None:
-    with served_sandbox(tmp_path / "served.sqlite") as (root, _):
-        async with Client(root, WRONG_TOKEN) as api:
-            with pytest.raises(ApiStatusError) as caught:
-                await api.get("/orgs")
+async def test_served_sandbox_refuses_a_wrong_token(served: Served) -> None:
+    async with Client(served.root, WRONG_TOKEN) as api:
+        with pytest.raises(ApiStatusError) as caught:
+            await api.get("/orgs")
     assert caught.value.status == 401
     assert str(caught.value) == (
         "GET /orgs failed: 401 the bearer token is not valid. Check that DOCFORM_API_TOKEN is "
@@ -84,51 +126,35 @@ def test_ready_file_holds_the_url_once_the_server_answers_and_goes_when_it_stops
     assert stderr == f"docform sandbox: serving {tmp_path / 'served.sqlite'} at {root.strip()}/v1\n"
 
 
-def test_verbose_serve_prints_a_line_per_request(tmp_path: Path) -> None:
-    ready = tmp_path / "sandbox-url"
-    command = [sys.executable, "-m", "docform", "sandbox", "serve", "--port", "0", "-v"]
-    command += ["--data", str(tmp_path / "served.sqlite"), "--token", SERVE_TOKEN]
-    command += ["--seed", str(SEED_FILE), "--ready-file", str(ready)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not ready.exists():
-            assert process.poll() is None and time.monotonic() < deadline, "no ready file"
-            time.sleep(0.02)
-        root = ready.read_text(encoding="utf-8").strip()
-        httpx.get(f"{root}/v1/orgs", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
-    finally:
-        process.terminate()
-        output, _ = process.communicate(timeout=10)
-    assert re.search(r'"GET /v1/orgs HTTP/1\.1" 200', output), output
+def test_verbose_serve_prints_a_line_per_request(served: Served) -> None:
+    headers = {"Authorization": f"Bearer {SERVE_TOKEN}"}
+    httpx.get(f"{served.root}/v1/orgs/org_other", headers=headers)
+    assert served.printed(r'"GET /v1/orgs/org_other HTTP/1\.1" 200')
 
 
 # -- what a served sandbox refuses before the app sees a request ------------------------------
 
 
-def test_a_request_addressed_to_another_host_is_refused_on_loopback(tmp_path: Path) -> None:
+def test_a_request_addressed_to_another_host_is_refused_on_loopback(served: Served) -> None:
     """DNS rebinding: a page whose name now resolves to 127.0.0.1 still sends its own Host."""
-    with served_sandbox(tmp_path / "served.sqlite") as (root, _):
-        auth = {"Authorization": f"Bearer {SERVE_TOKEN}"}
-        rebound = httpx.get(f"{root}/v1/orgs/org_acme", headers={**auth, "Host": "evil.test"})
-        for host in ("127.0.0.1", "localhost", "[::1]"):
-            port = root.rsplit(":", 1)[1]
-            own = httpx.get(f"{root}/v1/orgs/org_acme", headers={**auth, "Host": f"{host}:{port}"})
-            assert own.status_code == 200, (host, own.text)
+    root = served.root
+    auth = {"Authorization": f"Bearer {SERVE_TOKEN}"}
+    rebound = httpx.get(f"{root}/v1/orgs/org_acme", headers={**auth, "Host": "evil.test"})
+    for host in ("127.0.0.1", "localhost", "[::1]"):
+        port = root.rsplit(":", 1)[1]
+        own = httpx.get(f"{root}/v1/orgs/org_acme", headers={**auth, "Host": f"{host}:{port}"})
+        assert own.status_code == 200, (host, own.text)
     assert rebound.status_code == 400
     assert rebound.json()["error"]["message"].startswith("the Host header names another machine")
 
 
-def test_a_connection_that_sends_its_headers_too_slowly_is_closed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DOCFORM_SANDBOX_HEADER_SECONDS", "1")
-    with served_sandbox(tmp_path / "served.sqlite") as (root, _):
-        host, port = root.removeprefix("http://").split(":")
-        with socket.create_connection((host, int(port)), timeout=10) as slow:
-            slow.sendall(b"GET /v1/orgs/org_acme HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-            started = time.monotonic()
-            assert slow.recv(1024) == b""  # closed by the server, not answered
-            held = time.monotonic() - started
-        assert httpx.get(f"{root}/_sandbox/openapi.json").status_code == 200
+def test_a_connection_that_sends_its_headers_too_slowly_is_closed(served: Served) -> None:
+    root = served.root  # DOCFORM_SANDBOX_HEADER_SECONDS=1
+    host, port = root.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as slow:
+        slow.sendall(b"GET /v1/orgs/org_acme HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        started = time.monotonic()
+        assert slow.recv(1024) == b""  # closed by the server, not answered
+        held = time.monotonic() - started
+    assert httpx.get(f"{root}/_sandbox/openapi.json").status_code == 200
     assert 0.5 < held < 5, held
