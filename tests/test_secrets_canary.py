@@ -4,6 +4,7 @@ naming where it appeared; a test that leaks nothing passes."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -49,13 +50,20 @@ def test_no_leak(tmp_path):
 
 
 def test_deliberate_leaks_are_caught_on_every_channel(tmp_path: Path) -> None:
-    for helper in ("conftest.py", "canary.py"):
-        shutil.copy(TESTS / helper, tmp_path / helper)
+    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_leaks.py").write_text(textwrap.dedent(LEAKS))
     junit = tmp_path / "results.xml"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist"]
     command += ["--basetemp", str(tmp_path / "inner"), f"--junitxml={junit}", "test_leaks.py"]
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    # The helpers the conftest imports (canary.py, ...) are found where the suite keeps them.
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert junit.exists(), done.stdout + done.stderr
     problems = problems_by_test(junit)
     assert problems.pop("test_leak_by_print") == [
         "CanaryLeak: the canary API token appeared in: Captured stdout call"
