@@ -10,6 +10,7 @@ from typing import Any, get_args
 
 import pytest
 
+from docform.api.shapes import RouteShapes
 from docform.engine.kind import Kind
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_registry import (
@@ -198,3 +199,17 @@ def test_a_field_is_let_go_only_when_every_kind_reading_it_copes_without_it() ->
     assert not items["/orgs/*/teams"]["title"].required
     _, items = read_shapes([*KIND_CLASSES, LenientKind])
     assert items["/orgs/*/teams"]["title"].required
+
+
+def test_a_new_kinds_read_route_is_checked_with_no_other_change() -> None:
+    webhooks = kind_reading({"/orgs/*/teams/*": ("id", "title")})
+    shapes = RouteShapes(*read_shapes([*KIND_CLASSES, webhooks]))
+    assert "/orgs/*/teams/*" in shapes.templates()
+    team = {"object": "team", "id": "t1", "title": "Platform"}
+    assert shapes.object_misfit("/orgs/o1/teams/t1", team) is None
+    assert shapes.object_misfit("/orgs/o1/teams/t1", {"id": "t1"}) == (
+        "title is missing (a string expected)"
+    )
+    assert shapes.object_misfit("/orgs/o1/teams/t2", team) == (
+        "id is a string ('t1'), not the id asked for"
+    )

@@ -2,7 +2,7 @@
 that says what went wrong, for whom, and what to do.
 
 Answers 204 and 205 are None; a DELETE also succeeds with an empty 200 (docs/service.md). A
-JSON answer of a read route must fit the shape its kind declares (`docform.api.shapes`) before
+JSON answer of a read route must fit the shape derived for it (`docform.api.shapes`) before
 anyone uses it.
 Every message is redacted with the client's token (`docform.redact`).
 """

@@ -68,7 +68,8 @@ ON: Mapping[str, tuple[str, str]] = {
 #: Where the kind a principal refers to keeps its objects (a user is a member).
 PRINCIPAL_KIND = {"team": "team", "user": "member"}
 
-#: A grant of a role on a space, collection or site (docs/service.md, "Content access").
+#: What docform reads of a grant of a role on a space, collection or site (docs/service.md,
+#: "Content access").
 TEAM_GRANT_FIELDS = ("permission", "team.id", "team.title")
 USER_GRANT_FIELDS = ("permission", "user.id", *within("user", USER_FIELDS))
 

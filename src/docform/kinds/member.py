@@ -29,7 +29,8 @@ from docform.kind_framework.planning import entry_desired
 from docform.model.entry import Entry
 from docform.model.fields import EMAIL_PATTERN, Email, RoleOrGuest, escape_invisible, role_value
 
-#: A user as answers show it: the service does not promise an email (such a member matches by id).
+#: What docform reads of a user: its email, which the service does not promise (such a member
+#: matches by id).
 USER_FIELDS = ("email",)
 MEMBER_FIELDS = ("id", "role", *within("user", USER_FIELDS), "sso")
 

@@ -28,7 +28,8 @@ class Client(ApiClient):
     ``docform sandbox serve --token``) unless it is a user's token from the seed, with the
     faults of ``DOCFORM_SANDBOX_FAULTS`` (`docform.sandbox.faults`); each client opens its own
     sandbox, so fault counts and draws start afresh with each client. It checks the answers
-    the kinds read against the shapes they declare, and counts calls by their routes."""
+    the kinds read against the shapes derived for them from the service's answer description
+    (`docform.answer_description`), and counts calls by their routes."""
 
     def __init__(
         self,
