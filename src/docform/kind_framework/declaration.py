@@ -62,8 +62,8 @@ class Reads:
 
     A field is named by its path: ``title``, ``user.email``, ``nodes[]`` (each item of a list),
     ``siteSpaces[].space.id``. What each field must hold, and whether every answer holds it,
-    is the description of the service's answers' to say (`docform.answer_description`): the
-    client checks exactly that, for these fields only. ``list_names`` are the path segments
+    the description of the service's answers says (`docform.answer_description`): the client
+    checks exactly that, for these fields only. ``list_names`` are the path segments
     that name a list in the kind's routes (``teams``): the segment after one is an id, which is
     how calls are counted by route. ``copes_without``: by route, fields the description
     promises but docform reads an answer without (it has another way to the same fact), which
