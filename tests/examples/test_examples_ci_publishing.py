@@ -17,7 +17,7 @@ import yaml
 from remembered_docform import docform_calls, real_runs, remembered_docform
 from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
-from planning import seeded_sandbox
+from planning import copy_sandbox, seeded_sandbox
 
 MARKER = "<!-- docform-plan -->"
 RUN_URL = "https://github.example/acme/docs/actions/runs/42"
@@ -258,9 +258,13 @@ def write_lock_script() -> str:
 
 
 @pytest.fixture
-def gitlab_origin(acme: Path, ci_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
-    """The default branch on a bare repository standing in for GitLab, and the job's
-    environment (its push URL mapped onto it)."""
+def gitlab_origin(
+    acme: Path, ci_env: dict[str, str], tmp_path: Path, acme_applied_once: tuple[Path, Path]
+) -> dict[str, str]:
+    """The default branch on a bare repository standing in for GitLab; the organization as
+    the apply job's `docform apply` leaves it (the example applied, arranged once per test
+    process: a copy of its sandbox, and the docform.lock that apply wrote in the checkout);
+    and the job's environment (its push URL mapped onto the bare repository)."""
     bare = tmp_path / "origin.git"
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q", "--bare", "--initial-branch=main", str(bare)], check=True)
@@ -272,6 +276,10 @@ def gitlab_origin(acme: Path, ci_env: dict[str, str], tmp_path: Path) -> dict[st
     subprocess.run([*git, "add", "."], cwd=acme, check=True)
     subprocess.run([*git, "commit", "-qm", "manifests"], cwd=acme, check=True)
     subprocess.run([*git, "push", "-q", str(bare), "main"], cwd=acme, check=True)
+    applied_manifests, applied_sandbox = acme_applied_once
+    shutil.copy(applied_manifests / "docform.lock", acme / "manifests" / "docform.lock")
+    (tmp_path / "applied").mkdir()
+    sandbox = copy_sandbox(applied_sandbox, tmp_path / "applied")
     url = "https://oauth2:glpat-push@gitlab.example/acme/docs.git"
     return ci_env | {
         "GITLAB_PUSH_TOKEN": "glpat-push",
@@ -279,6 +287,7 @@ def gitlab_origin(acme: Path, ci_env: dict[str, str], tmp_path: Path) -> dict[st
         "CI_PROJECT_PATH": "acme/docs",
         "CI_COMMIT_BRANCH": "main",
         "CI_COMMIT_SHORT_SHA": "abc1234",
+        "DOCFORM_API_URL": f"sandbox:{sandbox}",
         "DOCFORM_API_TOKEN": "tok_gitlab_lock_0123456789",
         "RETRY_SECONDS": "0",
         "GIT_CONFIG_COUNT": "1",
@@ -289,8 +298,6 @@ def gitlab_origin(acme: Path, ci_env: dict[str, str], tmp_path: Path) -> dict[st
 
 
 def test_gitlab_writes_docform_lock_back_to_the_default_branch(acme, gitlab_origin):
-    applied = bash_step("docform apply manifests --yes", acme, gitlab_origin)
-    assert applied.returncode == 0, applied.stdout + applied.stderr
     done = bash_step(write_lock_script(), acme, gitlab_origin)
     assert done.returncode == 0, done.stdout + done.stderr
     log = subprocess.run(
@@ -304,7 +311,6 @@ def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(acme, gitlab_ori
     hook = Path(gitlab_origin["ORIGIN"]) / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\necho 'You are not allowed to push' >&2\nexit 1\n")
     hook.chmod(0o755)
-    assert bash_step("docform apply manifests --yes", acme, gitlab_origin).returncode == 0
     # Each attempt pins the same branch again: only the first two pins (with the apply's
     # docform.lock, then without it) are run by the real docform.
     env = remembered_docform(gitlab_origin, tmp_path)

@@ -25,7 +25,7 @@ import yaml
 from remembered_docform import docform_calls, real_runs, remembered_docform
 
 from canary import CANARY_TOKEN
-from planning import in_ui, live_api, plan_json, run, seeded_sandbox, write_manifests
+from planning import copy_sandbox, in_ui, live_api, plan_json, run, seeded_sandbox, write_manifests
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "acme"
@@ -396,15 +396,23 @@ def write_back_step() -> str:
 
 
 @pytest.fixture
-def origin(repo: Path, sandbox: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """main of the example on a bare repository standing in for GitHub, and the environment
-    the write-back step gets (its https remote mapped onto the bare repository)."""
+def origin(
+    repo: Path, tmp_path: Path, acme_applied_once: tuple[Path, Path]
+) -> tuple[Path, Path, dict[str, str]]:
+    """main of the example on a bare repository standing in for GitHub; the organization as
+    the apply job's apply step leaves it (the example applied, arranged once per test process:
+    a copy of its sandbox, and the docform.lock that apply wrote in the checkout); and the
+    environment the write-back step gets (its https remote mapped onto the bare repository)."""
     bare = tmp_path / "origin.git"
     git("init", "--quiet", "--bare", "--initial-branch=main", str(bare))
     git("init", "--quiet", "--initial-branch=main")
     git("add", ".")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "manifests")
     git("push", "--quiet", str(bare), "main")
+    applied_manifests, applied_sandbox = acme_applied_once
+    shutil.copy(applied_manifests / "docform.lock", repo / "manifests" / "docform.lock")
+    (tmp_path / "applied").mkdir()
+    sandbox = copy_sandbox(applied_sandbox, tmp_path / "applied")
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
@@ -421,7 +429,7 @@ def origin(repo: Path, sandbox: Path, tmp_path: Path) -> tuple[Path, dict[str, s
         "GIT_CONFIG_KEY_0": f"url.{bare}.insteadOf",
         "GIT_CONFIG_VALUE_0": "https://x-access-token:ghs_push_token@github.example/acme/docs.git",
     }
-    return bare, env
+    return bare, sandbox, env
 
 
 def another_merge(bare: Path, tmp_path: Path) -> str:
@@ -445,10 +453,8 @@ def reject_pushes(bare: Path, times: int | None) -> None:
     hook.chmod(0o755)
 
 
-def test_github_writes_docform_lock_back_pinned_on_the_newest_main(repo, sandbox, origin, tmp_path):
-    bare, env = origin
-    comment = plan_comment(sandbox)
-    execute(github_commands("docform-apply.yml", "push", comment)[:1], sandbox)
+def test_github_writes_docform_lock_back_pinned_on_the_newest_main(repo, origin, tmp_path):
+    bare, sandbox, env = origin
     newest = another_merge(bare, tmp_path)
 
     done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
@@ -474,9 +480,8 @@ def test_github_writes_docform_lock_back_pinned_on_the_newest_main(repo, sandbox
     assert (summary["create"], summary["delete"], summary["move"]) == (1, 0, 1)
 
 
-def test_github_write_back_pins_again_when_another_push_came_first(repo, sandbox, origin):
-    bare, env = origin
-    execute(github_commands("docform-apply.yml", "push", plan_comment(sandbox))[:1], sandbox)
+def test_github_write_back_pins_again_when_another_push_came_first(repo, origin):
+    bare, _, env = origin
     reject_pushes(bare, times=1)
     done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
                           capture_output=True)  # fmt: skip
@@ -485,9 +490,8 @@ def test_github_write_back_pins_again_when_another_push_came_first(repo, sandbox
     assert "docform.lock" in git("--git-dir", str(bare), "log", "-1", "--format=%s")
 
 
-def test_github_write_back_fails_loudly_when_it_cannot_push(repo, sandbox, origin, tmp_path):
-    bare, env = origin
-    execute(github_commands("docform-apply.yml", "push", plan_comment(sandbox))[:1], sandbox)
+def test_github_write_back_fails_loudly_when_it_cannot_push(repo, origin, tmp_path):
+    bare, _, env = origin
     reject_pushes(bare, times=None)
     # Each attempt pins the same main again: only the first two pins (with the apply's
     # docform.lock, then without it) are run by the real docform.
@@ -501,11 +505,3 @@ def test_github_write_back_fails_loudly_when_it_cannot_push(repo, sandbox, origi
     ) in done.stdout
     assert docform_calls(env) == ["pin manifests"] * 5 and real_runs(env) == 2
     assert (bare / "rejected").read_text().splitlines() == ["x"] * 5
-
-
-def plan_comment(sandbox: Path) -> dict[str, str]:
-    """The pull request's plan, run as docform-plan.yml runs it: the reviewed checksum."""
-    execute(github_commands("docform-plan.yml", "pull_request"), sandbox)
-    reviewed = CHECKSUM_IN_MARKDOWN.search(Path("plan.md").read_text(encoding="utf-8"))
-    assert reviewed
-    return {"REVIEWED_CHECKSUM": reviewed.group(1)}
