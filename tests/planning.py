@@ -154,13 +154,20 @@ def apply(directory: Path, sandbox: Path) -> Result:
 
 def applied_rich_organization(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A sandbox holding ``fixtures/rich-org`` applied over ``fixtures/rich-seed.yaml`` (users
-    and sites); returns the sandbox's path. The manifests applied are a copy: apply writes
-    docform.lock beside them."""
-    sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
-    manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
-    shutil.copytree(FIXTURES / "rich-org", manifests)
-    apply(manifests, sandbox)
-    return sandbox
+    and sites); returns the sandbox's path. The organization is applied once per test process
+    (the manifests applied are a copy: apply writes docform.lock beside them); each call
+    returns a copy of that sandbox, the caller's own."""
+    global _rich_original
+    if _rich_original is None or not _rich_original.exists():
+        sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
+        manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
+        shutil.copytree(FIXTURES / "rich-org", manifests)
+        apply(manifests, sandbox)
+        _rich_original = sandbox
+    return copy_sandbox(_rich_original, tmp_path_factory.mktemp("rich-copy"))
+
+
+_rich_original: Path | None = None
 
 
 def assert_converged(directory: Path, sandbox: Path) -> None:
