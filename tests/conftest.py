@@ -167,12 +167,22 @@ def store(tmp_path: Path) -> Iterator[Store]:
     db.close()
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    """A sandbox database file seeded with ``fixtures/seed.yaml``, closed for docform to open."""
+@pytest.fixture(scope="session")
+def seeded_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sandbox database seeded with ``fixtures/seed.yaml`` once per test process; tests take
+    copies of it (``sandbox``), never this."""
     from planning import seeded_sandbox  # imported late: planning imports this module
 
-    return seeded_sandbox(tmp_path)
+    return seeded_sandbox(tmp_path_factory.mktemp("seeded"))
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, seeded_once: Path) -> Path:
+    """A sandbox database file seeded with ``fixtures/seed.yaml``, closed for docform to open:
+    ``tmp_path/sandbox.sqlite``, a copy of one seeded once, the test's own."""
+    from planning import copy_sandbox
+
+    return copy_sandbox(seeded_once, tmp_path)
 
 
 @pytest.fixture
