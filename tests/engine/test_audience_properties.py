@@ -15,7 +15,6 @@ prediction. The default run draws a few examples; ``DOCFORM_FUZZ_EXAMPLES`` draw
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from planning import apply, seeded_sandbox, write_manifests
 
 ROLES = ("admin", "create", "review", "edit", "comment", "read")
@@ -93,7 +93,7 @@ def sites(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @settings(
-    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "3")),
+    max_examples=fuzz_examples(3),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

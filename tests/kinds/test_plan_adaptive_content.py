@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from planning import (
@@ -19,7 +18,6 @@ from planning import (
     live_api,
     plan_json,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -50,11 +48,6 @@ def manifests(directory: Path, adaptive: dict[str, Any], condition: str | None =
         "sites": {"docs": site},
     }
     return write_manifests(directory, yaml.safe_dump(document, sort_keys=False))
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 def test_switch_and_schema_set_in_one_apply(tmp_path: Path, sandbox: Path) -> None:

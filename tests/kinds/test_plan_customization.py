@@ -20,7 +20,6 @@ from planning import (
     plan_json,
     plan_request_count,
     run,
-    seeded_sandbox,
     write_manifests,
 )
 
@@ -39,11 +38,6 @@ def manifests(directory: Path, customization: dict[str, Any] | None) -> Path:
 def field_changes(plan: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     found = change(plan, ADDRESS, "update")
     return {f["path"]: (f["before"], f["after"]) for f in found["fields"]}
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
 
 
 def test_one_color_changes_that_field_only(tmp_path: Path, sandbox: Path) -> None:

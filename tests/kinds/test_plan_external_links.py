@@ -16,6 +16,7 @@ from planning import (
     assert_converged,
     calls,
     change,
+    copy_sandbox,
     live_api,
     plan_json,
     run,
@@ -61,11 +62,19 @@ def top_level(sandbox: Path) -> list[str]:
 STATUS = {"title": "Status", "url": "https://status.acme.test"}
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    sandbox = seeded_sandbox(tmp_path)
-    apply(manifests(tmp_path / "base", None), sandbox)
+@pytest.fixture(scope="module")
+def base_applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A seeded sandbox with site_docs with its two sections and no links, applied once
+    for the module; tests take copies."""
+    base = tmp_path_factory.mktemp("base")
+    sandbox = seeded_sandbox(base)
+    apply(manifests(base / "manifests", None), sandbox)
     return sandbox
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, base_applied: Path) -> Path:
+    return copy_sandbox(base_applied, tmp_path)
 
 
 def test_a_link_added_between_two_sections_and_reordered(tmp_path: Path, sandbox: Path) -> None:

@@ -97,11 +97,6 @@ def sort_by_hand(sandbox: Path, title: str, before_title: str) -> None:
     live_api(sandbox, "PATCH", f"{DOCS}/structure/sort", sort)
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path)
-
-
 ORDER = ["guides", "platform", "status", "reference", "blog"]
 
 

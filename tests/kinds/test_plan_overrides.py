@@ -14,6 +14,7 @@ from planning import (
     assert_converged,
     calls,
     change,
+    copy_sandbox,
     live_api,
     plan_json,
     run,
@@ -46,11 +47,19 @@ def effective(sandbox: Path) -> dict[str, Any]:
     return live_api(sandbox, "GET", f"{DOCS}/site-spaces/{site_space['id']}/customization")
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    sandbox = seeded_sandbox(tmp_path)
-    apply(manifests(tmp_path / "base", None), sandbox)
+@pytest.fixture(scope="module")
+def base_applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A seeded sandbox with site_docs showing its space, with no overrides, applied once
+    for the module; tests take copies."""
+    base = tmp_path_factory.mktemp("base")
+    sandbox = seeded_sandbox(base)
+    apply(manifests(base / "manifests", None), sandbox)
     return sandbox
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, base_applied: Path) -> Path:
+    return copy_sandbox(base_applied, tmp_path)
 
 
 def test_an_override_set_then_cleared(tmp_path: Path, sandbox: Path) -> None:
