@@ -17,7 +17,7 @@ from planning import (
     live_api,
     open_store,
     run,
-    served_sandbox,
+    served_in_thread,
     write_manifests,
 )
 
@@ -165,9 +165,9 @@ def test_an_organization_without_audit_access_is_said_once_and_drift_works(appli
     assert doc["organizations"][0]["changes"][0]["changed_by"] == []
 
 
-def test_the_events_are_read_once_per_organization_not_per_object(tmp_path):
-    data = tmp_path / "served.sqlite"
-    with served_sandbox(data) as (root, _):
+def test_the_events_are_read_once_per_organization_not_per_object(tmp_path, sandbox):
+    # Served, so that one sandbox counts the calls of every client the command opens.
+    with served_in_thread(sandbox) as root:
         env = {"DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN, "NO_COLOR": "1"}
         headers = {"Authorization": f"Bearer {SERVE_TOKEN}"}
         directory = write_manifests(tmp_path / "m", MANIFESTS)
