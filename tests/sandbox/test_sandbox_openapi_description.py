@@ -193,10 +193,11 @@ SUPERUSER_TOKEN = "tok_fuzz_superuser_0123456789"
 
 
 @pytest.fixture(scope="module")
-def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
     """A seeded sandbox with the basic fixture applied: objects of every kind to act on, and
     what manifests cannot make: a member whose user has no email, a nested section group,
-    grants, redirects, and a site that is published behind a proxy."""
+    grants, redirects, and a site that is published behind a proxy; and its ids by path
+    parameter name (`known_ids`), the same in every copy of it."""
     directory = tmp_path_factory.mktemp("openapi-description")
     sandbox = seeded_sandbox(directory)
     # A copy: apply writes docform.lock beside the manifests it applies.
@@ -220,11 +221,12 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
             add_share_links_and_invites(client)
             add_translation_and_instructions(client)
             add_integrations_and_syncs(client)
+            ids = known_ids(client)
         finally:
             client.close()
     finally:
         store.close()
-    return sandbox
+    return sandbox, ids
 
 
 def add_nested_group_and_proxy(client: SyncApi) -> None:
@@ -303,18 +305,21 @@ def add_translation_and_instructions(client: SyncApi) -> None:
 
 
 @pytest.fixture
-def live(applied: Path, tmp_path: Path) -> Iterator[tuple[SyncApi, dict[str, list[str]]]]:
+def live(
+    applied: tuple[Path, dict[str, list[str]]], tmp_path: Path
+) -> Iterator[tuple[SyncApi, dict[str, list[str]]]]:
     """Raw HTTP to a copy of ``applied`` (each operation starts from it: requests delete
     things), and its ids by path parameter name."""
+    sandbox, ids = applied
     copy = tmp_path / "sandbox.sqlite"
-    shutil.copyfile(applied, copy)
+    shutil.copyfile(sandbox, copy)
     store = Store(copy)
     # A token of every organization, not a seeded user's: requests may remove any member.
     client = SyncApi(
         create_app(store, SandboxConfig(admin_tokens=(SUPERUSER_TOKEN,))), SUPERUSER_TOKEN
     )
     try:
-        yield client, known_ids(client)
+        yield client, ids
     finally:
         client.close()
         store.close()
