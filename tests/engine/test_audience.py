@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from docform.engine.audience import AudienceChange
@@ -19,7 +20,16 @@ from docform.manifest import load_manifest_set
 from docform.workflow.audience import audience_differences, audience_notes, door_notes
 from docform.workflow.connect import Client
 from docform.workflow.run import verify_by_reading
-from planning import CANARY_TOKEN, apply, live_api, plan_json, run, write_manifests
+from planning import (
+    CANARY_TOKEN,
+    apply,
+    copy_applied,
+    live_api,
+    plan_json,
+    run,
+    seeded_sandbox,
+    write_manifests,
+)
 
 BASE: dict[str, Any] = {
     "organization": {"id": "org_acme"},
@@ -68,9 +78,23 @@ def applied(directory: Path, sandbox: Path) -> str:
     return result.output
 
 
-def test_a_team_grant_adds_the_team_and_its_members(manifests: Path, sandbox: Path) -> None:
-    written(manifests)
+@pytest.fixture(scope="module")
+def base_applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """BASE applied to a seeded sandbox once for the module; tests take copies (``base``)."""
+    root = tmp_path_factory.mktemp("base")
+    manifests, sandbox = written(root / "manifests"), seeded_sandbox(root)
     apply(manifests, sandbox)
+    return manifests, sandbox
+
+
+@pytest.fixture
+def base(tmp_path: Path, base_applied: tuple[Path, Path]) -> tuple[Path, Path]:
+    """BASE applied: the manifests (docform.lock with them) and the sandbox, the test's own."""
+    return copy_applied(base_applied, tmp_path)
+
+
+def test_a_team_grant_adds_the_team_and_its_members(base: tuple[Path, Path]) -> None:
+    manifests, sandbox = base
     written(manifests, spaces__handbook__access__teams={"support": "edit"})
     assert audience(manifests, sandbox) == {
         "space.handbook": ["+ team Support (1 member): edit", "+ 1 member gains edit"]
@@ -83,11 +107,8 @@ def test_a_team_grant_adds_the_team_and_its_members(manifests: Path, sandbox: Pa
     applied(manifests, sandbox)
 
 
-def test_a_share_link_and_a_visibility_change_open_and_close_doors(
-    manifests: Path, sandbox: Path
-) -> None:
-    written(manifests)
-    apply(manifests, sandbox)
+def test_a_share_link_and_a_visibility_change_open_and_close_doors(base: tuple[Path, Path]) -> None:
+    manifests, sandbox = base
     written(
         manifests,
         sites__docs={"id": "site_docs", "visibility": "share-link", "shareLinks": {"p": {}}},
@@ -113,9 +134,8 @@ def test_a_share_link_and_a_visibility_change_open_and_close_doors(
     assert "Note: ways in read back: 1 object open and closed as the plan predicted" in output
 
 
-def test_a_member_removed_loses_their_grants(manifests: Path, sandbox: Path) -> None:
-    written(manifests)
-    apply(manifests, sandbox)
+def test_a_member_removed_loses_their_grants(base: tuple[Path, Path]) -> None:
+    manifests, sandbox = base
     doc = yaml.safe_load((manifests / "main.yaml").read_text())
     del doc["members"]["erin@acme.test"]
     doc["spaces"]["handbook"]["access"] = {"users": {}}
@@ -129,9 +149,8 @@ def test_a_member_removed_loses_their_grants(manifests: Path, sandbox: Path) -> 
     assert "erin@acme.test" not in {m["user"].get("email") for m in live}
 
 
-def test_an_organization_role_change_is_told_once(manifests: Path, sandbox: Path) -> None:
-    written(manifests)
-    apply(manifests, sandbox)
+def test_an_organization_role_change_is_told_once(base: tuple[Path, Path]) -> None:
+    manifests, sandbox = base
     doc = yaml.safe_load((manifests / "main.yaml").read_text())
     doc["members"]["bob@acme.test"] = "edit"
     write_manifests(manifests, yaml.safe_dump(doc))
@@ -141,9 +160,8 @@ def test_an_organization_role_change_is_told_once(manifests: Path, sandbox: Path
     apply(manifests, sandbox)
 
 
-def test_a_plan_that_changes_no_access_has_no_audience(manifests: Path, sandbox: Path) -> None:
-    written(manifests)
-    apply(manifests, sandbox)
+def test_a_plan_that_changes_no_access_has_no_audience(base: tuple[Path, Path]) -> None:
+    manifests, sandbox = base
     written(manifests, spaces__handbook__title="The Handbook")
     assert plan_json(manifests, sandbox)["audience"] == []
 
@@ -158,11 +176,11 @@ def test_spaces_created_with_grants_are_read_back_too(manifests: Path, sandbox: 
 
 
 def test_a_difference_from_the_prediction_names_the_object_person_and_roles(
-    manifests: Path, sandbox: Path
+    base: tuple[Path, Path],
 ) -> None:
     """The check itself, against the sandbox's real aggregate list: a prediction that gives
     Bob edit where the service lists nobody but the organization's members with a role."""
-    apply(written(manifests), sandbox)
+    _, sandbox = base
     space_id = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"][0]["id"]
     wrong = AudienceChange(
         "space.handbook", [], {"alice@acme.test": "admin", "bob@acme.test": "edit"}
@@ -201,12 +219,10 @@ def test_an_apply_reads_back_at_most_a_bounded_number_of_audiences(
     )
 
 
-def test_a_default_level_raises_the_members_whose_role_is_less(
-    manifests: Path, sandbox: Path
-) -> None:
+def test_a_default_level_raises_the_members_whose_role_is_less(base: tuple[Path, Path]) -> None:
     """Erin reads everything by her organization role; a default level of edit makes her an
     editor of the handbook, and the service's aggregate list says so too."""
-    apply(written(manifests), sandbox)
+    manifests, sandbox = base
     written(manifests, spaces__handbook__defaultLevel="edit")
     assert audience(manifests, sandbox) == {
         "space.handbook": ["~ default level: none -> edit", "~ 1 member changes role: read -> edit"]
@@ -259,12 +275,10 @@ def test_a_way_in_otherwise_than_predicted_is_told(
     ]
 
 
-def test_a_team_and_a_site_created_in_the_same_apply_are_predicted(
-    manifests: Path, sandbox: Path
-) -> None:
+def test_a_team_and_a_site_created_in_the_same_apply_are_predicted(base: tuple[Path, Path]) -> None:
     """Neither exists yet: the team is told by its title and size, the site by what its
     visibility opens, from what the manifests plan for them; the read back holds both."""
-    apply(written(manifests), sandbox)
+    manifests, sandbox = base
     doc = json.loads(json.dumps(BASE))
     doc["teams"]["writers"] = {"title": "Writers", "members": {"erin@acme.test": "member"}}
     doc["spaces"]["handbook"]["access"]["teams"] = {"writers": "edit"}
