@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,12 @@ from planning import (
     assert_converged,
     calls,
     change,
+    copy_sandbox,
     live_api,
     open_store,
     plan_json,
     run,
+    seeded_sandbox,
     write_manifests,
 )
 
@@ -196,20 +199,34 @@ sites:
 """
 
 
-@pytest.fixture
-def grouped(sandbox: Path, manifests: Path) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def grouped_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, str]]:
     """site_docs with group Learn holding section Guides, and section On-call outside it, as
-    ``GROUPED`` says (applied and converged); returns the live ids of the group and sections."""
-    write_manifests(manifests, GROUPED)
+    ``GROUPED`` says, applied and converged once for the module: the manifests, the sandbox
+    and the live ids of the group and sections."""
+    root = tmp_path_factory.mktemp("grouped")
+    manifests, sandbox = write_manifests(root / "manifests", GROUPED), seeded_sandbox(root)
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
     [group] = live_api(sandbox, "GET", f"{DOCS}/section-groups")["items"]
     sections = {s["path"]: s for s in live_api(sandbox, "GET", f"{DOCS}/sections")["items"]}
-    return {
+    ids = {
         "learn": group["id"],
         "guides": sections["guides"]["id"],
         "ops": sections["on-call"]["id"],
     }
+    return manifests, sandbox, ids
+
+
+@pytest.fixture
+def grouped(
+    sandbox: Path, manifests: Path, grouped_once: tuple[Path, Path, dict[str, str]]
+) -> dict[str, str]:
+    """The test's sandbox and manifests made copies of ``grouped_once``; returns its ids."""
+    source_manifests, source_sandbox, ids = grouped_once
+    assert copy_sandbox(source_sandbox, sandbox.parent) == sandbox
+    shutil.copytree(source_manifests, manifests)
+    return ids
 
 
 def test_a_group_is_read_from_children_when_the_deprecated_sections_differ(
