@@ -8,6 +8,7 @@ import logging
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,29 @@ def fuzz_examples(quick: int) -> int:
     ``DOCFORM_FUZZ_EXAMPLES`` for every property test when set (a deep run: 500)."""
     deep = os.environ.get("DOCFORM_FUZZ_EXAMPLES", "")
     return int(deep) if deep else quick
+
+
+@pytest.fixture(scope="session", autouse=True)
+def bytecode_kept_for_subprocesses(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Where the environment says not to write bytecode beside the sources
+    (PYTHONDONTWRITEBYTECODE, as many containers set it), the Python processes the tests start
+    (docform, bash steps running docform, an inner pytest) keep it in one folder of the run
+    instead (PYTHONPYCACHEPREFIX): otherwise each docform process compiles docform again,
+    about 0.2 s of CPU, for hundreds of processes. Nothing is written beside the sources."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        yield
+        return
+    # Beside the workers' temporary folders, not in them: the canary watch reads every file
+    # there, and the bytecode of canary.py holds the token.
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    base = tmp_path_factory.getbasetemp()
+    folder = base.parent / "bytecode" if worker else Path(tempfile.mkdtemp(prefix="bytecode-"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPYCACHEPREFIX", str(folder))
+        patch.delenv("PYTHONDONTWRITEBYTECODE")
+        yield
+    if not worker:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- the canary token (tests/canary.py) --------------------------------------------------------
