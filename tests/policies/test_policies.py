@@ -61,12 +61,7 @@ def test_minimum_admins_denies_a_plan_that_leaves_too_few(tmp_path, sandbox):
 def test_minimum_admins_passes_once_the_plan_adds_one(tmp_path, sandbox):
     policies = "  admins: {builtin: minimum-admins, params: {count: 2}}\n"
     manifests = manifests_with(tmp_path, policies)
-    text = (
-        (manifests / "main.yaml")
-        .read_text()
-        .replace("erin@acme.test: edit", "erin@acme.test: admin")
-    )
-    (manifests / "main.yaml").write_text(text)
+    promote_erin(manifests)
     code, doc = plan(manifests, sandbox)
     assert code == 0
     assert doc["policies"] == {"evaluated": ["admins"], "results": []}
@@ -163,12 +158,7 @@ def test_a_rule_over_a_change_before_and_after(tmp_path, sandbox):
     manifests = manifests_with(tmp_path, NO_NEW_ADMINS)
     code, doc = plan(manifests, sandbox)
     assert (code, doc["policies"]["results"]) == (0, [])
-    text = (
-        (manifests / "main.yaml")
-        .read_text()
-        .replace("erin@acme.test: edit", "erin@acme.test: admin")
-    )
-    (manifests / "main.yaml").write_text(text)
+    promote_erin(manifests)
     code, doc = plan(manifests, sandbox)
     assert code == 1
     [result] = doc["policies"]["results"]
@@ -183,12 +173,7 @@ def test_markdown_shows_policy_warnings_beside_the_rails(tmp_path, sandbox):
     manifests = manifests_with(
         tmp_path, NO_NEW_ADMINS.replace("each: change", "severity: warn\n    each: change")
     )
-    text = (
-        (manifests / "main.yaml")
-        .read_text()
-        .replace("erin@acme.test: edit", "erin@acme.test: admin")
-    )
-    (manifests / "main.yaml").write_text(text)
+    promote_erin(manifests)
     result = run(["plan", manifests, "--markdown"], sandbox)
     assert result.exit_code == 0, result.output
     assert "> **Policies: 1 checked, 0 denied, 1 warned.**" in result.stdout
