@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from planning import (
     apply,
     assert_converged,
@@ -73,34 +75,41 @@ def test_a_space_renamed_and_moved_at_once_is_a_suspected_replacement(
     ) in result.output
 
 
-def test_a_team_replaced_by_a_look_alike_is_a_rail(applied_acme: tuple[Path, Path]) -> None:
-    directory, sandbox = applied_acme
-    without_lock(directory)
-    replace_text(directory / "people.yaml", "    title: Mobile\n", "    title: Apps\n")
-    replace_text(directory / "people.yaml", "  mobile:\n", "  apps:\n")
+LOOK_ALIKES = {
+    "team": (
+        "people.yaml",
+        [("    title: Mobile\n", "    title: Apps\n"), ("  mobile:\n", "  apps:\n")],
+        None,
+        "its grants and memberships would be lost",
+    ),
+    "saml": (
+        "integrations.yaml",
+        [("  okta:\n    label: Okta\n", "  sso:\n    label: SSO\n")],
+        "saml",
+        "its id is part of the sign-on URL the identity provider calls",
+    ),
+}
 
-    result = run(["plan", directory], sandbox)
 
-    assert result.exit_code == 1, result.output
-    assert "[replacement] the plan deletes team " in result.output
-    assert "its grants and memberships would be lost" in result.output
-
-
-def test_a_saml_provider_replaced_by_a_look_alike_is_a_rail(
-    applied_acme: tuple[Path, Path],
+@pytest.mark.parametrize("kind", LOOK_ALIKES)
+def test_an_object_replaced_by_a_look_alike_is_a_rail(
+    applied_acme: tuple[Path, Path], kind: str
 ) -> None:
+    """A team, a SAML provider: given a new key and name, the plan deletes the old one and
+    creates the new, and says what the old one takes with it."""
     directory, sandbox = applied_acme
+    file, edits, prune, lost = LOOK_ALIKES[kind]
     without_lock(directory)
-    replace_text(
-        directory / "integrations.yaml", "  okta:\n    label: Okta\n", "  sso:\n    label: SSO\n"
-    )
-    prune_too(directory, "saml")
+    for old, new in edits:
+        replace_text(directory / file, old, new)
+    if prune:
+        prune_too(directory, prune)
 
     result = run(["plan", directory], sandbox)
 
     assert result.exit_code == 1, result.output
-    assert "[replacement] the plan deletes saml " in result.output
-    assert "its id is part of the sign-on URL the identity provider calls" in result.output
+    assert f"[replacement] the plan deletes {kind} " in result.output
+    assert lost in result.output
 
 
 def test_key_and_title_renamed_together_without_prune_is_a_suspected_replacement(

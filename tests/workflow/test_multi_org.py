@@ -75,25 +75,30 @@ def test_a_file_beside_several_sets_is_refused(repo):
     )
 
 
-def test_a_folder_without_an_organization_is_refused(repo, sandbox):
-    write_manifests(repo / "common", NEW_TEAM)
-    result = run(["plan", repo], sandbox)
-    assert result.exit_code == 1
-    assert result.stderr == (
-        "Error: common/main.yaml declares no organization and belongs to none: "
-        f"{repo} holds several manifest sets, one per subdirectory with its own "
-        "`organization:`; move the file into one of them\n"
-    )
-
-
-def test_two_sets_for_one_organization_are_refused(repo, sandbox):
-    write_manifests(repo / "acme-copy", ACME)
-    result = run(["plan", repo], sandbox)
-    assert result.exit_code == 1
-    assert result.stderr == (
+REFUSED_SETS = {
+    "a folder without an organization": (
+        "common",
+        NEW_TEAM,
+        "Error: common/main.yaml declares no organization and belongs to none: {repo} holds "
+        "several manifest sets, one per subdirectory with its own `organization:`; move the "
+        "file into one of them\n",
+    ),
+    "two sets for one organization": (
+        "acme-copy",
+        ACME,
         "Error: organization org_acme is described by both acme/ and acme-copy/; keep one "
-        "manifest set per organization\n"
-    )
+        "manifest set per organization\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_SETS)
+def test_a_folder_that_is_no_manifest_set_of_its_own_is_refused(repo, sandbox, case):
+    folder, content, error = REFUSED_SETS[case]
+    write_manifests(repo / folder, content)
+    result = run(["plan", repo], sandbox)
+    assert result.exit_code == 1
+    assert result.stderr == error.format(repo=repo)
 
 
 # -- validate ----------------------------------------------------------------------------------

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
 from docform.cli import cli
@@ -173,6 +174,34 @@ def test_apply_reads_back_an_entry_through_the_id_it_was_matched_by(
     assert_converged(manifests, sandbox)
 
 
+def apply_while_the_service(
+    sandbox: Path,
+    manifests: Path,
+    *,
+    after: Callable[[str, str], bool],
+    changes: Callable[[], object],
+) -> Result:
+    """``docform apply --yes`` against the sandbox served so that, once it has answered each
+    request ``after(method, path)`` picks, it ``changes`` something more, as a side effect of
+    its own."""
+    store = Store(sandbox)
+    app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
+
+    async def with_a_side_effect(scope: dict, receive: Any, send: Any) -> None:
+        await app(scope, receive, send)
+        if scope["type"] == "http" and after(scope["method"], scope["path"]):
+            await asyncio.to_thread(changes)
+
+    env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
+    try:
+        with served_app(with_a_side_effect) as root:
+            return CliRunner().invoke(
+                cli, ["apply", str(manifests), "--yes"], env={**env, "DOCFORM_API_URL": root}
+            )
+    finally:
+        store.close()
+
+
 def test_apply_reports_a_kind_it_did_not_change_that_no_longer_matches(
     sandbox: Path, tmp_path: Path
 ) -> None:
@@ -190,23 +219,14 @@ def test_apply_reports_a_kind_it_did_not_change_that_no_longer_matches(
         "    sectionGroups:\n      more: {title: More, sections: [c]}\n    sections:\n",
     )
     write_manifests(manifests, grouped)
-    store = Store(sandbox)
-    app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
+    move = {"defaultSiteSection": b["id"]}
 
-    async def moving_the_default(scope: dict, receive: Any, send: Any) -> None:
-        await app(scope, receive, send)
-        if scope["type"] == "http" and scope["method"] == "POST":
-            move = {"defaultSiteSection": b["id"]}
-            await asyncio.to_thread(live_api, sandbox, "PATCH", DOCS, move)
-
-    env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
-    try:
-        with served_app(moving_the_default) as root:
-            result = CliRunner().invoke(
-                cli, ["apply", str(manifests), "--yes"], env={**env, "DOCFORM_API_URL": root}
-            )
-    finally:
-        store.close()
+    result = apply_while_the_service(
+        sandbox,
+        manifests,
+        after=lambda method, path: method == "POST",
+        changes=lambda: live_api(sandbox, "PATCH", DOCS, move),
+    )
 
     assert result.exit_code == 1, result.output
     assert "Apply complete" not in result.output
@@ -234,23 +254,14 @@ def test_apply_reads_back_what_refers_to_an_object_it_moved(sandbox: Path, tmp_p
     write_manifests(manifests, doc.format(where="b"))
     [space] = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
     [team] = live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]
-    store = Store(sandbox)
-    app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
+    grant = f"/spaces/{space['id']}/permissions/teams/{team['id']}"
 
-    async def dropping_the_grant(scope: dict, receive: Any, send: Any) -> None:
-        await app(scope, receive, send)
-        if scope["type"] == "http" and scope["method"] == "POST" and "move" in scope["path"]:
-            grant = f"/spaces/{space['id']}/permissions/teams/{team['id']}"
-            await asyncio.to_thread(live_api, sandbox, "DELETE", grant)
-
-    env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
-    try:
-        with served_app(dropping_the_grant) as root:
-            result = CliRunner().invoke(
-                cli, ["apply", str(manifests), "--yes"], env={**env, "DOCFORM_API_URL": root}
-            )
-    finally:
-        store.close()
+    result = apply_while_the_service(
+        sandbox,
+        manifests,
+        after=lambda method, path: method == "POST" and "move" in path,
+        changes=lambda: live_api(sandbox, "DELETE", grant),
+    )
 
     assert "POST /orgs/org_acme/spaces" not in result.output  # a move, not a new space
     assert result.exit_code == 1, result.output
