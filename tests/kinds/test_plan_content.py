@@ -162,28 +162,6 @@ def test_nested_collection_is_matched_by_parent_and_title(sandbox: Path, manifes
     assert plan_json(manifests, sandbox)["changes"] == []
 
 
-def test_collection_with_pinned_id_moves_to_its_new_parent(sandbox: Path, manifests: Path) -> None:
-    engineering = create_collection(sandbox, "Engineering")
-    operations = create_collection(sandbox, "Operations")
-    runbooks = create_collection(sandbox, "Runbooks", engineering)
-    write_manifests(
-        manifests,
-        ORG
-        + "collections:\n"
-        + f"  engineering: {{id: {engineering}, title: Engineering}}\n"
-        + f"  operations: {{id: {operations}, title: Operations}}\n"
-        + f"  runbooks: {{id: {runbooks}, title: Runbooks, parent: operations}}\n",
-    )
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("collection.runbooks", "move")]
-    assert calls(change(plan, "collection.runbooks")) == [
-        ("POST", f"/collections/{runbooks}/move", {"parent": operations})
-    ]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert collection(sandbox, runbooks)["parent"] == operations
-
-
 def test_collection_with_pinned_id_moves_to_the_top_level(sandbox: Path, manifests: Path) -> None:
     engineering = create_collection(sandbox, "Engineering")
     runbooks = create_collection(sandbox, "Runbooks", engineering)
@@ -424,28 +402,6 @@ def test_space_emoji_null_removes_the_emoji_and_converges(sandbox: Path, manifes
     ]
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
-
-
-def test_space_with_pinned_id_moves_to_another_collection(sandbox: Path, manifests: Path) -> None:
-    engineering = create_collection(sandbox, "Engineering")
-    operations = create_collection(sandbox, "Operations")
-    handbook = create_space(sandbox, "Handbook", engineering)
-    write_manifests(
-        manifests,
-        ORG
-        + "collections:\n"
-        + f"  engineering: {{id: {engineering}, title: Engineering}}\n"
-        + f"  operations: {{id: {operations}, title: Operations}}\n"
-        + f"spaces:\n  handbook: {{id: {handbook}, title: Handbook, collection: operations}}\n",
-    )
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("space.handbook", "move")]
-    assert calls(change(plan, "space.handbook")) == [
-        ("POST", f"/spaces/{handbook}/move", {"parent": operations})
-    ]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert space(sandbox, handbook)["parent"] == operations
 
 
 def test_space_with_pinned_id_moves_and_is_renamed_in_one_plan(

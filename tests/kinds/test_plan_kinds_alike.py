@@ -1,5 +1,6 @@
 """End to end: what collections, spaces and teams do alike, one case per kind: renamed by
-``formerly`` (a team by its pinned id too), listed when unmanaged and deleted under prune.
+``formerly`` (a team by its pinned id too), listed when unmanaged, deleted under prune, and
+(a collection or a space) moved to another collection by its pinned id.
 
 Each case arranges live state through the API of a seeded in-process sandbox, writes manifests,
 checks the plan's actions and calls, applies it, checks that a second plan is empty and reads
@@ -144,3 +145,40 @@ def test_an_unmanaged_object_is_deleted_under_prune(
     assert live_list(sandbox, kind) == [("Engineering", kept)]
     if name == "space":  # a deleted space stays readable, to be restored for a while
         assert space(sandbox, legacy)["deletedAt"]
+
+
+MOVES = {
+    # kind: the entry moved, the field that names its collection, how it is made in one
+    "collection": ("Runbooks", "parent", create_collection),
+    "space": ("Handbook", "collection", create_space),
+}
+
+
+@pytest.mark.parametrize("name", list(MOVES))
+def test_an_entry_with_a_pinned_id_moves_to_another_collection(
+    sandbox: Path, manifests: Path, name: str
+) -> None:
+    title, field, create_in = MOVES[name]
+    kind, key = KINDS[name], title.lower()
+    engineering = create_collection(sandbox, "Engineering")
+    operations = create_collection(sandbox, "Operations")
+    moved = create_in(sandbox, title, engineering)
+    entry = f"  {key}: {{id: {moved}, title: {title}, {field}: operations}}\n"
+    write_manifests(
+        manifests,
+        ORG
+        + "collections:\n"
+        + f"  engineering: {{id: {engineering}, title: Engineering}}\n"
+        + f"  operations: {{id: {operations}, title: Operations}}\n"
+        + (entry if name == "collection" else "spaces:\n" + entry),
+    )
+
+    plan = plan_json(manifests, sandbox)
+
+    assert actions(plan) == [(f"{name}.{key}", "move")]
+    assert calls(change(plan, f"{name}.{key}")) == [
+        ("POST", f"{kind.path(moved)}/move", {"parent": operations})
+    ]
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    assert live_api(sandbox, "GET", kind.path(moved))["parent"] == operations
