@@ -71,6 +71,14 @@ def copy_sandbox(source: Path, directory: Path) -> Path:
     return path
 
 
+def seeded_and_applied(manifests: Path) -> Path:
+    """A sandbox seeded beside ``manifests`` (in its folder's parent) with them applied to it,
+    docform.lock written: what a module arranges once for its tests to copy."""
+    sandbox = seeded_sandbox(manifests.parent)
+    apply(manifests, sandbox)
+    return sandbox
+
+
 def copy_applied(applied: tuple[Path, Path], directory: Path) -> tuple[Path, Path]:
     """A copy under ``directory`` of manifests applied to a sandbox (docform.lock with them)
     and of that sandbox: for each test of a module that starts from one applied organization,

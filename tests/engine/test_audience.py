@@ -27,7 +27,7 @@ from planning import (
     live_api,
     plan_json,
     run,
-    seeded_sandbox,
+    seeded_and_applied,
     write_manifests,
 )
 
@@ -81,10 +81,8 @@ def applied(directory: Path, sandbox: Path) -> str:
 @pytest.fixture(scope="module")
 def base_applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """BASE applied to a seeded sandbox once for the module; tests take copies (``base``)."""
-    root = tmp_path_factory.mktemp("base")
-    manifests, sandbox = written(root / "manifests"), seeded_sandbox(root)
-    apply(manifests, sandbox)
-    return manifests, sandbox
+    manifests = written(tmp_path_factory.mktemp("base") / "manifests")
+    return manifests, seeded_and_applied(manifests)
 
 
 @pytest.fixture

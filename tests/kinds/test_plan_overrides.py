@@ -18,7 +18,7 @@ from planning import (
     live_api,
     plan_json,
     run,
-    seeded_sandbox,
+    seeded_and_applied,
     write_manifests,
 )
 
@@ -51,10 +51,7 @@ def effective(sandbox: Path) -> dict[str, Any]:
 def base_applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A seeded sandbox with site_docs showing its space, with no overrides, applied once
     for the module; tests take copies."""
-    base = tmp_path_factory.mktemp("base")
-    sandbox = seeded_sandbox(base)
-    apply(manifests(base / "manifests", None), sandbox)
-    return sandbox
+    return seeded_and_applied(manifests(tmp_path_factory.mktemp("base") / "manifests", None))
 
 
 @pytest.fixture

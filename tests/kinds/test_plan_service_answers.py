@@ -36,7 +36,7 @@ from planning import (
     open_store,
     plan_json,
     run,
-    seeded_sandbox,
+    seeded_and_applied,
     write_manifests,
 )
 
@@ -204,9 +204,8 @@ def grouped_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     """site_docs with group Learn holding section Guides, and section On-call outside it, as
     ``GROUPED`` says, applied and converged once for the module: the manifests, the sandbox
     and the live ids of the group and sections."""
-    root = tmp_path_factory.mktemp("grouped")
-    manifests, sandbox = write_manifests(root / "manifests", GROUPED), seeded_sandbox(root)
-    apply(manifests, sandbox)
+    manifests = write_manifests(tmp_path_factory.mktemp("grouped") / "manifests", GROUPED)
+    sandbox = seeded_and_applied(manifests)
     assert_converged(manifests, sandbox)
     [group] = live_api(sandbox, "GET", f"{DOCS}/section-groups")["items"]
     sections = {s["path"]: s for s in live_api(sandbox, "GET", f"{DOCS}/sections")["items"]}
