@@ -48,18 +48,18 @@ OBJECTS: dict[str, Schema] = {
         {
             "object": const("organization"),
             "id": ID,
-            "createdAt": TIME,
-            "type": STRING,
-            "useCase": STRING,
-            "plan": STRING,
             "trial": obj(
                 {"status": STRING, "count": INTEGER}, {"endDate": TIME, "decision": STRING}
             ),
-            "permissions": flags(*ORGANIZATION_PERMISSIONS),
         },
         # The service promises none of these in every answer (docs/service.md), though the
         # sandbox always sends all but hostname and defaultContent.
         {
+            "createdAt": TIME,
+            "type": STRING,
+            "useCase": STRING,
+            "plan": STRING,
+            "permissions": flags(*ORGANIZATION_PERMISSIONS),
             "title": STRING,
             "emailDomains": array(STRING),
             "defaultRole": ROLE_OR_GUEST,
