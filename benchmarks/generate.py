@@ -10,13 +10,16 @@ writes
 - ``OUT/match/``: manifests of exactly that organization, space ids pinned (as ``export``
   writes them), so a plan of it has no changes;
 - ``OUT/changed/``: the same manifests changed by N mixed changes (`org_changes.py`);
-- ``OUT/expected.json``: the shape and the expected changes, for `ideal.py` and the checks.
+- ``OUT/expected.json``: the shape and the expected changes, for `ideal.py` and the checks, and
+  the digest of what made them (`inputs_digest`), so that a run regenerates only when the
+  generator or docform changed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import sys
@@ -33,6 +36,9 @@ from docform.workflow.run import apply_changes, plan_manifests
 from org_changes import Expected, change_org
 from org_shape import EMAIL_DOMAIN, FULL, ORG_ID, QUICK, SITE_ID, Org, Shape, build_org
 
+HERE = Path(__file__).parent
+GENERATOR = ("generate.py", "org_shape.py", "org_changes.py")
+DOCFORM = HERE.parent / "src" / "docform"
 CERTIFICATE = "-----BEGIN CERTIFICATE-----\nMIIBbenchmarkcertificate\n-----END CERTIFICATE-----\n"
 BUILD_PARALLELISM = 16
 
@@ -132,9 +138,29 @@ def generate(out: Path, shape: Shape, changes: int, seed: int) -> dict[str, Any]
         "changes": [e.__dict__ for e in expected],
         "team_sizes": [len(team["members"]) for team in org.teams.values()],
         "build_seconds": round(time.monotonic() - started, 1),
+        "inputs": inputs_digest(),
     }
     (out / "expected.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return summary
+
+
+def inputs_digest() -> str:
+    """SHA-256 of the generator's modules and docform's source: the organization is built by
+    docform's own plan and apply, so a change to either may change what is generated."""
+    digest = hashlib.sha256()
+    sources = [HERE / name for name in GENERATOR] + sorted(DOCFORM.rglob("*.py"))
+    for path in sources:
+        digest.update(f"{path.relative_to(HERE.parent)}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def generated_from(out: Path) -> str | None:
+    """The `inputs_digest` that the organization in ``out`` was generated from, if recorded."""
+    digest: str | None = json.loads((out / "expected.json").read_text(encoding="utf-8")).get(
+        "inputs"
+    )
+    return digest
 
 
 def load_expected(out: Path) -> tuple[Shape, list[Expected]]:
