@@ -3,26 +3,28 @@ it changes anything, progress, and Ctrl-C in the middle of an apply."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import httpx
 import pytest
 from click.testing import CliRunner
 
 from docform.cli import cli
+from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.faults import FaultSettings
-from planning import SERVE_TOKEN, plan_json, run, served_in_thread
+from planning import SERVE_TOKEN, plan_json, run, served_app, served_in_thread
 from terminal import on_a_terminal
 
-STARTUP_SECONDS = 10.0
 # Every write answered late (done at once, its answer held back), reads at once: an apply is
 # slow enough to watch or interrupt with changes in flight, and nothing else waits.
 WRITES_LATE = ",".join(f"slow:1@{method}:/**" for method in ("POST", "PUT", "PATCH", "DELETE"))
@@ -178,16 +180,35 @@ def test_sigterm_from_a_ci_runner_stops_apply_like_ctrl_c(served, basic):
 
 
 @pytest.fixture
-def served_slowly(sandbox: Path) -> Iterator[str]:
-    """A served sandbox answering every request 400 ms late; yields its root URL."""
-    with served_in_thread(sandbox, latency_ms=400) as root:
-        yield root
+def served_holding_reads(sandbox: Path) -> Iterator[tuple[str, threading.Event]]:
+    """A served sandbox that holds every API request back until the test is over, so that a
+    plan is still reading whenever it is interrupted; yields its root URL and an event set
+    once the first request has come."""
+    arrived, released = threading.Event(), threading.Event()
+    store = Store(sandbox)
+    app = create_app(store, SandboxConfig((SERVE_TOKEN,)))
+
+    async def holding(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+            arrived.set()
+            while not released.is_set():
+                await asyncio.sleep(0.01)
+        await app(scope, receive, send)
+
+    try:
+        with served_app(holding) as root:
+            try:
+                yield root, arrived
+            finally:
+                released.set()
+    finally:
+        store.close()
 
 
-def test_ctrl_c_while_reading_the_live_organization_says_interrupted(served_slowly, basic):
+def test_ctrl_c_while_reading_the_live_organization_says_interrupted(served_holding_reads, basic):
     """Planning only reads: Ctrl-C cancels the reads, and nothing but one line is printed
     (no "Aborted.", no warning about a coroutine never awaited)."""
-    served = served_slowly
+    served, arrived = served_holding_reads
     env = {**os.environ, "DOCFORM_API_URL": served, "DOCFORM_API_TOKEN": SERVE_TOKEN}
     process = subprocess.Popen(
         [sys.executable, "-m", "docform", "plan", str(basic)],
@@ -196,16 +217,9 @@ def test_ctrl_c_while_reading_the_live_organization_says_interrupted(served_slow
         text=True,
         env=env,
     )
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while not requests_received(served):
-        assert process.poll() is None and time.monotonic() < deadline, "no request came"
-        time.sleep(0.02)
+    while not arrived.wait(timeout=0.05):
+        assert process.poll() is None, process.communicate()
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert (process.returncode, stdout) == (1, "")
     assert stderr.strip() == "Interrupted."
-
-
-def requests_received(root: str) -> int:
-    stats = httpx.get(f"{root}/_sandbox/stats", headers={"Authorization": f"Bearer {SERVE_TOKEN}"})
-    return int(stats.json()["total"])
