@@ -8,9 +8,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from docform.kind_framework.document_diff import differing_parts, same_value
 
 FACES = [{"weight": w, "sources": [{"url": f"https://f.test/{w}.woff2"}]} for w in (400, 700)]
@@ -101,6 +102,7 @@ def rendered(name: str, path: tuple[Any, ...]) -> str:
     return name + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path)
 
 
+@settings(max_examples=fuzz_examples(100))  # quick: hypothesis' default count
 @given(document=st.dictionaries(KEYS, DOCUMENTS, min_size=1, max_size=4), data=st.data())
 def test_one_changed_leaf_is_the_one_part_reported(document: dict[str, Any], data: Any) -> None:
     path = data.draw(st.sampled_from(leaves(document)))
@@ -116,6 +118,7 @@ def test_one_changed_leaf_is_the_one_part_reported(document: dict[str, Any], dat
     assert same_value("doc", document, copy.deepcopy(document))
 
 
+@settings(max_examples=fuzz_examples(100))  # quick: hypothesis' default count
 @given(faces=st.permutations(FACES * 2))
 def test_shuffling_an_order_free_list_changes_nothing(faces: list[dict[str, Any]]) -> None:
     before = {"styling": {"font": {**FONT, "fontFaces": FACES * 2}}}

@@ -5,7 +5,6 @@ order, any other converges in one apply."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from planning import (
     actions,
     apply,
@@ -194,7 +194,7 @@ def test_no_request_more_than_the_links_cost(tmp_path: Path, sandbox: Path) -> N
 
 
 EXAMPLES = settings(
-    max_examples=int(os.environ.get("DOCFORM_FUZZ_EXAMPLES", "3")),
+    max_examples=fuzz_examples(3),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

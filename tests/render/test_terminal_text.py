@@ -9,9 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import fuzz_examples
 from docform.engine.plan import Change, FieldChange, Plan, Unmanaged
 from docform.render.markdown import render_markdown
 from docform.render.text import render_text
@@ -65,6 +66,7 @@ def test_markdown_output_shows_the_service_s_text_as_words(
     assert "\\[Approve\\](https:\u2060//e.test/a) @\u2060octocat #\u206012" in result.stdout
 
 
+@settings(max_examples=fuzz_examples(100))  # quick: hypothesis' default count
 @given(st.text(min_size=1, max_size=30))
 def test_no_title_or_value_changes_the_lines_of_a_plan(title: str) -> None:
     """Whatever a live title or value holds, the text and Markdown plans have the lines of a
