@@ -10,6 +10,7 @@ back through the API.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -128,27 +129,52 @@ def test_a_guest_is_written_guest_and_granted_the_null_role(
     assert grants(sandbox, f"/spaces/{arranged['handbook']}")["users"] == {"bob@acme.test": None}
 
 
-def test_space_team_and_grant_created_in_one_apply_wait_for_each_other(
-    sandbox: Path, manifests: Path
+@dataclass(frozen=True)
+class CreatedWithATeam:
+    """An object written new with a role for a team written new too."""
+
+    key: str
+    title: str
+    team: str
+    role: str
+    list_route: str
+    """Where the object is listed."""
+    route: str
+    """The object's own route, ``{}`` for its id."""
+
+
+CREATED_WITH_A_TEAM = {
+    "space": CreatedWithATeam(
+        "handbook", "Handbook", "platform", "read", f"{ORG_PATH}/spaces", "/spaces/{}"
+    ),
+    "site": CreatedWithATeam(
+        "help", "Help Center", "support", "admin", f"{ORG_PATH}/sites", f"{ORG_PATH}/sites/{{}}"
+    ),
+}
+
+
+@pytest.mark.parametrize("where", list(CREATED_WITH_A_TEAM))
+def test_a_grant_waits_for_its_new_object_and_its_new_team(
+    sandbox: Path, manifests: Path, where: str
 ) -> None:
-    write_manifests(
-        manifests,
-        HEAD + "spaces:\n  handbook: {title: Handbook, access: {teams: {platform: read}}}\n",
-    )
+    new = CREATED_WITH_A_TEAM[where]
+    access = f"access: {{teams: {{{new.team}: {new.role}}}}}"
+    write_manifests(manifests, HEAD + f"{where}s:\n  {new.key}: {{title: {new.title}, {access}}}\n")
     plan = plan_json(manifests, sandbox)
-    created = change(plan, "space.handbook.access.team.platform", "create")
+    created = change(plan, f"{where}.{new.key}.access.team.{new.team}", "create")
     assert calls(created) == [
         (
             "POST",
-            "/spaces/${space.handbook.id}/permissions",
-            {"role": "read", "teams": [{"$placeholder": "team.platform.id"}]},
+            new.route.format(f"${{{where}.{new.key}.id}}") + "/permissions",
+            {"role": new.role, "teams": [{"$placeholder": f"team.{new.team}.id"}]},
         )
     ]
-    assert created["depends_on"] == ["space.handbook#create", "team.platform#create"]
+    assert created["depends_on"] == [f"{where}.{new.key}#create", f"team.{new.team}#create"]
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
-    handbook = live_api(sandbox, "GET", f"{ORG_PATH}/spaces")["items"][0]["id"]
-    assert grants(sandbox, f"/spaces/{handbook}")["teams"] == {"Platform": "read"}
+    listed = live_api(sandbox, "GET", new.list_route)["items"]
+    live_id = next(item["id"] for item in listed if item["title"] == new.title)
+    assert grants(sandbox, new.route.format(live_id))["teams"] == {new.team.title(): new.role}
 
 
 def test_a_member_invited_in_the_same_apply_is_granted_once_invited(
@@ -527,28 +553,6 @@ def test_ignore_sets_the_grants_of_an_object_aside(
         ("unmanaged", "space.handbook.access.user.erin@acme.test"),
         ("change", "space.handbook.access.team.platform"),
     ]
-
-
-def test_a_new_site_is_created_before_its_grants(sandbox: Path, manifests: Path) -> None:
-    write_manifests(
-        manifests,
-        HEAD + "sites:\n  help: {title: Help Center, access: {teams: {support: admin}}}\n",
-    )
-    plan = plan_json(manifests, sandbox)
-    created = change(plan, "site.help.access.team.support", "create")
-    assert calls(created) == [
-        (
-            "POST",
-            f"{ORG_PATH}/sites/${{site.help.id}}/permissions",
-            {"role": "admin", "teams": [{"$placeholder": "team.support.id"}]},
-        )
-    ]
-    assert created["depends_on"] == ["site.help#create", "team.support#create"]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    sites = live_api(sandbox, "GET", f"{ORG_PATH}/sites")["items"]
-    help_site = next(site["id"] for site in sites if site["title"] == "Help Center")
-    assert grants(sandbox, f"{ORG_PATH}/sites/{help_site}")["teams"] == {"Support": "admin"}
 
 
 def test_a_deleted_space_is_restored_before_its_grants_are_given(
