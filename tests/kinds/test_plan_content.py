@@ -223,50 +223,6 @@ def test_collections_swapping_parent_and_child_move_in_a_safe_order(
     assert collection(sandbox, outer)["parent"] == inner
 
 
-def test_pruned_collection_is_deleted_after_its_managed_child_moves_out(
-    sandbox: Path, manifests: Path
-) -> None:
-    engineering = create_collection(sandbox, "Engineering")
-    legacy = create_collection(sandbox, "Legacy")
-    runbooks = create_collection(sandbox, "Runbooks", legacy)
-    write_manifests(
-        manifests,
-        PRUNE_COLLECTIONS
-        + ORG
-        + "collections:\n"
-        + f"  engineering: {{id: {engineering}, title: Engineering}}\n"
-        + f"  runbooks: {{id: {runbooks}, title: Runbooks, parent: engineering}}\n",
-    )
-    plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("collection.runbooks", "move"), (f"collection.~{legacy}", "delete")]
-    assert change(plan, f"collection.~{legacy}")["depends_on"] == ["collection.runbooks#move"]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    assert collection(sandbox, runbooks)["parent"] == engineering
-    assert live_titles(sandbox, "collections") == {"Engineering": engineering, "Runbooks": runbooks}
-
-
-def test_pruned_collection_is_deleted_after_its_managed_space_moves_out(
-    sandbox: Path, manifests: Path
-) -> None:
-    engineering = create_collection(sandbox, "Engineering")
-    legacy = create_collection(sandbox, "Legacy")
-    handbook = create_space(sandbox, "Handbook", legacy)
-    write_manifests(
-        manifests,
-        PRUNE_COLLECTIONS
-        + ORG
-        + f"collections:\n  engineering: {{id: {engineering}, title: Engineering}}\n"
-        + f"spaces:\n  handbook: {{id: {handbook}, title: Handbook, collection: engineering}}\n",
-    )
-    plan = plan_json(manifests, sandbox)
-    assert change(plan, f"collection.~{legacy}", "delete")["depends_on"] == ["space.handbook#move"]
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
-    live = space(sandbox, handbook)
-    assert (live["parent"], live.get("deletedAt")) == (engineering, None)
-
-
 def test_pruned_nested_collection_is_deleted_before_its_parent(
     sandbox: Path, manifests: Path
 ) -> None:

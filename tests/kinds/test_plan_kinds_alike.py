@@ -1,6 +1,7 @@
 """End to end: what collections, spaces and teams do alike, one case per kind: renamed by
 ``formerly`` (a team by its pinned id too), listed when unmanaged, deleted under prune, and
-(a collection or a space) moved to another collection by its pinned id.
+(a collection or a space) moved to another collection by its pinned id, also out of a
+collection that prune deletes.
 
 Each case arranges live state through the API of a seeded in-process sandbox, writes manifests,
 checks the plan's actions and calls, applies it, checks that a second plan is empty and reads
@@ -182,3 +183,34 @@ def test_an_entry_with_a_pinned_id_moves_to_another_collection(
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
     assert live_api(sandbox, "GET", kind.path(moved))["parent"] == operations
+
+
+@pytest.mark.parametrize("name", list(MOVES))
+def test_a_pruned_collection_is_deleted_after_what_it_held_moves_out(
+    sandbox: Path, manifests: Path, name: str
+) -> None:
+    title, field, create_in = MOVES[name]
+    kind, key = KINDS[name], title.lower()
+    engineering = create_collection(sandbox, "Engineering")
+    legacy = create_collection(sandbox, "Legacy")
+    moved = create_in(sandbox, title, legacy)
+    entry = f"  {key}: {{id: {moved}, title: {title}, {field}: engineering}}\n"
+    write_manifests(
+        manifests,
+        "docform: {prune: {collections: true}}\n"
+        + ORG
+        + f"collections:\n  engineering: {{id: {engineering}, title: Engineering}}\n"
+        + (entry if name == "collection" else "spaces:\n" + entry),
+    )
+
+    plan = plan_json(manifests, sandbox)
+
+    assert actions(plan) == [(f"{name}.{key}", "move"), (f"collection.~{legacy}", "delete")]
+    delete = change(plan, f"collection.~{legacy}", "delete")
+    assert delete["depends_on"] == [f"{name}.{key}#move"]
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    live = live_api(sandbox, "GET", kind.path(moved))
+    assert (live["parent"], live.get("deletedAt")) == (engineering, None)
+    left = [("Engineering", engineering)] + ([(title, moved)] if name == "collection" else [])
+    assert sorted(live_list(sandbox, KINDS["collection"])) == sorted(left)
