@@ -210,13 +210,13 @@ def among(imported: list[str], packages: tuple[str, ...]) -> list[str]:
 
 def test_a_plan_against_an_https_service_loads_no_sandbox_or_server() -> None:
     """Planning against a URL that is not the sandbox never imports the sandbox, Starlette or
-    uvicorn. Nothing listens at the URL: the plan fails reading, after the point where a
-    sandbox would have been opened."""
+    uvicorn, nor the apply lock's file locking. Nothing listens at the URL: the plan fails
+    reading, after the point where a sandbox would have been opened."""
     result, imported = loaded_by("plan", str(FIXTURES / "basic"))
     assert result.returncode == 1
     assert "no answer from https://127.0.0.1:9" in result.stderr
     assert "docform.workflow.connect" in imported
-    assert among(imported, ("starlette", "uvicorn", "docform.sandbox")) == []
+    assert among(imported, ("starlette", "uvicorn", "docform.sandbox", "filelock")) == []
 
 
 # What only some commands use: every docform process would pay for it at start-up otherwise

@@ -31,7 +31,6 @@ from docform.errors import DocformError
 from docform.kind_registry import build_kinds
 from docform.manifest import ManifestSet
 from docform.worker_threads import beside_the_loop
-from docform.workflow.apply_lock import apply_lock
 from docform.workflow.audience import (
     audience_differences,
     audience_notes,
@@ -207,6 +206,9 @@ async def apply_changes(
     Call `docform.workflow.safety.check_safety` first: this runs whatever it is given.
     ``on_created``, ``on_event``, ``on_start`` and ``stop``: see `apply_plan`.
     """
+
+    # The operating system's file lock (filelock) loads for an apply only, not for a plan.
+    from docform.workflow.apply_lock import apply_lock
 
     recover = recover_by_planning(manifests, lambda: open_client(manifests, read_only=True))
     with apply_lock(api_url(manifests), manifests.organization.id):
