@@ -31,7 +31,7 @@ demo: $(STAMP)
 # The suite starts Python about 150 times (docform's commands, CI scripts, a served sandbox) and
 # each xdist worker imports every test module: compiled once, their bytecode is kept under the
 # virtual environment, also where PYTHONDONTWRITEBYTECODE is set, so the source tree stays as it
-# is and no process compiles docform again (a quarter of a `docform plan`'s CPU; collecting the
+# is and no process compiles docform again (a fifth of a `docform plan`'s CPU; collecting the
 # tests took 7.4 s of CPU per worker without it, 2.3 s with it).
 test test-network: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 test test-network: export PYTHONDONTWRITEBYTECODE :=
