@@ -188,6 +188,8 @@ def loaded_by(*arguments: str) -> tuple[subprocess.CompletedProcess[str], list[s
         "DOCFORM_API_URL": "https://127.0.0.1:9",
         "DOCFORM_API_TOKEN": "tok_plan",
         "DOCFORM_API_TIMEOUT": "1",
+        # Nothing listens: one call's retries end after this, not after their back-off.
+        "DOCFORM_API_CALL_SECONDS": "0.2",
     }
     command = [sys.executable, "-X", "importtime", "-m", "docform", *arguments]
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
