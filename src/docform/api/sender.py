@@ -22,6 +22,7 @@ import httpx
 from docform.api.limits import AnswerLimits
 from docform.api.retry import RETRY_STATUSES, RateBudget, RetryPolicy
 from docform.api.stats import CallStats
+from docform.api.urls import request_url
 from docform.redact import HiddenValues
 
 log = logging.getLogger("docform.api")
@@ -76,6 +77,7 @@ class Sender:
         self.budget = budget
         self._sleep = sleep
         self._resume_at = 0.0
+        self._base = str(http.base_url)
 
     async def send(self, call: Call) -> httpx.Response:
         """The answer to return or to report (an error status no retry may fix).
@@ -93,9 +95,8 @@ class Sender:
             self.stats.record_sent(call.method, call.path)
             started = time.monotonic()
             try:
-                request = self.http.build_request(
-                    call.method, call.path.lstrip("/"), params=call.params, json=call.json
-                )
+                url = request_url(self._base, call.path, call.params)
+                request = self.http.build_request(call.method, url, json=call.json)
                 try:
                     response = await self.limits.receive(self.http, request)
                 except BaseException:

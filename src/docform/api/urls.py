@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ipaddress
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 import httpx
@@ -104,6 +106,19 @@ def service_identity(url: str) -> str:
     port = port or {"http": 80, "https": 443}.get(scheme)
     path = parts.path.rstrip("/").removesuffix(API_PREFIX).rstrip("/")
     return f"{scheme}://{host}:{port}{path}"
+
+
+def request_url(base: str, path: str, params: Mapping[str, Any] | None) -> httpx.URL:
+    """The URL of a call to ``path`` under ``base`` (ending in ``/``) with query ``params``:
+    the one httpx makes of a client's ``base_url``, a relative URL and ``params`` (given
+    params replace a query written in ``path``; a fragment is dropped), parsed once instead
+    of three times (a fifth of the client's CPU per call in-process).
+    """
+    route = path.lstrip("/").partition("#")[0]
+    if params is not None:
+        query = str(httpx.QueryParams(params))
+        route = route.partition("?")[0] + ("?" + query if query else "")
+    return httpx.URL(base + route)
 
 
 def environment_proxy(base_url: str) -> str | None:
