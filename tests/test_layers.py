@@ -181,11 +181,15 @@ def test_no_import_cycle_between_modules() -> None:
         pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
 
 
-def loaded_by(*arguments: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
-    """``python -m docform ARGUMENTS``, and every module it imported, in order."""
+def loaded_by(
+    *arguments: str, url: str = "https://127.0.0.1:9"
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """``python -m docform ARGUMENTS`` against ``url``, and every module it imported, in order
+    (those a package imports with `importlib.import_module`, as the kind and route registries
+    do, are not listed)."""
     env = {
         **os.environ,
-        "DOCFORM_API_URL": "https://127.0.0.1:9",
+        "DOCFORM_API_URL": url,
         "DOCFORM_API_TOKEN": "tok_plan",
         "DOCFORM_API_TIMEOUT": "1",
         # Nothing listens: one call's retries end after this, not after their back-off.
@@ -219,6 +223,33 @@ def test_a_plan_against_an_https_service_loads_no_sandbox_or_server() -> None:
     assert "no answer from https://127.0.0.1:9" in result.stderr
     assert "docform.workflow.connect" in imported
     assert among(imported, ("starlette", "uvicorn", "docform.sandbox", "filelock")) == []
+
+
+def test_a_plan_against_the_sandbox_builds_no_seed_models_or_object_descriptions(
+    sandbox: Path,
+) -> None:
+    """A `sandbox:` plan starts the sandbox, but not what only seeding uses (the seed file's
+    pydantic models), nor the JSON Schema of the objects its routes answer (only the OpenAPI
+    description, `make answers` and the tests gather those: `routes.objects()`)."""
+    result, imported = loaded_by("plan", str(FIXTURES / "basic"), url=f"sandbox:{sandbox}")
+    assert result.returncode == 0, result.stderr
+    assert "docform.sandbox.app" in imported
+    assert among(imported, ("docform.sandbox.seed", "docform.sandbox.openapi_description")) == []
+    probe = (
+        "import docform.site_customization as described\n"
+        "built = []\n"
+        "schema = described.document_schema\n"
+        "described.document_schema = lambda: built.append(1) or schema()\n"
+        "import docform.sandbox.app\n"
+        "import docform.sandbox.routes as routes\n"
+        "print(len(built), end=' ')\n"
+        "routes.objects()\n"
+        "print(len(built))\n"
+    )
+    started = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert started.stdout == "0 1\n"
 
 
 # What only some commands use: every docform process would pay for it at start-up otherwise

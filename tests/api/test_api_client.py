@@ -22,8 +22,9 @@ from docform.api import (
 from docform.errors import DocformError
 from docform.kind_registry import list_names
 from docform.sandbox import Store
+from docform.sandbox.documents import member_document, user_document
 from docform.sandbox.http import timestamp
-from docform.sandbox.seed import apply_seed, load_seed_file, member_document, user_document
+from docform.sandbox.seed import apply_seed, load_seed_file
 from docform.sandbox.transport import SandboxTransport
 from docform.workflow.connect import Client
 

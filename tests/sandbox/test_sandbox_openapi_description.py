@@ -30,7 +30,7 @@ from docform.api.answers import envelope_misfit, items_misfit
 from docform.sandbox import SandboxConfig, Store, create_app
 from docform.sandbox.http import MAX_BODY_BYTES
 from docform.sandbox.openapi_description import ERROR_STATUSES, openapi_description
-from docform.sandbox.routes import ENDPOINTS, OBJECTS, route_modules
+from docform.sandbox.routes import ENDPOINTS, objects, route_modules
 from docform.sandbox.seed import apply_seed, load_seed_file
 from docform.workflow.connect import KIND_SHAPES
 from planning import FIXTURES, apply, seeded_sandbox
@@ -87,9 +87,9 @@ def test_every_route_module_is_found_and_every_object_it_describes_is_answered()
     families = {ep.handler.__module__ for ep in ENDPOINTS}
     assert families <= {module.__name__ for module in route_modules()}
     assert len(families) >= 14
-    answers = json.dumps([ep.answer for ep in ENDPOINTS] + list(OBJECTS.values()))
+    answers = json.dumps([ep.answer for ep in ENDPOINTS] + list(objects().values()))
     answered = set(re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', answers))
-    assert sorted(set(OBJECTS) - answered) == []
+    assert sorted(set(objects()) - answered) == []
 
 
 def test_routes_that_may_match_one_path_are_in_one_module_the_literal_first() -> None:

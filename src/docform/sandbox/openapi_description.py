@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from docform import __version__
 from docform.sandbox.http import Body, Endpoint, ListQuery, Query
-from docform.sandbox.routes import ENDPOINTS, OBJECTS
+from docform.sandbox.routes import ENDPOINTS, objects
 
 ERROR_STATUSES = {
     "400": "The request is invalid: its JSON, a field, a value or a query parameter.",
@@ -52,7 +52,7 @@ def openapi_description(endpoints: Iterable[Endpoint] | None = None) -> dict[str
     """The OpenAPI document of ``endpoints`` (default: every route of the sandbox)."""
     if endpoints is None:
         endpoints = ENDPOINTS
-    schemas: dict[str, Any] = {"Error": ERROR_SCHEMA, **OBJECTS}
+    schemas: dict[str, Any] = {"Error": ERROR_SCHEMA, **objects()}
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
         paths.setdefault(ep.path, {})[ep.method.lower()] = _operation(ep, schemas)

@@ -27,12 +27,12 @@ Seeding is idempotent: an object whose id already exists is left as it is (a gra
 or user already has one on the site; a redirect: the site has one from that source), so a
 served sandbox can be restarted with the same ``--seed`` without losing what clients changed.
 
-The document builders here (``site_document``...) are also what the routes store.
+A site created by a route is stored as `site_document` makes it here; the users and members
+both store are `docform.sandbox.documents`'s.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,17 +41,18 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from docform.errors import DocformError
 from docform.sandbox.access import member_key
+from docform.sandbox.documents import (
+    MAX_REDIRECT_SOURCE,
+    REDIRECT_SOURCE,
+    Role,
+    member_document,
+    user_document,
+)
 from docform.sandbox.grants import GRANT, TEAM, USER, Principal, Target, grant_document, grant_id
-from docform.sandbox.http import ROLES, new_id, timestamp
+from docform.sandbox.http import new_id, timestamp
 from docform.sandbox.store import Store
 
 ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
-Role = Literal["admin", "create", "review", "edit", "comment", "read"]
-# A redirect source: "/" then segments of unreserved characters or %XX escapes between single
-# slashes, optionally ending in "*" or "/*".
-_SEGMENT = r"(?:[A-Za-z0-9._~+-]|%[0-9A-Fa-f]{2})+"
-REDIRECT_SOURCE = re.compile(rf"/(?:{_SEGMENT}(?:/{_SEGMENT})*/?)?\*?")
-MAX_REDIRECT_SOURCE = 512
 
 
 class SeedError(DocformError):
@@ -285,31 +286,6 @@ def _org_document(org: SeedOrganization, now: str) -> dict[str, Any]:
         "auditLogs": org.auditLogs,
         "plan": "free_2024",
         "mergeRules": {"type": "none"},
-    }
-
-
-def user_document(user_id: str, email: str | None, display_name: str | None) -> dict[str, Any]:
-    doc = {"id": user_id}
-    if email is not None:
-        doc["email"] = email
-    doc["displayName"] = display_name or (email.split("@", 1)[0] if email else user_id)
-    doc["photoURL"] = f"https://avatars.sandbox.test/{user_id}.png"
-    return doc
-
-
-def member_document(
-    org_id: str, user_id: str, role: str | None, now: str, *, sso: bool = False
-) -> dict[str, Any]:
-    assert role is None or role in ROLES
-    return {
-        "id": member_key(org_id, user_id),
-        "organization": org_id,
-        "user": user_id,
-        "role": role,
-        "disabled": False,
-        "joinedAt": now,
-        "lastSeenAt": now,
-        "sso": sso,
     }
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from docform.sandbox.answer_schema import Schema
-from docform.sandbox.routes import ENDPOINTS, OBJECTS
+from docform.sandbox.routes import ENDPOINTS, objects
 
 TARGET = Path(__file__).resolve().parent.parent / "service_answers.json"
 ABOUT = (
@@ -47,7 +47,7 @@ def service_answers() -> dict[str, Any]:
     return {
         "about": ABOUT,
         "paths": answers,
-        "components": {"schemas": {name: OBJECTS[name] for name in names}},
+        "components": {"schemas": {name: objects()[name] for name in names}},
     }
 
 
@@ -61,7 +61,7 @@ def _referenced(schemas: Iterable[Schema]) -> set[str]:
             ref = value.get("$ref")
             if isinstance(ref, str) and ref.startswith(_REF) and ref[len(_REF) :] not in found:
                 found.add(ref[len(_REF) :])
-                pending.append(OBJECTS[ref[len(_REF) :]])
+                pending.append(objects()[ref[len(_REF) :]])
             pending.extend(value.values())
         elif isinstance(value, list):
             pending.extend(value)

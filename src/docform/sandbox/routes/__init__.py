@@ -2,7 +2,8 @@
 
 A route family is one module of this package: its endpoints (`endpoint` handlers, or a list
 named ``ENDPOINTS`` when it builds them), each saying what it answers on success, and the
-objects those answers are made of in a dict named ``OBJECTS`` (`docform.sandbox.answer_schema`).
+objects those answers are made of in a dict named ``OBJECTS`` (`docform.sandbox.answer_schema`;
+a module whose description costs work to build gives it from a module ``__getattr__``).
 Modules that declare neither are helpers the families share. Adding a route family is adding
 its module; the app, the OpenAPI description and the tests pick it up from here, and
 ``make answers`` writes its GET answers into the description the client's checks are derived
@@ -11,6 +12,7 @@ from (`docform.sandbox.service_answers`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from types import ModuleType
@@ -44,7 +46,7 @@ def _endpoints(modules: list[ModuleType]) -> list[Endpoint]:
 def _objects(modules: list[ModuleType]) -> dict[str, dict[str, Any]]:
     objects: dict[str, dict[str, Any]] = {}
     for module in modules:
-        for name, schema in vars(module).get("OBJECTS", {}).items():
+        for name, schema in getattr(module, "OBJECTS", {}).items():
             if objects.setdefault(name, schema) is not schema:
                 raise RouteDeclarationError(
                     f"{module.__name__} describes {name}, which another route module does: "
@@ -56,5 +58,12 @@ def _objects(modules: list[ModuleType]) -> dict[str, dict[str, Any]]:
 _MODULES = route_modules()
 ENDPOINTS: list[Endpoint] = _endpoints(_MODULES)
 """Every route of the sandbox (a module's in the order it declares them)."""
-OBJECTS: dict[str, dict[str, Any]] = _objects(_MODULES)
-"""Every object a route answers, by name (OpenAPI ``components/schemas``)."""
+
+
+@functools.cache
+def objects() -> dict[str, dict[str, Any]]:
+    """Every object a route answers, by name (OpenAPI ``components/schemas``).
+
+    Gathered on first use: answering requests needs none of them, and a `sandbox:` plan would
+    otherwise pay for describing them (the customization document's JSON Schema) at start."""
+    return _objects(_MODULES)

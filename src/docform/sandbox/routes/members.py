@@ -41,6 +41,7 @@ from docform.sandbox.answer_schema import (
     page,
     ref,
 )
+from docform.sandbox.documents import member_document, user_document
 from docform.sandbox.grants import USER, forget_principal, granted_count
 from docform.sandbox.http import (
     API_BASE,
@@ -56,7 +57,6 @@ from docform.sandbox.http import (
     not_found,
     timestamp,
 )
-from docform.sandbox.seed import member_document, user_document
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 OBJECTS: dict[str, Schema] = {

@@ -39,6 +39,7 @@ from starlette.responses import Response
 
 from docform.sandbox.access import member_key, require_in_org
 from docform.sandbox.answer_schema import ROLE_OR_GUEST, Schema, obj, page, ref
+from docform.sandbox.documents import Role
 from docform.sandbox.grants import (
     GRANT,
     TEAM,
@@ -68,7 +69,6 @@ from docform.sandbox.routes.site_lists import page_of
 from docform.sandbox.routes.site_tree import site_of
 from docform.sandbox.routes.space_rows import active_space
 from docform.sandbox.routes.teams import render_team
-from docform.sandbox.seed import Role
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 OBJECTS: dict[str, Schema] = {

@@ -30,6 +30,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from docform.sandbox.answer_schema import BOOL, ID, TIME, URL, Schema, const, obj, page, ref
+from docform.sandbox.documents import MAX_REDIRECT_SOURCE, REDIRECT_SOURCE
 from docform.sandbox.http import (
     ApiError,
     Body,
@@ -43,7 +44,6 @@ from docform.sandbox.http import (
     timestamp,
 )
 from docform.sandbox.routes.site_tree import REDIRECT, load_tree, site_of
-from docform.sandbox.seed import MAX_REDIRECT_SOURCE, REDIRECT_SOURCE
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 OBJECTS: dict[str, Schema] = {

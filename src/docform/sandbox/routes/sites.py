@@ -104,7 +104,6 @@ from docform.sandbox.routes.site_tree import (
     unique_path,
 )
 from docform.sandbox.routes.structure_placement import anchor_node, place, position_side
-from docform.sandbox.seed import SeedSite, site_document
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 #: A structure item moved by ``structure/sort``: a site space, a section or a section group.
@@ -193,6 +192,9 @@ def _taken_basenames(ctx: Ctx, org_id: str, except_site: str | None = None) -> d
 @endpoint("POST", "/orgs/{organizationId}/sites", status=201, answer=ref("Site"))
 def create_site(ctx: Ctx) -> dict[str, Any]:
     """A new site; the listed spaces become its site spaces, in order."""
+    # Stored as a seeded site is; the seed's models are built here, not by every sandbox.
+    from docform.sandbox.seed import SeedSite, site_document
+
     org = require_org(ctx, ctx.params["organizationId"], write=True)
     spec = ctx.body_as(SiteCreate)
     spaces = [space_for(ctx, org["id"], s, f"spaces.{i}") for i, s in enumerate(spec.spaces)]
