@@ -2,11 +2,12 @@
 
 import base64
 import json
+import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from docform.sandbox.store import CursorError, Store
+from docform.sandbox.store import SCHEMA, CursorError, Store
 
 
 @pytest.fixture
@@ -137,6 +138,24 @@ def test_data_survives_closing_and_reopening_the_file(tmp_path):
     assert again.get("item", "a") == {"id": "a", "title": "kept"}
     assert again.locate("item", "a") == ("org", None)
     again.close()
+
+
+def test_a_file_made_before_the_schema_mark_gets_the_whole_schema_on_opening(tmp_path):
+    """A file the schema script last ran on without marking it (an older docform's) has its
+    tables, but opening it runs the script again: here, adding the ``meta`` table it lacks."""
+    path = tmp_path / "older.sqlite"
+    older = sqlite3.connect(path)
+    older.executescript(SCHEMA.split("CREATE TABLE IF NOT EXISTS meta")[0])
+    older.execute("INSERT INTO objects (kind, id, data) VALUES ('item', 'a', '{\"id\": \"a\"}')")
+    older.commit()
+    older.close()
+    store = Store(path)
+    store.set_meta("clock_offset_seconds", "60")
+    store.close()
+    reopened = Store(path)
+    assert reopened.get("item", "a") == {"id": "a"}
+    assert reopened.get_meta("clock_offset_seconds") == "60"
+    reopened.close()
 
 
 def test_an_error_inside_a_transaction_rolls_back_its_writes(db):
