@@ -116,6 +116,13 @@ class AnswerLimits:
             declared = response.headers.get("content-length", "").strip()
             if declared.isdigit() and int(declared) > self.max_answer_bytes:
                 raise self._too_large(f"declares {int(declared)} bytes")
+            if declared.isdigit() and not _framed_otherwise(response.headers):
+                # Read as declared, within the cap: HTTP/1.1 ends such a body at its length
+                # (an in-process transport that sends more is caught below). The answer needs
+                # no copy without its encoding (a sixth of the client's CPU per call).
+                if len(await response.aread()) > self.max_answer_bytes:
+                    raise self._too_large("grew past that")
+                return response
             body = bytearray()
             async for chunk in response.aiter_bytes():
                 body += chunk
@@ -131,6 +138,12 @@ class AnswerLimits:
             f"is larger than {cap:g} MiB ({detail}), the most docform reads "
             f"({MAX_ANSWER_VARIABLE} raises it)"
         )
+
+
+def _framed_otherwise(headers: httpx.Headers) -> bool:
+    """Whether an answer's body may be longer than its Content-Length says: one sent in chunks
+    is read to its last chunk, one compressed unpacks to more."""
+    return "transfer-encoding" in headers or "content-encoding" in headers
 
 
 def _complete(streamed: httpx.Response, body: bytes) -> httpx.Response:
