@@ -11,7 +11,8 @@ tool) keeps Python's own unless it calls `enable` itself, as the command's entry
   undisturbed. When the service answers at once the loop is never idle, and the shorter
   interval costs CPU (about 0.9 s a plan of the benchmark organization at 0 ms latency, paid
   for by making loading and matching cheaper; docs/benchmark-rounds.md, issue 19).
-- The cyclic garbage collector while a plan is built (`collecting_rarely`, `frozen_after`).
+- The cyclic garbage collector from the command's start (`enable`), and while a plan is built
+  (`collecting_rarely`, `frozen_after`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ PLANNING_GC_THRESHOLD = 50_000
 default is 700)."""
 
 _enabled = False
+_thresholds_before_enabled: tuple[int, ...] = ()
 _lock = threading.Lock()
 _workers = 0
 _saved_interval = 0.0
@@ -38,9 +40,21 @@ _saved_thresholds: tuple[int, ...] = ()
 
 
 def enable(on: bool = True) -> None:
-    """Turn the tuning on (or off) for this process; the docform command turns it on."""
-    global _enabled
-    _enabled = on
+    """Turn the tuning on (or off) for this process; the docform command turns it on.
+
+    On, the youngest generation is collected every `PLANNING_GC_THRESHOLD` allocations from
+    then on: a command's start builds thousands of objects that live until it ends (the kinds'
+    classes and their pydantic validators, the sandbox's routes), and with Python's threshold
+    the collector walked them about 200 times, some 30 ms of a plan's 0.47 s of CPU
+    (benchmarks/startup.py). Off puts back the thresholds that were set before."""
+    global _enabled, _thresholds_before_enabled
+    with _lock:
+        if on and not _enabled:
+            _thresholds_before_enabled = gc.get_threshold()
+            gc.set_threshold(PLANNING_GC_THRESHOLD, *_thresholds_before_enabled[1:])
+        elif not on and _enabled:
+            gc.set_threshold(*_thresholds_before_enabled)
+        _enabled = on
 
 
 def enabled() -> bool:

@@ -81,3 +81,27 @@ def test_the_docform_command_turns_the_tuning_on() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     lines = result.stdout.splitlines()
     assert (lines[0], lines[-1]) == ("False", "True"), result.stdout + result.stderr
+
+
+def test_the_docform_command_collects_garbage_rarely_from_its_start() -> None:
+    """The command's start builds objects that live as long as it does (`docform.tuning.enable`):
+    its young generation is collected every PLANNING_GC_THRESHOLD allocations from the start,
+    and turning the tuning off gives back the thresholds set before."""
+    code = (
+        "import gc\n"
+        "from docform import tuning\n"
+        "from docform.cli import cli\n"
+        "gc.set_threshold(700, 11, 12)\n"
+        "try:\n"
+        "    cli.main(['--version'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(gc.get_threshold())\n"
+        "tuning.enable(False)\n"
+        "print(gc.get_threshold())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    lines = result.stdout.splitlines()
+    assert lines[-2:] == [f"({tuning.PLANNING_GC_THRESHOLD}, 11, 12)", "(700, 11, 12)"], (
+        result.stdout + result.stderr
+    )
