@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
@@ -69,7 +70,11 @@ def declares_two_gigabytes(handler: socketserver.StreamRequestHandler) -> None:
 
 
 def streams_without_end(handler: socketserver.StreamRequestHandler) -> None:
-    handler.wfile.write(HEAD + b"Transfer-Encoding: chunked\r\n\r\n")
+    endless_chunks(handler, b"")
+
+
+def endless_chunks(handler: socketserver.StreamRequestHandler, headers: bytes) -> None:
+    handler.wfile.write(HEAD + headers + b"Transfer-Encoding: chunked\r\n\r\n")
     chunk = b" " * 65536
     while True:
         handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
@@ -102,8 +107,15 @@ def test_an_answer_declaring_2_gb_is_refused_before_it_is_read(tmp_path):
     assert elapsed < 10
 
 
-def test_an_answer_growing_past_the_cap_is_refused_once_it_does(tmp_path):
-    with misbehaving_server(streams_without_end) as (root, received):
+def endless_chunks_declaring_ten_bytes(handler: socketserver.StreamRequestHandler) -> None:
+    """Chunks framing the body whatever length the answer declares: a client reading the
+    declared length alone would read on to the deadline."""
+    endless_chunks(handler, b"Content-Length: 10\r\n")
+
+
+@pytest.mark.parametrize("behaviour", [streams_without_end, endless_chunks_declaring_ten_bytes])
+def test_an_answer_growing_past_the_cap_is_refused_once_it_does(tmp_path, behaviour):
+    with misbehaving_server(behaviour) as (root, received):
         result, elapsed = plan_against(root, tmp_path, DOCFORM_API_MAX_ANSWER_MB="1")
     assert result.exit_code == 1
     assert (

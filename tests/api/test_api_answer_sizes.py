@@ -1,22 +1,20 @@
 """The size cap holds for every answer however it is framed (api/limits.py): declared with a
 Content-Length or not, compressed or not, and declaring less than it sends (an in-process
 transport enforces no framing). An answer within the cap reads as its JSON; a larger one is
-refused, naming the size it declared when that is already too much; over a socket, a body sent
-in chunks is capped whatever length it declares."""
+refused, naming the size it declared when that is already too much (over a socket, a body sent
+in chunks is capped whatever length it declares: test_api_answer_limits.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import gzip
 import json
-import socketserver
 import zlib
 
 import httpx
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_api_answer_limits import CALL, HEAD, misbehaving_server, plan_against
 
 from conftest import fuzz_examples
 from docform.api import ApiClient, ApiTransportError
@@ -80,22 +78,3 @@ def test_a_small_compressed_answer_unpacking_past_the_cap_is_refused(encoding):
     headers = {"content-encoding": encoding, "content-length": str(len(sent))}
     assert len(sent) < CAP
     assert "(grew past that)" in answered(sent, headers)
-
-
-def endless_chunks_declaring_ten_bytes(handler: socketserver.StreamRequestHandler) -> None:
-    handler.wfile.write(HEAD + b"Content-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\n")
-    chunk = b" " * 65536
-    while True:
-        handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-
-
-def test_endless_chunks_declaring_a_small_length_are_refused_at_the_cap(tmp_path):
-    with misbehaving_server(endless_chunks_declaring_ten_bytes) as (root, received):
-        result, elapsed = plan_against(root, tmp_path, DOCFORM_API_MAX_ANSWER_MB="1")
-    assert result.exit_code == 1
-    assert (
-        f"{CALL}: the answer is larger than 1 MiB (grew past that), the most docform "
-        "reads (DOCFORM_API_MAX_ANSWER_MB raises it)." in result.stderr
-    )
-    assert received.count("GET /v1/orgs/org_acme HTTP/1.1") == 1
-    assert elapsed < 10
