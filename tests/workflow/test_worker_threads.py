@@ -66,42 +66,37 @@ def test_without_the_tuning_a_worker_leaves_the_interval_alone() -> None:
     assert asyncio.run(beside_the_loop(sys.getswitchinterval)) == before
 
 
-def test_the_docform_command_turns_the_tuning_on() -> None:
-    """Only the command's own process is tuned: importing docform changes nothing."""
+def printed_around_the_command(before: str, after: str) -> list[str]:
+    """The lines a fresh interpreter prints running ``before``, then `docform --version` the way
+    the installed command runs it, then ``after`` (both with ``tuning`` and ``gc`` imported)."""
     code = (
+        "import gc\n"
         "from docform import tuning\n"
         "from docform.cli import cli\n"
-        "print(tuning.enabled())\n"
+        f"{before}\n"
         "try:\n"
         "    cli.main(['--version'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print(tuning.enabled())\n"
+        f"{after}\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    lines = result.stdout.splitlines()
-    assert (lines[0], lines[-1]) == ("False", "True"), result.stdout + result.stderr
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
+def test_the_docform_command_turns_the_tuning_on() -> None:
+    """Only the command's own process is tuned: importing docform changes nothing."""
+    lines = printed_around_the_command("print(tuning.enabled())", "print(tuning.enabled())")
+    assert (lines[0], lines[-1]) == ("False", "True"), lines
 
 
 def test_the_docform_command_collects_garbage_rarely_from_its_start() -> None:
     """The command's start builds objects that live as long as it does (`docform.tuning.enable`):
     its young generation is collected every PLANNING_GC_THRESHOLD allocations from the start,
     and turning the tuning off gives back the thresholds set before."""
-    code = (
-        "import gc\n"
-        "from docform import tuning\n"
-        "from docform.cli import cli\n"
-        "gc.set_threshold(700, 11, 12)\n"
-        "try:\n"
-        "    cli.main(['--version'])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "print(gc.get_threshold())\n"
-        "tuning.enable(False)\n"
-        "print(gc.get_threshold())\n"
+    lines = printed_around_the_command(
+        "gc.set_threshold(700, 11, 12)",
+        "print(gc.get_threshold())\ntuning.enable(False)\nprint(gc.get_threshold())",
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    lines = result.stdout.splitlines()
-    assert lines[-2:] == [f"({tuning.PLANNING_GC_THRESHOLD}, 11, 12)", "(700, 11, 12)"], (
-        result.stdout + result.stderr
-    )
+    assert lines[-2:] == [f"({tuning.PLANNING_GC_THRESHOLD}, 11, 12)", "(700, 11, 12)"], lines
