@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
+from docform.api.errors import ApiStatusError
 from planning import (
     SEED_FILE,
     actions,
@@ -76,7 +77,7 @@ def test_a_space_sync_is_created_and_set_up_then_converges(sandbox: Path, manife
                 "provider": "github",
                 "providerConfiguration": {"repositoryId": 4242, "branch": "refs/heads/main"},
                 "projectDirectory": "docs",
-                "priority": "service",
+                "priority": "gitbook",
             },
         ),
     ]
@@ -84,6 +85,31 @@ def test_a_space_sync_is_created_and_set_up_then_converges(sandbox: Path, manife
     assert_converged(manifests, sandbox)
     live = live_sync(sandbox)
     assert (live["status"], live["projectDirectory"]) == ("active", "docs")
+
+
+@pytest.mark.parametrize(("manifest", "word"), [("service", "gitbook"), ("git", "git")])
+def test_each_manifest_priority_is_sent_as_the_definitions_word(
+    sandbox: Path, manifests: Path, manifest: str, word: str
+) -> None:
+    """The definition's ``GitSyncInstallationPriority`` is ``git`` or ``gitbook``; manifests
+    write ``service`` for the service's side, which reads back as itself and converges."""
+    write(manifests, {"handbook": handbook_sync(priority=manifest)})
+    assert run(["apply", manifests, "--yes", "--force"], sandbox).exit_code == 0
+    assert live_sync(sandbox)["priority"] == word
+    assert_converged(manifests, sandbox)
+
+
+def test_the_sandbox_refuses_a_priority_outside_the_definition(
+    sandbox: Path, manifests: Path
+) -> None:
+    write(manifests, {"handbook": handbook_sync()})
+    apply(manifests, sandbox)
+    installation = live_sync(sandbox)["id"]
+    body = {"provider": "github", "providerConfiguration": {}, "priority": "service"}
+    with pytest.raises(ApiStatusError) as refused:
+        live_api(sandbox, "PATCH", f"/git/installations/{installation}", body)
+    assert refused.value.status == 400 and "priority" in str(refused.value)
+    assert live_sync(sandbox)["priority"] == "gitbook"
 
 
 def test_a_changed_branch_is_patched_with_the_provider_setup(

@@ -37,10 +37,10 @@ from docform.kind_framework.rest import created, id_in_path
 from docform.model.entry import Entry
 from docform.model.fields import Secret, SiteName, SpaceName
 
-#: The service's own word for its side as a sync's priority. The API description writes it as
-#: the service's name in lower case without giving the name: "service" is an assumption
-#: (docs/service.md), kept here alone. Manifests write ``priority: service`` whatever it is.
-SERVICE_PRIORITY = "service"
+#: The service's own word for its side as a sync's priority, as the API's definition names it
+#: (``GitSyncInstallationPriority``). Manifests write ``priority: service``: docform's word for
+#: the service's side, which the calls translate (docs/service.md).
+SERVICE_PRIORITY = "gitbook"
 BRANCH_PREFIX = "refs/heads/"
 SETUP = (
     "projectDirectory",
@@ -319,7 +319,7 @@ def _target_id(raw: Mapping[str, Any]) -> str:
 
 def _priority(value: Any) -> str | None:
     """The manifest's word for a live priority: the API has two values, ``git`` and the
-    service's own word, which need not be `SERVICE_PRIORITY` for docform to read it."""
+    service's own word; any other word a later service sends reads as the service's side."""
     if value is None:
         return None
     return "git" if value == "git" else "service"

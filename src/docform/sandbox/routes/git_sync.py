@@ -15,7 +15,6 @@ Choices where the API documents are silent:
 - Every route here accepts a user's token only (`docform.sandbox.routes.tokens`).
 - A synced space or site says so in its ``gitSync`` (its installation's id, provider and
   status), in lists too, so a client finds every installation without reading each space.
-- The service names itself as a priority with `SERVICE_PRIORITY`.
 """
 
 from __future__ import annotations
@@ -51,7 +50,7 @@ from docform.sandbox.http import (
 )
 from docform.sandbox.routes.shared import removed
 
-SERVICE_PRIORITY = "service"
+SERVICE_PRIORITY = "gitbook"
 KIND = "git-installation"
 ONE = "/git/installations/{gitInstallationId}"
 PRIORITY: Schema = {"enum": ["git", SERVICE_PRIORITY]}
@@ -130,7 +129,7 @@ class GitSyncSetup(Body):
     commitMessageTemplate: str | None = None
     previewExternalBranches: bool | None = None
     agentInstructions: list[Literal["agents", "claude"]] | None = None
-    priority: Literal["git", "service"] | None = None
+    priority: Literal["git", "gitbook"] | None = None
 
 
 SETUP_FIELDS = (
