@@ -133,24 +133,31 @@ def test_the_pinned_docform_revision_is_a_commit_with_this_hook_definition():
 
 
 @pytest.mark.parametrize(
-    ("manifests", "copy"),
+    ("manifests", "link"),
     [
         (EXAMPLE / "manifests", EXAMPLE / "schemas"),
         (ROOT / "examples" / "quickstart", ROOT / "examples" / "quickstart" / "schemas"),
     ],
     ids=["acme", "quickstart"],
 )
-def test_each_example_has_a_current_schema_copy_that_its_manifests_point_to(
-    manifests: Path, copy: Path
-):
-    """So that an example copied as a repository of its own keeps its editor support."""
-    schema = copy / "docform.schema.json"
+def test_each_example_links_the_one_schema_that_its_manifests_point_to(manifests: Path, link: Path):
+    """So that editors in an example read the generated schema, and a copy of the example
+    (copytree follows the link) keeps the file itself."""
+    schema = link / "docform.schema.json"
+    assert schema.is_symlink()
+    assert schema.resolve() == (ROOT / "schemas" / "docform.schema.json").resolve()
     # When this fails: make schema
     assert schema.read_text(encoding="utf-8") == schema_text()
     for manifest in manifests.glob("*.yaml"):
         first_line = manifest.read_text(encoding="utf-8").splitlines()[0]
         target = first_line.removeprefix("# yaml-language-server: $schema=")
-        assert (manifest.parent / target).resolve() == schema, manifest.name
+        assert os.path.normpath(manifest.parent / target) == str(schema), manifest.name
+
+
+def test_a_copied_example_holds_the_schema_itself(tmp_path: Path):
+    copy = example_as_repository(tmp_path) / "schemas" / "docform.schema.json"
+    assert not copy.is_symlink()
+    assert copy.read_text(encoding="utf-8") == schema_text()
 
 
 # -- pre-commit try-repo -----------------------------------------------------------------------
