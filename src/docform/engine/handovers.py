@@ -7,8 +7,8 @@ delete). Where the hand-overs form a circle (two sections swapping paths), none 
 one object is moved to a temporary value by a ``release`` change, which the plan shows like any
 other, and the circle becomes a chain.
 
-A kind names such fields in `Kind.unique_fields`: unique among the objects whose natural keys
-agree but for the last part (a section's path within its site).
+A kind marks such fields `Unique` (`docform.engine.field_rules`): unique among the objects
+whose natural keys agree but for the last part (a section's path within its site).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def order_handovers(
     the ``release`` changes that break circles (to add to the plan)."""
     releases: list[Change] = []
     for kind, matching in matchings:
-        if kind.unique_fields:
+        if kind.rules.unique:
             releases += _kind_handovers(kind, matching, changes, index)
     return releases
 
@@ -63,7 +63,7 @@ def _kind_handovers(
         if change.action not in TAKING:
             continue
         scope = live.scope_of(change.address)
-        for name in kind.unique_fields:
+        for name in kind.rules.unique:
             if name not in (change.after or {}):
                 continue
             found = live.handover(change, scope, name, by_key)
@@ -99,7 +99,7 @@ class _LiveValues:
         self.titles[address] = obs.title
         scope = obs.key[:-1]
         self.scopes[address] = scope
-        for name in self.kind.unique_fields:
+        for name in self.kind.rules.unique:
             value = obs.fields.get(name)
             if isinstance(value, Hashable) and value is not None:
                 self.holders[(scope, name, value)] = address

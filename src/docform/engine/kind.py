@@ -9,11 +9,11 @@ naming a kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from docform.engine.audience import Fact, Seen
 from docform.engine.client import ServiceClient
+from docform.engine.field_rules import FieldRules, rules_of
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Bystander as Bystander
@@ -25,29 +25,8 @@ from docform.engine.objects import Ref as Ref
 from docform.engine.objects import Unresolved as Unresolved
 from docform.engine.plan import Call, Change, Placeholder, Violation
 from docform.engine.values import differing_parts, same_value
-from docform.errors import DocformError
 
 Resolve = Callable[[object], Any]
-
-
-@dataclass(frozen=True)
-class Immutable:
-    """A field the API never changes on a live object: a plan that would is refused, naming
-    the entry, the field and its live value, ``why``, and what to do (``then``)."""
-
-    why: str
-    then: str
-    show: Callable[[Any], str] = str
-    """How the refusal names the live value (a link invite's target as a place)."""
-
-    def refusal(self, desired: Desired, observed: Observed, field_name: str) -> DocformError:
-        live = self.show(observed.fields.get(field_name))
-        return DocformError(
-            f"{desired.location}: {desired.address}: {field_name}: {self.why} (live: {live}); "
-            f"{self.then}"
-        )
-
-
 """Turns a value holding `Ref` into one holding live ids, or a `Placeholder` where the object
 is created in this apply (`AddressIndex.resolve`)."""
 
@@ -72,8 +51,6 @@ class Kind:
     one with ``read_after``, starts only once the manifests are loaded."""
     created_id: ClassVar[str] = "id"
     """Where a create call's answer holds the new object's id (``users.0`` for an invite)."""
-    field_actions: ClassVar[Mapping[str, str]] = {}
-    """Fields whose change is its own action (``parent``: move, ``members``: membership)."""
     container_key_parts: ClassVar[tuple[int, ...]] = ()
     """Positions in the natural key that name the object's container (a space's collection, a
     site space's section): an entry whose key differs from a live object's only there, when
@@ -91,18 +68,11 @@ class Kind:
     key or fields point to it (creating one team while pruning another is everyday)."""
     replacement_loses: ClassVar[str] = "its content would be lost"
     """What the ``replacement`` rail says a replacement loses."""
-    immutable: ClassVar[Mapping[str, Immutable]] = {}
-    """Fields the API never changes once the object exists (a site's type): the planner
-    refuses a plan that would change one, before asking the kind for calls."""
     deleted_with: ClassVar[Mapping[str, str]] = {}
     """Fields naming another object whose delete the API carries to this one, and what becomes
     of it: ``deleted with it`` (a site space showing a deleted space), or what the field is
     left as (a SAML provider's default team ``cleared``); the plan lists it under the delete
     (`docform.engine.cascades`)."""
-    unique_fields: ClassVar[tuple[str, ...]] = ()
-    """Fields whose value the API keeps unique among siblings (objects whose natural keys agree
-    but for the last part: a section's path in its site): handed from one object to another,
-    the taker waits for the giver (`docform.engine.handovers`)."""
     fields_beyond_entry: ClassVar[tuple[str, ...]] = ()
     """Fields compared under names the manifest entry does not have (``sourceURL`` for an
     entry's ``source.url``): policy rules may read them too."""
@@ -110,10 +80,6 @@ class Kind:
     """What keeps a live object the plan replaces, where pinning its id cannot (a translation,
     whose source and language never change; ``{live}`` is the object's name); None: pin its
     id or list a former key."""
-    unordered_fields: ClassVar[frozenset[str]] = frozenset()
-    """List fields whose order means nothing (``emailDomains``): compared as sets."""
-    null_means: ClassVar[Mapping[str, str]] = {}
-    """Fields whose API null stands for a named value (a ``role`` of null is ``guest``)."""
     guard_creates: ClassVar[bool] = True
     """Whether a create first checks that no other apply created the object since the plan
     (`docform.engine.duplicates.CreateGuard`); not where creating twice is harmless."""
@@ -136,8 +102,18 @@ class Kind:
     """Whether a plan means nothing without this kind's objects (the organization): a token
     the API refuses them is an error, never a partial plan (`docform.engine.snapshot`)."""
 
+    fields: ClassVar[type | None] = None
+    """The class whose annotated attributes state the rules of this kind's compared fields
+    (`docform.engine.field_rules`): its entry model, or where the compared fields are named
+    otherwise, a class of their own."""
+
     def __init__(self, org_id: str) -> None:
         self.org_id = org_id
+
+    @property
+    def rules(self) -> FieldRules:
+        """The rules of this kind's fields, as `fields` states them."""
+        return rules_of(self.fields)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -176,7 +152,7 @@ class Kind:
     def same_field(self, name: str, want: Any, have: Any) -> bool:
         """Whether the live value ``have`` of field ``name`` already is ``want``, which is not
         ``==`` to it (the planner compares with ``==`` first)."""
-        return same_value(want, have, unordered=name in self.unordered_fields)
+        return same_value(want, have, unordered=name in self.rules.unordered)
 
     def changed_parts(self, name: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
         """``(path, before, after)`` of each part of field ``name`` that changes."""

@@ -164,6 +164,7 @@ def _identities(kind: Kind, matching: Matching) -> dict[str, str]:
 
 
 def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
+    null_means = kind.rules.null_means
     return Change(
         lock_after=d.fields.get(kind.lock_field) if kind.lock_field else None,
         address=d.address,
@@ -173,9 +174,9 @@ def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
         before=None,
         after=dict(d.fields),
         fields=[
-            FieldChange(k, None, v, k in d.sensitive, null_means=kind.null_means.get(k))
+            FieldChange(k, None, v, k in d.sensitive, null_means=null_means.get(k))
             for k, v in d.fields.items()
-            if v is not None or k in kind.null_means
+            if v is not None or k in null_means
         ],
         calls=kind.create_calls(d, index.resolve),
         sensitive=sorted(d.sensitive),
@@ -217,15 +218,16 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
     observed = obs.fields
     if kind.lock_field is not None:
         observed = {**observed, kind.lock_field: d.locked_id}
+    rules = kind.rules
     by_action: dict[str, dict[str, Any]] = {}
     for name, want in d.fields.items():
         have = observed.get(name)
         # Most fields of most pairs are equal: settled without a call (19,000 pairs a plan).
         if _same_field(kind, name, want, have):
             continue
-        if name in kind.immutable:
-            raise kind.immutable[name].refusal(d, obs, name)
-        by_action.setdefault(kind.field_actions.get(name, "update"), {})[name] = want
+        if name in rules.immutable:
+            raise rules.immutable[name].refusal(d, obs, name)
+        by_action.setdefault(rules.actions.get(name, "update"), {})[name] = want
     changes = []
     for action, changed in by_action.items():
         changes.append(
@@ -277,7 +279,7 @@ def _field_changes(
         if name in sensitive or name in sensitive_before:
             out.append(FieldChange(name, prior, after, name in sensitive, name in sensitive_before))
             continue
-        null_means = kind.null_means.get(name)
+        null_means = kind.rules.null_means.get(name)
         out += [
             FieldChange(path, old, new, null_means=null_means)
             for path, old, new in kind.changed_parts(name, prior, after)

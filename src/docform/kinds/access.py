@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -34,6 +34,7 @@ from docform.engine.audience import (
     team_grant,
 )
 from docform.engine.client import ServiceClient
+from docform.engine.field_rules import NullMeans
 from docform.engine.kind import (
     AddressIndex,
     Bystander,
@@ -91,6 +92,12 @@ class Access(ManifestModel):
     )
 
 
+class GrantFields:
+    """A grant as compared: the role it gives (its object and its team or user are its key)."""
+
+    role: Annotated[str | None, NullMeans("guest")]
+
+
 class AccessKind(Kind):
     """Grants of teams and users on the spaces, collections and sites whose entries write
     ``access``: one POST gives one, a PATCH changes its role, a DELETE takes it away.
@@ -117,7 +124,7 @@ class AccessKind(Kind):
     # Members too: what the grants are on must be matched before they are read, and a space is
     # matched after the members its merge rules name.
     read_after = ("member", "collection", "space", "site")
-    null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
+    fields = GrantFields
     renamable = False
     guard_creates = False  # granting again only sets the same role
     locked = False

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, contained
+from docform.engine.field_rules import ChangedBy, NullMeans
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -31,10 +32,12 @@ class CollectionEntry(Entry):
 
     title: str = Field(min_length=1, max_length=50)
     description: str | None = Field(None, max_length=100)
-    parent: CollectionName | None = Field(
+    parent: Annotated[CollectionName | None, ChangedBy("move")] = Field(
         None, description="Manifest name of the parent collection."
     )
-    defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
+    defaultLevel: Annotated[Level | None, NullMeans("guest")] = Field(
+        None, description="A role, guest or inherit."
+    )
     access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
 
     def natural_key(self) -> tuple[str | None, str]:
@@ -83,11 +86,10 @@ class CollectionKind(RestKind):
             list_names=("collections",),
         ),
     )
+    fields = CollectionEntry
     container_key_parts = (0,)
     guard_replacement = True
-    null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection",)
-    field_actions: ClassVar[Mapping[str, str]] = {"parent": "move"}
     create_path = "/orgs/{org}/collections"
     object_path = "/collections/{id}"
     created_with = ("title",)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
+from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -54,7 +55,7 @@ class ExternalLinkEntry(Entry):
         None, min_length=1, max_length=1024, description="Shown only when true (adaptive)."
     )
     draft: bool | None = None
-    group: Name | None = Field(
+    group: Annotated[Name | None, ChangedBy("move")] = Field(
         None, description="The section group it is in (manifest name); left out: the top level."
     )
     after: Name | None = Field(
@@ -101,7 +102,7 @@ class ExternalLinkKind(SiteRestKind):
     read_after = (
         "site", "navigation", "section", "section_group", "space", "collection", "member",
     )  # fmt: skip
-    field_actions: ClassVar[Mapping[str, str]] = {"group": "move"}
+    fields = ExternalLinkEntry
     create_path = "{site}/external-links"
     object_path = "{site}/external-links/{id}"
     created_with = ("title", "url", "description", "icon", "draft", "condition")

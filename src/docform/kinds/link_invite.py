@@ -24,12 +24,13 @@ import hashlib
 import hmac
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
 from docform.engine.audience import ORGANIZATION, Fact, Seen, address_of, door
-from docform.engine.kind import AddressIndex, Desired, Immutable, Kind, Observed, Ref, Resolve
+from docform.engine.field_rules import Immutable, NullMeans
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -93,6 +94,21 @@ def _place(target: object) -> str:
     return str(target) if isinstance(target, Ref) else WHOLE_ORGANIZATION
 
 
+class InviteFields:
+    """A link invite as compared: what it opens (a space, a collection or the organization)
+    and the role whoever joins gets."""
+
+    target: Annotated[
+        Ref | str,
+        Immutable(
+            "a link invite's target never changes",
+            "give the entry a new name for a new invite (the old one is then unmanaged, or pruned)",
+            show=_place,
+        ),
+    ]
+    role: Annotated[str | None, NullMeans("guest")]
+
+
 class LinkInviteKind(Kind):
     """The organization's link invites, tied by the keyed fingerprint of their id."""
 
@@ -110,15 +126,8 @@ class LinkInviteKind(Kind):
     )
     references = ("space", "collection")
     guard_replacement = True
-    immutable: ClassVar[Mapping[str, Immutable]] = {
-        "target": Immutable(
-            "a link invite's target never changes",
-            "give the entry a new name for a new invite (the old one is then unmanaged, or pruned)",
-            show=_place,
-        )
-    }
     replacement_loses = "its id is the join link people were given: a new invite has another"
-    null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
+    fields = InviteFields
     guard_creates = False  # a second invite of the same role harms nothing a plan shows
 
     # Read only once the manifests say whether they manage invites (exporting reads them all).

@@ -8,13 +8,14 @@ by its pinned ``id``, and the plan says so where an entry is left looking for it
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
 from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, org_role
 from docform.engine.client import ServiceClient
+from docform.engine.field_rules import NullMeans
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -43,7 +44,9 @@ class MemberEntry(Entry):
     key_label = "email"
     former_key_fields = ("email",)
 
-    role: RoleOrGuest = Field(description="Organization role; guest is the API's null role.")
+    role: Annotated[RoleOrGuest, NullMeans("guest")] = Field(
+        description="Organization role; guest is the API's null role."
+    )
     sso: bool | None = Field(None, description="Sign-in through SSO only.")
 
     @model_validator(mode="before")
@@ -94,7 +97,7 @@ class MemberKind(Kind):
             list_names=("members",),
         ),
     )
-    null_means: ClassVar[Mapping[str, str]] = {"role": "guest"}
+    fields = MemberEntry
     created_id = "users.0"
     renamable = False
 

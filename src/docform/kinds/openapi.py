@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Immutable, Kind, Observed, Resolve
+from docform.engine.field_rules import Immutable, Unique
+from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -36,7 +37,18 @@ class OpenApiEntry(Entry):
     key_label = "slug"
     former_key_fields = ("slug",)
 
-    slug: str = Field(min_length=1, max_length=100, pattern=SLUG_PATTERN)
+    # Matched by pinned id or formerly: the slug is the spec's address and has no rename.
+    # Unique in the organization; it never changes, so a create that takes one waits for the
+    # delete that frees it (a spec whose entry no longer names it, but an id pin still does).
+    slug: Annotated[
+        str,
+        Immutable(
+            "the API cannot rename a spec",
+            "write the live slug, or drop `id:`, `formerly:` and its line in docform.lock so a "
+            "new spec is created (and the old one pruned)",
+        ),
+        Unique(),
+    ] = Field(min_length=1, max_length=100, pattern=SLUG_PATTERN)
     source: OpenApiSource
     visibility: Literal["private", "public"] | None = None
 
@@ -68,22 +80,12 @@ class OpenApiKind(Kind):
     # A new slug next to a live spec of the same source looks like a rename the API cannot
     # make: its slug is its address, so the rail says what a replacement changes.
     guard_replacement = True
-    # Matched by pinned id or formerly: the slug is the spec's address and has no rename.
-    immutable: ClassVar[Mapping[str, Immutable]] = {
-        "slug": Immutable(
-            "the API cannot rename a spec",
-            "write the live slug, or drop `id:`, `formerly:` and its line in docform.lock so a "
-            "new spec is created (and the old one pruned)",
-        )
-    }
+    fields = OpenApiEntry
     guard_weak = False
     replacement_loses = (
         "its slug is its address: what links to the reference it publishes would break"
     )
     replacement_hint = "the API cannot rename a spec: write its live slug `{live}` back to keep it"
-    # Unique in the organization; it never changes, so a create that takes one waits for the
-    # delete that frees it (a spec whose entry no longer names it, but an id pin still does).
-    unique_fields = ("slug",)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await reader.list(self.name, f"/orgs/{self.org_id}/openapi")

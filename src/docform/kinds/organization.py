@@ -12,6 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from docform.answer_description import within
+from docform.engine.field_rules import NullMeans, Unordered
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader, ReadError
 from docform.engine.manifests import ManifestView
@@ -56,9 +57,13 @@ class OrganizationEntry(BoundModel):
 
     id: str = Field(pattern=ID_PATTERN, max_length=255, description="The organization's id.")
     title: str | None = Field(None, min_length=2, max_length=255)
-    emailDomains: list[Domain] | None = Field(None, description="Domains whose users may join.")
+    emailDomains: Annotated[list[Domain] | None, Unordered()] = Field(
+        None, description="Domains whose users may join."
+    )
     hostname: str | None = Field(None, min_length=1, max_length=255)
-    defaultRole: RoleOrGuest | None = Field(None, description="Role of new members.")
+    defaultRole: Annotated[RoleOrGuest | None, NullMeans("guest")] = Field(
+        None, description="Role of new members."
+    )
     defaultContent: DefaultContent | None = None
     logo: Url | None = None
     sso: bool | None = Field(None, description="SSO enforced organization-wide.")
@@ -114,10 +119,9 @@ class OrganizationKind(Kind):
             list_names=("orgs",),
         ),
     )
-    unordered_fields: ClassVar[frozenset[str]] = frozenset({"emailDomains"})
+    fields = OrganizationEntry
     # Deleting the site it shows clears it, whether the manifests write it or not.
     deleted_with: ClassVar[Mapping[str, str]] = {"defaultContent": "cleared"}
-    null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
     references = ("site", "member")
     COMPARED = ("title", "emailDomains", "hostname", "defaultRole", "sso", "ai", "inviteLinks")
 

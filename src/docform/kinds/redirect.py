@@ -15,6 +15,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, Field, model_validator
 
 from docform.answer_description import within
+from docform.engine.field_rules import Unique
 from docform.engine.kind import (
     AddressIndex,
     Bystander,
@@ -164,6 +165,12 @@ class RedirectEntry(Entry):
         return self.name
 
 
+class RedirectFields:
+    """The field of a redirect that carries a rule: its source, unique in its site."""
+
+    source: Annotated[str, Unique()]
+
+
 class RedirectKind(Kind):
     """Redirects of the managed sites that write ``redirects:``, keyed by source."""
 
@@ -192,7 +199,7 @@ class RedirectKind(Kind):
     )
     references = ("site", "section", "site_space")
     read_after = ("site",)
-    unique_fields = ("source",)
+    fields = RedirectFields
     deleted_with: ClassVar[Mapping[str, str]] = {"to": "pointing at nothing"}
     unmanaged_go_with_container = True
     reached_by = frozenset({"section", "site_space"})

@@ -10,6 +10,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from docform.engine.field_rules import NullMeans
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -38,7 +39,7 @@ class SamlEntry(Entry):
         None, description="PEM text, ${env:NAME} or {file: PATH}."
     )
     defaultTeam: TeamName | None = Field(None, description="Manifest name of a team.")
-    defaultRole: RoleOrGuest | None = None
+    defaultRole: Annotated[RoleOrGuest | None, NullMeans("guest")] = None
 
     def natural_key(self) -> str:
         # NOTE: providers have nothing else a person recognises; labels are not unique (pin ids).
@@ -70,7 +71,7 @@ class SamlKind(Kind):
             list_names=("saml",),
         ),
     )
-    null_means: ClassVar[Mapping[str, str]] = {"defaultRole": "guest"}
+    fields = SamlEntry
     references = ("team",)
     FIELDS = ("label", "entityID", "ssoURL", "certificate", "defaultTeam", "defaultRole")
 

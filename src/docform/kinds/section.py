@@ -6,11 +6,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
+from docform.engine.field_rules import Unique
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -39,7 +40,7 @@ class SectionEntry(Entry):
     child_fields = frozenset({"spaces"})
 
     title: str | None = Field(None, min_length=2, max_length=128)
-    path: str = Field(min_length=1, max_length=100)
+    path: Annotated[str, Unique()] = Field(min_length=1, max_length=100)
     description: str | None = Field(None, max_length=256)
     condition: str | None = Field(None, min_length=1, max_length=1024)
     icon: str | None = Field(None, min_length=1, max_length=50)
@@ -95,7 +96,7 @@ class SectionKind(SiteRestKind):
     )
     references = ("site", "space")
     read_after = ("site",)
-    unique_fields = ("path",)
+    fields = SectionEntry
     create_path = "{site}/sections"
     object_path = "{site}/sections/{id}"
     created_with = ("title", "icon")

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
 from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.engine.audience import Fact, Seen
+from docform.engine.field_rules import Immutable, NullMeans, Unique
 from docform.engine.kind import (
     AddressIndex,
     Bystander,
     Desired,
     Gone,
-    Immutable,
     Observed,
     Resolve,
 )
@@ -89,10 +89,19 @@ class SiteEntry(Entry):
     nullable_fields = frozenset({"proxy"})
 
     title: str | None = Field(None, min_length=2, max_length=128)
-    type: SiteType | None = None
+    type: Annotated[
+        SiteType | None,
+        Immutable(
+            "a site's type cannot be changed through the API",
+            "change the plan in the service, or remove `type:` from the manifest",
+        ),
+    ] = None
     visibility: SiteVisibility | None = None
-    basename: str | None = Field(None, min_length=1, max_length=100)
-    defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
+    # Unique in the organization (a 409 names the site holding it).
+    basename: Annotated[str | None, Unique()] = Field(None, min_length=1, max_length=100)
+    defaultLevel: Annotated[Level | None, NullMeans("guest")] = Field(
+        None, description="A role, guest or inherit."
+    )
     proxy: Proxy | None = Field(
         None, description="Serve the site at this host and path (no scheme); null removes it."
     )
@@ -181,17 +190,9 @@ class SiteKind(RestKind):
             list_names=("sites",),
         ),
     )
-    null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
+    fields = SiteEntry
     # A site's structure, redirects and grants go with it: replacing it by a look-alike loses them.
     guard_replacement = True
-    immutable: ClassVar[Mapping[str, Immutable]] = {
-        "type": Immutable(
-            "a site's type cannot be changed through the API",
-            "change the plan in the service, or remove `type:` from the manifest",
-        )
-    }
-    # Unique in the organization (a 409 names the site holding it).
-    unique_fields = ("basename",)
     create_path = "/orgs/{org}/sites"
     object_path = "/orgs/{org}/sites/{id}"
     created_with = ("title", "visibility", "type")

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
+from docform.engine.field_rules import ChangedBy, Unique
 from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -81,6 +82,14 @@ class Place:
     """Addresses of the site spaces written just before and after it in its section."""
 
 
+class SiteSpaceFields:
+    """The fields of a site space that carry a rule: the section it is in (a change of it is a
+    move) and its path, unique in that section."""
+
+    section: Annotated[Ref | None, ChangedBy("move")]
+    path: Annotated[str, Unique()]
+
+
 class SiteSpaceKind(SiteRestKind):
     """Site spaces of managed sites, keyed by (section, path); ``default: true`` makes one the
     default of its section (of the site, for a site without sections).
@@ -117,8 +126,7 @@ class SiteSpaceKind(SiteRestKind):
     deleted_with: ClassVar[Mapping[str, str]] = {"space": "deleted with it"}
     read_after = ("site",)
     reached_by = frozenset({"space"})
-    unique_fields = ("path",)
-    field_actions: ClassVar[Mapping[str, str]] = {"section": "move"}
+    fields = SiteSpaceFields
     create_path = "{site}/site-spaces"
     object_path = "{site}/site-spaces/{id}"
     set_after_create = ("path", "condition", "hidden")

@@ -8,12 +8,13 @@ docform sets it when it creates the space or when ``emoji`` changes, and otherwi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, contained
+from docform.engine.field_rules import ChangedBy, NullMeans
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -60,10 +61,14 @@ class SpaceEntry(Entry):
     title: str = Field(min_length=1, max_length=50)
     emoji: str | None = Field(None, min_length=1, max_length=50)
     icon: str | None = Field(None, min_length=1, max_length=50, description="Instead of emoji.")
-    collection: CollectionName | None = Field(None, description="Manifest name of the collection.")
+    collection: Annotated[CollectionName | None, ChangedBy("move")] = Field(
+        None, description="Manifest name of the collection."
+    )
     language: Language | None = None
     editMode: Literal["live", "locked"] | None = None
-    defaultLevel: Level | None = Field(None, description="A role, guest or inherit.")
+    defaultLevel: Annotated[Level | None, NullMeans("guest")] = Field(
+        None, description="A role, guest or inherit."
+    )
     mergeRules: SpaceMergeRules | None = None
     access: Access | None = Field(None, description=ACCESS_DESCRIPTION)
 
@@ -96,12 +101,11 @@ class SpaceKind(RestKind):
             list_names=("spaces",),
         ),
     )
+    fields = SpaceEntry
     container_key_parts = (0,)
     guard_replacement = True
-    null_means: ClassVar[Mapping[str, str]] = {"defaultLevel": "guest"}
     references = ("collection", "member")
     reads_pinned_ids = True
-    field_actions: ClassVar[Mapping[str, str]] = {"collection": "move"}
     create_path = "/orgs/{org}/spaces"
     object_path = "/spaces/{id}"
     created_with = ("title", "emoji", "language", "editMode")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, in_team, label
+from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -37,7 +38,7 @@ class TeamEntry(Entry):
     former_key_fields = ("title",)
 
     title: str = Field(min_length=1, max_length=64)
-    members: dict[MemberEmail, TeamRole] | None = Field(
+    members: Annotated[dict[MemberEmail, TeamRole] | None, ChangedBy("membership")] = Field(
         None, description="Member email -> owner (manages the team) or member."
     )
 
@@ -70,7 +71,7 @@ class TeamKind(Kind):
         "its grants and memberships would be lost (the new team holds only what the manifests "
         "list) and what names it by id (a SAML default team) would not follow"
     )
-    field_actions: ClassVar[Mapping[str, str]] = {"members": "membership"}
+    fields = TeamEntry
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         teams = await reader.list(self.name, f"/orgs/{self.org_id}/teams")

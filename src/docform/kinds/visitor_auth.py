@@ -18,11 +18,12 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, address_of, default_level, door, gate
+from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -65,7 +66,7 @@ class VisitorAuth(ManifestModel):
     )
     fallbackURL: Url | None = Field(None, description="Where visitors with a bad token go.")
     logoutURL: Url | None = Field(None, description="Your sign-out, for visitors signing out.")
-    rotate: Marker | None = None
+    rotate: Annotated[Marker | None, ChangedBy("rotate")] = None
 
 
 class VisitorAuthKind(Kind):
@@ -84,7 +85,7 @@ class VisitorAuthKind(Kind):
     read_after = ("site",)
     renamable = False
     guard_creates = False  # setting it twice sets the same values
-    field_actions: ClassVar[Mapping[str, str]] = {"rotate": "rotate"}
+    fields = VisitorAuth
     lock_field = "rotate"
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -1,0 +1,96 @@
+"""Per-field rules read from a kind's annotated fields (engine/field_rules.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import pytest
+from pydantic import BaseModel
+
+from docform.engine.field_rules import (
+    ChangedBy,
+    FieldRules,
+    Immutable,
+    NullMeans,
+    Unique,
+    Unordered,
+    rules_of,
+)
+from docform.kind_registry import KIND_CLASSES
+
+SAME = Immutable("it never changes", "write the live value")
+
+
+class Plain:
+    """Rules on a plain class of compared fields."""
+
+    target: Annotated[str, SAME]
+    role: Annotated[str | None, NullMeans("guest")]
+    title: str
+
+
+class Model(BaseModel):
+    """Rules on an entry model, beside pydantic's own metadata."""
+
+    domains: Annotated[list[str] | None, Unordered()] = None
+    path: Annotated[str, Unique()] = "p"
+    parent: Annotated[str | None, ChangedBy("move")] = None
+    slug: Annotated[str, SAME, Unique()] = "s"
+
+
+def test_rules_are_read_from_a_plain_class() -> None:
+    assert rules_of(Plain) == FieldRules(immutable={"target": SAME}, null_means={"role": "guest"})
+
+
+def test_rules_are_read_from_a_model_and_one_field_may_carry_several() -> None:
+    assert rules_of(Model) == FieldRules(
+        immutable={"slug": SAME},
+        unordered=frozenset({"domains"}),
+        unique=("path", "slug"),
+        actions={"parent": "move"},
+    )
+
+
+def test_a_kind_without_fields_has_no_rules() -> None:
+    assert rules_of(None) == FieldRules()
+
+
+@pytest.mark.parametrize("kind_class", KIND_CLASSES, ids=[c.name for c in KIND_CLASSES])
+def test_every_kind_s_rules_can_be_read(kind_class: type) -> None:
+    # Every annotation of a kind's fields class resolves, so a rule is never silently lost.
+    rules = rules_of(kind_class.fields)  # type: ignore[attr-defined]
+    assert isinstance(rules, FieldRules)
+
+
+def test_the_rules_the_kinds_declare() -> None:
+    declared = {
+        (cls.name, rule, name)
+        for cls in KIND_CLASSES
+        for rule, names in vars(rules_of(cls.fields)).items()
+        for name in names
+    }
+    assert declared == {
+        ("organization", "unordered", "emailDomains"),
+        ("organization", "null_means", "defaultRole"),
+        ("member", "null_means", "role"),
+        ("team", "actions", "members"),
+        ("collection", "null_means", "defaultLevel"),
+        ("collection", "actions", "parent"),
+        ("space", "null_means", "defaultLevel"),
+        ("space", "actions", "collection"),
+        ("site", "immutable", "type"),
+        ("site", "null_means", "defaultLevel"),
+        ("site", "unique", "basename"),
+        ("section", "unique", "path"),
+        ("site_space", "unique", "path"),
+        ("site_space", "actions", "section"),
+        ("external_link", "actions", "group"),
+        ("redirect", "unique", "source"),
+        ("visitor_auth", "actions", "rotate"),
+        ("openapi", "immutable", "slug"),
+        ("openapi", "unique", "slug"),
+        ("saml", "null_means", "defaultRole"),
+        ("link_invite", "immutable", "target"),
+        ("link_invite", "null_means", "role"),
+        ("access", "null_means", "role"),
+    }
