@@ -32,6 +32,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 for _folder in sorted(Path(__file__).parent.iterdir()):
     if _folder.is_dir() and any(_folder.glob("test_*.py")):
         sys.path.append(str(_folder))
+# Every exchange with the sandbox is checked against the service's definition (tests/contract/).
+pytest_plugins = ["contract_plugin"]
 SEED_FILE = FIXTURES / "seed.yaml"
 ORG = "org_acme"
 ADMIN_TOKEN = "tok_alice_0123456789"

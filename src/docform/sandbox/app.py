@@ -33,11 +33,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from docform.sandbox.audit import before_write, record_write
+from docform.sandbox.exchange_log import ExchangeLog, exchange_log
 from docform.sandbox.faults import (
     FaultInjector,
     FaultSettings,
@@ -279,7 +281,9 @@ def create_app(store: Store, config: SandboxConfig | None = None) -> Starlette:
     controls = _control_routes(sandbox)
     ui = _admin_only(sandbox)(ui_change(sandbox))
     controls.append(Route("/_sandbox/ui", ui, methods=["POST"]))
-    app = Starlette(exception_handlers={HTTPException: _http_error})
+    logged = exchange_log()
+    middleware = [Middleware(ExchangeLog, path=logged)] if logged is not None else []
+    app = Starlette(exception_handlers={HTTPException: _http_error}, middleware=middleware)
     app.router = IndexedRouter(_API_ROUTES, controls)
     app.state.sandbox = sandbox
     return app

@@ -1,0 +1,189 @@
+"""The contract check of the whole suite: every exchange with the sandbox, against the service's
+published definition (`contract_definition`).
+
+Each test process names a log file in ``DOCFORM_SANDBOX_EXCHANGE_LOG`` before any test runs:
+every sandbox it or a process it starts builds (in-process, served in a thread or by ``docform
+sandbox serve``) logs its exchanges there (`docform.sandbox.exchange_log`). After each phase of
+each test (setup, call, teardown) the exchanges logged since are checked, and a mismatch is the
+phase's: with ``DOCFORM_CONTRACT=enforce`` it fails that phase, naming the operation, the status
+and the JSON path of each mismatch; with ``record`` (the default while the sandbox still departs
+from the definition) it is listed at the end of the run. ``off`` logs nothing.
+
+A test that sends requests outside the definition on purpose says so with
+``@pytest.mark.contract_exempt("why")``: its requests are not checked, nor the status of an
+error answer (a bad request's 400 may be unlisted); its answers' bodies still are.
+``contract_exempt("why", answers=True)`` exempts its answers too.
+
+``DOCFORM_CONTRACT_REPORT=FILE`` writes, at the end of the run, the exchanges checked by
+operation, the sandbox's routes no exchange reached, and every mismatch by operation
+(`contract_report`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import astuple
+from pathlib import Path
+from typing import Any
+
+import pytest
+from contract_definition import DEFINITION, NODE_TOOLS, Definition, Mismatch
+from contract_report import write_report
+
+from docform.sandbox.exchange_log import LOG_VARIABLE
+
+MODE_VARIABLE = "DOCFORM_CONTRACT"
+REPORT_VARIABLE = "DOCFORM_CONTRACT_REPORT"
+MODES = ("off", "record", "enforce")
+DEFAULT_MODE = "record"
+UNMATCHED = "(no operation)"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    mode = os.environ.get(MODE_VARIABLE, DEFAULT_MODE)
+    if mode not in MODES:
+        raise pytest.UsageError(f"{MODE_VARIABLE}={mode}: give one of {', '.join(MODES)}")
+    if mode == "off":
+        return
+    worker = hasattr(config, "workerinput")
+    if not worker:
+        _install_definition()
+    watch = ContractWatch(Definition(), enforce=mode == "enforce", worker=worker)
+    config.pluginmanager.register(watch, "contract-watch")
+
+
+def _install_definition() -> None:
+    """The pinned definition, installed as `make node-tools` does when it is missing; a
+    missing definition fails the run where node tools are required (CI), else the run stops
+    with what to do."""
+    if DEFINITION.exists():
+        return
+    npm = shutil.which("npm")
+    if npm is not None:
+        command = [npm, "ci", "--prefix", str(NODE_TOOLS), "--no-audit", "--no-fund"]
+        subprocess.run(command, capture_output=True, check=False)
+    if not DEFINITION.exists():
+        raise pytest.UsageError(
+            f"the service's definition is missing ({DEFINITION.relative_to(Path.cwd())}): run "
+            f"`make node-tools` (npm ci in .ci/node-tools), or set {MODE_VARIABLE}=off to run "
+            "the suite without the contract check"
+        )
+
+
+class ContractWatch:
+    """Reads the process's exchange log after each test phase and checks what it holds."""
+
+    def __init__(self, definition: Definition, *, enforce: bool, worker: bool) -> None:
+        self.definition = definition
+        self.enforce = enforce
+        self.worker = worker
+        self.folder = Path(tempfile.mkdtemp(prefix="docform-exchanges-"))
+        self.log = self.folder / "exchanges.jsonl"
+        self.offset = 0
+        self.counts: Counter[str] = Counter()
+        self.found: list[tuple[str, Mismatch]] = []
+        os.environ[LOG_VARIABLE] = str(self.log)
+
+    def read(self) -> list[dict[str, Any]]:
+        """The exchanges logged since the last read (whole lines only)."""
+        try:
+            with self.log.open("rb") as log:
+                log.seek(self.offset)
+                data = log.read()
+        except FileNotFoundError:
+            return []
+        data = data[: data.rfind(b"\n") + 1]
+        self.offset += len(data)
+        return [json.loads(line) for line in data.splitlines()]
+
+    def check(self, item: pytest.Item | None) -> list[Mismatch]:
+        """The mismatches of the exchanges logged since the last check, less those ``item``'s
+        exemption covers; every exchange counts for its operation."""
+        exempt = item.get_closest_marker("contract_exempt") if item is not None else None
+        if exempt is not None and not exempt.args:
+            raise pytest.UsageError(f"{item.nodeid}: contract_exempt needs its reason")
+        answers_exempt = exempt is not None and bool(exempt.kwargs.get("answers"))
+        kept: list[Mismatch] = []
+        for exchange in self.read():
+            operation = self.definition.operation(
+                exchange["method"], exchange["path"].removeprefix("/v1")
+            )
+            self.counts[operation.name if operation else UNMATCHED] += 1
+            mismatches = self.definition.check(
+                exchange["method"], exchange["path"], exchange["query"], exchange["request"],
+                exchange["status"], exchange["answer"],
+            )  # fmt: skip
+            for mismatch in mismatches:
+                if exempt is not None and (answers_exempt or _request_side(mismatch)):
+                    continue
+                kept.append(mismatch)
+        return list(dict.fromkeys(kept))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Iterator[None]:
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+        mismatches = self.check(item)
+        self.found.extend((item.nodeid, mismatch) for mismatch in mismatches)
+        if not mismatches or not self.enforce or report.failed:
+            return
+        report.outcome = "failed"
+        report.longrepr = _failure(mismatches)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.found.extend(("(after the last test)", m) for m in self.check(None))
+        if self.worker:
+            session.config.workeroutput["contract"] = self.as_json()  # type: ignore[attr-defined]
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """A worker's counts and mismatches, merged into the controller's."""
+        output = getattr(node, "workeroutput", {}).get("contract")
+        if output is not None:
+            self.counts.update(output["counts"])
+            self.found.extend((test, Mismatch(*fields)) for test, fields in output["found"])
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "counts": dict(self.counts),
+            "found": [[test, list(astuple(mismatch))] for test, mismatch in self.found],
+        }
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.worker:
+            return
+        routes = {mismatch.operation for _, mismatch in self.found}
+        mode = "failing" if self.enforce else "recorded, not failing"
+        terminalreporter.write_line(
+            f"contract: {sum(self.counts.values())} exchanges checked against the service's "
+            f"definition; {len(self.found)} mismatches on {len(routes)} routes ({mode})"
+        )
+        report = os.environ.get(REPORT_VARIABLE, "")
+        if report:
+            write_report(Path(report), self.definition, self.counts, self.found)
+            terminalreporter.write_line(f"contract: report written to {report}")
+
+
+def _request_side(mismatch: Mismatch) -> bool:
+    """What a request sent on purpose outside the definition brings: the request's own
+    mismatches, and an error status its operation does not list."""
+    return mismatch.on_request or (mismatch.where == "answer status" and mismatch.status >= 400)
+
+
+def _failure(mismatches: list[Mismatch]) -> str:
+    lines = [f"  {mismatch.line()}" for mismatch in mismatches]
+    return (
+        "the sandbox exchanges of this test do not fit the service's definition "
+        f"(@gitbook/api, {DEFINITION.name}):\n" + "\n".join(lines) + "\n"
+        "Fix the request or the sandbox's answer; a test that sends a bad request on purpose "
+        'says so with @pytest.mark.contract_exempt("why").'
+    )
