@@ -81,7 +81,7 @@ schema: $(STAMP)
 	$(VENV)/bin/docform schema --write schemas/ -q
 
 # The description of the service's answers that the client's checks are derived from, written
-# from the sandbox's route modules (src/docform/service_answers.json).
+# from the sandbox's route modules (src/docform/service/service_answers.json).
 answers: $(STAMP)
 	$(PY) -m docform.sandbox.service_answers
 

@@ -1,7 +1,8 @@
 """The layers of docform, checked by walking every module's imports with `ast`.
 
-Bottom to top: the shared modules (errors, paths, redact...) and `model` (the manifest entries'
-base), then `api` (talks HTTP) beside `engine` (plans and applies whatever it is handed) and
+Bottom to top: the shared modules (errors, paths, redact...), `service` (the service's answer
+shapes, derived from its definition) and `model` (the manifest entries' base), then `api`
+(talks HTTP) beside `engine` (plans and applies whatever it is handed) and
 `sandbox` (the emulated service), then `kind_framework`, the `kinds` built with it and the
 `kind_registry` that finds them, `manifest`, `workflow` (loads manifests, opens clients, runs
 organizations), `render` and `cli`. An import never runs back up a floor, there is no import
@@ -91,6 +92,20 @@ FORBIDDEN = {
         "workflow",
         "cli",
         "render",
+    ),
+    "docform.service": (
+        "engine",
+        "model",
+        "kind_framework",
+        "kinds",
+        "kind_registry",
+        "manifest",
+        "api",
+        "sandbox",
+        "workflow",
+        "cli",
+        "render",
+        "export",
     ),
     "docform.workflow": ("cli", "render"),
     "docform.policies": ("cli", "workflow", "manifest", "api", "sandbox", "render", "export"),

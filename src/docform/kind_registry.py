@@ -16,11 +16,11 @@ from types import ModuleType
 from typing import Any
 
 import docform.kinds
-from docform.answer_description import AnswerDescriptionError, read_shape
-from docform.answer_fields import Shape
 from docform.engine.kind import Kind
 from docform.kind_framework.declaration import Declaration, Nested, Section
 from docform.model.entry import BoundModel, Entry
+from docform.service.answer_description import AnswerDescriptionError, read_shape
+from docform.service.answer_fields import Shape
 
 
 class KindDeclarationError(TypeError):
@@ -158,7 +158,7 @@ def read_shapes(
     kinds: Iterable[type[Kind]] = KIND_CLASSES,
 ) -> tuple[dict[str, Shape], dict[str, Shape]]:
     """The shapes of every answer ``kinds`` read, as the description of the service's answers
-    has the fields they use (`docform.answer_description`): those of object routes, and of
+    has the fields they use (`docform.service.answer_description`): those of object routes, and of
     each item of list routes. Several kinds reading one route are checked for all their fields.
 
     A kind reading a route or a field the description lacks is refused here, naming the kind.

@@ -7,7 +7,7 @@ among the sandbox's routes with its answer's description (`docform.sandbox.route
 read route is checked with no change here. Each answer is served by an httpx transport to a real
 `ApiClient`, which checks it (`docform.api.shapes`) exactly as it checks the service's, and must
 hand it back unchanged. The shapes the client checks are derived from the committed description
-(`docform.answer_description`); they are compared here with the sandbox's own OpenAPI
+(`docform.service.answer_description`); they are compared here with the sandbox's own OpenAPI
 description field by field: a field is needed exactly when every answer holds it, and every
 type the service may send is accepted.
 """
@@ -22,9 +22,9 @@ import httpx
 import pytest
 
 from docform import kind_registry
-from docform.answer_fields import NULL, Field, Shape
 from docform.sandbox.openapi_description import openapi_description
 from docform.sandbox.routes import ENDPOINTS
+from docform.service.answer_fields import NULL, Field, Shape
 from docform.workflow.connect import KIND_SHAPES, Client
 
 SCHEMAS = openapi_description()["components"]["schemas"]

@@ -27,10 +27,10 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
-from docform.answer_fields import Field
 from docform.api.shapes import misfit
 from docform.cli import cli
 from docform.sandbox import SandboxConfig, Store, create_app
+from docform.service.answer_fields import Field
 from docform.workflow.connect import KIND_SHAPES
 from planning import FIXTURES, apply, seeded_sandbox, served_app
 

@@ -1,19 +1,19 @@
-"""The committed description of the service's answers (src/docform/service_answers.json) is the
-one the sandbox's route modules write (sandbox/service_answers.py): the client's answer checks
-are derived from it, so it must never fall behind a route's answer."""
+"""The committed description of the service's answers (src/docform/service/service_answers.json)
+is the one the sandbox's route modules write (sandbox/service_answers.py): the client's answer
+checks are derived from it, so it must never fall behind a route's answer."""
 
 from __future__ import annotations
 
-from docform.answer_description import DESCRIPTION_FILE, description
 from docform.sandbox.openapi_description import openapi_description
 from docform.sandbox.routes import ENDPOINTS
 from docform.sandbox.service_answers import rendered, template
+from docform.service.answer_description import DESCRIPTION_FILE, description
 
 
 def test_the_committed_description_is_the_one_the_route_modules_write() -> None:
     # When this fails: make answers
     assert DESCRIPTION_FILE.read_text(encoding="utf-8") == rendered(), (
-        "src/docform/service_answers.json is stale: run `make answers`"
+        "src/docform/service/service_answers.json is stale: run `make answers`"
     )
 
 

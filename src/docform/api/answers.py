@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from docform.answer_fields import Field
 from docform.api.shapes import describe, misfit
+from docform.service.answer_fields import Field
 
 SNIPPET_CHARS = 120
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)

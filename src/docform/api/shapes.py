@@ -8,7 +8,7 @@ client checks each answer of a read route against its shape before anyone uses i
 the call and the first bad value when it does not fit.
 
 The shapes come from the description of the service's answers, holding the fields the kinds
-read (`docform.answer_description`); the client is handed them as `RouteShapes` when it is
+read (`docform.service.answer_description`); the client is handed them as `RouteShapes` when it is
 opened. Routes are matched by their path template: ``*`` stands for one path segment (an id).
 """
 
@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from docform.answer_fields import TYPE_NAMES, Field, Shape
+from docform.service.answer_fields import TYPE_NAMES, Field, Shape
 
 
 def _pattern(template: str) -> re.Pattern[str]:

@@ -62,7 +62,7 @@ class Reads:
 
     A field is named by its path: ``title``, ``user.email``, ``nodes[]`` (each item of a list),
     ``siteSpaces[].space.id``. What each field must hold, and whether every answer holds it,
-    the description of the service's answers says (`docform.answer_description`): the client
+    the description of the service's answers says (`docform.service.answer_description`): the client
     checks exactly that, for these fields only. ``list_names`` are the path segments
     that name a list in the kind's routes (``teams``): the segment after one is an id, which is
     how calls are counted by route. ``copes_without``: by route, fields the description

@@ -24,7 +24,6 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from docform.answer_description import within
 from docform.engine.audience import (
     Fact,
     Seen,
@@ -57,6 +56,7 @@ from docform.kind_framework.rest import id_in_path
 from docform.kinds.member import USER_FIELDS
 from docform.model.entry import Entry, ManifestModel
 from docform.model.fields import MemberEmail, RoleOrGuest, TeamName, role_value
+from docform.service.answer_description import within
 
 PRINCIPALS = ("team", "user")
 #: The kinds grants are given on: the manifest section of their entries, and the path of their

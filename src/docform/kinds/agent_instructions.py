@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docform.answer_description import within
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -21,6 +20,7 @@ from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.planning import location
 from docform.model.documents import DOCUMENT_FIELDS, DocumentText, document_entry, document_text
+from docform.service.answer_description import within
 
 ADDRESS = "agent_instructions"
 

@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from docform.answer_description import within
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -26,6 +25,7 @@ from docform.kind_framework.planning import entry_desired
 from docform.kind_framework.rest import created, id_in_path
 from docform.model.entry import Entry, ManifestModel
 from docform.model.fields import SiteName, SpaceName
+from docform.service.answer_description import within
 
 INTEGRATION_NAME = r"^[a-zA-Z0-9-_.]+$"
 Selection = Literal["all", "selected"]

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, org_role
 from docform.engine.client import ServiceClient
 from docform.engine.field_rules import NullMeans
@@ -29,6 +28,7 @@ from docform.kind_framework.exporting import role_entry
 from docform.kind_framework.planning import entry_desired
 from docform.model.entry import Entry
 from docform.model.fields import EMAIL_PATTERN, Email, RoleOrGuest, escape_invisible, role_value
+from docform.service.answer_description import within
 
 #: What docform reads of a user: its email, which the service does not promise (such a member
 #: matches by id).

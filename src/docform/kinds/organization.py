@@ -11,7 +11,6 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from docform.answer_description import within
 from docform.engine.field_rules import NullMeans, Unordered
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader, ReadError
@@ -38,6 +37,7 @@ from docform.model.fields import (
     Url,
     role_value,
 )
+from docform.service.answer_description import within
 
 Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN, max_length=253)]
 

@@ -14,7 +14,6 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, model_validator
 
-from docform.answer_description import within
 from docform.engine.field_rules import Unique
 from docform.engine.kind import (
     AddressIndex,
@@ -36,6 +35,7 @@ from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.site_bystanders import redirects_to
 from docform.model.entry import ID_PATTERN, Entry, ManifestModel, Unknown
 from docform.model.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
+from docform.service.answer_description import within
 
 # A source: "/" then segments of unreserved characters or %XX escapes between single slashes,
 # optionally ending in "*" or "/*" (a wildcard, at the end only).

@@ -12,7 +12,6 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, contained
 from docform.engine.field_rules import ChangedBy, NullMeans
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
@@ -39,6 +38,7 @@ from docform.model.fields import (
     Level,
     SpaceMergeRules,
 )
+from docform.service.answer_description import within
 
 SPACE_FIELDS = (
     "id", "title", "emoji", "parent", "organization", "deletedAt", "language", "editMode",

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from docform.answer_description import within
 from docform.engine.audience import Fact, Seen, in_team, label
 from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
@@ -28,6 +27,7 @@ from docform.kind_framework.rest import created
 from docform.kinds.member import MEMBER_FIELDS
 from docform.model.entry import Entry
 from docform.model.fields import MemberEmail, TeamRole
+from docform.service.answer_description import within
 
 
 class TeamEntry(Entry):

@@ -16,7 +16,6 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.answer_description import within
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -28,6 +27,7 @@ from docform.kind_framework.planning import entry_desired, ref
 from docform.model.documents import DOCUMENT_FIELDS, DocumentText, document_entry, document_text
 from docform.model.entry import Entry, ManifestModel
 from docform.model.fields import Language, SpaceName
+from docform.service.answer_description import within
 
 
 class TranslationSource(ManifestModel):

@@ -18,7 +18,7 @@ from pydantic import Field, model_validator
 
 from docform.model.entry import ManifestModel
 
-#: The fields of a Document that docform reads (`docform.answer_description`).
+#: The fields of a Document that docform reads (`docform.service.answer_description`).
 DOCUMENT_FIELDS = ("object", "nodes[]")
 MAX_TEXT = 100_000
 

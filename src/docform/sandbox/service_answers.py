@@ -1,11 +1,12 @@
 """The description of the service's read answers that docform's client is built from, written
-by the sandbox's route modules and committed as ``src/docform/service_answers.json``.
+by the sandbox's route modules and committed as ``src/docform/service/service_answers.json``.
 
 Each route module describes its answers beside its endpoints (`docform.sandbox.answer_schema`).
 The client must check answers against the same description, yet never import the sandbox (a
 plan against the real service loads none of it). So the description of every ``GET`` answer is
 written to a JSON file in the package, next to the code that reads it
-(`docform.answer_description`), and a test fails when it no longer matches the route modules.
+(`docform.service.answer_description`), and a test fails when it no longer matches the route
+modules.
 Run ``make answers`` (``python -m docform.sandbox.service_answers``) after changing a route's
 answer. Path templates are written as the kinds write them: ``*`` for each path parameter.
 """
@@ -22,7 +23,7 @@ from typing import Any
 from docform.sandbox.answer_schema import Schema
 from docform.sandbox.routes import ENDPOINTS, objects
 
-TARGET = Path(__file__).resolve().parent.parent / "service_answers.json"
+TARGET = Path(__file__).resolve().parent.parent / "service" / "service_answers.json"
 ABOUT = (
     "The answers of the service's GET routes, by path template (* for a path parameter), in "
     "JSON Schema. Generated from the sandbox's route modules by `make answers`; do not edit."

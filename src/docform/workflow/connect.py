@@ -29,7 +29,7 @@ class Client(ApiClient):
     faults of ``DOCFORM_SANDBOX_FAULTS`` (`docform.sandbox.faults`); each client opens its own
     sandbox, so fault counts and draws start afresh with each client. It checks the answers
     the kinds read against the shapes derived for them from the service's answer description
-    (`docform.answer_description`), and counts calls by their routes."""
+    (`docform.service.answer_description`), and counts calls by their routes."""
 
     def __init__(
         self,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from docform.answer_description import (
+from docform.service.answer_description import (
     AnswerDescriptionError,
     ReadShape,
     described_routes,
@@ -15,7 +15,7 @@ from docform.answer_description import (
     read_shape,
     within,
 )
-from docform.answer_fields import NULL, Field
+from docform.service.answer_fields import NULL, Field
 
 
 def test_a_field_path_names_fields_of_objects_and_of_list_items() -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from docform.answer_fields import NULL, Field, Shape
+from docform.service.answer_fields import NULL, Field, Shape
 
 DESCRIPTION_FILE = Path(__file__).resolve().parent / "service_answers.json"
 ITEMS = "[]"

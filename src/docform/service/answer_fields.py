@@ -1,10 +1,11 @@
 """The words a read answer's shape is written in: which fields an answer holds and of what type.
 
-Nobody writes a shape by hand: `docform.answer_description` derives each from the description of
-the service's answers, for the fields a kind says it uses, and the client checks every answer
-against it (`docform.api.shapes`). A field is ``required`` only where the service promises it in
-every answer; anything else may be left out, meaning "not set", and docform must cope (a user
-without an email). Fields not listed are never looked at, so the service may add fields freely.
+Nobody writes a shape by hand: `docform.service.answer_description` derives each from the
+description of the service's answers, for the fields a kind says it uses, and the client checks
+every answer against it (`docform.api.shapes`). A field is ``required`` only where the service
+promises it in every answer; anything else may be left out, meaning "not set", and docform must
+cope (a user without an email). Fields not listed are never looked at, so the service may add
+fields freely.
 """
 
 from __future__ import annotations
