@@ -10,7 +10,7 @@ NODE_TOOLS := .ci/node-tools
 NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed-stamp
 BENCH_LOG := .docform/bench-quick.log
 
-.PHONY: demo test test-network node-tools lint format bench bench-quick schema answers clean
+.PHONY: demo test test-network node-tools lint format bench bench-quick schema answers clean release
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -87,3 +87,9 @@ answers: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(NODE_TOOLS)/node_modules .pytest_cache .ruff_cache .mypy_cache .docform
+
+# A release: the version moved, CHANGELOG.md's Unreleased section dated, the examples pinned to
+# the new tag, one commit and its tag vX.Y.Z (scripts/release.py; pushing is left to you).
+release:
+	@test -n "$(VERSION)" || { echo "make release VERSION=X.Y.Z"; exit 2; }
+	python3 scripts/release.py $(VERSION)

@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
+from pinned_release import is_next_release, pinned_tag, tag_commit
 
 from docform.manifest import schema_text
 from planning import run, seeded_sandbox
@@ -111,25 +112,18 @@ def test_pre_commit_reads_the_hook_definition_and_the_example_config():
     assert (config.returncode, config.stdout, config.stderr) == (0, "", "")
 
 
-def test_the_pinned_docform_revision_is_a_commit_with_this_hook_definition():
-    config = yaml.safe_load((EXAMPLE / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
-    revision = config["repos"][0]["rev"]
+def test_the_pinned_release_has_this_hook_definition():
+    """Every example file pins one release tag (pinned_release.py), whose hook definition
+    pre-commit reads: this one."""
     shown = subprocess.run(
-        ["git", "show", f"{revision}:.pre-commit-hooks.yaml"],
+        ["git", "show", f"{pinned_revision()}:.pre-commit-hooks.yaml"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
-    assert shown.returncode == 0, (
-        f"the examples pin docform at {revision}, which is not a commit of this repository: "
-        "pin a commit that has the current .pre-commit-hooks.yaml and action.yml"
-    )
+    assert shown.returncode == 0, shown.stderr
     assert shown.stdout == (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
-    for path in [*WORKFLOWS, EXAMPLE / ".gitlab-ci.yml"]:
-        words = path.read_text(encoding="utf-8").split()
-        pins = [word for word in words if "your-org/docform@" in word]
-        assert pins and all(pin.rstrip('"').endswith(f"docform@{revision}") for pin in pins), path
 
 
 @pytest.mark.parametrize(
@@ -409,7 +403,7 @@ def test_workflows_and_action_pass_zizmor(persona: str):
     its default persona and in the auditor's."""
     done = tool(
         "zizmor", "--offline", "--no-progress", "--persona", persona, "--min-severity", "low",
-        ".github/workflows", ROOT / "action.yml", cwd=EXAMPLE,
+        "--config", ".github/zizmor.yml", ".github/workflows", ROOT / "action.yml", cwd=EXAMPLE,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings to report." in done.stdout
@@ -419,59 +413,14 @@ def test_workflows_and_action_pass_zizmor(persona: str):
 
 
 def pinned_revision() -> str:
-    config = yaml.safe_load((EXAMPLE / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
-    return str(config["repos"][0]["rev"])
-
-
-def test_the_examples_commands_run_against_the_pinned_docform(tmp_path: Path):
-    """The docform the examples pin (its own src/, from this repository's history) runs the
-    docform lines of the pull request and the merge, as the CI files write them."""
-    from test_examples_workflows import CHECKSUM_IN_MARKDOWN, github_commands
-
-    revision = pinned_revision()
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", revision, "src"], cwd=ROOT, capture_output=True,
-        check=False,
-    )  # fmt: skip
-    assert archive.returncode == 0, (
-        f"the examples pin docform {revision}, which this checkout does not hold: pin a commit "
-        f"of main ({archive.stderr.decode(errors='replace').strip()})"
-    )
-    pinned = tmp_path / "pinned"
-    pinned.mkdir()
-    subprocess.run(["tar", "-x", "-C", str(pinned)], input=archive.stdout, check=True)
-    checkout = tmp_path / "acme"
-    shutil.copytree(EXAMPLE, checkout)
-    sandbox = tmp_path / "sandbox.sqlite"
-    env = {**os.environ, "PYTHONPATH": str(pinned / "src"), "NO_COLOR": "1"}
-    env |= {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": ADMIN_TOKEN}
-
-    def docform(*args: str, stdout: Path | None = None) -> int:
-        done = subprocess.run(
-            [sys.executable, "-m", "docform", *args], cwd=checkout, env=env,
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        if stdout is not None:
-            stdout.write_text(done.stdout, encoding="utf-8")
-        assert done.returncode in (0, 2), f"docform {' '.join(args)}\n{done.stderr}"
-        return done.returncode
-
-    seeded = docform("sandbox", "seed", "--data", str(sandbox), "sandbox-seed.yaml")
-    assert seeded == 0
-    where = subprocess.run(
-        [sys.executable, "-c", "import docform; print(docform.__file__)"], env=env,
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    assert where.startswith(str(pinned)), where
-    for command in github_commands("docform-plan.yml", "pull_request"):
-        docform(
-            *command.args, stdout=checkout / command.stdout_file if command.stdout_file else None
-        )
-    reviewed = CHECKSUM_IN_MARKDOWN.search((checkout / "plan.md").read_text(encoding="utf-8"))
-    assert reviewed
-    merged = github_commands("docform-apply.yml", "push", {"REVIEWED_CHECKSUM": reviewed.group(1)})
-    codes = [docform(*c.args) for c in merged]
-    assert codes == [0, 0, 0]  # applied, nothing left to do, docform.lock pinned
+    """The commit of the release the examples pin; until that release is cut (the version
+    after the current one), this checkout's HEAD, which it is cut from."""
+    tag = pinned_tag()
+    commit = tag_commit(tag)
+    if commit is None:
+        assert is_next_release(tag), f"the examples pin {tag}, which is not a release"
+        return "HEAD"
+    return commit
 
 
 # -- GitHub: the apply's queue (what it trusts: test_examples_ci_github_status.py) --------

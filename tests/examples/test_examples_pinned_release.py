@@ -1,0 +1,131 @@
+"""Every job of the example CI runs under the docform release the examples pin (installed
+from this repository's tag: pinned_release.py), against the service: the sandbox of this
+checkout, served over HTTP as the real one would be. A pin of a release that lacks what the
+jobs rely on fails here (issue 43: a pinned docform that said "No drift" for a SAML provider
+changed by hand, which the read-role token may not read, closed the drift issue).
+
+The docform lines are read from the CI files (test_examples_workflows.py's reader), run with
+the token each job holds: the plan's and drift's a reader's, the apply's and adopt's an
+admin's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from pinned_release import pinned_docform, pinned_tag
+from test_examples_ci_tools import READER_TOKEN, reader_sandbox
+from test_examples_workflows import CHECKSUM_IN_MARKDOWN, Command, github_commands, gitlab_commands
+
+from planning import SERVE_TOKEN, in_ui, live_api, served_in_thread
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "acme"
+ADMIN = SERVE_TOKEN
+
+
+@pytest.fixture(scope="session")
+def pinned_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return pinned_docform(tmp_path_factory)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The example's organization as the service holds it before docform (a reader's token
+    known too), served over HTTP: its root URL and its database."""
+    sandbox = reader_sandbox(tmp_path)
+    with served_in_thread(sandbox) as root:
+        yield root, sandbox
+
+
+class Runner:
+    """Runs CI docform lines in a checkout with the pinned release first on the PATH."""
+
+    def __init__(self, checkout: Path, bin_folder: Path, root: str) -> None:
+        self.checkout = checkout
+        self.env = {**os.environ, "PATH": f"{bin_folder}{os.pathsep}{os.environ['PATH']}"}
+        self.env |= {"DOCFORM_API_URL": root, "NO_COLOR": "1"}
+        self.env.pop("DOCFORM_API_TOKEN", None)
+
+    def __call__(self, commands: list[Command], token: str | None) -> list[int]:
+        codes = []
+        for command in commands:
+            env = self.env | ({"DOCFORM_API_TOKEN": token} if token else {})
+            done = subprocess.run(
+                ["docform", *command.args], cwd=self.checkout, env=env,
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            if command.stdout_file:
+                (self.checkout / command.stdout_file).write_text(done.stdout, encoding="utf-8")
+            if not command.tolerant:
+                assert done.returncode == 0, f"{command.source}: {command.line}\n{done.stderr}"
+            assert "Traceback" not in done.stderr, done.stderr
+            codes.append(done.returncode)
+        return codes
+
+    def read(self, name: str) -> str:
+        return (self.checkout / name).read_text(encoding="utf-8")
+
+
+Jobs = dict[str, Callable[..., list[Command]]]
+GITHUB: Jobs = {
+    "plan": lambda: github_commands("docform-plan.yml", "pull_request"),
+    "apply": lambda checksum: github_commands(
+        "docform-apply.yml", "push", {"REVIEWED_CHECKSUM": checksum}
+    ),
+    "drift": lambda: github_commands("docform-drift.yml", "schedule"),
+    "adopt": lambda: github_commands("docform-adopt.yml", "schedule"),
+}
+GITLAB: Jobs = {
+    "plan": lambda: gitlab_commands("validate") + gitlab_commands("plan"),
+    "apply": lambda checksum: gitlab_commands("apply", {"REVIEWED_CHECKSUM": checksum}),
+    "drift": lambda: gitlab_commands("drift"),
+    "adopt": lambda: gitlab_commands("adopt"),
+}
+
+
+@pytest.mark.parametrize("jobs", [GITHUB, GITLAB], ids=["github", "gitlab"])
+def test_every_example_job_runs_under_the_pinned_release(jobs: Jobs, pinned_bin, service, tmp_path):
+    root, sandbox = service
+    checkout = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, checkout)
+    run = Runner(checkout, pinned_bin, root)
+    version = subprocess.run(
+        ["docform", "--version"], env=run.env, capture_output=True, text=True, check=True
+    ).stdout
+    assert version == f"docform, version {pinned_tag().removeprefix('v')}\n"
+
+    # The merge request: validated and planned (an admin's token here: the reader's plan
+    # leaves out the SAML provider, which this first apply creates).
+    run(jobs["plan"](), ADMIN)
+    reviewed = CHECKSUM_IN_MARKDOWN.search(run.read("plan.md"))
+    assert reviewed, run.read("plan.md")
+    # The merge: applied with the reviewed checksum, checked, docform.lock written.
+    assert run(jobs["apply"](reviewed.group(1)), ADMIN) == [0, 0, 0]
+
+    # The schedule, with the reader's token: no drift in what it may read, SAML not checked.
+    assert run(jobs["drift"](), READER_TOKEN)[-1] == 3
+    # A hand change to the SAML provider, which the reader may not read: still "not checked"
+    # (exit 3), never "no drift" (exit 0), so the job never closes the issue as in sync.
+    providers = live_api(sandbox, "GET", "/orgs/org_acme/saml")["items"]
+    live_api(
+        sandbox, "PATCH", f"/orgs/org_acme/saml/{providers[0]['id']}",
+        {"ssoURL": "https://idp.evil.test/sso"},
+    )  # fmt: skip
+    assert run(jobs["drift"](), READER_TOKEN)[-1] == 3
+    assert "SAML providers" in run.read("drift.md")
+    assert run(jobs["drift"](), ADMIN)[-1] == 2
+
+    # The adopt pull request: a change made in the UI is written into the manifests, naming
+    # who made it.
+    spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces?limit=1000")["items"]
+    ledger = next(s for s in spaces if s["title"] == "Ledger")
+    unlocked = {"editMode": "live"}
+    in_ui(sandbox, "maria.garcia@acme.test", "PATCH", f"/spaces/{ledger['id']}", unlocked)
+    assert set(run(jobs["adopt"](), ADMIN)) == {0}
+    assert "Maria Garcia" in run.read("adopt.md")
+    assert "editMode: live" in run.read("manifests/content.yaml")
