@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docform.engine.capabilities import FinishesOnRefusal
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.outputs import ApplyError, Outputs
@@ -92,7 +93,7 @@ async def apply_plan(
     with no answer, of a change with a `Change.lock_after` once its calls are made), so
     what a change creates can be recorded even if a later call of it fails. ``on_start`` hears
     of each change as its first call starts; ``stop`` stops the apply early. ``kinds`` say
-    which failed calls answered that their work is already done (`Kind.already_done`).
+    which failed calls answered that their work is already done (`FinishesOnRefusal`).
     """
     secrets = _resolve_secrets(changes, resolve_secret)
     runner = _Runner(client, secrets, on_event)
@@ -301,7 +302,7 @@ class _Runner:
     def _already_done(self, change: Change, exc: DocformError) -> bool:
         kind = self.kinds.get(change.kind)
         status = exc.status if isinstance(exc, ServiceCallError) else None
-        return kind is not None and kind.already_done(change, status, str(exc))
+        return isinstance(kind, FinishesOnRefusal) and kind.already_done(change, status, str(exc))
 
     def _fill_path(self, path: str, held: Mapping[str, str]) -> str:
         """Created objects' ids put in; held secrets stay named (`fill_held` puts them in)."""

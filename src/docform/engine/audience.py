@@ -1,11 +1,11 @@
 """Who can reach what, before and after a plan: the audience diff.
 
-A plan that changes a grant, a team's members, a member's role, a site's visibility or a way
-in around them (a share link, visitor sign-in) changes who can read or edit some space,
-collection or site. Each kind says what its objects contribute, as `Fact`s about addresses
-(`Kind.audience_facts`); this module, which knows no kind, puts the facts of the live side and
-of the planned side together and says, per object, how its audience changes: the grants and
-ways in that come and go, and the members who gain, lose or change their role.
+A plan that changes a grant, a team's members, a member's role, a site's visibility or a way in
+around them (a share link, visitor sign-in) changes who can read or edit some space, collection
+or site. Each kind says what its objects contribute, as `Fact`s about addresses
+(`TellsAudience.audience_facts`); this module, which knows no kind, puts the facts of the live
+side and of the planned side together and says, per object, how its audience changes: the grants
+and ways in that come and go, and the members who gain, lose or change their role.
 
 Who ends up with a role on an object (the model of the service's ``aggregate`` lists): every
 member with an organization role has that role, and at least the object's default level

@@ -4,9 +4,10 @@ Planning reads only what the manifests manage and what pruning could delete: the
 of a site no manifest manages, or the grants of an object whose entry writes no ``access``,
 are never read. Yet deleting a space takes down every site space that shows it, wherever it
 is, and deleting a team drops every grant it holds. So once the plan is known, each kind
-whose objects a delete can reach (`Kind.reached_by`) reads them, only for the deletes that
-can, and they are listed under the delete that takes them (`Change.takes`) and judged by the
-``cascade`` rail like the objects planning read. They are never managed, nor pruned.
+whose objects a delete can reach (`Kind.reached_by`, `ReadsBystanders`) reads them, only for
+the deletes that can, and they are listed under the delete that takes them (`Change.takes`)
+and judged by the ``cascade`` rail like the objects planning read. They are never managed,
+nor pruned.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from docform.engine.capabilities import ReadsBystanders
 from docform.engine.cascades import Casualty, violation
 from docform.engine.kind import Bystander, Gone, Kind
 from docform.engine.live import LiveReader
@@ -24,7 +26,11 @@ from docform.errors import ServiceCallError
 async def take_bystanders(plan: Plan, kinds: Sequence[Kind], reader: LiveReader) -> None:
     """Read what the deletes of ``plan`` reach beyond what planning read, and add it to the
     plan: under each delete, and to the rails it breaks."""
-    asked = [(kind, _reaching(kind, plan.gone)) for kind in kinds if kind.reached_by]
+    asked = [
+        (kind, _reaching(kind, plan.gone))
+        for kind in kinds
+        if kind.reached_by and isinstance(kind, ReadsBystanders)
+    ]
     asked = [(kind, gone) for kind, gone in asked if gone]
     if not asked:
         return  # no delete can reach what planning did not read: no request
@@ -38,7 +44,7 @@ async def take_bystanders(plan: Plan, kinds: Sequence[Kind], reader: LiveReader)
 
 
 async def _read(
-    kind: Kind, reader: LiveReader, gone: Sequence[Gone], plan: Plan
+    kind: ReadsBystanders, reader: LiveReader, gone: Sequence[Gone], plan: Plan
 ) -> list[Bystander]:
     try:
         return await kind.read_bystanders(reader, gone)
@@ -46,6 +52,7 @@ async def _read(
         if not error.denied:
             raise
         # The token may not read them: the plan says what it could not list, not less.
+        assert isinstance(kind, Kind)
         plan.warnings.append(
             f"the {kind.plural or kind.name + 's'} that the plan's deletes may take along could "
             f"not be read ({error}): they are not listed under the deletes"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from docform.engine.capabilities import NamesByKey
 from docform.engine.kind import Kind, Ref, Unresolved
 from docform.engine.match import Matching, unmanaged_address, unmatched_address
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change, Placeholder
@@ -52,13 +53,15 @@ def _add_name_referrers(
     changes: Sequence[Change],
     matchings: Sequence[tuple[Kind, Matching]],
 ) -> None:
-    """Add the changes that name an unmatched object by its natural key (`Kind.named_in`) to
+    """Add the changes that name an unmatched object by its natural key (`NamesByKey`) to
     its referrers: its delete waits for them."""
     kinds = {kind.name: kind for kind, _ in matchings}
     naming: dict[tuple[str, str], list[str]] = {}
     for change in changes:
-        for name in kinds[change.kind].named_in(change):
-            naming.setdefault(name, []).append(change.key)
+        kind = kinds[change.kind]
+        if isinstance(kind, NamesByKey):
+            for name in kind.named_in(change):
+                naming.setdefault(name, []).append(change.key)
     if not naming:
         return
     for kind, matching in matchings:

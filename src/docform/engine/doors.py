@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from docform.engine.audience import DOOR, GATE, Fact, Reach, live_side, planned_side
+from docform.engine.capabilities import TellsAudience
 from docform.engine.kind import Kind, Observed
 from docform.engine.match import Matching, unmatched_address
 
@@ -33,7 +34,7 @@ def kind_facts(
     """Per kind that tells of who reaches what: its name and the facts of its live side and
     of its planned side (``deleted``: the addresses the plan deletes)."""
     for kind, matching in matchings:
-        if type(kind).audience_facts is Kind.audience_facts:
+        if not isinstance(kind, TellsAudience):
             continue
 
         def where(obs: Observed, name: str = kind.name) -> str:

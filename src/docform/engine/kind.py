@@ -8,23 +8,19 @@ naming a kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from docform.engine.audience import Fact, Seen
-from docform.engine.client import ServiceClient
 from docform.engine.field_rules import FieldRules, rules_of
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Bystander as Bystander
 from docform.engine.objects import Desired as Desired
 from docform.engine.objects import Gone as Gone
-from docform.engine.objects import Matching
 from docform.engine.objects import Observed as Observed
 from docform.engine.objects import Ref as Ref
 from docform.engine.objects import Unresolved as Unresolved
-from docform.engine.plan import Call, Change, Placeholder, Violation
-from docform.engine.values import differing_parts, same_value
+from docform.engine.plan import Call, Placeholder
 
 Resolve = Callable[[object], Any]
 """Turns a value holding `Ref` into one holding live ids, or a `Placeholder` where the object
@@ -32,7 +28,9 @@ is created in this apply (`AddressIndex.resolve`)."""
 
 
 class Kind:
-    """Base of every kind; subclasses set the class attributes and override the hooks."""
+    """Base of every kind: the class attributes and the core hooks every kind has (read,
+    desired, observe, the create, change and delete calls, export). What only some kinds do is
+    an ability of its own (`docform.engine.capabilities`)."""
 
     name: ClassVar[str]
     """Address prefix and the ``kind`` of plan changes: ``team``, ``space``..."""
@@ -125,11 +123,6 @@ class Kind:
         """
         raise NotImplementedError
 
-    async def read_bystanders(self, reader: LiveReader, gone: Sequence[Gone]) -> list[Bystander]:
-        """This kind's objects outside what planning read that ``gone`` (objects of the
-        `reached_by` kinds the plan deletes) take down or change, with the fewest requests."""
-        return []
-
     # -- manifest and live side ---------------------------------------------------------------
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
@@ -140,33 +133,7 @@ class Kind:
         (a section of a site no manifest manages is neither managed nor unmanaged)."""
         raise NotImplementedError
 
-    def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
-        """For kinds nested in themselves (collections): the live id of the parent."""
-        return None
-
-    def may_move(self, desired: Desired, index: AddressIndex) -> bool:
-        """Whether move detection may pair ``desired`` with a live object in another container
-        (`container_key_parts`): a kind says no where the move could not be carried out."""
-        return True
-
-    def same_field(self, name: str, want: Any, have: Any) -> bool:
-        """Whether the live value ``have`` of field ``name`` already is ``want``, which is not
-        ``==`` to it (the planner compares with ``==`` first)."""
-        return same_value(want, have, unordered=name in self.rules.unordered)
-
-    def changed_parts(self, name: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
-        """``(path, before, after)`` of each part of field ``name`` that changes."""
-        return differing_parts(name, before, after)
-
-    def restorable(self, raw: Mapping[str, Any]) -> bool:
-        """Whether a pinned, deleted object can be brought back instead of recreated."""
-        return False
-
     # -- calls ---------------------------------------------------------------------------------
-
-    def create_reason(self, desired: Desired) -> str:
-        """Why the plan creates ``desired`` (``action_reason``): a kind may add what it knows."""
-        return f"no live {self.name} matches {desired.location}"
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         raise NotImplementedError
@@ -185,96 +152,24 @@ class Kind:
     def delete_calls(self, observed: Observed) -> list[Call]:
         raise NotImplementedError
 
-    def delete_reason(self, observed: Observed) -> str:
-        """Why the plan deletes ``observed``, an object no entry matches (``action_reason``)."""
-        if self.prune_setting is None:
-            return f"the entry that lists all of this {self.name} does not list {observed.title}"
-        return f"no manifest entry manages {self.name} '{observed.title}' and prune is on"
-
-    def restore_calls(self, observed: Observed) -> list[Call]:
-        raise NotImplementedError
-
-    def set_aside(self, matching: Matching) -> list[str]:
-        """Take out of ``matching`` what this kind cannot plan now (an object waiting for an
-        authorization in the service), and say why: each note goes into the plan, instead of
-        a change that would fail."""
-        return []
-
-    def warnings_across_kinds(
-        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
-    ) -> list[str]:
-        """What a reviewer should look at in ``changes`` that this kind knows of (a field that
-        something else also writes); nothing is refused for it."""
-        return []
-
-    def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
-        """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
-        return []
-
-    def rails_across_kinds(
-        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
-    ) -> list[Violation]:
-        """This kind's rails that need other kinds too: ``matchings`` by kind name, and every
-        change of the plan (the last SAML provider of an organization that enforces SSO)."""
-        return []
-
-    def risky_for_caller(self, changes: Sequence[Change]) -> list[Change]:
-        """Those of ``changes`` that would lock the API token's own user out if its ``live_id``
-        were that user's (removing or demoting a membership); apply refuses them then."""
-        return []
-
-    async def identify_caller(self, client: ServiceClient) -> str | None:
-        """The live id of the API token's own user among this kind's objects, or None when the
-        token belongs to no user; `risky_for_caller` changes are compared with it, so a kind
-        that has such changes says how to tell (it raises when it cannot)."""
-        return None
-
-    def named_in(self, change: Change) -> set[tuple[str, str]]:
-        """Objects of other kinds that ``change`` (one of this kind's) names by their natural
-        key rather than by reference, as ``(kind, key)``: a team's membership change names
-        members by email. The delete of such an object waits for the change (the API refuses
-        a removal from a team of someone no longer in the organization)."""
-        return set()
-
-    # -- API facts -----------------------------------------------------------------------------
-
-    def already_done(self, change: Change, status: int | None, message: str) -> bool:
-        """Whether a failed call of ``change`` answered that its work is already done (a move
-        to where the object is); the apply then counts it as made."""
-        return False
-
-    def order_changes(
-        self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
-    ) -> list[Change]:
-        """Changes that put siblings in manifest order (site structure); most kinds have none."""
-        return []
-
-    def lock_id(self, live_id: str) -> str:
-        """What docform.lock records for a new object of this kind whose create answered
-        ``live_id``: the id, or for a kind whose id is a secret, what stands for it."""
-        return live_id
-
-    # -- who reaches what ----------------------------------------------------------------------
-
-    def audience_facts(self, objects: Sequence[Seen]) -> Iterable[Fact]:
-        """What this kind's objects, as they stand on one side of a plan, say about who reaches
-        which space, collection or site (`docform.engine.audience`); most kinds say nothing."""
-        return ()
-
-    async def read_audience(
-        self, client: ServiceClient, address: str, live_id: str
-    ) -> dict[str, str] | None:
-        """Who the service says reaches the object at ``address`` (person -> role, as
-        `docform.engine.audience` names them), read after an apply to hold the plan's
-        prediction to; None when this kind cannot tell."""
-        return None
-
     # -- export --------------------------------------------------------------------------------
 
     def export_entry(self, raw: Mapping[str, Any]) -> Any:
         """The live object as a manifest entry (`docform.export.model.Exported`) that planning
         matches with no change, or None when it is out of docform's scope."""
         raise NotImplementedError
+
+
+def default_create_reason(kind: Kind, desired: Desired) -> str:
+    """Why the plan creates ``desired``, as the engine says it for any kind."""
+    return f"no live {kind.name} matches {desired.location}"
+
+
+def default_delete_reason(kind: Kind, observed: Observed) -> str:
+    """Why the plan deletes ``observed``, as the engine says it for any kind."""
+    if kind.prune_setting is None:
+        return f"the entry that lists all of this {kind.name} does not list {observed.title}"
+    return f"no manifest entry manages {kind.name} '{observed.title}' and prune is on"
 
 
 class AddressIndex:

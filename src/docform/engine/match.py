@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docform.engine.capabilities import LimitsMoves, Nests, Restores
 from docform.engine.duplicates import ambiguous_match, twin_notes
 from docform.engine.kind import AddressIndex, Kind
 from docform.engine.objects import Desired, Observed
@@ -58,8 +59,9 @@ def match_kind(
     plain plan such a match would be a guess.
     """
     result = Matching(desired=list(desired))
-    live = [r for r in raws if not kind.restorable(r)]
-    deleted = {r["id"]: r for r in raws if kind.restorable(r)}
+    restores = kind if isinstance(kind, Restores) else None
+    live = [r for r in raws if not (restores and restores.restorable(r))]
+    deleted = {r["id"]: r for r in raws if restores and restores.restorable(r)}
     claimed = _match_pinned(kind, desired, live, deleted, index, result, problems)
     by_id = {p.desired.address for p in (*result.pairs, *result.restores)}
     waiting = [d for d in desired if d.pinned_id is None and d.address not in by_id]
@@ -208,7 +210,7 @@ def _match_moves(
         leaf = _leaf(kind, d.key)
         candidates = fits.get(leaf, [])
         unique = wanted[leaf] == 1 and len(candidates) == 1 and not deeper.get(leaf)
-        if not unique or not kind.may_move(d, index):
+        if not unique or (isinstance(kind, LimitsMoves) and not kind.may_move(d, index)):
             still.append(d)
             continue
         pair = Pair(d, candidates[0], "moved")
@@ -266,6 +268,8 @@ def _describe_key(key: tuple[Any, ...]) -> str:
 
 def _levels(kind: Kind, live: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
     """Live objects grouped by nesting depth (one group for kinds that do not nest)."""
+    if not isinstance(kind, Nests):
+        return [list(live)] if live else []
     ids = {r["id"] for r in live}
     parent = {r["id"]: kind.nesting_parent(r) for r in live}
     depth: dict[str, int] = {}

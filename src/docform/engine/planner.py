@@ -6,13 +6,31 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.engine.audience import plan_audience
+from docform.engine.capabilities import (
+    ComparesOwnWay,
+    ExplainsCreates,
+    ExplainsDeletes,
+    HasRails,
+    HasRailsAcrossKinds,
+    OrdersSiblings,
+    Restores,
+    SetsAside,
+    WarnsAcrossKinds,
+)
 from docform.engine.cascades import judge_deletes
 from docform.engine.dependencies import link_dependencies
 from docform.engine.doors import door_check, kind_facts
 from docform.engine.graph import topological_order
 from docform.engine.handovers import order_handovers
 from docform.engine.ignore import IgnoreRules
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed
+from docform.engine.kind import (
+    AddressIndex,
+    Desired,
+    Kind,
+    Observed,
+    default_create_reason,
+    default_delete_reason,
+)
 from docform.engine.live import LiveState
 from docform.engine.manifests import ManifestView
 from docform.engine.match import Matching, Pair, unmatched_address
@@ -25,6 +43,7 @@ from docform.engine.plan import (
 from docform.engine.progressive import ProgressiveMatcher
 from docform.engine.replacements import mark_replacements
 from docform.engine.token_kinds import UserOnly, set_aside_user_only
+from docform.engine.values import differing_parts, same_value
 from docform.errors import DocformError
 
 
@@ -49,9 +68,11 @@ def plan_from_matcher(
     for kind, matching in matchings:
         if kind.name in unread:
             continue
-        plan.notes += kind.set_aside(matching)
+        if isinstance(kind, SetsAside):
+            plan.notes += kind.set_aside(matching)
         plan.changes.extend(_kind_changes(kind, matching, index))
-        plan.changes.extend(kind.order_changes(matching.desired, live.of(kind.name), index))
+        if isinstance(kind, OrdersSiblings):
+            plan.changes.extend(kind.order_changes(matching.desired, live.of(kind.name), index))
         for obs in matching.unmatched:
             if kind.prune_setting is None or prune.get(kind.prune_setting, False):
                 deletes.append(_delete_change(kind, obs))
@@ -81,10 +102,13 @@ def plan_from_matcher(
     plan.unmanaged = [u for u in plan.unmanaged if f"{u.kind}.~{u.id}" not in listed]
     by_name = {kind.name: matching for kind, matching in matchings}
     for kind, matching in matchings:
-        own = [c for c in plan.changes if c.kind == kind.name]
-        plan.violations += kind.rail_violations(matching, own)
-        plan.violations += kind.rails_across_kinds(by_name, plan.changes)
-        plan.warnings += kind.warnings_across_kinds(by_name, plan.changes)
+        if isinstance(kind, HasRails):
+            own = [c for c in plan.changes if c.kind == kind.name]
+            plan.violations += kind.rail_violations(matching, own)
+        if isinstance(kind, HasRailsAcrossKinds):
+            plan.violations += kind.rails_across_kinds(by_name, plan.changes)
+        if isinstance(kind, WarnsAcrossKinds):
+            plan.warnings += kind.warnings_across_kinds(by_name, plan.changes)
     mark_replacements(plan, matchings)
     _audience(plan, matchings)
     plan.matchings = [(kind.name, matching) for kind, matching in matchings]
@@ -170,7 +194,11 @@ def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
         address=d.address,
         kind=kind.name,
         action="create",
-        action_reason=kind.create_reason(d),
+        action_reason=(
+            kind.create_reason(d)
+            if isinstance(kind, ExplainsCreates)
+            else default_create_reason(kind, d)
+        ),
         before=None,
         after=dict(d.fields),
         fields=[
@@ -185,6 +213,7 @@ def _create_change(kind: Kind, d: Desired, index: AddressIndex) -> Change:
 
 def _restore_change(kind: Kind, pair: Pair) -> Change:
     obs = pair.observed
+    assert isinstance(kind, Restores), f"only a kind that restores matches a deleted {kind.name}"
     return Change(
         address=pair.desired.address,
         kind=kind.name,
@@ -204,7 +233,11 @@ def _delete_change(kind: Kind, obs: Observed) -> Change:
         address=unmatched_address(kind.name, obs),
         kind=kind.name,
         action="delete",
-        action_reason=kind.delete_reason(obs),
+        action_reason=(
+            kind.delete_reason(obs)
+            if isinstance(kind, ExplainsDeletes)
+            else default_delete_reason(kind, obs)
+        ),
         before=dict(obs.fields),
         after=None,
         calls=kind.delete_calls(obs),
@@ -262,7 +295,11 @@ def _reason(kind: Kind, pair: Pair, action: str) -> str:
 
 
 def _same_field(kind: Kind, name: str, want: Any, have: Any) -> bool:
-    return want == have or kind.same_field(name, want, have)
+    if want == have:
+        return True
+    if isinstance(kind, ComparesOwnWay):
+        return kind.same_field(name, want, have)
+    return same_value(want, have, unordered=name in kind.rules.unordered)
 
 
 def _field_changes(
@@ -282,7 +319,11 @@ def _field_changes(
         null_means = kind.rules.null_means.get(name)
         out += [
             FieldChange(path, old, new, null_means=null_means)
-            for path, old, new in kind.changed_parts(name, prior, after)
+            for path, old, new in (
+                kind.changed_parts(name, prior, after)
+                if isinstance(kind, ComparesOwnWay)
+                else differing_parts(name, prior, after)
+            )
         ]
     return out
 

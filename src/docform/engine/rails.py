@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
+from docform.engine.capabilities import GuardsCaller
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.plan import Change, Placeholder, Plan
@@ -268,7 +269,8 @@ def risky_for_caller(plan: Plan, kinds: Sequence[Kind]) -> list[Change]:
     """The changes that would lock the token's own user out if they were that user's."""
     risky: list[Change] = []
     for kind in kinds:
-        risky += kind.risky_for_caller([c for c in plan.changes if c.kind == kind.name])
+        if isinstance(kind, GuardsCaller):
+            risky += kind.risky_for_caller([c for c in plan.changes if c.kind == kind.name])
     return risky
 
 
@@ -297,12 +299,14 @@ class CallerCheck:
 async def check_caller(plan: Plan, kinds: Sequence[Kind], client: ServiceClient) -> CallerCheck:
     """Changes that would remove or demote the membership of the token's own user.
 
-    Each kind with such changes tells whose token ``client`` holds (`Kind.identify_caller`),
+    Each kind with such changes tells whose token ``client`` holds (`GuardsCaller`),
     and only then: a plan without them costs no request. A token that belongs to no user
     holds no membership to lose, which a note says.
     """
     check = CallerCheck()
     for kind in kinds:
+        if not isinstance(kind, GuardsCaller):
+            continue
         risky = kind.risky_for_caller([c for c in plan.changes if c.kind == kind.name])
         if not risky:
             continue

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from docform.engine.capabilities import FinishesOnRefusal
 from docform.engine.kind import Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call, Change, Placeholder
 
@@ -24,7 +25,7 @@ PathValues = dict[str, str]
 
 def is_no_op_move(change: Change, status: int | None, message: str) -> bool:
     """A move to where the object already is may answer 409 (docs/service.md): done, not
-    failed (`Kind.already_done` of the kinds that move)."""
+    failed (`FinishesOnRefusal.already_done` of the kinds that move)."""
     return change.action == "move" and status == 409 and bool(NO_OP_MOVE.search(message))
 
 
@@ -46,7 +47,7 @@ def site_prefix(org_id: str, site_id: str | Placeholder) -> str:
     return f"/orgs/{org_id}/sites/{id_in_path(site_id)}"
 
 
-class RestKind(Kind):
+class RestKind(Kind, FinishesOnRefusal):
     """A kind whose calls are built from path templates and field lists.
 
     Templates hold ``{org}`` (the organization's id), ``{id}`` (the object's live id, or the

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from docform.engine.capabilities import ComparesOwnWay
 from docform.engine.kind import Desired, Kind, Observed, Ref
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -23,7 +24,7 @@ from docform.errors import DocformError
 from docform.kind_framework import document_diff
 
 
-class SettingsKind(Kind):
+class SettingsKind(Kind, ComparesOwnWay):
     """The kind of a settings document; the last part of its key is the object it is on."""
 
     prune_setting = None

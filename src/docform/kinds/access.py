@@ -32,6 +32,12 @@ from docform.engine.audience import (
     person_grant,
     team_grant,
 )
+from docform.engine.capabilities import (
+    ExplainsDeletes,
+    ReadsAudience,
+    ReadsBystanders,
+    TellsAudience,
+)
 from docform.engine.client import ServiceClient
 from docform.engine.field_rules import NullMeans
 from docform.engine.kind import (
@@ -98,7 +104,7 @@ class GrantFields:
     role: Annotated[str | None, NullMeans("guest")]
 
 
-class AccessKind(Kind):
+class AccessKind(Kind, ReadsBystanders, TellsAudience, ReadsAudience, ExplainsDeletes):
     """Grants of teams and users on the spaces, collections and sites whose entries write
     ``access``: one POST gives one, a PATCH changes its role, a DELETE takes it away.
 

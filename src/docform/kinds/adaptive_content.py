@@ -27,6 +27,7 @@ from docform.adaptive_schema import (
     conditions_of,
     header_conditions,
 )
+from docform.engine.capabilities import WarnsAcrossKinds
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -52,7 +53,7 @@ class AdaptiveContent(ManifestModel):
     )
 
 
-class AdaptiveContentKind(SettingsKind):
+class AdaptiveContentKind(SettingsKind, WarnsAcrossKinds):
     """One adaptive content setting per managed site whose entry writes ``adaptiveContent``."""
 
     name = "adaptive_content"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docform.engine.capabilities import ExplainsCreates
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -25,7 +26,7 @@ from docform.service.answer_description import within
 ADDRESS = "agent_instructions"
 
 
-class AgentInstructionsKind(Kind):
+class AgentInstructionsKind(Kind, ExplainsCreates):
     """The organization's agent instructions: one PUT replaces them."""
 
     name = "agent_instructions"

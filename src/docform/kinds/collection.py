@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, contained
+from docform.engine.capabilities import Nests, TellsAudience
 from docform.engine.field_rules import ChangedBy, NullMeans
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref
 from docform.engine.live import LiveReader
@@ -66,7 +67,7 @@ def _parent(written: Any) -> str | None:
     return parent if isinstance(parent, str) else None
 
 
-class CollectionKind(RestKind):
+class CollectionKind(RestKind, TellsAudience, Nests):
     """Collections, nested in each other: keyed by (parent, title), moved when the parent changes.
 
     The create call takes only a title and a parent, so a description or default level is set

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
+from docform.engine.capabilities import OrdersSiblings
 from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -85,7 +86,7 @@ class PlacedLink(Desired):
     """Addresses of the site's sections and groups: their ``reorder`` changes go first."""
 
 
-class ExternalLinkKind(SiteRestKind):
+class ExternalLinkKind(SiteRestKind, OrdersSiblings):
     """External links of managed sites, by title within their site."""
 
     name = "external_link"

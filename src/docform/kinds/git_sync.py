@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from docform.engine.capabilities import HasRails, SetsAside, WarnsAcrossKinds
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -94,7 +95,7 @@ class GitSyncEntry(Entry):
         return self.natural_key()
 
 
-class GitSyncKind(Kind):
+class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
     """Git Sync installations: POST makes one for a target, PATCH sets it up, DELETE ends it."""
 
     name = "git_sync"

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from docform.engine.capabilities import ExplainsDeletes
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -29,7 +30,7 @@ LISTS = "/integrations/*/installations/*"
 TARGET_FIELDS = ("installation", "configuration")
 
 
-class IntegrationTargetKind(Kind):
+class IntegrationTargetKind(Kind, ExplainsDeletes):
     """Space and site installations: POST to install, PATCH their configuration, DELETE."""
 
     name = "integration_target"

@@ -29,6 +29,7 @@ from typing import Annotated, Any
 from pydantic import Field, model_validator
 
 from docform.engine.audience import ORGANIZATION, Fact, Seen, address_of, door
+from docform.engine.capabilities import LocksOtherThanId, TellsAudience
 from docform.engine.field_rules import Immutable, NullMeans
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -109,7 +110,7 @@ class InviteFields:
     role: Annotated[str | None, NullMeans("guest")]
 
 
-class LinkInviteKind(Kind):
+class LinkInviteKind(Kind, TellsAudience, LocksOtherThanId):
     """The organization's link invites, tied by the keyed fingerprint of their id."""
 
     name = "link_invite"

@@ -13,9 +13,23 @@ from typing import Annotated, Any
 from pydantic import Field, model_validator
 
 from docform.engine.audience import Fact, Seen, org_role
+from docform.engine.capabilities import (
+    ExplainsCreates,
+    GuardsCaller,
+    HasRails,
+    TellsAudience,
+    WarnsAcrossKinds,
+)
 from docform.engine.client import ServiceClient
 from docform.engine.field_rules import NullMeans
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import (
+    AddressIndex,
+    Desired,
+    Kind,
+    Observed,
+    Resolve,
+    default_create_reason,
+)
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Matching
@@ -74,7 +88,7 @@ def without_email_title(raw: Mapping[str, Any]) -> str:
     return f"{name} (no email: only an entry with `id: {raw['id']}` matches this member)"
 
 
-class MemberKind(Kind):
+class MemberKind(Kind, TellsAudience, WarnsAcrossKinds, HasRails, GuardsCaller, ExplainsCreates):
     """Members by email: invited when missing, their role and SSO flag kept as written."""
 
     name = "member"
@@ -133,7 +147,7 @@ class MemberKind(Kind):
     def create_reason(self, desired: Desired) -> str:
         """Why the entry is invited; when some members have no email, that one of them may be
         this person, and how to say so."""
-        reason = super().create_reason(desired)
+        reason = default_create_reason(self, desired)
         if not self._without_email:
             return reason
         ids = ", ".join(sorted(self._without_email))

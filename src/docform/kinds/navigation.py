@@ -16,6 +16,7 @@ import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from docform.engine.capabilities import OrdersSiblings
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -39,7 +40,7 @@ NAVIGATION_DESCRIPTION = (
 )
 
 
-class NavigationKind(Kind):
+class NavigationKind(Kind, OrdersSiblings):
     """The top-level order of each managed site whose entry writes ``navigation:``.
 
     Nothing is matched: the kind reads the structures and plans one ``reorder`` change per

@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, model_validator
 
+from docform.engine.capabilities import ReadsBystanders
 from docform.engine.field_rules import Unique
 from docform.engine.kind import (
     AddressIndex,
@@ -171,7 +172,7 @@ class RedirectFields:
     source: Annotated[str, Unique()]
 
 
-class RedirectKind(Kind):
+class RedirectKind(Kind, ReadsBystanders):
     """Redirects of the managed sites that write ``redirects:``, keyed by source."""
 
     name = "redirect"

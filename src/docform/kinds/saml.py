@@ -10,6 +10,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from docform.engine.capabilities import HasRailsAcrossKinds
 from docform.engine.field_rules import NullMeans
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
@@ -46,7 +47,7 @@ class SamlEntry(Entry):
         return self.label
 
 
-class SamlKind(Kind):
+class SamlKind(Kind, HasRailsAcrossKinds):
     """SAML providers by label; the certificate is compared by value and always sensitive."""
 
     name = "saml"

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
+from docform.engine.capabilities import OrdersSiblings
 from docform.engine.field_rules import Unique
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
@@ -63,7 +64,7 @@ class SectionEntry(Entry):
         return list(self.spaces.values())
 
 
-class SectionKind(SiteRestKind):
+class SectionKind(SiteRestKind, OrdersSiblings):
     """Sections of managed sites, keyed by path within their site.
 
     The API creates a section together with its first site space (``POST /sections`` takes a

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
+from docform.engine.capabilities import OrdersSiblings
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -91,7 +92,7 @@ class GroupSections(tuple[Ref, ...]):
         return hash(frozenset(self))
 
 
-class SectionGroupKind(SiteRestKind):
+class SectionGroupKind(SiteRestKind, OrdersSiblings):
     """Section groups of managed sites, by title; ``sections`` lists the sections in a group.
 
     The API adds a section to a group but has no call to take one out: a section leaves a group

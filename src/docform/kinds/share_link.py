@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, address_of, door
+from docform.engine.capabilities import TellsAudience
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -59,7 +60,7 @@ class ShareLinkEntry(Entry):
         return self.link_name
 
 
-class ShareLinkKind(Kind):
+class ShareLinkKind(Kind, TellsAudience):
     """Share links of the managed sites that write ``shareLinks:``, tied by live id."""
 
     name = "share_link"

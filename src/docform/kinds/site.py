@@ -16,6 +16,7 @@ from pydantic import AfterValidator, Field, model_validator
 
 from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.engine.audience import Fact, Seen
+from docform.engine.capabilities import ReadsBystanders, TellsAudience
 from docform.engine.field_rules import Immutable, NullMeans, Unique
 from docform.engine.kind import (
     AddressIndex,
@@ -164,7 +165,7 @@ class SiteEntry(Entry):
         return nested
 
 
-class SiteKind(RestKind):
+class SiteKind(RestKind, ReadsBystanders, TellsAudience):
     """Sites by pinned id, else title. ``type`` is chosen at creation and cannot change."""
 
     name = "site"

@@ -11,6 +11,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
+from docform.engine.capabilities import LimitsMoves, OrdersSiblings, ReadsBystanders
 from docform.engine.field_rules import ChangedBy, Unique
 from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -90,7 +91,7 @@ class SiteSpaceFields:
     path: Annotated[str, Unique()]
 
 
-class SiteSpaceKind(SiteRestKind):
+class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
     """Site spaces of managed sites, keyed by (section, path); ``default: true`` makes one the
     default of its section (of the site, for a site without sections).
 

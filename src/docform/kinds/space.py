@@ -13,6 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from docform.engine.audience import Fact, Seen, contained
+from docform.engine.capabilities import Restores, TellsAudience
 from docform.engine.field_rules import ChangedBy, NullMeans
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -83,7 +84,7 @@ class SpaceEntry(Entry):
         return (self.collection, self.title)
 
 
-class SpaceKind(RestKind):
+class SpaceKind(RestKind, TellsAudience, Restores):
     """Spaces keyed by (collection, title); moved between collections, restored when deleted.
 
     A pinned space that the lists no longer show is looked up once: if it was deleted less than

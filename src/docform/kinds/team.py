@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, in_team, label
+from docform.engine.capabilities import HasRails, HasRailsAcrossKinds, NamesByKey, TellsAudience
 from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
@@ -47,7 +48,7 @@ class TeamEntry(Entry):
         return self.title
 
 
-class TeamKind(Kind):
+class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey):
     """Teams by title; all membership changes of a team go in one ``PUT .../members``."""
 
     name = "team"

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, address_of, default_level, door, gate
+from docform.engine.capabilities import TellsAudience
 from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -69,7 +70,7 @@ class VisitorAuth(ManifestModel):
     rotate: Annotated[Marker | None, ChangedBy("rotate")] = None
 
 
-class VisitorAuthKind(Kind):
+class VisitorAuthKind(Kind, TellsAudience):
     """The visitor authentication of each managed site that writes ``visitorAuth:``."""
 
     name = "visitor_auth"

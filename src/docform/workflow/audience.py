@@ -2,7 +2,7 @@
 
 The plan predicts, per space, collection and site whose audience it changes, who ends up with
 which role (`docform.engine.audience`). Once the apply is done, the service's ``aggregate`` list
-of each of them (read through the kind that knows it, `Kind.read_audience`) is held to that
+of each of them (read through the kind that knows it, `ReadsAudience.read_audience`) is held to that
 prediction; every difference is told, naming the object, the person and both roles. Objects the
 apply created are found by the read that verifies the apply (`docform.workflow.verify`).
 """
@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 
 from docform.engine.audience import ORGANIZATION, AudienceChange, Fact
+from docform.engine.capabilities import ReadsAudience
 from docform.engine.client import ServiceClient
 from docform.engine.doors import DoorCheck, door_differences
 from docform.engine.kind import Kind
@@ -69,6 +70,8 @@ async def _observed(
     client: ServiceClient, kinds: Sequence[Kind], address: str, live_id: str
 ) -> dict[str, str] | None:
     for kind in kinds:
+        if not isinstance(kind, ReadsAudience):
+            continue
         try:
             found = await kind.read_audience(client, address, live_id)
         except DocformError as exc:

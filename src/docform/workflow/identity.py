@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from docform.engine.apply import Created
+from docform.engine.capabilities import LocksOtherThanId
 from docform.engine.plan import Change, Plan
 from docform.errors import DocformError
 from docform.kind_registry import build_kinds
@@ -105,7 +106,8 @@ class CreatedIds:
             live_id = _dig(answer, self.id_paths[change.kind])
         if not isinstance(live_id, str) or not LIVE_ID.match(live_id):
             return None
-        return self.kinds[change.kind].lock_id(live_id)
+        kind = self.kinds[change.kind]
+        return kind.lock_id(live_id) if isinstance(kind, LocksOtherThanId) else live_id
 
 
 def _dig(answer: Any, path: str) -> Any:

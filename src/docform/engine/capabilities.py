@@ -1,0 +1,189 @@
+"""What a kind may do beyond the core of `docform.engine.kind.Kind`, one ability at a time.
+
+A kind that has an ability implements its protocol (and names it among its bases, so that the
+type checker holds its methods to the protocol); the engine asks ``isinstance(kind, Ability)``
+before calling it, and does without it otherwise. Most kinds have none of these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from docform.engine.audience import Fact, Seen
+from docform.engine.client import ServiceClient
+from docform.engine.kind import AddressIndex
+from docform.engine.live import LiveReader
+from docform.engine.objects import Bystander, Desired, Gone, Matching, Observed
+from docform.engine.plan import Call, Change, Violation
+
+
+@runtime_checkable
+class ExplainsCreates(Protocol):
+    def create_reason(self, desired: Desired) -> str:
+        """Why the plan creates ``desired`` (``action_reason``), where the kind knows more than
+        that no live object matches it."""
+        ...
+
+
+@runtime_checkable
+class ExplainsDeletes(Protocol):
+    def delete_reason(self, observed: Observed) -> str:
+        """Why the plan deletes ``observed``, an object no entry matches (``action_reason``),
+        where the kind knows more than that prune is on."""
+        ...
+
+
+@runtime_checkable
+class ComparesOwnWay(Protocol):
+    """Fields compared otherwise than by value (`docform.engine.field_rules` aside)."""
+
+    def same_field(self, name: str, want: Any, have: Any) -> bool:
+        """Whether the live value ``have`` of field ``name`` already is ``want``, which is not
+        ``==`` to it (the planner compares with ``==`` first)."""
+        ...
+
+    def changed_parts(self, name: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+        """``(path, before, after)`` of each part of field ``name`` that changes."""
+        ...
+
+
+@runtime_checkable
+class Nests(Protocol):
+    def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
+        """For a kind nested in itself (collections): the live id of the parent."""
+        ...
+
+
+@runtime_checkable
+class LimitsMoves(Protocol):
+    def may_move(self, desired: Desired, index: AddressIndex) -> bool:
+        """Whether move detection may pair ``desired`` with a live object in another container
+        (`Kind.container_key_parts`): no where the move could not be carried out."""
+        ...
+
+
+@runtime_checkable
+class Restores(Protocol):
+    """Objects deleted a short while ago that the service can bring back."""
+
+    def restorable(self, raw: Mapping[str, Any]) -> bool:
+        """Whether a pinned, deleted object can be brought back instead of recreated."""
+        ...
+
+    def restore_calls(self, observed: Observed) -> list[Call]: ...
+
+
+@runtime_checkable
+class SetsAside(Protocol):
+    def set_aside(self, matching: Matching) -> list[str]:
+        """Take out of ``matching`` what this kind cannot plan now (an object waiting for an
+        authorization in the service), and say why: each note goes into the plan, instead of
+        a change that would fail."""
+        ...
+
+
+@runtime_checkable
+class OrdersSiblings(Protocol):
+    def order_changes(
+        self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
+    ) -> list[Change]:
+        """Changes that put siblings in manifest order (site structure)."""
+        ...
+
+
+@runtime_checkable
+class HasRails(Protocol):
+    def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
+        """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
+        ...
+
+
+@runtime_checkable
+class HasRailsAcrossKinds(Protocol):
+    def rails_across_kinds(
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
+    ) -> list[Violation]:
+        """This kind's rails that need other kinds too: ``matchings`` by kind name, and every
+        change of the plan (the last SAML provider of an organization that enforces SSO)."""
+        ...
+
+
+@runtime_checkable
+class WarnsAcrossKinds(Protocol):
+    def warnings_across_kinds(
+        self, matchings: Mapping[str, Matching], changes: Sequence[Change]
+    ) -> list[str]:
+        """What a reviewer should look at in ``changes`` that this kind knows of (a field that
+        something else also writes); nothing is refused for it."""
+        ...
+
+
+@runtime_checkable
+class GuardsCaller(Protocol):
+    """Changes that could lock the API token's own user out."""
+
+    def risky_for_caller(self, changes: Sequence[Change]) -> list[Change]:
+        """Those of ``changes`` that would lock the API token's own user out if its
+        ``live_id`` were that user's (removing or demoting a membership); apply refuses them
+        then."""
+        ...
+
+    async def identify_caller(self, client: ServiceClient) -> str | None:
+        """The live id of the API token's own user among this kind's objects, or None when
+        the token belongs to no user (it raises when it cannot tell)."""
+        ...
+
+
+@runtime_checkable
+class NamesByKey(Protocol):
+    def named_in(self, change: Change) -> set[tuple[str, str]]:
+        """Objects of other kinds that ``change`` (one of this kind's) names by their natural
+        key rather than by reference, as ``(kind, key)``: a team's membership change names
+        members by email. The delete of such an object waits for the change (the API refuses
+        a removal from a team of someone no longer in the organization)."""
+        ...
+
+
+@runtime_checkable
+class FinishesOnRefusal(Protocol):
+    def already_done(self, change: Change, status: int | None, message: str) -> bool:
+        """Whether a failed call of ``change`` answered that its work is already done (a move
+        to where the object is); the apply then counts it as made."""
+        ...
+
+
+@runtime_checkable
+class LocksOtherThanId(Protocol):
+    def lock_id(self, live_id: str) -> str:
+        """What docform.lock records for a new object of this kind whose create answered
+        ``live_id``, where that is not the id itself (an id that is a secret)."""
+        ...
+
+
+@runtime_checkable
+class ReadsBystanders(Protocol):
+    async def read_bystanders(self, reader: LiveReader, gone: Sequence[Gone]) -> list[Bystander]:
+        """This kind's objects outside what planning read that ``gone`` (objects of the
+        `Kind.reached_by` kinds the plan deletes) take down or change, with the fewest
+        requests."""
+        ...
+
+
+@runtime_checkable
+class TellsAudience(Protocol):
+    def audience_facts(self, objects: Sequence[Seen]) -> Iterable[Fact]:
+        """What this kind's objects, as they stand on one side of a plan, say about who reaches
+        which space, collection or site (`docform.engine.audience`)."""
+        ...
+
+
+@runtime_checkable
+class ReadsAudience(Protocol):
+    async def read_audience(
+        self, client: ServiceClient, address: str, live_id: str
+    ) -> dict[str, str] | None:
+        """Who the service says reaches the object at ``address`` (person -> role, as
+        `docform.engine.audience` names them), read after an apply to hold the plan's
+        prediction to; None when this kind cannot tell."""
+        ...
