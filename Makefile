@@ -14,7 +14,7 @@ BENCH_LOG := .docform/bench-quick.log
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[sandbox,dev]'
 	touch $(STAMP)
 
 $(NODE_STAMP): $(NODE_TOOLS)/package-lock.json
@@ -83,7 +83,7 @@ schema: $(STAMP)
 # The description of the service's answers that the client's checks are derived from, written
 # from the sandbox's route modules (src/docform/service/service_answers.json).
 answers: $(STAMP)
-	$(PY) -m docform.sandbox.service_answers
+	$(PY) -m docform_sandbox.service_answers
 
 clean:
 	rm -rf $(VENV) $(NODE_TOOLS)/node_modules .pytest_cache .ruff_cache .mypy_cache .docform

@@ -30,9 +30,9 @@ from typing import Any
 import yaml
 
 from docform.manifest import load_manifest_set
-from docform.sandbox import Store
-from docform.sandbox.seed import Seed, apply_seed
 from docform.workflow.run import apply_changes, plan_manifests
+from docform_sandbox.seed import Seed, apply_seed
+from docform_sandbox.store import Store
 from org_changes import Expected, change_org
 from org_shape import EMAIL_DOMAIN, FULL, ORG_ID, QUICK, SITE_ID, Org, Shape, build_org
 

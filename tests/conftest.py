@@ -10,6 +10,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,10 @@ import pytest
 from canary import canary_session, report_leaks
 from docform import tuning
 from docform.api import ApiClient
-from docform.sandbox import SandboxConfig, Store, create_app
-from docform.sandbox.seed import apply_seed, load_seed_file
-from docform.sandbox.transport import SandboxTransport
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.store import Store
+from docform_sandbox.transport import SandboxTransport
 from fast_clock import FastClock
 from skipped_time import SkippedTime
 
@@ -41,6 +43,18 @@ EDITOR_TOKEN = "tok_erin_0123456789"
 OTHER_ORG_TOKEN = "tok_carol_0123456789"
 SANDBOX_ADMIN_TOKEN = "tok_sandbox_admin_0123456789"
 """Not a seeded user's: the in-process sandbox trusts it as an admin of every organization."""
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # The sandbox plugs into docform through entry points, which exist once docform is
+    # installed from the current pyproject.toml: without them every sandbox test would fail
+    # on its URL.
+    if not entry_points(group="docform.transports", name="sandbox"):
+        pytest.exit(
+            "docform's entry points are not installed in this environment (pyproject.toml "
+            "changed since it was made): run `pip install -e '.[sandbox,dev]'` or `make test`.",
+            returncode=4,
+        )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -144,7 +158,7 @@ def fast_clock(monkeypatch: pytest.MonkeyPatch) -> FastClock:
     through their modules: each gets a clock ten times faster than the real one
     (`fast_clock.FastClock`), and every API client made while the test runs sleeps on it."""
     clock = FastClock()
-    for module in ("docform.sandbox.app", "docform.api.retry", "docform.api.sender"):
+    for module in ("docform_sandbox.app", "docform.api.retry", "docform.api.sender"):
         monkeypatch.setattr(f"{module}.time", clock)
     original = ApiClient.__init__
 

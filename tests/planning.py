@@ -37,9 +37,9 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Plan
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
-from docform.sandbox import Store
-from docform.sandbox.seed import apply_seed, load_seed_file
 from docform.workflow.connect import Client
+from docform_sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ACME = Path(__file__).parent.parent / "examples" / "acme"
@@ -240,8 +240,8 @@ UI_ADMIN_TOKEN = "tok_ui_admin_0123456789"
 def in_ui(sandbox: Path, user: str, method: str, path: str, body: Any = None) -> Any:
     """A hand change: ``method path`` made by ``user`` (an id or email) in the service's UI,
     through the sandbox's ``POST /_sandbox/ui``; returns the API's answer (fails on error)."""
-    from docform.sandbox import SandboxConfig
-    from docform.sandbox.transport import SandboxTransport
+    from docform_sandbox.app import SandboxConfig
+    from docform_sandbox.transport import SandboxTransport
 
     async def call() -> httpx.Response:
         transport = SandboxTransport(sandbox, SandboxConfig(admin_tokens=(UI_ADMIN_TOKEN,)))
@@ -299,7 +299,7 @@ def served_in_thread(sandbox: Path, **options: Any) -> Iterator[str]:
     process, with the `SandboxConfig` ``options``, its admin token `SERVE_TOKEN`; yields its
     root URL. For tests of docform processes against a served sandbox that do not test the
     ``docform sandbox serve`` command (`served_sandbox` starts that, a second process)."""
-    from docform.sandbox import SandboxConfig, create_app
+    from docform_sandbox.app import SandboxConfig, create_app
 
     store = Store(sandbox)
     try:

@@ -1,4 +1,4 @@
-"""Sandbox waits that cost no real time (`docform.sandbox.waits`), for tests of slow answers.
+"""Sandbox waits that cost no real time (`docform_sandbox.waits`), for tests of slow answers.
 
 Each request the in-process transport hands the sandbox keeps its own clock: a wait of the
 sandbox (its latency, a ``slow`` fault's late answer) moves that clock on at once instead of
@@ -32,7 +32,7 @@ _request: ContextVar[RequestClock | None] = ContextVar("skipped_time_request", d
 
 
 class SkippedTime:
-    """`docform.sandbox.waits.Waits` whose waits pass at once (see the module doc)."""
+    """`docform_sandbox.waits.Waits` whose waits pass at once (see the module doc)."""
 
     def __init__(self) -> None:
         self.waited: list[float] = []

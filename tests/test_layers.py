@@ -2,11 +2,14 @@
 
 Bottom to top: the shared modules (errors, paths, redact...), `service` (the service's answer
 shapes, derived from its definition) and `model` (the manifest entries' base), then `api`
-(talks HTTP) beside `engine` (plans and applies whatever it is handed) and
-`sandbox` (the emulated service), then `kind_framework`, the `kinds` built with it and the
-`kind_registry` that finds them, `manifest`, `workflow` (loads manifests, opens clients, runs
-organizations), `render` and `cli`. An import never runs back up a floor, there is no import
-cycle, and the engine imports nothing inside its functions.
+(talks HTTP) beside `engine` (plans and applies whatever it is handed), then `kind_framework`,
+the `kinds` built with it and the `kind_registry` that finds them, `manifest`, `workflow` (loads
+manifests, opens clients, runs organizations), `render` and `cli`. An import never runs back up
+a floor, there is no import cycle, and the engine imports nothing inside its functions.
+
+The emulated service, `docform_sandbox`, stands beside docform: it uses docform's shared
+modules, and only its plug-in modules touch `api` and `cli` (the seams it plugs into); docform
+never imports it, but finds it through entry points (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -16,13 +19,20 @@ import graphlib
 import os
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
+from importlib.metadata import entry_points
 from pathlib import Path
 
+import click
 import pytest
 
-SOURCE = Path(__file__).resolve().parent.parent / "src"
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "src"
 PACKAGE = SOURCE / "docform"
+EMULATOR = SOURCE / "docform_sandbox"
+EMULATOR_SEAMS = {"docform_sandbox.plugin", "docform_sandbox.cli"}
+"""The emulator's modules that plug it into docform, the only ones that use `api` or `cli`."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 FORBIDDEN = {
@@ -32,7 +42,6 @@ FORBIDDEN = {
         "kinds",
         "manifest",
         "api",
-        "sandbox",
         "cli",
         "workflow",
         "render",
@@ -44,7 +53,6 @@ FORBIDDEN = {
         "kinds",
         "manifest",
         "api",
-        "sandbox",
         "cli",
         "workflow",
         "render",
@@ -57,7 +65,6 @@ FORBIDDEN = {
         "workflow",
         "manifest",
         "api",
-        "sandbox",
         "render",
     ),
     "docform.kinds": (
@@ -66,13 +73,11 @@ FORBIDDEN = {
         "workflow",
         "manifest",
         "api",
-        "sandbox",
         "render",
     ),
-    "docform.kind_registry": ("cli", "workflow", "manifest", "api", "sandbox", "render"),
+    "docform.kind_registry": ("cli", "workflow", "manifest", "api", "render"),
     "docform.api": (
         "engine",
-        "sandbox",
         "model",
         "kind_framework",
         "kinds",
@@ -81,17 +86,18 @@ FORBIDDEN = {
         "cli",
         "render",
     ),
-    "docform.manifest": ("engine", "api", "sandbox", "workflow", "cli", "render"),
-    "docform.sandbox": (
+    "docform.manifest": ("engine", "api", "workflow", "cli", "render"),
+    "docform_sandbox": (
         "engine",
         "model",
         "kind_framework",
         "kinds",
+        "kind_registry",
         "manifest",
-        "api",
         "workflow",
-        "cli",
         "render",
+        "export",
+        "policies",
     ),
     "docform.service": (
         "engine",
@@ -101,15 +107,14 @@ FORBIDDEN = {
         "kind_registry",
         "manifest",
         "api",
-        "sandbox",
         "workflow",
         "cli",
         "render",
         "export",
     ),
     "docform.workflow": ("cli", "render"),
-    "docform.policies": ("cli", "workflow", "manifest", "api", "sandbox", "render", "export"),
-    "docform.render": ("cli", "sandbox", "api"),
+    "docform.policies": ("cli", "workflow", "manifest", "api", "render", "export"),
+    "docform.render": ("cli", "api"),
 }
 
 
@@ -143,21 +148,25 @@ def imports(path: Path, *, top_level_only: bool = False) -> Iterator[tuple[int, 
     for node in nodes:
         if isinstance(node, ast.Import | ast.ImportFrom):
             for name in imported(path, node):
-                if name == "docform" or name.startswith("docform."):
+                if name.split(".")[0] in ("docform", "docform_sandbox"):
                     yield node.lineno, name
 
 
 def modules() -> list[Path]:
-    return sorted(PACKAGE.rglob("*.py"))
+    return sorted(PACKAGE.rglob("*.py")) + sorted(EMULATOR.rglob("*.py"))
+
+
+def layer_of(module: str) -> str:
+    """``docform.api`` for ``docform.api.client``; the emulator is one layer."""
+    parts = module.split(".")
+    return parts[0] if parts[0] == "docform_sandbox" else ".".join(parts[:2])
 
 
 MODULES = {module_name(path) for path in modules()}
 
 
 def test_the_layer_rules_see_every_package() -> None:
-    layers = {
-        ".".join(module_name(p).split(".")[:2]) for p in modules() if p != PACKAGE / "__init__.py"
-    }
+    layers = {layer_of(module_name(p)) for p in modules() if p != PACKAGE / "__init__.py"}
     assert set(FORBIDDEN) - layers == set()
     assert len(modules()) > 100
 
@@ -165,12 +174,61 @@ def test_the_layer_rules_see_every_package() -> None:
 def test_no_import_runs_back_up_a_floor() -> None:
     wrong = []
     for path in modules():
-        layer = ".".join(module_name(path).split(".")[:2])
+        layer = layer_of(module_name(path))
         for line, name in imports(path):
-            target = name.split(".")[1] if "." in name else ""
+            parts = name.split(".")
+            target = parts[1] if parts[0] == "docform" and len(parts) > 1 else ""
             if target in FORBIDDEN.get(layer, ()):
                 wrong.append(f"{path.relative_to(SOURCE)}:{line} imports {name}")
     assert wrong == []
+
+
+def test_docform_never_imports_the_emulator() -> None:
+    """Not at the top, not inside a function, not by a module name handed to importlib: the
+    sandbox reaches docform only through the entry points its distribution declares."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        wrong += [f"{path.name}:{line} {name}" for line, name in imports(path) if emulator(name)]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and node.args:
+                first = node.args[0]
+                if isinstance(first, ast.Constant) and emulator(str(first.value)):
+                    wrong.append(f"{path.name}:{node.lineno} calls with {first.value!r}")
+    assert wrong == []
+
+
+def emulator(name: str) -> bool:
+    return name == "docform_sandbox" or name.startswith("docform_sandbox.")
+
+
+def test_only_the_emulators_seams_use_docforms_api_and_cli() -> None:
+    wrong = []
+    for path in sorted(EMULATOR.rglob("*.py")):
+        if module_name(path) in EMULATOR_SEAMS:
+            continue
+        wrong += [
+            f"{path.relative_to(SOURCE)}:{line} imports {name}"
+            for line, name in imports(path)
+            if name.split(".")[:2] in (["docform", "api"], ["docform", "cli"])
+        ]
+    assert wrong == []
+
+
+def test_the_emulator_plugs_in_through_the_declared_entry_points() -> None:
+    """pyproject.toml declares the emulator's entry points, and they name its seams."""
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    points = declared["project"]["entry-points"]
+    assert points == {
+        "docform.transports": {"sandbox": "docform_sandbox.plugin:SANDBOX"},
+        "docform.commands": {"sandbox": "docform_sandbox.cli:sandbox"},
+    }
+    for group, named in points.items():
+        installed = {point.name: point.value for point in entry_points(group=group)}
+        assert installed == named, f"reinstall docform: pip install -e '.[sandbox,dev]' ({group})"
+        for target in named.values():
+            assert target.partition(":")[0] in EMULATOR_SEAMS
+    command = entry_points(group="docform.commands", name="sandbox")
+    assert isinstance(next(iter(command)).load(), click.Group)
 
 
 def test_the_engine_imports_nothing_inside_its_functions() -> None:
@@ -221,7 +279,7 @@ def loaded_by(
 
 
 def among(imported: list[str], packages: tuple[str, ...]) -> list[str]:
-    """The modules of ``imported`` that belong to ``packages`` (``docform.sandbox``, ``rich``)."""
+    """The modules of ``imported`` that belong to ``packages`` (``docform_sandbox``, ``rich``)."""
     return [
         name
         for name in imported
@@ -237,7 +295,7 @@ def test_a_plan_against_an_https_service_loads_no_sandbox_or_server() -> None:
     assert result.returncode == 1
     assert "no answer from https://127.0.0.1:9" in result.stderr
     assert "docform.workflow.connect" in imported
-    assert among(imported, ("starlette", "uvicorn", "docform.sandbox", "filelock")) == []
+    assert among(imported, ("starlette", "uvicorn", "docform_sandbox", "filelock")) == []
 
 
 def test_a_plan_against_the_sandbox_builds_no_seed_models_or_object_descriptions(
@@ -248,15 +306,15 @@ def test_a_plan_against_the_sandbox_builds_no_seed_models_or_object_descriptions
     description, `make answers` and the tests gather those: `routes.objects()`)."""
     result, imported = loaded_by("plan", str(FIXTURES / "basic"), url=f"sandbox:{sandbox}")
     assert result.returncode == 0, result.stderr
-    assert "docform.sandbox.app" in imported
-    assert among(imported, ("docform.sandbox.seed", "docform.sandbox.openapi_description")) == []
+    assert "docform_sandbox.app" in imported
+    assert among(imported, ("docform_sandbox.seed", "docform_sandbox.openapi_description")) == []
     probe = (
         "import docform.site_customization as described\n"
         "built = []\n"
         "schema = described.document_schema\n"
         "described.document_schema = lambda: built.append(1) or schema()\n"
-        "import docform.sandbox.app\n"
-        "import docform.sandbox.routes as routes\n"
+        "import docform_sandbox.app\n"
+        "import docform_sandbox.routes as routes\n"
         "print(len(built), end=' ')\n"
         "routes.objects()\n"
         "print(len(built))\n"
@@ -283,7 +341,7 @@ NOT_AT_START = (
     "docform.kinds",
     "docform.engine",
     "docform.api",
-    "docform.sandbox",
+    "docform_sandbox",
     "docform.workflow",
 )
 
@@ -293,7 +351,9 @@ def test_help_and_version_load_no_command_machinery(arguments: list[str]) -> Non
     result, imported = loaded_by(*arguments)
     assert result.returncode == 0, result.stderr
     assert "docform.cli.plan" in imported
-    assert among(imported, NOT_AT_START) == []
+    # The list of commands names the sandbox's: its light seam modules are loaded for that.
+    plugged = {"docform_sandbox", *EMULATOR_SEAMS}
+    assert [name for name in among(imported, NOT_AT_START) if name not in plugged] == []
 
 
 def test_validate_loads_no_client_renderer_or_optional_checks() -> None:
@@ -303,6 +363,6 @@ def test_validate_loads_no_client_renderer_or_optional_checks() -> None:
     result, imported = loaded_by("validate", str(FIXTURES / "basic"))
     assert result.returncode == 0, result.stderr
     assert "docform.manifest.loader" in imported
-    optional = ("httpx", "rich", "starlette", "uvicorn", "docform.api", "docform.sandbox")
+    optional = ("httpx", "rich", "starlette", "uvicorn", "docform.api", "docform_sandbox")
     optional += ("deepdiff", "confusable_homoglyphs", "cel_expr_python")
     assert among(imported, optional) == []

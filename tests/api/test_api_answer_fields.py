@@ -3,7 +3,7 @@ with only the fields the service promises in every answer (docs/service.md), and
 field the service sends (as the sandbox's OpenAPI description lists them).
 
 The routes are the ones the kinds declare they read (`docform.kind_registry`), each found
-among the sandbox's routes with its answer's description (`docform.sandbox.routes`): a new kind's
+among the sandbox's routes with its answer's description (`docform_sandbox.routes`): a new kind's
 read route is checked with no change here. Each answer is served by an httpx transport to a real
 `ApiClient`, which checks it (`docform.api.shapes`) exactly as it checks the service's, and must
 hand it back unchanged. The shapes the client checks are derived from the committed description
@@ -22,10 +22,10 @@ import httpx
 import pytest
 
 from docform import kind_registry
-from docform.sandbox.openapi_description import openapi_description
-from docform.sandbox.routes import ENDPOINTS
 from docform.service.answer_fields import NULL, Field, Shape
 from docform.workflow.connect import KIND_SHAPES, Client
+from docform_sandbox.openapi_description import openapi_description
+from docform_sandbox.routes import ENDPOINTS
 
 SCHEMAS = openapi_description()["components"]["schemas"]
 TIME = "2026-01-02T03:04:05.000Z"

@@ -29,9 +29,10 @@ from hypothesis import strategies as st
 from conftest import fuzz_examples
 from docform.api.shapes import misfit
 from docform.cli import cli
-from docform.sandbox import SandboxConfig, Store, create_app
 from docform.service.answer_fields import Field
 from docform.workflow.connect import KIND_SHAPES
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.store import Store
 from planning import FIXTURES, apply, seeded_sandbox, served_app
 
 TOKEN = "tok_bad_answers_admin_0123"

@@ -21,12 +21,12 @@ from docform.api import (
 )
 from docform.errors import DocformError
 from docform.kind_registry import list_names
-from docform.sandbox import Store
-from docform.sandbox.documents import member_document, user_document
-from docform.sandbox.http import timestamp
-from docform.sandbox.seed import apply_seed, load_seed_file
-from docform.sandbox.transport import SandboxTransport
 from docform.workflow.connect import Client
+from docform_sandbox.documents import member_document, user_document
+from docform_sandbox.http import timestamp
+from docform_sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.store import Store
+from docform_sandbox.transport import SandboxTransport
 
 pytestmark = pytest.mark.anyio
 WRONG_TOKEN = "tok_wrong_9f8e7d6c5b4a"
@@ -273,7 +273,7 @@ def test_from_env_without_url_says_what_to_set() -> None:
         Client.from_env(environ={})
     assert str(caught.value) == (
         "DOCFORM_API_URL is not set: set it to the service's root URL (https://api.example.com) "
-        "or to sandbox:FILE.sqlite for the built-in sandbox."
+        "or sandbox:FILE."
     )
 
 

@@ -23,12 +23,12 @@ import pytest
 from conftest import ADMIN_TOKEN, ORG, SANDBOX_ADMIN_TOKEN, SEED_FILE
 from docform.api import ApiClient, ApiStatusError
 from docform.api.urls import API_PREFIX
-from docform.sandbox import Store
-from docform.sandbox.http import Endpoint
-from docform.sandbox.routes import ENDPOINTS
-from docform.sandbox.seed import apply_seed, load_seed_file
-from docform.sandbox.transport import SandboxTransport
 from docform.workflow.connect import Client
+from docform_sandbox.http import Endpoint
+from docform_sandbox.routes import ENDPOINTS
+from docform_sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.store import Store
+from docform_sandbox.transport import SandboxTransport
 
 pytestmark = pytest.mark.anyio
 

@@ -15,9 +15,9 @@ from conftest import ADMIN_TOKEN, ORG, SANDBOX_ADMIN_TOKEN
 from docform.api.retry import RateBudget, RetryPolicy
 from docform.api.sender import Call, Sender
 from docform.api.stats import CallStats
-from docform.sandbox import SandboxConfig
-from docform.sandbox.faults import FaultSettings
-from docform.sandbox.transport import SandboxTransport
+from docform_sandbox.app import SandboxConfig
+from docform_sandbox.faults import FaultSettings
+from docform_sandbox.transport import SandboxTransport
 from planning import seeded_sandbox
 
 pytestmark = pytest.mark.anyio

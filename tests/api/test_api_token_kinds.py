@@ -1,5 +1,5 @@
 """Which kind of token each call takes: docform's table (`docform.api.scopes`) and the
-sandbox's (`docform.sandbox.routes.tokens`) name the same calls as a user's token only, for
+sandbox's (`docform_sandbox.routes.tokens`) name the same calls as a user's token only, for
 every route the sandbox serves and whatever ids fill it; ``plan --explain-token`` shows the
 token kind, role and scope the calls of the newer kinds need."""
 
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from conftest import fuzz_examples
 from docform.api.scopes import need_of, token_needs, user_token_only
-from docform.sandbox.app import ENDPOINTS
-from docform.sandbox.routes.tokens import USER_ONLY
+from docform_sandbox.app import ENDPOINTS
+from docform_sandbox.routes.tokens import USER_ONLY
 from planning import run, write_manifests
 
 IDS = st.from_regex(r"[a-zA-Z0-9_-]{1,24}", fullmatch=True)

@@ -22,9 +22,10 @@ from docform.api import (
     ApiTransportError,
     MalformedAnswerError,
 )
-from docform.sandbox import SandboxConfig, Store
-from docform.sandbox.seed import apply_seed, load_seed_file
-from docform.sandbox.transport import SandboxTransport
+from docform_sandbox.app import SandboxConfig
+from docform_sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.store import Store
+from docform_sandbox.transport import SandboxTransport
 from fast_clock import FastClock
 from planning import change, live_api, plan_json, run, seeded_sandbox, write_manifests
 

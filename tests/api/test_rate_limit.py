@@ -19,8 +19,9 @@ from click.testing import CliRunner, Result
 from docform.api import ApiClient
 from docform.api.retry import RateBudget
 from docform.cli import cli
-from docform.sandbox import SandboxConfig, Store, create_app
-from docform.sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.store import Store
 from fast_clock import FastClock
 from planning import SERVE_TOKEN, served_app
 

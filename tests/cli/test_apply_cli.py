@@ -20,8 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from docform.cli import cli
-from docform.sandbox import SandboxConfig, Store, create_app
-from docform.sandbox.faults import FaultSettings
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.faults import FaultSettings
+from docform_sandbox.store import Store
 from planning import SERVE_TOKEN, plan_json, run, served_app, served_in_thread
 from terminal import on_a_terminal
 

@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from docform.cli import cli
-from docform.sandbox import SandboxConfig, Store, create_app
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.store import Store
 from planning import (
     actions,
     apply,

@@ -3,7 +3,7 @@ published definition (`contract_definition`).
 
 Each test process names a log file in ``DOCFORM_SANDBOX_EXCHANGE_LOG`` before any test runs:
 every sandbox it or a process it starts builds (in-process, served in a thread or by ``docform
-sandbox serve``) logs its exchanges there (`docform.sandbox.exchange_log`). After each phase of
+sandbox serve``) logs its exchanges there (`docform_sandbox.exchange_log`). After each phase of
 each test (setup, call, teardown) the exchanges logged since are checked, and a mismatch is the
 phase's: with ``DOCFORM_CONTRACT=enforce`` it fails that phase, naming the operation, the status
 and the JSON path of each mismatch; with ``record`` (the default while the sandbox still departs
@@ -36,7 +36,7 @@ import pytest
 from contract_definition import DEFINITION, NODE_TOOLS, Definition, Mismatch
 from contract_report import write_report
 
-from docform.sandbox.exchange_log import LOG_VARIABLE
+from docform_sandbox.exchange_log import LOG_VARIABLE
 
 MODE_VARIABLE = "DOCFORM_CONTRACT"
 REPORT_VARIABLE = "DOCFORM_CONTRACT_REPORT"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from contract_definition import DEFINITION, Definition, Mismatch
 
-from docform.sandbox.routes import ENDPOINTS
+from docform_sandbox.routes import ENDPOINTS
 
 TESTS_SHOWN = 2
 

@@ -10,8 +10,9 @@ import pytest
 from contract_definition import Definition, Mismatch
 
 from conftest import ADMIN_TOKEN, ORG, SyncApi
-from docform.sandbox import SandboxConfig, Store, create_app
-from docform.sandbox.exchange_log import LOG_VARIABLE
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.exchange_log import LOG_VARIABLE
+from docform_sandbox.store import Store
 
 ERROR_404 = json.dumps({"error": {"code": 404, "message": "nothing there"}})
 

@@ -17,7 +17,8 @@ import asyncio
 import httpx
 import pytest
 
-from docform.sandbox import SandboxConfig, Store, create_app
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.store import Store
 
 
 def call(tmp_path, method, path):

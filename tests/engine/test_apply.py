@@ -12,11 +12,11 @@ import httpx
 from docform.api import ApiClient
 from docform.engine.apply import apply_plan
 from docform.manifest import load_manifest_set
-from docform.sandbox import SandboxConfig
-from docform.sandbox.transport import SandboxTransport
 from docform.workflow.connect import Client
 from docform.workflow.run import make_plan, recover_by_planning
 from docform.workflow.saved import secret_resolver
+from docform_sandbox.app import SandboxConfig
+from docform_sandbox.transport import SandboxTransport
 from planning import FIXTURES, assert_converged, live_api, seeded_sandbox
 
 TOKEN = "tok_test_apply_0123456789"

@@ -28,10 +28,11 @@ from docform.engine.snapshot import read_live_state
 from docform.kind_registry import build_kinds
 from docform.manifest import ManifestError, load_manifest_set
 from docform.render import render_json
-from docform.workflow import connect, early
+from docform.workflow import early
 from docform.workflow.connect import Client
 from docform.workflow.early import EarlyOrganization, EarlySettings, EarlyView, early_view
 from docform.workflow.run import load_and_plan, make_plan
+from docform_sandbox.plugin import SANDBOX
 from planning import (
     FIXTURES,
     applied_rich_organization,
@@ -94,10 +95,8 @@ def held_loader(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     loading waits for it."""
     sent = threading.Event()
     real = early.load_manifest_set
-    real_sandbox = connect.sandbox_transport
-    monkeypatch.setattr(
-        connect, "sandbox_transport", lambda *args: FirstRequest(real_sandbox(*args), sent)
-    )
+    real_sandbox = SANDBOX.transport
+    monkeypatch.setattr(SANDBOX, "transport", lambda *args: FirstRequest(real_sandbox(*args), sent))
 
     def load_after_the_first_request(*args: Any, **kwargs: Any) -> Any:
         assert sent.wait(timeout=30), "no request left before the manifests were loaded"
@@ -109,7 +108,7 @@ def held_loader(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
 
 def reader_of(sandbox: Path, sent: threading.Event, opened: list[Any]) -> Callable[[Any], Any]:
     def open_reader(view: Any) -> Client:
-        transport = FirstRequest(connect.sandbox_transport(sandbox, CANARY_TOKEN), sent)
+        transport = FirstRequest(SANDBOX.transport(sandbox, CANARY_TOKEN), sent)
         opened.append((view, transport))
         return Client(f"sandbox:{sandbox}", CANARY_TOKEN, transport=transport, read_only=True)
 
@@ -117,7 +116,7 @@ def reader_of(sandbox: Path, sent: threading.Event, opened: list[Any]) -> Callab
 
 
 async def _plan_loaded_first(directory: Path, sandbox: Path) -> tuple[str, int]:
-    transport = FirstRequest(connect.sandbox_transport(sandbox, CANARY_TOKEN), threading.Event())
+    transport = FirstRequest(SANDBOX.transport(sandbox, CANARY_TOKEN), threading.Event())
     client = Client(f"sandbox:{sandbox}", CANARY_TOKEN, transport=transport, read_only=True)
     async with client:
         plan = await make_plan(load_manifest_set(directory), client)
@@ -276,7 +275,7 @@ def test_lists_other_reads_wait_for_go_before_those_queued_earlier(rich: Path) -
     first."""
     manifests = load_manifest_set(FIXTURES / "rich-org")
     kinds = build_kinds("org_rich")
-    transport = RequestLog(connect.sandbox_transport(rich, CANARY_TOKEN))
+    transport = RequestLog(SANDBOX.transport(rich, CANARY_TOKEN))
 
     async def read() -> None:
         client = Client(f"sandbox:{rich}", CANARY_TOKEN, transport=transport, max_in_flight=1)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from docform.sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.seed import apply_seed, load_seed_file
 from planning import (
     actions,
     apply,

@@ -16,10 +16,10 @@ import pytest
 
 from docform.engine.live import ReadError
 from docform.manifest import load_manifest_set
-from docform.sandbox import SandboxConfig
-from docform.sandbox.transport import SandboxTransport
 from docform.workflow.connect import Client
 from docform.workflow.run import make_plan
+from docform_sandbox.app import SandboxConfig
+from docform_sandbox.transport import SandboxTransport
 from planning import (
     actions,
     apply,

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from docform.sandbox.seed import Seed, apply_seed
+from docform_sandbox.seed import Seed, apply_seed
 from planning import (
     actions,
     apply,

@@ -21,10 +21,10 @@ import pytest
 
 from docform.engine.plan import Plan
 from docform.manifest import load_manifest_set
-from docform.sandbox.seed import apply_seed, load_seed_file
-from docform.sandbox.transport import SandboxTransport
 from docform.workflow.connect import Client
 from docform.workflow.run import make_plan
+from docform_sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.transport import SandboxTransport
 from planning import (
     actions,
     apply,

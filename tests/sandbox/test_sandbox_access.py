@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import ADMIN_TOKEN, ORG, OTHER_ORG_TOKEN, SANDBOX_ADMIN_TOKEN, SyncApi
-from docform.sandbox import SandboxConfig, create_app
-from docform.sandbox.routes import ENDPOINTS
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.routes import ENDPOINTS
 
 PARAM = re.compile(r"{(\w+)}")
 

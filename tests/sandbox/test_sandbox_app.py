@@ -6,7 +6,7 @@ import time
 import pytest
 
 from conftest import ADMIN_TOKEN, ORG, SANDBOX_ADMIN_TOKEN, SyncApi
-from docform.sandbox import SandboxConfig, create_app
+from docform_sandbox.app import SandboxConfig, create_app
 
 LIST = f"orgs/{ORG}/openapi"
 

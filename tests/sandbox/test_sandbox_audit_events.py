@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import EDITOR_TOKEN, ORG
-from docform.sandbox.audit import describe
-from docform.sandbox.routes import ENDPOINTS
+from docform_sandbox.audit import describe
+from docform_sandbox.routes import ENDPOINTS
 
 EVENTS = f"orgs/{ORG}/audit-events"
 EDITOR = {"Authorization": f"Bearer {EDITOR_TOKEN}"}

@@ -22,11 +22,11 @@ from click.testing import CliRunner
 from conftest import ORG
 from docform.api import ApiTransportError
 from docform.cli import cli
-from docform.sandbox import Sandbox, SandboxConfig
-from docform.sandbox.faults import FaultSettings, FaultSpecError, parse_fault_spec, path_matches
-from docform.sandbox.transport import SandboxTransport
-from docform.sandbox.waits import RealTime, Waits
 from docform.workflow.connect import Client
+from docform_sandbox.app import Sandbox, SandboxConfig
+from docform_sandbox.faults import FaultSettings, FaultSpecError, parse_fault_spec, path_matches
+from docform_sandbox.transport import SandboxTransport
+from docform_sandbox.waits import RealTime, Waits
 from planning import (
     FIXTURES,
     SERVE_TOKEN,

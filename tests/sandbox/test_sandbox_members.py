@@ -4,7 +4,7 @@
 import pytest
 
 from conftest import EDITOR_TOKEN, ORG, OTHER_ORG_TOKEN
-from docform.sandbox.documents import member_document, user_document
+from docform_sandbox.documents import member_document, user_document
 
 OTHER = {"Authorization": f"Bearer {OTHER_ORG_TOKEN}"}
 EDITOR = {"Authorization": f"Bearer {EDITOR_TOKEN}"}

@@ -27,12 +27,13 @@ from jsonschema import Draft202012Validator
 
 from conftest import ADMIN_TOKEN, ORG, SyncApi, fuzz_examples
 from docform.api.answers import envelope_misfit, items_misfit
-from docform.sandbox import SandboxConfig, Store, create_app
-from docform.sandbox.http import MAX_BODY_BYTES
-from docform.sandbox.openapi_description import ERROR_STATUSES, openapi_description
-from docform.sandbox.routes import ENDPOINTS, objects, route_modules
-from docform.sandbox.seed import apply_seed, load_seed_file
 from docform.workflow.connect import KIND_SHAPES
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.http import MAX_BODY_BYTES
+from docform_sandbox.openapi_description import ERROR_STATUSES, openapi_description
+from docform_sandbox.routes import ENDPOINTS, objects, route_modules
+from docform_sandbox.seed import apply_seed, load_seed_file
+from docform_sandbox.store import Store
 from planning import FIXTURES, apply, seeded_sandbox
 
 DESCRIPTION = openapi_description()
@@ -111,7 +112,7 @@ def test_routes_that_may_match_one_path_are_in_one_module_the_literal_first() ->
 
 
 def test_a_route_declared_without_its_answer_is_refused() -> None:
-    from docform.sandbox.http import endpoint
+    from docform_sandbox.http import endpoint
 
     with pytest.raises(TypeError, match="answer"):
         endpoint("GET", "/orgs/{organizationId}/things")  # type: ignore[call-arg]

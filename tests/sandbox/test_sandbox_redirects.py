@@ -5,8 +5,8 @@ delete, with sources checked against their pattern and destinations against the 
 import pytest
 
 from conftest import ADMIN_TOKEN, EDITOR_TOKEN, ORG, OTHER_ORG_TOKEN, SyncApi
-from docform.sandbox import SandboxConfig, create_app
-from docform.sandbox.faults import FaultSettings
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.faults import FaultSettings
 
 SITE = f"orgs/{ORG}/sites/site_docs"
 REDIRECTS = f"{SITE}/redirects"

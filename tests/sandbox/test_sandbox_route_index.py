@@ -14,8 +14,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, Router
 
 from conftest import fuzz_examples
-from docform.sandbox.route_index import IndexedRouter, RouteIndex
-from docform.sandbox.routes import ENDPOINTS
+from docform_sandbox.route_index import IndexedRouter, RouteIndex
+from docform_sandbox.routes import ENDPOINTS
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 API_PATHS = ["/v1" + ep.path for ep in ENDPOINTS]

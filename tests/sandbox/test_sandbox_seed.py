@@ -6,8 +6,8 @@ from click.testing import CliRunner
 
 from conftest import ORG, SEED_FILE
 from docform.cli import cli
-from docform.sandbox.seed import SeedError, apply_seed, load_seed_file
-from docform.sandbox.store import Store
+from docform_sandbox.seed import SeedError, apply_seed, load_seed_file
+from docform_sandbox.store import Store
 
 KINDS = ("organization", "user", "member", "site", "token")
 

@@ -4,9 +4,9 @@ back through the API (sandbox/seed.py)."""
 import pytest
 
 from conftest import SyncApi
-from docform.sandbox import SandboxConfig, create_app
-from docform.sandbox.seed import SeedError, apply_seed, load_seed_file
-from docform.sandbox.store import Store
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.seed import SeedError, apply_seed, load_seed_file
+from docform_sandbox.store import Store
 
 SEED = """\
 organizations:

@@ -4,10 +4,10 @@ checks are derived from it, so it must never fall behind a route's answer."""
 
 from __future__ import annotations
 
-from docform.sandbox.openapi_description import openapi_description
-from docform.sandbox.routes import ENDPOINTS
-from docform.sandbox.service_answers import rendered, template
 from docform.service.answer_description import DESCRIPTION_FILE, description
+from docform_sandbox.openapi_description import openapi_description
+from docform_sandbox.routes import ENDPOINTS
+from docform_sandbox.service_answers import rendered, template
 
 
 def test_the_committed_description_is_the_one_the_route_modules_write() -> None:

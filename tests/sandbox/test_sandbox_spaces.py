@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 
 from conftest import EDITOR_TOKEN, ORG, OTHER_ORG_TOKEN
-from docform.sandbox.http import API_BASE, PUBLISHED_BASE
+from docform_sandbox.http import API_BASE, PUBLISHED_BASE
 
 OTHER = {"Authorization": f"Bearer {OTHER_ORG_TOKEN}"}
 EDITOR = {"Authorization": f"Bearer {EDITOR_TOKEN}"}

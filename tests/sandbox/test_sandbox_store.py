@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from docform.sandbox.store import SCHEMA, CursorError, Store
+from docform_sandbox.store import SCHEMA, CursorError, Store
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 that belongs to no user (sandbox/routes/user.py)."""
 
 from conftest import ORG, OTHER_ORG_TOKEN, SANDBOX_ADMIN_TOKEN, SyncApi
-from docform.sandbox import SandboxConfig, create_app
+from docform_sandbox.app import SandboxConfig, create_app
 
 
 def test_a_users_token_gets_its_own_user(api):

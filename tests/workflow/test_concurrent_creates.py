@@ -21,7 +21,8 @@ from canary import CANARY_TOKEN
 from conftest import slow_mode
 from docform.cli import cli
 from docform.manifest.lock import LOCK_NAME
-from docform.sandbox import SandboxConfig, Store, create_app
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.store import Store
 from planning import (
     SERVE_TOKEN,
     apply,

@@ -16,8 +16,9 @@ from canary import CANARY_TOKEN
 from docform.cli import cli
 from docform.manifest import load_manifest_set
 from docform.render.apply import render_report
-from docform.sandbox import SandboxConfig, Store, create_app
 from docform.workflow.run import apply_changes, plan_manifests
+from docform_sandbox.app import SandboxConfig, create_app
+from docform_sandbox.store import Store
 from planning import apply, assert_converged, live_api, run, served_app, write_manifests
 
 DOCS = "/orgs/org_acme/sites/site_docs"

@@ -1,6 +1,6 @@
 """docform's HTTP client of the documentation service API (see `docform.api.client`)."""
 
-from docform.api.client import LOCAL_SANDBOX_TOKEN, ApiClient
+from docform.api.client import ApiClient
 from docform.api.errors import (
     ApiConfigError,
     ApiError,
@@ -14,7 +14,6 @@ from docform.api.transport import ReadOnlyTransport
 from docform.api.urls import resolve_api_url
 
 __all__ = [
-    "LOCAL_SANDBOX_TOKEN",
     "ApiClient",
     "ApiConfigError",
     "ApiError",

@@ -2,9 +2,9 @@
 
 The API URL (``DOCFORM_API_URL``, or ``base_url`` in code) is the service's root, for example
 ``https://api.example.com``; the client appends ``/v1`` (see `docform.api.urls`).
-``sandbox:PATH.sqlite`` names the built-in sandbox: this client takes its transport from the
-caller (`docform.workflow.connect.Client` opens the sandbox in-process), so the API layer never
-imports the sandbox; a fixed local token is used when none is set.
+``SCHEME:FILE`` names a file that an installed plug-in serves in-process (`docform.api.schemes`):
+this client opens the plug-in's transport unless the caller hands it one, and sends the
+plug-in's default token when none is set.
 
 The token comes from ``DOCFORM_API_TOKEN`` (or ``token`` in code), never from a command-line
 argument, and never appears in a repr, a log line or an error (`docform.redact`).
@@ -33,6 +33,7 @@ from docform.api.errors import ApiConfigError
 from docform.api.limits import AnswerLimitExceeded, AnswerLimits
 from docform.api.reader import AnswerReader
 from docform.api.retry import RateBudget, RetryPolicy, is_retryable_call, shared_budget
+from docform.api.schemes import url_forms
 from docform.api.sender import Call, Sender, Sleep
 from docform.api.shapes import RouteShapes
 from docform.api.slots import Slots
@@ -42,7 +43,6 @@ from docform.api.urls import API_PREFIX, environment_proxy, resolve_api_url
 from docform.paths import api_path
 from docform.redact import redact_url
 
-LOCAL_SANDBOX_TOKEN = "docform-local-sandbox-token"
 LIST_PAGE_SIZE = 1000
 MAX_LIST_PAGES = 10_000
 """Pages read of a list that gives no ``count``: ten million objects, far past any organization,
@@ -76,20 +76,17 @@ class ApiClient:
         """``shapes`` are those of the answers the kinds read (`docform.api.shapes`);
         ``list_names`` the path segments that name a list, for counting calls by route
         (`docform.api.stats`). `docform.workflow.connect.Client` hands both over."""
-        self.base_url, sandbox_file = resolve_api_url(base_url, url_source)
+        self.base_url, plugged = resolve_api_url(base_url, url_source)
         check_token(token)
         self.root_url = self.base_url.removesuffix(API_PREFIX)
         # Clients docform opens itself share the service's rate limit; one given a transport
         # (a test's) keeps its own.
-        budget_key = None if transport is not None else str(sandbox_file or self.base_url)
-        if sandbox_file is not None:
-            if transport is None:
-                raise ApiConfigError(
-                    f"{url_source} names the sandbox file {sandbox_file}, which this client "
-                    "cannot open by itself: open it through docform.workflow.connect.Client. "
-                    "This is a bug in docform; please report it."
-                )
-            token = token or LOCAL_SANDBOX_TOKEN
+        budget_key = None
+        if transport is None:
+            budget_key = plugged.budget_key if plugged else self.base_url
+        if plugged is not None:
+            token = token or plugged.plugin.default_token
+            transport = transport or plugged.transport(token)
         elif not token:
             raise ApiConfigError(
                 "DOCFORM_API_TOKEN is not set: set it to an API token of a member of the "
@@ -136,10 +133,7 @@ class ApiClient:
         env = os.environ if environ is None else environ
         url = url or env.get("DOCFORM_API_URL")
         if not url:
-            raise ApiConfigError(
-                "DOCFORM_API_URL is not set: set it to the service's root URL "
-                "(https://api.example.com) or to sandbox:FILE.sqlite for the built-in sandbox."
-            )
+            raise ApiConfigError(f"DOCFORM_API_URL is not set: set it to {url_forms()}.")
         options.setdefault("token", env.get("DOCFORM_API_TOKEN") or None)
         if "timeout" not in options and env.get(TIMEOUT_VARIABLE, "").strip():
             options["timeout"] = _timeout_from_env(env[TIMEOUT_VARIABLE])

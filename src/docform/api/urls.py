@@ -3,7 +3,7 @@
 The URL is the service's root (``https://api.example.com``); every API path is relative to
 ``{root}/v1``, so ``/v1`` is appended unless the URL already ends with it. Plain ``http://`` is
 accepted only for loopback hosts, so the token never crosses a network unencrypted.
-``sandbox:FILE.sqlite`` names an existing sandbox file, called in-process.
+``SCHEME:FILE`` names a file that an installed plug-in serves in-process (`docform.api.schemes`).
 """
 
 from __future__ import annotations
@@ -18,27 +18,24 @@ from urllib.parse import SplitResult, urlsplit
 import httpx
 
 from docform.api.errors import ApiConfigError
+from docform.api.schemes import PluggedUrl, plugged_url, split_plugged, url_forms
 from docform.redact import redact_url
 
 API_PREFIX = "/v1"
-SANDBOX_SCHEME = "sandbox:"
-SANDBOX_ROOT = "https://api.sandbox.test"
 
 
-def resolve_api_url(url: str, source: str = "DOCFORM_API_URL") -> tuple[str, Path | None]:
-    """The base URL ending in ``/v1`` and, for ``sandbox:FILE``, the sandbox file.
+def resolve_api_url(url: str, source: str = "DOCFORM_API_URL") -> tuple[str, PluggedUrl | None]:
+    """The base URL ending in ``/v1`` and, for ``SCHEME:FILE``, the plug-in serving the file.
 
     ``source`` names where the URL came from in messages (the variable, or a manifest setting).
     """
     url = url.strip()
-    if url.startswith(SANDBOX_SCHEME):
-        return SANDBOX_ROOT + API_PREFIX, _sandbox_file(url[len(SANDBOX_SCHEME) :])
+    plugged = plugged_url(url, source)
+    if plugged is not None:
+        return plugged.plugin.root_url + API_PREFIX, plugged
     parts = _parsed(url, source)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ApiConfigError(
-            f"{source} {redact_url(url)!r} is not usable: give the service's root "
-            "URL (https://api.example.com) or sandbox:FILE.sqlite."
-        )
+        raise ApiConfigError(f"{source} {redact_url(url)!r} is not usable: give {url_forms()}.")
     if parts.scheme == "http" and not is_loopback_host(parts.hostname):
         raise ApiConfigError(
             f"{source} {redact_url(url)!r} is plain http: docform sends the API token "
@@ -62,17 +59,6 @@ def _parsed(url: str, source: str) -> SplitResult:
     return parts
 
 
-def _sandbox_file(path: str) -> Path:
-    if not path:
-        raise ApiConfigError("DOCFORM_API_URL 'sandbox:' names no file: use sandbox:FILE.sqlite.")
-    if not Path(path).is_file():
-        raise ApiConfigError(
-            f"the sandbox file {path} does not exist: create it with "
-            f"'docform sandbox seed --data {path} SEED.yaml'."
-        )
-    return Path(path)
-
-
 def is_loopback_host(host: str) -> bool:
     """Whether ``host`` names this machine (``localhost`` or a loopback address)."""
     if host == "localhost":
@@ -89,11 +75,13 @@ def service_identity(url: str) -> str:
 
     The scheme and host without case or a trailing dot, a loopback host as ``loopback``, the
     port (the scheme's default when none is written), the path without ``/v1`` or a trailing
-    slash; never credentials, query or fragment. A sandbox file counts by its full path.
+    slash; never credentials, query or fragment. A ``SCHEME:FILE`` URL counts by the file's full
+    path.
     """
     url = url.strip()
-    if url.startswith(SANDBOX_SCHEME):
-        return SANDBOX_SCHEME + str(Path(url[len(SANDBOX_SCHEME) :]).resolve())
+    plugged = split_plugged(url)
+    if plugged is not None:
+        return f"{plugged[0]}:{Path(plugged[1]).resolve()}"
     try:
         parts = urlsplit(url)
         port = parts.port

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from typing import Any
 
 import click
@@ -12,9 +13,28 @@ from docform import __version__, command_clock, tuning
 from docform.errors import DocformError
 from docform.lookalikes import escape_for_terminal
 
+COMMAND_GROUP = "docform.commands"
+"""The entry point group through which installed packages add commands (the sandbox's
+``docform sandbox``): each entry point names a click command, under the entry point's name."""
+
 
 class DocformGroup(click.Group):
-    """A group whose every failure exits 1, so exit code 2 always means "changes"."""
+    """A group whose every failure exits 1, so exit code 2 always means "changes", and whose
+    commands include those of installed packages (`COMMAND_GROUP`), looked up only when a
+    command is not docform's own or all are listed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        plugged = {point.name for point in entry_points(group=COMMAND_GROUP)}
+        return sorted(set(super().list_commands(ctx)) | plugged)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            return command
+        for point in entry_points(group=COMMAND_GROUP, name=cmd_name):
+            plugged: click.Command = point.load()
+            return plugged
+        return None
 
     def main(
         self,

@@ -3,7 +3,7 @@ those answers.
 
 The sandbox's route modules describe every answer in JSON Schema, and
 ``service_answers.json`` beside this module holds the description of every GET answer, written
-from them (`docform.sandbox.service_answers`, ``make answers``). A kind says only which fields
+from them (`docform_sandbox.service_answers`, ``make answers``). A kind says only which fields
 of an answer it uses (`docform.kind_framework.declaration.Reads`); what the client demands of
 each comes from the description: a field is required exactly when the description lists it as
 required (in every alternative it allows), and it may hold exactly the types the description

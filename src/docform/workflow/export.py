@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from docform.api import ApiError
-from docform.api.urls import SANDBOX_SCHEME
+from docform.api.schemes import split_plugged, with_location
 from docform.engine.client import ServiceClient
 from docform.engine.live import Progress
 from docform.engine.snapshot import read_live_state
@@ -146,9 +146,9 @@ def api_setting(url: str | None, directory: Path, notes: list[str]) -> Mapping[s
     if holds_credentials(url):
         notes.append("the API URL holds credentials, so it was not written: set DOCFORM_API_URL")
         return {}
-    if url.startswith(SANDBOX_SCHEME):
-        # A relative sandbox path in the settings is relative to the manifest directory.
-        path = Path(url[len(SANDBOX_SCHEME) :]).resolve()
-        relative = os.path.relpath(path, directory.resolve())
-        return {"api": SANDBOX_SCHEME + Path(relative).as_posix()}
+    plugged = split_plugged(url)
+    if plugged is not None:
+        # A relative SCHEME:FILE path in the settings is relative to the manifest directory.
+        relative = os.path.relpath(Path(plugged[1]).resolve(), directory.resolve())
+        return {"api": with_location(url, relative)}
     return {"api": url}

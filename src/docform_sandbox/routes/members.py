@@ -1,0 +1,304 @@
+"""Organization members: list, get, change role, remove, mark as SSO, and invite by email.
+
+Choices where the spec is silent:
+- ``sort=lastSeenAt`` lists only active members; "active" means not ``disabled``.
+- ``search`` is a case-insensitive substring match on the user's displayName or email.
+- Changing or removing members needs the admin role; the sandbox does not refuse to demote or
+  remove the last admin (docform's own safety rails guard that, before any call).
+- An invite adds the member at once (no pending state): a new user gets a fresh id and the
+  email's local part as displayName. Inviting an existing member changes nothing and is not
+  counted; ``failedSSOEmails`` is never reported because the sandbox cannot fail SSO.
+- An empty ``emails`` list is a 400. Emails match users case-insensitively.
+- ``spaces`` and ``sites`` on a Member count the spaces (not deleted) and sites the user was
+  granted a role on directly; a team's grants count on the team.
+- A seeded user may have no email (the service does not promise one): its User leaves
+  ``email`` out, and it can be found by id only.
+- ``ping`` marks the caller's own membership as seen now (a token that is no member's, like a
+  ``--token`` admin token, marks nothing); it needs a token like every other call.
+  ``serviceVisitorClaims`` is an opaque string.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import Field
+
+from docform_sandbox.access import caller_membership, member_key, require_org
+from docform_sandbox.answer_schema import (
+    BOOL,
+    ID,
+    INTEGER,
+    NUMBER,
+    ROLE_OR_GUEST,
+    STRING,
+    TIME,
+    Schema,
+    array,
+    const,
+    obj,
+    page,
+    ref,
+)
+from docform_sandbox.documents import member_document, user_document
+from docform_sandbox.grants import USER, forget_principal, granted_count
+from docform_sandbox.http import (
+    API_BASE,
+    ROLES,
+    Body,
+    Ctx,
+    Query,
+    bad_request,
+    check_role,
+    endpoint,
+    list_page,
+    new_id,
+    not_found,
+    timestamp,
+)
+
+#: The objects this family's routes answer (OpenAPI components/schemas).
+OBJECTS: dict[str, Schema] = {
+    "Member": obj(
+        {
+            "object": const("member"),
+            "id": ID,
+            "role": ROLE_OR_GUEST,
+            "user": ref("User"),
+            "disabled": BOOL,
+            "joinedAt": TIME,
+            "sso": BOOL,
+            "spaces": NUMBER,
+            "teams": NUMBER,
+            "sites": NUMBER,
+        },
+        {"lastSeenAt": TIME},
+    ),
+    "Invited": obj({"users": array(ID), "invited": INTEGER}, {"failedSSOEmails": array(STRING)}),
+    "Ping": obj({"serviceVisitorClaims": STRING}),
+}
+
+EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+GUEST = "guest"
+
+
+def _user_field_sql(field: str) -> str:
+    """SQL reading a field of the user document behind the member row of the outer query."""
+    return (
+        f"(SELECT json_extract(u.data, '$.{field}') FROM objects u "
+        "WHERE u.kind = 'user' AND u.id = json_extract(objects.data, '$.user'))"
+    )
+
+
+SORTS = {
+    "joinedAt": "json_extract(data, '$.joinedAt')",
+    "lastSeenAt": "json_extract(data, '$.lastSeenAt')",
+    "name": f"lower(coalesce({_user_field_sql('displayName')}, ''))",
+}
+
+
+def render_user(user_doc: dict[str, Any]) -> dict[str, Any]:
+    """A User object: ``{object, id, displayName, email?, photoURL?, urls: {location}}``; the
+    service does not promise an email (a user may have none), so it is left out when unknown."""
+    user_id = user_doc["id"]
+    body: dict[str, Any] = {
+        "object": "user",
+        "id": user_id,
+        "displayName": user_doc.get("displayName") or user_id,
+    }
+    for name in ("email", "photoURL"):
+        if user_doc.get(name):
+            body[name] = user_doc[name]
+    body["urls"] = {"location": f"{API_BASE}/users/{user_id}"}
+    return body
+
+
+def render_member(ctx: Ctx, member_doc: dict[str, Any]) -> dict[str, Any]:
+    """A Member object; its ``id`` is the user's id, ``teams`` counts its team memberships."""
+    user_id = member_doc["user"]
+    org_id = member_doc["organization"]
+    user_doc = ctx.store.get("user", user_id) or {"id": user_id}
+    teams = ctx.store.count(
+        "team-member", [("org = ?", [org_id]), ("json_extract(data, '$.user') = ?", [user_id])]
+    )
+    body = {
+        "object": "member",
+        "id": user_id,
+        "role": member_doc["role"],
+        "user": render_user(user_doc),
+        "disabled": member_doc.get("disabled", False),
+        "joinedAt": member_doc["joinedAt"],
+    }
+    if member_doc.get("lastSeenAt"):
+        body["lastSeenAt"] = member_doc["lastSeenAt"]
+    body.update(
+        sso=member_doc.get("sso", False),
+        spaces=granted_count(ctx, org_id, USER, user_id, "space"),
+        teams=teams,
+        sites=granted_count(ctx, org_id, USER, user_id, "site"),
+    )
+    return body
+
+
+def find_member(ctx: Ctx, org_id: str, user_id: str) -> dict[str, Any]:
+    """The member document of ``user_id`` in ``org_id``, or 404."""
+    member = ctx.store.get("member", member_key(org_id, user_id))
+    if member is None:
+        raise not_found("member", user_id)
+    return member
+
+
+def find_user_by_email(ctx: Ctx, email: str) -> dict[str, Any] | None:
+    users = ctx.store.all("user", [("lower(json_extract(data, '$.email')) = ?", [email.lower()])])
+    return users[0] if users else None
+
+
+# -- list --------------------------------------------------------------------------------------
+
+
+class MemberListQuery(Query):
+    role: str | None = None
+    search: str | None = None
+    sort: str = "joinedAt"
+
+
+def _member_filters(org_id: str, q: MemberListQuery) -> list[tuple[str, list[Any]]]:
+    where: list[tuple[str, list[Any]]] = [("org = ?", [org_id])]
+    if q.role == GUEST:
+        where.append(("json_extract(data, '$.role') IS NULL", []))
+    elif q.role is not None:
+        if q.role not in ROLES:
+            names = ", ".join(repr(r) for r in (*ROLES, GUEST))
+            raise bad_request(f"role: must be one of {names}, not {q.role!r}")
+        where.append(("json_extract(data, '$.role') = ?", [q.role]))
+    if q.search:
+        needle = q.search.lower()
+        name, email = _user_field_sql("displayName"), _user_field_sql("email")
+        clause = f"instr(lower({name}), ?) > 0 OR instr(lower({email}), ?) > 0"
+        where.append((clause, [needle, needle]))
+    if q.sort == "lastSeenAt":
+        where.append(("NOT json_extract(data, '$.disabled')", []))
+    return where
+
+
+@endpoint("GET", "/orgs/{organizationId}/members", answer=page("Member"))
+def list_members(ctx: Ctx) -> dict[str, Any]:
+    """Members of an organization, filtered by role and search, in the order ``sort`` names."""
+    org = require_org(ctx, ctx.params["organizationId"])
+    q = ctx.query_as(MemberListQuery)
+    if q.sort not in SORTS:
+        names = ", ".join(repr(s) for s in SORTS)
+        raise bad_request(f"sort: must be one of {names}, not {q.sort!r}")
+    where = _member_filters(org["id"], q)
+    return list_page(ctx, "member", where, lambda doc: render_member(ctx, doc), sort=SORTS[q.sort])
+
+
+# -- one member --------------------------------------------------------------------------------
+
+
+@endpoint("GET", "/orgs/{organizationId}/members/{userId}", answer=ref("Member"))
+def get_member(ctx: Ctx) -> dict[str, Any]:
+    org = require_org(ctx, ctx.params["organizationId"])
+    return render_member(ctx, find_member(ctx, org["id"], ctx.params["userId"]))
+
+
+class MemberPatch(Body):
+    role: str | None = None
+
+
+@endpoint("PATCH", "/orgs/{organizationId}/members/{userId}", answer=ref("Member"))
+def patch_member(ctx: Ctx) -> dict[str, Any]:
+    """Change a member's role (null makes the member a guest)."""
+    org = require_org(ctx, ctx.params["organizationId"], write=True)
+    member = find_member(ctx, org["id"], ctx.params["userId"])
+    patch = ctx.body_as(MemberPatch)
+    if "role" in patch.model_fields_set:
+        check_role(patch.role, "role")
+        member["role"] = patch.role
+        ctx.store.update("member", member)
+    return render_member(ctx, member)
+
+
+@endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 204, answer=None)
+def delete_member(ctx: Ctx) -> None:
+    """Remove a member, its team memberships and content grants; 204 also when not a member."""
+    org = require_org(ctx, ctx.params["organizationId"], write=True)
+    user_id = ctx.params["userId"]
+    ctx.store.delete("member", member_key(org["id"], user_id))
+    ctx.store.delete_where(
+        "team-member", [("org = ?", [org["id"]]), ("json_extract(data, '$.user') = ?", [user_id])]
+    )
+    forget_principal(ctx, org["id"], USER, user_id)
+
+
+@endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso", answer=ref("Member"))
+def set_member_sso(ctx: Ctx) -> dict[str, Any]:
+    """Mark a member as signing in through SSO."""
+    org = require_org(ctx, ctx.params["organizationId"], write=True)
+    member = find_member(ctx, org["id"], ctx.params["userId"])
+    member["sso"] = True
+    ctx.store.update("member", member)
+    return render_member(ctx, member)
+
+
+@endpoint("POST", "/orgs/{organizationId}/ping", answer=ref("Ping"))
+def ping(ctx: Ctx) -> dict[str, Any]:
+    """Update the caller's last-seen time in the organization."""
+    org = require_org(ctx, ctx.params["organizationId"])
+    membership = caller_membership(ctx, org["id"])
+    if membership is not None:
+        membership["lastSeenAt"] = timestamp(ctx.now())
+        ctx.store.update("member", membership)
+    return {"serviceVisitorClaims": f"visitor:{org['id']}"}
+
+
+# -- invites -----------------------------------------------------------------------------------
+
+
+class InviteBody(Body):
+    emails: list[Any] = Field(min_length=1)
+    role: str | None = None
+    sso: bool | None = None
+
+
+def _parse_invitees(body: InviteBody, default_role: str | None) -> list[tuple[str, str | None]]:
+    """Each invited (email, role), checked; an entry's own role wins over the body's."""
+    invitees = []
+    for i, entry in enumerate(body.emails):
+        role = default_role
+        if isinstance(entry, dict):
+            email = entry.get("email")
+            if "role" in entry:
+                check_role(entry["role"], f"emails.{i}.role")
+                role = entry["role"]
+        else:
+            email = entry
+        if not isinstance(email, str) or not EMAIL_PATTERN.match(email):
+            raise bad_request(f"emails.{i}: {email!r} is not an email address")
+        invitees.append((email, role))
+    return invitees
+
+
+@endpoint("POST", "/orgs/{organizationId}/invites", answer=ref("Invited"))
+def invite_members(ctx: Ctx) -> dict[str, Any]:
+    """Add users to the organization by email, creating users unknown to the service."""
+    org = require_org(ctx, ctx.params["organizationId"], write=True)
+    body = ctx.body_as(InviteBody)
+    if "role" in body.model_fields_set:
+        check_role(body.role, "role")
+        default_role = body.role
+    else:
+        default_role = org.get("defaultRole")
+    added: list[str] = []
+    now = timestamp(ctx.now())
+    for email, role in _parse_invitees(body, default_role):
+        user = find_user_by_email(ctx, email)
+        if user is None:
+            user = ctx.store.insert("user", user_document(new_id(), email, None))
+        if ctx.store.get("member", member_key(org["id"], user["id"])) is not None:
+            continue
+        doc = member_document(org["id"], user["id"], role, now, sso=bool(body.sso))
+        ctx.store.insert("member", doc, org=org["id"])
+        added.append(user["id"])
+    return {"users": added, "invited": len(added)}
