@@ -23,6 +23,9 @@ Loops:
 - clones: three applies at once, each from its own copy of the manifests and its own lock
   directory (three machines: the local lock does not serialise them), over HTTP to the sandbox
   file served by ``docform sandbox serve`` with 30 ms of latency;
+- clone kills (``--clone-kills``): the clones loop, the last clone killed (SIGKILL) right after
+  a random number of its calls have answered: a twin it made and did not settle is the next
+  plan's to settle;
 - faults: an apply under ``DOCFORM_SANDBOX_FAULTS`` (500/502/503/429/drop/lost at 40 % in all),
   repeated until it says "Apply complete" or five tries are spent.
 """
@@ -71,6 +74,8 @@ class Tally:
     """Creates not sent because their object appeared since the plan (another clone's)."""
     twins_settled: int = 0
     """Objects two clones made at once, the newer deleted by its creator."""
+    twins_left_settled: int = 0
+    """Entries whose twins a killed clone left, settled by a later plan (deleted by it)."""
     kill_points: list[int] = field(default_factory=list)
     """After how many answered calls each killed apply was killed."""
     notes: list[str] = field(default_factory=list)
@@ -78,7 +83,7 @@ class Tally:
     def add(self, other: Tally) -> None:
         for name in ("runs", "duplicates", "orphans", "false_complete", "tracebacks",
                      "canary_leaks", "not_converged", "killed_mid_apply", "creates_refused",
-                     "twins_settled"):  # fmt: skip
+                     "twins_settled", "twins_left_settled"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.notes += other.notes
         self.kill_points += other.kill_points
@@ -158,6 +163,9 @@ class Run:
             tally.twins_settled += sum(
                 line.startswith("Note:") and "at the same time (" in line for line in lines
             )
+            tally.twins_left_settled += sum(
+                "twins that applies run at once left" in line for line in lines
+            )
             if "Traceback" in text:
                 tally.tracebacks += 1
                 tally.notes.append(text[text.index("Traceback") :][:300])
@@ -231,8 +239,13 @@ def kill_loop(
     return tally
 
 
-def clone_loop(work: Path, runs: int, baseline: Counter[str]) -> Tally:
-    """Three clones apply at once over HTTP to one served sandbox (as three machines would)."""
+def clone_loop(
+    work: Path, runs: int, baseline: Counter[str], kill: tuple[random.Random, int] | None = None
+) -> Tally:
+    """Three clones apply at once over HTTP to one served sandbox (as three machines would).
+    With ``kill`` (a seeded random and the calls of a clean apply), the last clone is killed
+    right after a random number of its calls have answered, as a machine lost mid-apply: what
+    it made and did not settle is the next plan's to settle."""
     tally = Tally()
     for number in range(runs):
         run = Run(work / f"clones-{number}", canary_token())
@@ -242,6 +255,12 @@ def clone_loop(work: Path, runs: int, baseline: Counter[str]) -> Tally:
                 run.start(["apply", str(c), "--yes"], run.env(f"locks-{i}", url=root))
                 for i, c in enumerate(clones)
             ]
+            if kill is not None:
+                rng, calls = kill
+                killed_after = kill_after_calls(started[-1], rng.randint(1, max(1, calls - 1)))
+                if killed_after is not None:
+                    tally.killed_mid_apply += 1
+                    tally.kill_points.append(killed_after)
             for process in started:
                 out, _ = process.communicate(timeout=600)
                 run.outputs.append(out or "")
@@ -249,6 +268,20 @@ def clone_loop(work: Path, runs: int, baseline: Counter[str]) -> Tally:
         run.judge_outputs(clones, tally)
         tally.runs += 1
     return tally
+
+
+def kill_after_calls(process: subprocess.Popen[str], after: int) -> int | None:
+    """SIGKILL ``process`` once ``after`` of its calls have answered; how many had, or None
+    when it ended first. What it printed until then is lost with it (it printed no secret:
+    the run's other outputs are judged)."""
+    assert process.stdout is not None
+    made = 0
+    for line in process.stdout:
+        made += line.startswith(CALL_LINES)
+        if made == after:
+            process.send_signal(signal.SIGKILL)
+            return made
+    return None
 
 
 @contextlib.contextmanager
@@ -299,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=4, help="kill runs (default 4)")
     parser.add_argument("--clones", type=int, default=2, help="three-clone runs (default 2)")
+    parser.add_argument(
+        "--clone-kills", type=int, default=0, help="three-clone runs, one killed (default 0)"
+    )
     parser.add_argument("--faults", type=int, default=4, help="fault seeds (default 4)")
     parser.add_argument("--seed", type=int, default=27, help="seed of the kill points")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -310,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
         loops = {
             "kill": kill_loop(work, args.kills, baseline, random.Random(args.seed), calls),
             "clones": clone_loop(work, args.clones, baseline),
+            "clone-kills": clone_loop(
+                work / "killed", args.clone_kills, baseline, (random.Random(args.seed), calls)
+            ),
             "faults": fault_loop(work, args.faults, baseline),
         }
     total = Tally()
@@ -320,11 +359,12 @@ def main(argv: list[str] | None = None) -> int:
     figures["calls_of_a_clean_apply"] = calls
     for name, tally in (*loops.items(), ("total", total)):
         print(
-            f"{name:7} runs {tally.runs:3}  duplicates {tally.duplicates}  orphans "
+            f"{name:11} runs {tally.runs:3}  duplicates {tally.duplicates}  orphans "
             f"{tally.orphans}  false 'Apply complete' {tally.false_complete}  tracebacks "
             f"{tally.tracebacks}  canary leaks {tally.canary_leaks}  not converged "
             f"{tally.not_converged}  killed mid-apply {tally.killed_mid_apply}  creates "
-            f"refused {tally.creates_refused}  twins settled {tally.twins_settled}"
+            f"refused {tally.creates_refused}  twins settled {tally.twins_settled}  left twins "
+            f"settled by a plan {tally.twins_left_settled}"
         )
     if total.kill_points:
         points = sorted(total.kill_points)

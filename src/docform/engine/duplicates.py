@@ -14,14 +14,21 @@ can both plan "create team Platform" and both create it. Three defences, from th
   no `createdAt`, the lowest id). The holder of the one to keep waits a little for the others
   to go, and goes on with another if it stays: its creator read before the kept one could be
   read, so it never saw it (a creation time is given before the object shows in a list);
-- when duplicates exist anyway, `ambiguous_match` tells the user which one to keep (the
-  oldest), how to pin it and what to delete.
+- an apply stopped between its create and the delete of its newer twin (killed, or its
+  machine lost) leaves both: the next plan settles them as `CreateGuard.settle` would have
+  (`left_twins`), keeping the oldest and deleting the others, when every one was created
+  within `TWIN_WINDOW` after the one kept; the deletes show in the plan, with why, under the
+  rails;
+- other duplicates (made apart in time, or of a kind the API gives no creation time):
+  `ambiguous_match` tells the user which one to keep (the oldest), how to pin it and what to
+  delete.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -32,6 +39,16 @@ from docform.engine.live import Earlier, LiveReader, LiveState
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Matching
 from docform.engine.plan import Change, Plan
+from docform.errors import ServiceCallError
+
+TWIN_WINDOW = timedelta(minutes=5)
+"""How long after one object of a key another may have been created and still be taken for
+its twin from applies run at once: their creates follow their plans within an apply's run,
+while an object a person made on purpose with the same key is unlikely that soon after."""
+
+VANISHED_REREADS = 3
+"""How many times a read for twins is taken anew when an object it listed answered 404 as
+its parts were read (its creator deleted it meanwhile)."""
 
 
 class CreateGuard:
@@ -154,7 +171,7 @@ class CreateGuard:
         key, but for those the plan matched to other entries; with ``ours`` (the id of the
         object this apply made for it), that one whatever its key."""
         twins = []
-        for raw in await self._fresh(kind).after(moment):
+        for raw in await self._fresh_after(kind, moment):
             if (kind.name, raw["id"]) in self._planned_ids:
                 continue
             observed = kind.observe(raw, self._index)
@@ -163,6 +180,18 @@ class CreateGuard:
             if observed.id == ours or desired.key in (observed.key, *observed.other_keys):
                 twins.append(observed)
         return twins
+
+    async def _fresh_after(self, kind: Kind, moment: int) -> list[dict[str, Any]]:
+        """A read started after ``moment``; taken anew when an object it listed vanished before
+        its parts were read (the next read does not list it)."""
+        for attempt in range(VANISHED_REREADS):
+            try:
+                return await self._fresh(kind).after(moment)
+            except ServiceCallError as exc:
+                if exc.status != 404 or attempt == VANISHED_REREADS - 1:
+                    raise
+                moment = self._fresh(kind).moment()
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _remember(self, kind: Kind, kept: Observed, address: str) -> None:
         """``kept`` is ``address``'s object from now on: the reads of what lies inside it and
@@ -206,27 +235,69 @@ def ambiguous_match(where: str, kind: str, key: str, candidates: Sequence[Observ
     )
 
 
-def twin_notes(kind: str, matching: Matching) -> list[str]:
+def left_twins(kind: Kind, key: tuple[Any, ...], candidates: Sequence[Observed]) -> list[Observed]:
+    """``candidates`` (live objects of one key) ordered as every apply keeps them, the one
+    to keep first, when they are twins that applies at once left: a kind whose creates are
+    settled by `CreateGuard.settle`, every one created within `TWIN_WINDOW` after the first.
+    Else an empty list (the user decides)."""
+    if not kind.guard_creates or kind.created_id != "id":
+        return []
+    ordered = sorted(candidates, key=lambda o: (o.key != key, _age_order(o)))
+    times = [_created_time(o.raw) for o in ordered]
+    first = times[0]
+    if first is None or any(t is None or not first <= t <= first + TWIN_WINDOW for t in times):
+        return []
+    return ordered
+
+
+def settled_note(where: str, kind: str, keep: Observed, twins: Sequence[Observed]) -> str:
+    return (
+        f"{where}: {len(twins) + 1} live {kind}s match it, all created within "
+        f"{_minutes(TWIN_WINDOW)} of the oldest: twins that applies run at once left (one was "
+        f"stopped before it deleted its own). The plan keeps {keep.id}, the oldest, and deletes "
+        f"{_listed(o.id for o in twins)}; make applies to one organization run one at a time "
+        "(see docs/security.md)"
+    )
+
+
+def twin_delete_reason(kind: str, kept: str) -> str:
+    return (
+        f"a twin of {kind} {kept}, created with it by applies run at once (within "
+        f"{_minutes(TWIN_WINDOW)}): the older is kept"
+    )
+
+
+def twin_notes(kind: Kind, matching: Matching) -> list[str]:
     """Unmatched objects with the natural key of an entry matched by its id (pinned, or
     recorded in docform.lock): twins of that entry's object, as two applies at once leave
-    when one is stopped before it deletes its newer one; each note says which to keep."""
+    when one is stopped before it deletes its newer one. Those `left_twins` tells apart are
+    settled (deleted by the plan); for the others, each note says which to keep."""
     by_key: dict[tuple[Any, ...], list[Observed]] = {}
     for obs in matching.unmatched:
         by_key.setdefault(obs.key, []).append(obs)
     notes = []
     for pair in matching.pairs:
         twins = by_key.get(pair.desired.key, []) if pair.reason in ("id", "lock") else []
+        # A pin is the user's word (made to tell duplicates apart): its twins are only named.
+        locked = twins and pair.reason == "lock"
+        settled = left_twins(kind, pair.desired.key, [pair.observed, *twins]) if locked else []
+        if settled and settled[0].id == pair.observed.id:
+            where = f"{pair.desired.location}: {pair.desired.address}"
+            notes.append(settled_note(where, kind.name, pair.observed, twins))
+            matching.twins.update({o.id: pair.observed.id for o in twins})
+            continue
         if twins:
             ordered = sorted([pair.observed, *twins], key=_age_order)
             others = [o.id for o in ordered if o.id != pair.observed.id]
             notes.append(
-                f"{pair.desired.location}: {pair.desired.address} is {kind} {pair.observed.id} "
+                f"{pair.desired.location}: {pair.desired.address} is {kind.name} "
+                f"{pair.observed.id} "
                 f"(by its {'pinned id' if pair.reason == 'id' else 'id in docform.lock'}), but "
                 f"{_listed(others)} {'has' if len(others) == 1 else 'have'} its natural key too. "
                 "If they are twins (two applies at once leave them when one is stopped "
                 f"mid-way), keep the oldest, {ordered[0].id}: pin it with `id: "
                 f"{ordered[0].id}`, then delete the others in the service (or turn on prune "
-                f"of {kind}s)"
+                f"of {kind.name}s)"
             )
     return notes
 
@@ -234,6 +305,19 @@ def twin_notes(kind: str, matching: Matching) -> list[str]:
 def _age_order(observed: Observed) -> tuple[int, str, str]:
     created = _created_at(observed.raw)
     return (0 if created else 1, created or "", observed.id)
+
+
+def _created_time(raw: Mapping[str, Any]) -> datetime | None:
+    created = _created_at(raw)
+    try:
+        moment = datetime.fromisoformat(created) if created else None
+    except ValueError:
+        return None
+    return moment if moment is not None and moment.tzinfo is not None else None
+
+
+def _minutes(span: timedelta) -> str:
+    return f"{int(span.total_seconds() // 60)} minutes"
 
 
 def _created_at(raw: Mapping[str, Any]) -> str | None:

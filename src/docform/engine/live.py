@@ -3,14 +3,17 @@ of the kinds read before it) over the `LiveState` read so far."""
 
 from __future__ import annotations
 
+import asyncio
 import builtins
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from docform.engine.client import ServiceClient
 from docform.engine.objects import Desired
 from docform.errors import DocformError, ServiceCallError
+
+T = TypeVar("T")
 
 Progress = Callable[[str, int], None]
 """Called with a kind's name and how many of its objects have been read so far."""
@@ -104,6 +107,21 @@ class LiveReader:
         self._count(kind, 1)
         return obj
 
+    async def still_there(
+        self,
+        objects: builtins.list[dict[str, Any]],
+        read_part: Callable[[dict[str, Any]], Awaitable[T]],
+    ) -> builtins.list[tuple[dict[str, Any], T]]:
+        """Each of ``objects`` with what ``read_part`` reads inside it, less those whose read
+        answers 404: deleted between the list that showed them and this read (the twin its
+        creator deletes while another apply reads the list), so they are not there."""
+        parts = await asyncio.gather(*(_or_vanished(read_part(obj)) for obj in objects))
+        return [
+            (obj, part)
+            for obj, part in zip(objects, parts, strict=True)
+            if not isinstance(part, _Gone)
+        ]
+
     def unchanged(self, kind: str, live_id: str) -> Mapping[str, Any] | None:
         """The object as planning read it, when this read follows an apply that left it (and
         what it refers to) alone; else None: read it."""
@@ -132,6 +150,19 @@ class LiveReader:
         self._counts[kind] = self._counts.get(kind, 0) + n
         if self._progress:
             self._progress(kind, self._counts[kind])
+
+
+class _Gone:
+    """What `_or_vanished` gives for an object that answered 404."""
+
+
+async def _or_vanished(read: Awaitable[T]) -> T | _Gone:
+    try:
+        return await read
+    except ServiceCallError as exc:
+        if exc.status == 404:
+            return _Gone()
+        raise
 
 
 class ReadError(DocformError):

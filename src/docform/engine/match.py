@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.engine.capabilities import LimitsMoves, Nests, Restores
-from docform.engine.duplicates import ambiguous_match, twin_notes
+from docform.engine.duplicates import ambiguous_match, left_twins, settled_note, twin_notes
 from docform.engine.kind import AddressIndex, Kind
 from docform.engine.objects import Desired, Observed
 from docform.engine.objects import Matching as Matching
@@ -83,7 +83,7 @@ def match_kind(
     result.creates.extend(waiting)
     for d in waiting:
         index.record_created(d.address, kind.created_id)
-    result.notes += twin_notes(kind.name, result)
+    result.notes += twin_notes(kind, result)
     return result
 
 
@@ -175,7 +175,8 @@ def _match_keys(
     ordered += [d for d in waiting if d.address in yielding]
     still: list[Desired] = []
     for d in ordered:
-        pair = _claim(kind, d, [d.key], by_key, claimed, problems, "key")
+        pair = _claim_settling_twins(kind, d, by_key, claimed, result)
+        pair = pair or _claim(kind, d, [d.key], by_key, claimed, problems, "key")
         if pair is None and d.formerly:
             pair = _claim(kind, d, d.formerly, by_key, claimed, problems, "formerly")
         if pair is None and finishing and d.unfinished_keys:
@@ -237,6 +238,27 @@ def _leaf_counts(
             if obs is not None:
                 counts[_leaf(kind, obs.key)] += 1
     return counts
+
+
+def _claim_settling_twins(
+    kind: Kind,
+    d: Desired,
+    by_key: Mapping[tuple[Any, ...], list[Observed]],
+    claimed: dict[str, Pair],
+    result: Matching,
+) -> Pair | None:
+    """The entry paired with the one to keep of several objects of its key, when they are
+    twins applies at once left (`duplicates.left_twins`); the others are the plan's to delete."""
+    candidates = [o for o in by_key.get(d.key, ()) if o.id not in claimed]
+    settled = left_twins(kind, d.key, candidates) if len(candidates) > 1 else []
+    if not settled:
+        return None
+    keep, twins = settled[0], settled[1:]
+    result.notes.append(settled_note(f"{d.location}: {d.address}", kind.name, keep, twins))
+    result.twins.update({o.id: keep.id for o in twins})
+    pair = Pair(d, keep, "key")
+    claimed[keep.id] = pair
+    return pair
 
 
 def _claim(

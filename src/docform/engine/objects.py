@@ -100,6 +100,9 @@ class Matching:
     unmatched: list[Observed] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What a reader of the plan should know about how entries were matched."""
+    twins: dict[str, str] = field(default_factory=dict)
+    """Unmatched objects that applies at once left beside a matched one (the id of each ->
+    that of the one kept, `docform.engine.duplicates.left_twins`): the plan deletes them."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from docform.engine.capabilities import (
 from docform.engine.cascades import judge_deletes
 from docform.engine.dependencies import link_dependencies
 from docform.engine.doors import door_check, kind_facts
+from docform.engine.duplicates import twin_delete_reason
 from docform.engine.graph import topological_order
 from docform.engine.handovers import order_handovers
 from docform.engine.ignore import IgnoreRules
@@ -74,7 +75,11 @@ def plan_from_matcher(
         if isinstance(kind, OrdersSiblings):
             plan.changes.extend(kind.order_changes(matching.desired, live.of(kind.name), index))
         for obs in matching.unmatched:
-            if kind.prune_setting is None or prune.get(kind.prune_setting, False):
+            if obs.id in matching.twins:
+                deletes.append(
+                    _delete_change(kind, obs, twin_delete_reason(kind.name, matching.twins[obs.id]))
+                )
+            elif kind.prune_setting is None or prune.get(kind.prune_setting, False):
                 deletes.append(_delete_change(kind, obs))
             else:
                 plan.unmanaged.append(Unmanaged(kind.name, obs.id, obs.title))
@@ -228,12 +233,13 @@ def _restore_change(kind: Kind, pair: Pair) -> Change:
     )
 
 
-def _delete_change(kind: Kind, obs: Observed) -> Change:
+def _delete_change(kind: Kind, obs: Observed, reason: str | None = None) -> Change:
     return Change(
         address=unmatched_address(kind.name, obs),
         kind=kind.name,
         action="delete",
-        action_reason=(
+        action_reason=reason
+        or (
             kind.delete_reason(obs)
             if isinstance(kind, ExplainsDeletes)
             else default_delete_reason(kind, obs)

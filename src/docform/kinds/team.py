@@ -6,7 +6,6 @@ too, since only organization members can join a team.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
@@ -76,8 +75,8 @@ class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey):
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         teams = await reader.list(self.name, f"/orgs/{self.org_id}/teams")
-        member_lists = await asyncio.gather(*(self._members(reader, t["id"]) for t in teams))
-        return [{**t, "members": m} for t, m in zip(teams, member_lists, strict=True)]
+        found = await reader.still_there(teams, lambda team: self._members(reader, team["id"]))
+        return [{**team, "members": members} for team, members in found]
 
     async def _members(self, reader: LiveReader, team_id: str) -> list[dict[str, Any]]:
         earlier = reader.unchanged(self.name, team_id)
