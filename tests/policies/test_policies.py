@@ -376,3 +376,96 @@ def test_tally_counts_a_field_as_the_plan_leaves_it(tmp_path, sandbox):
     manifests = write_manifests(tmp_path / "m", head + "policies:\n" + rule)
     code, doc = plan(manifests, sandbox)
     assert (code, doc["policies"]["results"]) == (0, [])
+
+
+# -- bounded in time and memory ----------------------------------------------------------------
+
+NESTED_NOT = "!" * 500 + "true"
+AND_CHAIN = " && ".join(["true"] * 150)
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        (
+            "sets.contains(lists.range(100000), lists.range(100000))",
+            "policies.p.rule: rule: even over the smallest plan it may take up to "
+            "10,000,400,004 steps, more than the 5,000,000 allowed",
+        ),
+        (
+            "size(lists.range(150000000)) > 0",
+            "policies.p.rule: rule: even over the smallest plan it may take up to 150,000,006 "
+            "steps, more than",
+        ),
+        (
+            "lists.range(3000).map(x, lists.range(3000)).size() > 0",
+            "policies.p.rule: rule: even over the smallest plan it may take up to",
+        ),
+        (
+            "lists.range(plan.summary.delete).size() > 0",
+            "policies.p.rule: rule line 1 column 7: lists.range() of a number that cannot be "
+            "traced to a literal or a size cannot be bounded; write it with what can be",
+        ),
+        (
+            "lists.range(3).sortBy(x, -x).size() > 0",
+            "rule line 1 column 16: the cost of sortBy() cannot be bounded: sort a map() instead",
+        ),
+        (
+            "'a'.replace('', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb').replace('', 'bbbbbbbbbbbbbbbbbbbbbb"
+            "bbbbbbbbbb').replace('', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb').replace('', 'bbbbbbbbbb"
+            "bbbbbbbbbbbbbbbbbbbbbb').replace('', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb') != ''",
+            "policies.p.rule: rule: even over the smallest plan it may",
+        ),
+        (NESTED_NOT, "policies.p.rule: rule: the rule nests deeper than 48 levels at offset 48"),
+        (AND_CHAIN, "policies.p.rule: rule: the rule nests deeper than 100 levels"),
+    ],
+    ids=[
+        "sets-of-ranges",
+        "huge-range",
+        "map-of-ranges",
+        "range-of-input",
+        "sortBy",
+        "replace-growth",
+        "500-not",
+        "and-chain",
+    ],  # fmt: skip
+)
+def test_validate_refuses_a_rule_that_cannot_be_bounded(tmp_path, rule, expected):
+    policy = f"  p:\n    description: d\n    rule: {json.dumps(rule)}\n"
+    result = run(["validate", manifests_with(tmp_path, policy)], Path("/nonexistent.sqlite"))
+    assert result.exit_code == 1, result.output
+    assert expected in result.output
+    assert "Traceback" not in result.output and "RecursionError" not in result.output
+
+
+def test_a_function_over_inputs_too_large_is_not_evaluated(tmp_path, sandbox):
+    """Within validate's bounds over the smallest plan, past them over this one: the quadratic
+    sets.contains of a 10,000-item list is refused before it runs, at the organization."""
+    xs = ", ".join(map(str, range(10_000)))
+    policy = (
+        f"  p:\n    description: d\n    params: {{xs: [{xs}]}}\n"
+        "    rule: sets.contains(params.xs, params.xs)\n"
+    )
+    code, doc = plan(manifests_with(tmp_path, policy), sandbox)
+    assert code == 1
+    [result] = doc["policies"]["results"]
+    assert (result["severity"], result["address"]) == ("error", "organization")
+    assert result["message"].startswith(
+        "the rule was not evaluated: it may take up to 100,020,005 steps over this plan"
+    ), result["message"]
+
+
+def test_a_policy_past_its_time_is_stopped_at_the_item_it_reached(tmp_path, sandbox, monkeypatch):
+    """Between evaluations, a policy past `POLICY_SECONDS` stops with an error located at
+    the object it had reached (here the first: no time at all is allowed)."""
+    monkeypatch.setattr("docform.policies.evaluate.POLICY_SECONDS", -1.0)
+    policy = "  p: {description: d, each: member, rule: \"object.fields.role != ''\"}\n"
+    code, doc = plan(manifests_with(tmp_path, policy), sandbox)
+    assert code == 1
+    [result] = doc["policies"]["results"]
+    assert result["severity"] == "error"
+    assert result["address"].startswith("member.")
+    assert result["message"] == (
+        "the rule was stopped after -1 s, here, with 0 of its 3 evaluations made: make it "
+        "cheaper (read fewer fields, filter first)"
+    )

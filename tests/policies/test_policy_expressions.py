@@ -16,8 +16,9 @@ from docform.policies.expressions import (
     InputType,
     field_problems,
     roots_read,
-    rule_cost,
 )
+from docform.policies.bounds import rule_bound
+from docform.policies.extents import Unbounded
 from docform.policies.schema import input_types
 
 VARIABLES = dict(input_types())
@@ -78,6 +79,22 @@ LEAVES = st.sampled_from(
 )
 
 
+FUNCTIONS = [
+    "lists.range({0})",
+    "sets.contains({0}, {1})",
+    "{0}.sort()",
+    "{0}.distinct()",
+    "{0}.flatten()",
+    "{0}.replace('a', {1})",
+    "{0}.split({1})",
+    "{0}.join({1})",
+    "math.greatest({0}, {1})",
+    "string({0})",
+    "{0}.matches({1})",
+]
+"""Calls whose cost depends on their arguments' sizes (`docform.policies.extents`)."""
+
+
 def expressions() -> st.SearchStrategy[str]:
     def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         binary = st.tuples(inner, st.sampled_from(["+", "==", "&&", "||", "<", "in", "*"]), inner)
@@ -91,6 +108,9 @@ def expressions() -> st.SearchStrategy[str]:
             inner.map(lambda e: f"size({e})"),
             st.tuples(inner, st.sampled_from(["all", "exists", "map", "filter"]), inner).map(
                 lambda t: f"{t[0]}.{t[1]}(x, {t[2]})"
+            ),
+            st.tuples(st.sampled_from(FUNCTIONS), inner, inner).map(
+                lambda t: t[0].format(t[1], t[2])
             ),
         )
 
@@ -107,6 +127,19 @@ def test_the_checker_reads_every_expression_cel_compiles(source):
     parse(source)
 
 
+@settings(max_examples=fuzz_examples(100), deadline=None)
+@given(expressions())
+def test_every_expression_cel_compiles_is_bounded_or_refused_as_unbounded(source):
+    """The bound reads whatever CEL compiles: a bound, or `Unbounded` (never another error)."""
+    try:
+        compile_rule(source, NAMES)
+    except RuntimeError:
+        return
+    with contextlib.suppress(Unbounded):
+        bound = rule_bound(source, {}, 1000)
+        assert bound.steps >= 1 and bound.cells >= 1
+
+
 @given(st.text(alphabet="()[]{}.,!?:+-*/%<>=&|'\"ab1 ", max_size=20))
 @settings(max_examples=fuzz_examples(100), deadline=None)
 def test_the_checker_refuses_only_with_its_own_error(source):
@@ -116,10 +149,10 @@ def test_the_checker_refuses_only_with_its_own_error(source):
 
 def test_a_comprehension_costs_its_list_times_its_body():
     values = {"plan": {"changes": [{}] * 30}, "params": {"xs": [1] * 5}}
-    flat = rule_cost("plan.changes.all(c, true)", values, 1000)
-    nested = rule_cost("plan.changes.all(c, params.xs.all(x, true))", values, 1000)
+    flat = rule_bound("plan.changes.all(c, true)", values, 1000).steps
+    nested = rule_bound("plan.changes.all(c, params.xs.all(x, true))", values, 1000).steps
     assert flat < 100 < nested < 1000
-    untraced = rule_cost("[1, 2].map(x, x).all(y, true)", values, 1000)
+    untraced = rule_bound("desired.space.all(s, true)", values, 1000, text=1).steps
     assert untraced > 1000
 
 

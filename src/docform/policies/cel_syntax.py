@@ -13,6 +13,9 @@ from functools import cache
 
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 RELATIONS = ("==", "!=", "<=", ">=", "<", ">", "in")
+MAX_NESTING = 48
+"""How deeply a rule may nest (parentheses, calls, `!` on `!`): more than CEL's own limit of
+32 parentheses, and few enough that reading the rule stays far from Python's recursion limit."""
 
 _TOKEN = re.compile(
     r"""
@@ -71,6 +74,7 @@ class _Parser:
     def __init__(self, source: str) -> None:
         self.tokens = tokens(source)
         self.at = 0
+        self.depth = 0
 
     def peek(self, *texts: str) -> bool:
         token = self.tokens[self.at]
@@ -87,7 +91,23 @@ class _Parser:
             raise RuleSyntaxError(f"expected {text!r} at offset {token.offset}")
         return self.take()
 
+    def nested(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            offset = self.tokens[self.at].offset
+            raise RuleSyntaxError(
+                f"the rule nests deeper than {MAX_NESTING} levels at offset {offset}: "
+                "write it flatter"
+            )
+
     def expression(self) -> Node:
+        self.nested()
+        try:
+            return self._conditional()
+        finally:
+            self.depth -= 1
+
+    def _conditional(self) -> Node:
         condition = self.binary(0)
         if self.peek("?"):
             at = self.take().offset
@@ -114,10 +134,17 @@ class _Parser:
         return left
 
     def unary(self) -> Node:
-        if self.peek("!", "-"):
-            token = self.take()
-            return Node(token.text + "unary", token.offset, args=[self.unary()])
-        return self.member()
+        found: list[Token] = []
+        while self.peek("!", "-"):
+            found.append(self.take())
+            self.nested()
+        try:
+            node = self.member()
+        finally:
+            self.depth -= len(found)
+        for token in reversed(found):
+            node = Node(token.text + "unary", token.offset, args=[node])
+        return node
 
     def member(self) -> Node:
         node = self.primary()
@@ -193,4 +220,23 @@ def parse(source: str) -> Node:
     rest = parser.tokens[parser.at]
     if rest.kind != "end":
         raise RuleSyntaxError(f"unexpected {rest.text!r} at offset {rest.offset}")
+    _refuse_deep(node)
     return node
+
+
+MAX_DEPTH = 100
+"""How deep a rule's tree may be (a chain of 100 `&&` is 100 deep): what walks it recurses."""
+
+
+def _refuse_deep(root: Node) -> None:
+    """Without recursion: the tree may be too deep to recurse into."""
+    pending = [(root, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise RuleSyntaxError(
+                f"the rule nests deeper than {MAX_DEPTH} levels at offset {node.offset}: "
+                "write it flatter (split it into several policies)"
+            )
+        children = [*([node.target] if node.target is not None else []), *node.args]
+        pending += [(child, depth + 1) for child in children]

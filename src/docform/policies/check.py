@@ -7,13 +7,16 @@ import re
 from functools import cache
 from typing import Any
 
+from docform.policies.bounds import over_bounds, rule_bound
 from docform.policies.cel_syntax import RuleSyntaxError
 from docform.policies.expressions import (
     DYN,
     InputType,
     field_problems,
+    line_and_column,
     object_type,
 )
+from docform.policies.extents import Unbounded
 from docform.policies.model import EACH_CHANGE, PolicyEntry
 from docform.policies.schema import input_types, object_types
 
@@ -39,7 +42,20 @@ def rule_problems(entry: PolicyEntry) -> list[str]:
             problems.append(f"{what}: {error}")
             continue
         problems += [f"{what} line {line} column {col}: {msg}" for line, col, msg in found]
+        problems += _bound_problems(what, text)
     return problems
+
+
+def _bound_problems(what: str, text: str) -> list[str]:
+    """What cannot be bounded, or is over the bounds over the smallest plan (every input one
+    item, every text one character): refused before review."""
+    try:
+        smallest = rule_bound(text, {}, 1, text=1)
+    except Unbounded as error:
+        line, column = line_and_column(text, error.offset)
+        return [f"{what} line {line} column {column}: {error}; write it with what can be"]
+    too_much = over_bounds(smallest, over="")
+    return [f"{what}: even over the smallest plan {too_much}"] if too_much else []
 
 
 def variable_types(entry: PolicyEntry) -> dict[str, InputType]:

@@ -13,10 +13,12 @@ only for their role) are evaluated once (`Record.key`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docform.policies.bounds import RuleBound, over_bounds, rule_bound
 from docform.policies.cel_syntax import RuleSyntaxError
 from docform.policies.check import cel_error, compile_rule, variable_types
 from docform.policies.expressions import (
@@ -26,19 +28,21 @@ from docform.policies.expressions import (
     project,
     read_key,
     roots_read,
-    rule_cost,
     usage,
 )
+from docform.policies.extents import Unbounded
 from docform.policies.inputs import Inputs, Values
 from docform.policies.model import EACH_CHANGE, PolicyEntry
 from docform.policies.objects import Record, key_reads
 from docform.policies.results import ORGANIZATION, PolicyReport, PolicyResult
 from docform.policies.schema import wanted
 
-MAX_COST = 5_000_000
-"""Most steps a policy's rule may take over one plan (`rule_cost`): about a second of CEL."""
 ITERATION_BUDGET = 10_000
 """Items the CEL runtime lets one evaluation's comprehensions range over, in all."""
+POLICY_SECONDS = 10.0
+"""How long one policy may run over one plan, its evaluations in all: a rule within the bounds
+(`docform.policies.bounds`) takes far less; this stops one whose items are many, between two
+evaluations (one evaluation cannot be interrupted, and the bounds keep it short)."""
 UNTRACED_LIST = 1_000
 """How long a list a rule ranges over counts when its length cannot be read from the inputs."""
 
@@ -97,13 +101,15 @@ def _evaluate(entry: PolicyEntry, program: _Program, inputs: Inputs) -> list[Pol
     values = inputs.values(program.roots, source.each)
     values["params"] = source.params
     items = _items(entry, values, inputs)
-    cost = rule_cost(source.rule, values, UNTRACED_LIST) * max(len(items), 1)
-    if cost > MAX_COST:
-        why = (
-            f"the rule was not evaluated: it may take up to {cost:,} steps over this plan, "
-            f"more than the {MAX_COST:,} allowed; range over fewer objects (filter first, "
-            "or use each:)"
-        )
+    try:
+        rule = rule_bound(source.rule, values, UNTRACED_LIST)
+        message = rule_bound(source.message, values, UNTRACED_LIST)
+    except Unbounded as error:
+        return [_failure(entry, ORGANIZATION, f"the rule was not evaluated: {error}", error=True)]
+    both = RuleBound(rule.steps + message.steps, max(rule.cells, message.cells))
+    too_much = over_bounds(both, max(len(items), 1))
+    if too_much:
+        why = f"the rule was not evaluated: {too_much}"
         return [_failure(entry, ORGANIZATION, why, error=True)]
     types, reads = program.types, program.reads
     shared = {k: project(v, types[k], reads) if k in types else v for k, v in values.items()}
@@ -132,7 +138,11 @@ def _check_items(
     key_of = _keys(shape, program.rule_reads) if variable else (lambda _: "")
     rule_item = _Item(shape, program.rule_reads)
     message_item = _Item(shape, program.reads)
-    for address, _, value in items:
+    started = time.monotonic()
+    for done, (address, _, value) in enumerate(items):
+        if time.monotonic() - started > POLICY_SECONDS:
+            found.append(_failure(entry, address, _out_of_time(done, len(items)), error=True))
+            break
         key = key_of(value)
         if key not in outcomes:
             seen = rule_item.seen(value)
@@ -146,6 +156,13 @@ def _check_items(
         if result is not None:
             found.append(result)
     return found
+
+
+def _out_of_time(done: int, items: int) -> str:
+    return (
+        f"the rule was stopped after {POLICY_SECONDS:g} s, here, with {done:,} of its {items:,} "
+        "evaluations made: make it cheaper (read fewer fields, filter first)"
+    )
 
 
 def _keys(shape: InputType, used: Usage) -> Callable[[Any], Any]:

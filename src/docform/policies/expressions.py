@@ -6,14 +6,13 @@ field (``change.acton``) would surface only when a plan reaches it, and perhaps 
 branch left unevaluated. This module reads the rule a second time with a small parser of
 CEL's grammar (`docform.policies.cel_syntax`), follows every field selection from the
 documented inputs (`InputType`) and reports the ones that do not exist, with the fields that
-do; and it bounds the work a rule can make: CEL has no loops, but comprehensions nested in
-comprehensions multiply.
+do. What a rule may cost is bounded in `docform.policies.bounds`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from docform.policies.cel_syntax import MACROS, RELATIONS, Node, parse
@@ -243,24 +242,7 @@ _ABSENT = object()
 """Where a read field is missing: unlike any value a field can hold."""
 
 
-# -- cost --------------------------------------------------------------------------------------
-
-
-def rule_cost(source: str, values: Mapping[str, object], longest: int) -> int:
-    """An upper bound of the steps evaluating ``source`` over ``values`` takes: each node one
-    step, a comprehension's body once per item of what it ranges over (the list itself where
-    the rule names it from an input, else ``longest``)."""
-
-    def cost(node: Node, bound: frozenset[str]) -> int:
-        if _is_macro(node):
-            assert node.target is not None
-            size = _size_of(node.target, values, bound)
-            inner = bound | {node.args[0].name}
-            body = sum(cost(arg, inner) for arg in node.args[1:])
-            return cost(node.target, bound) + (longest if size is None else size) * (1 + body)
-        return 1 + sum(cost(child, bound) for child in _children(node))
-
-    return cost(parse(source), frozenset())
+# -- what a rule reads ------------------------------------------------------------------------
 
 
 def roots_read(source: str) -> set[tuple[str, str | None]]:
@@ -296,24 +278,3 @@ def _is_macro(node: Node) -> bool:
         and bool(node.args)
         and node.args[0].op == "ident"
     )
-
-
-def _size_of(node: Node, values: Mapping[str, object], bound: frozenset[str]) -> int | None:
-    path: list[str] = []
-    while node.op == "select" and node.target is not None:
-        path.append(node.name)
-        node = node.target
-    if node.op != "ident" or node.name in bound or node.name not in values:
-        return None
-    value: object = values[node.name]
-    for name in reversed(path):
-        if not isinstance(value, Mapping) or name not in value:
-            return None
-        value = value[name]
-    return len(value) if isinstance(value, (Mapping, list, tuple)) else None
-
-
-def _children(node: Node) -> Iterator[Node]:
-    if node.target is not None:
-        yield node.target
-    yield from node.args
