@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
+from docform.policies.bounds import rule_bound
 from docform.policies.cel_syntax import RuleSyntaxError, parse
 from docform.policies.check import compile_rule
 from docform.policies.expressions import (
@@ -17,7 +18,6 @@ from docform.policies.expressions import (
     field_problems,
     roots_read,
 )
-from docform.policies.bounds import rule_bound
 from docform.policies.extents import Unbounded
 from docform.policies.schema import input_types
 
