@@ -299,8 +299,15 @@ async def test_section_groups(session: Session) -> None:
     group = f"{groups}/{group_id}"
     renamed = await s.send("PATCH", group, 200, json={"title": "Learning"})
     assert (object_id(renamed, "site-section-group"), renamed["title"]) == (group_id, "Learning")
-    holding = await s.send("POST", f"{group}/sections", 201, json={"sectionId": sections[0]})
-    assert [object_id(x, "site-section") for x in holding["sections"]] == [sections[0]]
+    joined = await s.send(
+        "PATCH", f"{site}/sections/{sections[0]}", 200, json={"siteSectionGroupId": group_id}
+    )
+    assert (object_id(joined, "site-section"), joined["sectionGroup"]) == (sections[0], group_id)
+    inner = await s.send("POST", groups, 201, json={"title": "Inner", "parent": group_id})
+    inner_id = object_id(inner, "site-section-group")
+    out = await s.send("PATCH", f"{groups}/{inner_id}", 200, json={"parentSectionGroupId": None})
+    assert "sectionGroup" not in out
+    await s.send("DELETE", f"{groups}/{inner_id}", 204)
     position = {"position": {"after": {"type": "site-section", "id": sections[1]}}}
     moved = await s.send("POST", f"{group}/move", 200, json=position)
     assert object_id(moved, "site-section-group") == group_id

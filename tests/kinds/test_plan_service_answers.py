@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from docform.engine.plan import Plan
 from docform.manifest import load_manifest_set
@@ -256,15 +257,15 @@ def test_a_group_without_one_of_its_lists_is_read_from_the_other(
     assert plan_through(manifests, transport).changes == []
 
 
-def test_a_group_nested_in_a_group_is_refused_when_planning_meets_it(
+def test_a_group_nested_in_a_group_is_unmanaged_until_an_entry_places_it_there(
     sandbox: Path, manifests: Path, grouped: dict[str, str]
 ) -> None:
     body = {"title": "Deeper", "parent": grouped["learn"]}
     nested = live_api(sandbox, "POST", f"{DOCS}/section-groups", body)["id"]
-    result = run(["plan", manifests], sandbox)
-    assert result.exit_code == 1, result.output
-    assert result.stderr == (
-        f"Error: site.docs: section group {grouped['learn']} ('Learn') holds section group(s) "
-        f"{nested}; docform manages only section groups at the top level of a site. Move the "
-        "nested group to the top level (or delete it) in the service, then plan again\n"
-    )
+    plan = plan_json(manifests, sandbox)
+    assert plan["changes"] == []
+    assert {"kind": "section_group", "id": nested, "title": "Deeper"} in plan["unmanaged"]
+    doc = yaml.safe_load(GROUPED)
+    doc["sites"]["docs"]["sectionGroups"]["deeper"] = {"title": "Deeper", "group": "learn"}
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+    assert plan_json(manifests, sandbox)["changes"] == []

@@ -570,13 +570,14 @@ def test_group_created_with_a_new_section(sandbox: Path, manifests: Path) -> Non
     write(manifests, doc)
     plan = plan_json(manifests, sandbox)
     group = change(plan, "site.docs.sectionGroup.learn", "create")
-    body = {
-        "title": "Learn",
-        "icon": "book",
-        "sections": [{"$placeholder": "site.docs.section.ops.id"}],
-    }
-    assert calls(group) == [("POST", f"{DOCS}/section-groups", body)]
-    assert group["depends_on"] == ["site.docs.section.ops#create"]
+    assert calls(group) == [("POST", f"{DOCS}/section-groups", {"title": "Learn", "icon": "book"})]
+    section = change(plan, "site.docs.section.ops", "create")
+    assert calls(section)[1] == (
+        "PATCH",
+        f"{DOCS}/sections/${{site.docs.section.ops.id}}",
+        {"path": "ops", "siteSectionGroupId": {"$placeholder": "site.docs.sectionGroup.learn.id"}},
+    )
+    assert "site.docs.sectionGroup.learn#create" in section["depends_on"]
     apply_and_converge(manifests, sandbox)
     [live_group] = live_items(sandbox, "section-groups")
     assert (live_group["title"], live_group["icon"]) == ("Learn", "book")
@@ -634,23 +635,29 @@ def test_section_added_to_group(sandbox: Path, manifests: Path) -> None:
     }
     write(manifests, doc)
     plan = plan_json(manifests, sandbox)
-    group = change(plan, "site.docs.sectionGroup.learn", "update")
-    assert calls(group) == [
-        ("POST", f"{DOCS}/section-groups/{ids['learn']}/sections", {"sectionId": ops["id"]})
+    assert actions(plan) == [("site.docs.section.ops", "move")]
+    assert calls(change(plan, "site.docs.section.ops", "move")) == [
+        ("PATCH", f"{DOCS}/sections/{ops['id']}", {"siteSectionGroupId": ids["learn"]})
     ]
     apply_and_converge(manifests, sandbox)
     [live_group] = live_items(sandbox, "section-groups")
     assert [s["id"] for s in live_group["sections"]] == [ids["guides"], ops["id"]]
 
 
-def test_section_removed_from_group_is_an_error(sandbox: Path, manifests: Path) -> None:
-    arranged_group(sandbox)
+def test_section_left_out_of_every_group_moves_to_the_top_level(
+    sandbox: Path, manifests: Path
+) -> None:
+    ids = arranged_group(sandbox)
     write(manifests, with_group(base_doc(), sections=[]))
-    error = plan_error(manifests, sandbox)
-    assert (
-        "site.docs.sectionGroup.learn: sections: the API takes site.docs.section.guides out of "
-        "a group only by a sort next to a section at the top level, and none stays there"
-    ) in error
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == [("site.docs.section.guides", "move")]
+    assert calls(change(plan, "site.docs.section.guides", "move")) == [
+        ("PATCH", f"{DOCS}/sections/{ids['guides']}", {"siteSectionGroupId": None})
+    ]
+    apply_and_converge(manifests, sandbox)
+    [live_group] = live_items(sandbox, "section-groups")
+    assert live_group["children"] == []
+    assert "sectionGroup" not in live_items(sandbox, "sections")[0]
 
 
 def test_unmanaged_group_is_deleted_under_prune(sandbox: Path, manifests: Path) -> None:
@@ -887,9 +894,7 @@ def test_new_default_site_space_placed_first(sandbox: Path, manifests: Path) -> 
 def test_unmanaged_section_in_a_managed_group_is_left_there(sandbox: Path, manifests: Path) -> None:
     ids = arranged_group(sandbox)
     ops = create_section(sandbox, ids["oncall"], "Operations")
-    live_api(
-        sandbox, "POST", f"{DOCS}/section-groups/{ids['learn']}/sections", {"sectionId": ops["id"]}
-    )
+    live_api(sandbox, "PATCH", f"{DOCS}/sections/{ops['id']}", {"siteSectionGroupId": ids["learn"]})
     write(manifests, with_group(base_doc(), sections=["guides"]))
     plan = plan_json(manifests, sandbox)
     assert plan["changes"] == []

@@ -156,11 +156,10 @@ def test_existing_section_moved_into_a_group_between_two_of_its_sections(
     arrange(sandbox, manifests, site_doc(["b", "c", "d"], {"G": ["b", "d"]}))
     write(manifests, site_doc(["b", "c", "d"], {"G": ["b", "c", "d"]}))
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [
-        ("site.docs.sectionGroup.g", "update"),
-        ("site.docs.section.c", "reorder"),
+    assert actions(plan) == [("site.docs.section.c", "move"), ("site.docs.section.c", "reorder")]
+    assert change(plan, "site.docs.section.c", "reorder")["depends_on"] == [
+        "site.docs.section.c#move"
     ]
-    assert change(plan, "site.docs.section.c")["depends_on"] == ["site.docs.sectionGroup.g#update"]
     apply_once(manifests, sandbox)
     assert live_groups(sandbox) == [("G", ["b", "c", "d"])]
 
@@ -169,17 +168,14 @@ def test_section_moved_from_one_group_to_another(sandbox: Path, manifests: Path)
     arrange(sandbox, manifests, site_doc(["b", "c", "d"], {"G": ["b", "c"], "H": ["d"]}))
     write(manifests, site_doc(["b", "c", "d"], {"G": ["b"], "H": ["c", "d"]}))
     plan = plan_json(manifests, sandbox)
-    group = change(plan, "site.docs.sectionGroup.h", "update")
-    [section_c] = [
-        s for s in live_api(sandbox, "GET", f"{DOCS}/sections")["items"] if s["path"] == "c"
+    moved = change(plan, "site.docs.section.c", "move")
+    [group_h] = [
+        g for g in live_api(sandbox, "GET", f"{DOCS}/section-groups")["items"] if g["title"] == "H"
     ]
-    assert calls(group) == [
-        ("POST", f"{DOCS}/section-groups/{group['id']}/sections", {"sectionId": section_c["id"]})
+    assert calls(moved) == [
+        ("PATCH", f"{DOCS}/sections/{moved['id']}", {"siteSectionGroupId": group_h["id"]})
     ]
-    assert actions(plan) == [
-        ("site.docs.sectionGroup.h", "update"),
-        ("site.docs.section.c", "reorder"),
-    ]
+    assert actions(plan) == [("site.docs.section.c", "move"), ("site.docs.section.c", "reorder")]
     apply_once(manifests, sandbox)
     assert live_groups(sandbox) == [("G", ["b"]), ("H", ["c", "d"])]
 

@@ -1,11 +1,12 @@
 """Property: any site structure, and any change of it, settles in exactly one apply.
 
-Hypothesis draws a structure (section groups, sections at the root or in a group, the site
-spaces of each section) and a target: every container in a new order, sections moved from
-one group to another or from the root into a group, new groups, new sections and new site
-spaces among the existing siblings. docform applies the structure to a fresh sandbox, then the
-target, each once through the CLI: both must exit 0, leave a plan with no changes, and hold
-the manifest's order when read back through the API.
+Hypothesis draws a structure (section groups at the root or nested in another group, sections
+at the root or in a group, the site spaces of each section) and a target: every container in a
+new order, sections moved from one group to another, from the root into a group or out to the
+root, groups nested anew (a parent and its child swapped included), new groups, new sections
+and new site spaces among the existing siblings. docform applies the structure to a fresh
+sandbox, then the target, each once through the CLI: both must exit 0, leave a plan with no
+changes, and hold the manifest's order when read back through the API.
 
 With faults (429s that reorder requests, 5xx, dropped connections, lost answers) the apply of
 the target may fail, but it never claims success without having converged, and one apply once
@@ -40,11 +41,13 @@ FAULTS = "429:0.12,500:0.03,drop:0.03,lost:0.04"
 @dataclass
 class Structure:
     """A site's structure by manifest names: groups (in order) with their sections (in
-    order), the sections at the root (in order), and each section's spaces (in order)."""
+    order), the sections at the root (in order), each section's spaces (in order), and the
+    group each group sits in (None: the root)."""
 
     groups: dict[str, list[str]] = field(default_factory=dict)
     root: list[str] = field(default_factory=list)
     spaces: dict[str, list[str]] = field(default_factory=dict)
+    parents: dict[str, str | None] = field(default_factory=dict)
 
     def containers(self) -> list[list[str]]:
         return [self.root, *self.groups.values()]
@@ -52,8 +55,9 @@ class Structure:
 
 def drawn_structure(rng: random.Random) -> Structure:
     structure = Structure()
-    for g in range(rng.randint(0, 2)):
+    for g in range(rng.randint(0, 3)):
         structure.groups[f"g{g}"] = []
+    structure.parents = nested_at_random(rng, list(structure.groups))
     for s in range(rng.randint(1, 4)):
         add_section(rng, structure, f"s{s}")
     return structure
@@ -66,14 +70,31 @@ def add_section(rng: random.Random, structure: Structure, name: str) -> None:
     structure.spaces[name] = rng.sample(SPACES, rng.randint(1, 3))
 
 
+def nested_at_random(rng: random.Random, groups: list[str]) -> dict[str, str | None]:
+    """Each group at the root or inside a group before it in a random order (so no loop)."""
+    order = rng.sample(groups, len(groups))
+    return {
+        g: rng.choice([None, *order[:i]]) if rng.random() < 0.6 else None
+        for i, g in enumerate(order)
+    }
+
+
 def drawn_target(rng: random.Random, before: Structure) -> Structure:
     after = Structure(
         {g: list(s) for g, s in before.groups.items()},
         list(before.root),
         {s: list(p) for s, p in before.spaces.items()},
+        dict(before.parents),
     )
     if rng.random() < 0.4:
         after.groups[f"g{len(after.groups)}"] = []
+        after.parents[f"g{len(after.groups) - 1}"] = None
+    if rng.random() < 0.5:
+        after.parents = nested_at_random(rng, list(after.groups))
+    grouped = [group for group in after.groups.values() if group]
+    if grouped and rng.random() < 0.3:
+        group = rng.choice(grouped)
+        after.root.append(group.pop(rng.randrange(len(group))))
     for group_sections in [*after.groups.values()]:
         if group_sections and len(after.groups) > 1 and rng.random() < 0.4:
             moved = group_sections.pop(rng.randrange(len(group_sections)))
@@ -105,6 +126,9 @@ def manifests_of(structure: Structure) -> str:
         site["sectionGroups"] = {
             g: {"title": f"Group {g}", "sections": list(s)} for g, s in structure.groups.items()
         }
+        for g, parent in structure.parents.items():
+            if parent is not None:
+                site["sectionGroups"][g]["group"] = parent
     site["sections"] = {
         name: {
             "title": f"Section {name}",
@@ -119,8 +143,11 @@ def manifests_of(structure: Structure) -> str:
 def live_structure(sandbox: Path) -> Structure:
     """The structure of site_docs as the API answers it (names are titles and paths)."""
     live = Structure()
-    for group in live_api(sandbox, "GET", f"{DOCS}/section-groups")["items"]:
-        live.groups[group["title"].removeprefix("Group ")] = [s["path"] for s in group["sections"]]
+    groups = live_api(sandbox, "GET", f"{DOCS}/section-groups")["items"]
+    names = {group["id"]: group["title"].removeprefix("Group ") for group in groups}
+    for group in groups:
+        live.groups[names[group["id"]]] = [s["path"] for s in group["sections"]]
+        live.parents[names[group["id"]]] = names.get(group.get("sectionGroup", ""))
     for section in live_api(sandbox, "GET", f"{DOCS}/sections")["items"]:
         if "sectionGroup" not in section:
             live.root.append(section["path"])

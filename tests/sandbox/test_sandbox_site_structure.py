@@ -196,23 +196,93 @@ def test_delete_missing_group_is_204(api):
     assert api.delete(f"{GROUPS}/nope").status_code == 204
 
 
-def test_add_section_to_group_puts_it_last(api):
+def patched(response):
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_section_patched_into_a_group_goes_last_there_and_null_takes_it_out(api):
     guide, apis = section(api, "sp_guide"), section(api, "sp_api")
     made = group(api, title="Group", sections=[apis["id"]])
-    response = api.post(f"{GROUPS}/{made['id']}/sections", json={"sectionId": guide["id"]})
-    assert titles(created(response)["sections"]) == ["Api", "Guide"]
+    moved = patched(api.patch(f"{SECTIONS}/{guide['id']}", json={"siteSectionGroupId": made["id"]}))
+    assert moved["sectionGroup"] == made["id"]
+    [listed] = api.get(GROUPS).json()["items"]
+    assert titles(listed["children"]) == ["Api", "Guide"]
+    out = patched(api.patch(f"{SECTIONS}/{apis['id']}", json={"siteSectionGroupId": None}))
+    assert "sectionGroup" not in out
+    structure = api.get(f"{SITE}/structure").json()["structure"]
+    assert [(i["object"], i["title"]) for i in structure] == [
+        ("site-section-group", "Group"),
+        ("site-section", "Api"),
+    ]
 
 
-def test_add_unknown_section_to_group_is_400(api):
-    made = group(api, title="Group")
-    response = api.post(f"{GROUPS}/{made['id']}/sections", json={"sectionId": "nope"})
-    assert error(response, 400) == "sectionId: no section 'nope' in this site"
+def test_section_patched_into_its_own_group_keeps_its_place(api):
+    guide, apis = section(api, "sp_guide"), section(api, "sp_api")
+    made = group(api, title="Group", sections=[guide["id"], apis["id"]])
+    patched(api.patch(f"{SECTIONS}/{guide['id']}", json={"siteSectionGroupId": made["id"]}))
+    assert titles(api.get(GROUPS).json()["items"][0]["children"]) == ["Guide", "Api"]
 
 
-def test_add_section_to_unknown_group_is_404(api):
+def test_section_patched_into_an_unknown_group_is_400(api):
     guide = section(api, "sp_guide")
-    response = api.post(f"{GROUPS}/nope/sections", json={"sectionId": guide["id"]})
-    assert error(response, 404) == "section group 'nope' not found"
+    response = api.patch(f"{SECTIONS}/{guide['id']}", json={"siteSectionGroupId": "nope"})
+    assert error(response, 400) == "siteSectionGroupId: no section group 'nope' in this site"
+    assert "sectionGroup" not in api.get(f"{SECTIONS}").json()["items"][0]
+
+
+def test_group_patched_into_a_group_nests_and_null_takes_it_out(api):
+    # A site's structure lists groups once it has a section.
+    section(api, "sp_guide")
+    outer, inner = group(api, title="Outer"), group(api, title="Inner")
+    nested = patched(
+        api.patch(f"{GROUPS}/{inner['id']}", json={"parentSectionGroupId": outer["id"]})
+    )
+    assert nested["sectionGroup"] == outer["id"]
+    assert titles(api.get(f"{SITE}/structure").json()["structure"]) == ["Guide", "Outer"]
+    out = patched(api.patch(f"{GROUPS}/{inner['id']}", json={"parentSectionGroupId": None}))
+    assert "sectionGroup" not in out
+    structure = api.get(f"{SITE}/structure").json()["structure"]
+    assert titles(structure) == ["Guide", "Outer", "Inner"]
+
+
+@pytest.mark.parametrize("into", ["itself", "its child", "its grandchild"])
+def test_group_patched_into_itself_or_a_group_inside_it_is_400(api, into):
+    outer = group(api, title="Outer")
+    child = group(api, title="Child", parent=outer["id"])
+    grandchild = group(api, title="Grandchild", parent=child["id"])
+    target = {"itself": outer, "its child": child, "its grandchild": grandchild}[into]
+    response = api.patch(f"{GROUPS}/{outer['id']}", json={"parentSectionGroupId": target["id"]})
+    assert error(response, 400) == (
+        f"parentSectionGroupId: section group '{target['id']}' is section group "
+        f"'{outer['id']}' or inside it; a group cannot go into itself"
+    )
+    assert "sectionGroup" not in api.get(GROUPS).json()["items"][0]
+
+
+def test_the_definition_has_no_call_adding_a_section_to_a_group(api):
+    guide = section(api, "sp_guide")
+    made = group(api, title="Group")
+    response = api.post(f"{GROUPS}/{made['id']}/sections", json={"sectionId": guide["id"]})
+    assert response.status_code == 404
+    assert api.get(GROUPS).json()["items"][0]["children"] == []
+
+
+def test_sort_next_to_an_item_of_another_container_is_400(api):
+    guide, apis = section(api, "sp_guide"), section(api, "sp_api")
+    made = group(api, title="Group", sections=[apis["id"]])
+    body = {
+        "item": {"type": "site-section", "id": guide["id"]},
+        "position": {"after": {"type": "site-section", "id": apis["id"]}},
+    }
+    response = api.patch(f"{SITE}/structure/sort", json=body)
+    assert error(response, 400) == (
+        f"position.after: section '{apis['id']}' is not in the same container as section "
+        f"'{guide['id']}': sorting changes sibling order only; move it between the top level "
+        "and a group with its own update first"
+    )
+    assert api.get(GROUPS).json()["items"][0]["id"] == made["id"]
+    assert titles(api.get(GROUPS).json()["items"][0]["children"]) == ["Api"]
 
 
 def test_move_group_before_a_section(api):

@@ -385,14 +385,14 @@ def test_sort_group_between_sections(api, three_sections):
     assert [t for _, t in top_level(api, SITE)] == ["Guide", "Group", "Api", "Ops"]
 
 
-def test_sort_next_to_a_grouped_section_moves_into_the_group(api, three_sections):
+def test_sort_next_to_a_grouped_section_is_400(api, three_sections):
+    """The definition: sorting changes sibling order only, a section joins a group by its
+    own update."""
     guide, _, ops = three_sections
-    made = group(api, SITE, title="Group", sections=[guide])
+    group(api, SITE, title="Group", sections=[guide])
     response = sort(api, SITE, ("site-section", ops), "before", ("site-section", guide))
-    assert response.json()["sectionGroup"] == made["id"]
-    children = api.get(f"{SITE}/section-groups").json()["items"][0]["children"]
-    assert [c["title"] for c in children] == ["Ops", "Guide"]
-    assert [t for _, t in top_level(api, SITE)] == ["Api", "Group"]
+    assert error(response, 400).startswith(f"position.before: section '{guide}' is not in the ")
+    assert [t for _, t in top_level(api, SITE)] == ["Api", "Ops", "Group"]
 
 
 def test_sort_site_space_within_a_section(api, three_sections):
@@ -440,9 +440,9 @@ def test_sort_many_times_keeps_the_order_exact(api, three_sections):
 def test_sort_group_inside_itself_is_400(api, three_sections):
     outer = group(api, SITE, title="Outer")
     inner = group(api, SITE, title="Inner", parent=outer["id"])
-    response = sort(
-        api, SITE, ("site-section-group", outer["id"]), "after", ("site-section-group", inner["id"])
-    )
+    # The deprecated move still takes a group to the anchor's container.
+    position = {"after": {"type": "site-section-group", "siteSectionGroup": inner["id"]}}
+    response = api.post(f"{SITE}/section-groups/{outer['id']}/move", json={"position": position})
     assert error(response, 400) == (
         f"position.after: cannot place section group '{outer['id']}' inside itself"
     )

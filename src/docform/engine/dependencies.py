@@ -1,8 +1,9 @@
 """Which change waits for which: the order the plan's dependency graph is built from.
 
 A change waits for the creates and restores of what it refers to (in its values, its calls'
-placeholders, or what its entry requires), a move for the move of a parent it goes into, and a
-delete for every change that stops referring to what it deletes.
+placeholders, or what its entry requires), a move for the moves of the parent it goes into and
+of everything above that parent, and a delete for every change that stops referring to what it
+deletes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Mat
         for d in (*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores)))
     }
     moves = {c.address: c.key for c in changes if c.action == "move"}
+    containers = _desired_containers(matchings)
     keys = {c.key for c in changes}
     referrers: dict[str, list[str]] = {}
     for change in changes:
@@ -34,9 +36,11 @@ def link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Mat
             refs.add(change.address)
         needed = {provided[r] for r in refs if r in provided and provided[r] != change.key}
         if change.action == "move":
-            # Into a parent that moves too: after it, or the parent may still be inside this
-            # object (swapping a parent and its child).
-            needed |= {moves[r] for r in refs if r in moves and moves[r] != change.key}
+            # Into a parent after the moves of it and of everything the manifests put above
+            # it, or one of those may still be inside this object (swapping a parent and its
+            # child, or its grandparent).
+            above = _above(refs_in(change.after), containers)
+            needed |= {moves[r] for r in above if r in moves and moves[r] != change.key}
         # A kind may name changes the plan does not hold (a sibling with nothing to reorder).
         named = {key for key in change.depends_on if key in keys}
         change.depends_on = sorted(needed | named)
@@ -46,6 +50,31 @@ def link_dependencies(changes: list[Change], matchings: Sequence[tuple[Kind, Mat
     for delete in (c for c in changes if c.action == "delete"):
         others = [k for k in referrers.get(delete.address, ()) if k != delete.key]
         delete.depends_on = sorted({*delete.depends_on, *others})
+
+
+def _desired_containers(matchings: Sequence[tuple[Kind, Matching]]) -> dict[str, set[str]]:
+    """Each entry's address -> what its fields whose change is a move (`Kind.rules`) name:
+    the container the manifests put it in."""
+    found: dict[str, set[str]] = {}
+    for kind, matching in matchings:
+        fields = [name for name, action in kind.rules.actions.items() if action == "move"]
+        if not fields:
+            continue
+        for d in (*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores))):
+            found[d.address] = refs_in([d.fields.get(name) for name in fields])
+    return found
+
+
+def _above(start: set[str], containers: Mapping[str, set[str]]) -> set[str]:
+    """``start`` and every container above them, as the manifests nest them."""
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        address = todo.pop()
+        if address not in seen:
+            seen.add(address)
+            todo.extend(containers.get(address, ()))
+    return seen
 
 
 def _add_name_referrers(

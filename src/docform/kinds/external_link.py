@@ -37,7 +37,7 @@ from docform.model.fields import Name
 from docform.site_customization import URL_PATTERN
 
 #: The changes of a site's sections and groups that may move what a link follows.
-SETTLING = ("create", "update", "reorder")
+SETTLING = ("create", "update", "move", "reorder")
 
 
 class ExternalLinkEntry(Entry):

@@ -243,7 +243,8 @@ def top_level_names(site: Mapping[str, Any]) -> dict[str, list[str]]:
         if name not in grouped:
             top.setdefault(name, []).append("section")
     for name in _mapping(site.get("sectionGroups")):
-        top.setdefault(name, []).append("section group")
+        if name not in grouped:
+            top.setdefault(name, []).append("section group")
     for name, link in _mapping(site.get("externalLinks")).items():
         if _mapping(link).get("group") is None:
             top.setdefault(name, []).append("external link")
@@ -251,13 +252,16 @@ def top_level_names(site: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def _grouped_names(site: Mapping[str, Any]) -> dict[str, str]:
-    """Sections and links in a group, by name, with their group's name."""
+    """Sections, groups and links in a group, by name, with their group's name."""
     found: dict[str, str] = {}
     for group_name, group in _mapping(site.get("sectionGroups")).items():
         listed = _mapping(group).get("sections")
         for section in listed if isinstance(listed, list) else []:
             if isinstance(section, str):
                 found.setdefault(section, group_name)
+        parent = _mapping(group).get("group")
+        if isinstance(parent, str):
+            found.setdefault(group_name, parent)
     for name, link in _mapping(site.get("externalLinks")).items():
         group = _mapping(link).get("group")
         if isinstance(group, str):

@@ -87,7 +87,7 @@ class OverrideKind(SettingsKind):
     references = ("site", "site_space")
     # The site spaces must be matched before their overrides are read: they are matched once
     # every kind they refer to is (sections, spaces, and what spaces refer to).
-    read_after = ("site", "section", "collection", "member", "space", "site_space")
+    read_after = ("site", "section", "section_group", "collection", "member", "space", "site_space")
     cannot_delete = "write `customization: {managed: whole}` on the site space to clear them all"
 
     def __init__(self, org_id: str) -> None:

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.engine.capabilities import OrdersSiblings
-from docform.engine.field_rules import Unique
+from docform.engine.field_rules import ChangedBy, Unique
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -21,10 +21,11 @@ from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.exporting import set_fields
-from docform.kind_framework.ordering import Container, arriving, racing_creates, reorder_changes
+from docform.kind_framework.ordering import Container, reorder_changes
 from docform.kind_framework.planning import entry_desired, read_per_site, ref, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind, created
 from docform.kinds.navigation import navigated_sites
+from docform.kinds.section_group import arrivals_sorted, live_group
 from docform.kinds.site_space import SiteSpaceEntry
 from docform.model.entry import Entry
 from docform.model.fields import Name
@@ -64,12 +65,23 @@ class SectionEntry(Entry):
         return list(self.spaces.values())
 
 
+class SectionFields:
+    """The fields of a section that carry a rule: the group it is in (a change of it is a
+    move) and its path, unique in its site."""
+
+    sectionGroup: Annotated[Ref | None, ChangedBy("move")]
+    path: Annotated[str, Unique()]
+
+
 class SectionKind(SiteRestKind, OrdersSiblings):
     """Sections of managed sites, keyed by path within their site.
 
     The API creates a section together with its first site space (``POST /sections`` takes a
     space), so a section can only be created when the manifest gives it at least one space.
-    ``default: true`` is the site's ``defaultSiteSection``.
+    ``default: true`` is the site's ``defaultSiteSection``. A section joins the group that
+    lists it, or the site's top level when none does, through its own PATCH
+    (``siteSectionGroupId``: a ``move``, or the PATCH right after its create); a section live
+    in a group no manifest entry manages stays there unless a group lists it.
     """
 
     name = "section"
@@ -95,9 +107,9 @@ class SectionKind(SiteRestKind, OrdersSiblings):
             list_names=("sections",),
         ),
     )
-    references = ("site", "space")
+    references = ("site", "space", "section_group")
     read_after = ("site",)
-    fields = SectionEntry
+    fields = SectionFields
     create_path = "{site}/sections"
     object_path = "{site}/sections/{id}"
     created_with = ("title", "icon")
@@ -127,6 +139,9 @@ class SectionKind(SiteRestKind, OrdersSiblings):
             for site in manifests.section("sites").values()
             for section in site.sections.values()
         ]
+        for d in sections:
+            group = listed.get(d.address, (None, 0))[0]
+            d.fields["sectionGroup"] = Ref(group) if group is not None else None
         return [
             GroupedSection(**_fields_of(d), group=listed.get(d.address, (None, 0)))
             for d in sections
@@ -146,6 +161,7 @@ class SectionKind(SiteRestKind, OrdersSiblings):
             return None
         fields = {k: raw.get(k) for k in (*self.patched, "default")}
         fields["site"] = site
+        fields["sectionGroup"] = live_group(raw, index)
         spaces = raw.get("siteSpaces") or []
         first = index.ref("space", spaces[0]["space"]["id"]) if spaces else None
         return Observed(
@@ -175,7 +191,20 @@ class SectionKind(SiteRestKind, OrdersSiblings):
         settings = super().settings_after_create(desired, resolve)
         if _titled_by_path(desired):
             settings["title"] = desired.fields["title"]
+        if desired.fields.get("sectionGroup") is not None:
+            settings["siteSectionGroupId"] = resolve(desired.fields["sectionGroup"])
         return settings
+
+    def move_call(
+        self,
+        observed: Observed,
+        desired: Desired,
+        changed: Mapping[str, Any],
+        resolve: Resolve,
+        at: PathValues,
+    ) -> Call:
+        body = {"siteSectionGroupId": resolve(changed["sectionGroup"])}
+        return Call("PATCH", self.path(self.object_path, at, observed.id), body)
 
     def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
         if not desired.fields.get("default"):
@@ -215,7 +244,7 @@ class SectionKind(SiteRestKind, OrdersSiblings):
             if address:
                 in_live[(index.address_of("site", raw["_site"]), group)].append(address)
         containers = [
-            _container(entries, in_live.get(key, []), key[1], index)
+            arrivals_sorted(Container(entries, in_live.get(key, [])), index)
             for key, entries in wanted.items()
             if key[1] is not None or key[0] not in self._navigated
         ]
@@ -245,26 +274,6 @@ def _fields_of(desired: Desired) -> dict[str, Any]:
 
 def _listed_in(desired: Desired) -> tuple[str | None, int]:
     return desired.group if isinstance(desired, GroupedSection) else (None, 0)
-
-
-def _container(
-    entries: list[Desired], live: list[str], group: str | None, index: AddressIndex
-) -> Container:
-    """The sections of a group, or of the site root (``group`` None), as siblings."""
-    container = Container(entries, live)
-    if group is not None:
-        # The group's own create or `POST .../sections` calls bring sections in, one after
-        # the other in manifest order: their places are known once that change is done.
-        if index.is_created(group):
-            container.after = (f"{group}#create",)
-        elif arriving(container):
-            container.after = (f"{group}#update",)
-        return container
-    arrivals = arriving(container)
-    # A section leaves its group for the root only through its sort call.
-    leaving_groups = frozenset(a for a in arrivals if not index.is_created(a))
-    container.racing = racing_creates(arrivals, index) | leaving_groups
-    return container
 
 
 def _titled_by_path(desired: Desired) -> bool:

@@ -2,7 +2,8 @@
 
 A site with sections lists its site spaces in them; one section and one site space per
 section may be the default; a section is in at most one of its site's groups, and every name a
-group, a redirect or a site space's former key gives is a section of the same site. They are
+group, a redirect or a site space's former key gives is a section of the same site; a group's
+``group`` is another group of the same site, and no group sits inside itself. They are
 checked on the values as written (`Entry.section_problems`), so that a site with an unrelated
 mistake still has its structure checked.
 """
@@ -78,6 +79,50 @@ def _group_problems(
             elif section not in sections:
                 yield path, _unknown_section(site_name, sections, section, sites, unknown)
             placed.setdefault(section, group_name)
+    yield from _nesting_problems(site_name, _mapping(site.get("sectionGroups")), sites, unknown)
+
+
+def _nesting_problems(
+    site_name: str, groups: dict[str, Any], sites: Mapping[str, Any], unknown: Unknown
+) -> WrittenProblems:
+    """A group's ``group`` names another group of the same site, and following them from any
+    group reaches the site's top level (a loop is told once, at its first group written)."""
+    parents = {
+        name: parent
+        for name, group in groups.items()
+        if isinstance(parent := _mapping(group).get("group"), str)
+    }
+    told: set[frozenset[str]] = set()
+    for name, parent in parents.items():
+        path = (site_name, "sectionGroups", name, "group")
+        if parent not in groups:
+            yield path, _unknown_group(site_name, groups, name, parent, sites, unknown)
+            continue
+        chain = [name]
+        while (step := parents.get(chain[-1])) in groups and step not in chain:
+            chain.append(step)
+        if step == name and frozenset(chain) not in told:
+            told.add(frozenset(chain))
+            loop = " -> ".join([*chain, name])
+            message = (
+                f"section groups cannot sit inside themselves ({loop}); place one of them at "
+                "the site's top level (leave out its group)"
+            )
+            yield path, message
+
+
+def _unknown_group(
+    site_name: str,
+    groups: dict[str, Any],
+    name: str,
+    parent: str,
+    sites: Mapping[str, Any],
+    unknown: Unknown,
+) -> str:
+    for other_name, other in sites.items():
+        if other_name != site_name and parent in _mapping(_mapping(other).get("sectionGroups")):
+            return f"section group '{parent}' belongs to site '{other_name}', not '{site_name}'"
+    return unknown("section group", parent, [g for g in groups if g != name])
 
 
 def _former_section_problems(

@@ -12,7 +12,10 @@ Choices where the API documents are silent:
   ``sectionId``, ``sections``, ``parent``, ``defaultSiteSpace``, positions) answer 400 naming
   the field. A space must be a live (not deleted) space of the same organization.
 - A new group, section or site space goes last in its container. A group created with
-  ``sections`` takes them in the order given; adding a section to a group puts it last there.
+  ``sections`` takes them in the order given. A section or group moved into a group (or to
+  the top level) by its PATCH (``siteSectionGroupId``, ``parentSectionGroupId``) goes last
+  there; one PATCHed into the group it is already in stays where it is. A group cannot go
+  into itself or a group inside it (400).
 - Deleting a group keeps its content: its sections and nested groups take its place.
 - A new section's title defaults to its space's title ("Untitled section" when shorter than
   2 characters); its path is a slug of the title, unique in the site (``guide``,
@@ -80,7 +83,9 @@ from docform_sandbox.routes.structure_edits import (
     GroupMoveBody,
     MoveBody,
     apply_patch,
+    check_group_container,
     found,
+    join_container,
     move_next_to,
     reject_nulls,
 )
@@ -168,8 +173,8 @@ def create_section_group(ctx: Ctx) -> dict[str, Any]:
     site = site_of(ctx, write=True)
     spec = ctx.body_as(GroupCreate)
     tree = load_tree(ctx, site)
-    if spec.parent is not None and spec.parent not in tree.groups:
-        raise bad_request(f"parent: no section group '{spec.parent}' in this site")
+    if spec.parent is not None:
+        check_group_container(tree, None, spec.parent, "parent")
     sections = []
     for i, section_id in enumerate(spec.sections or []):
         if section_id not in tree.sections:
@@ -188,26 +193,31 @@ def create_section_group(ctx: Ctx) -> dict[str, Any]:
 
 
 def _put_in_group(ctx: Ctx, tree: SiteTree, section: dict[str, Any], group_id: str) -> None:
-    set_container(ctx, SECTION, section, group_id)
-    move_to_end(ctx, tree, SECTION, section)
+    join_container(ctx, tree, SECTION, section, group_id)
 
 
 class GroupPatch(Body):
     title: str | None = Field(None, min_length=1, max_length=100)
     icon: str | None = Field(None, max_length=50)
+    parentSectionGroupId: str | None = None
 
 
 @endpoint("PATCH", BASE + "/section-groups/{siteSectionGroupId}", answer=ref("SiteSectionGroup"))
 def patch_section_group(ctx: Ctx) -> dict[str, Any]:
-    """Rename a group or change its icon (null removes the icon)."""
+    """Rename a group, change its icon (null removes the icon) or move it into another group
+    (``parentSectionGroupId``; null: the site's top level), last there."""
     site = site_of(ctx, write=True)
     tree = load_tree(ctx, site)
     doc = found(tree, GROUP, ctx.params["siteSectionGroupId"])
     patch = ctx.body_as(GroupPatch)
     reject_nulls(patch, ("title",))
+    if "parentSectionGroupId" in patch.model_fields_set:
+        parent = patch.parentSectionGroupId
+        check_group_container(tree, doc, parent, "parentSectionGroupId")
+        join_container(ctx, tree, GROUP, doc, parent)
     apply_patch(doc, patch, ("title", "icon"))
     ctx.store.update(GROUP, doc)
-    return render_group(ctx, tree, doc)
+    return render_group(ctx, load_tree(ctx, site), doc)
 
 
 @endpoint("DELETE", BASE + "/section-groups/{siteSectionGroupId}", status=204, answer=None)
@@ -228,29 +238,6 @@ def delete_section_group(ctx: Ctx) -> None:
         ctx.store.set_rank(kind, item["id"], float(rank))
     ctx.store.delete(GROUP, doc["id"])
     return None
-
-
-class GroupSectionBody(Body):
-    sectionId: str
-
-
-@endpoint(
-    "POST",
-    BASE + "/section-groups/{siteSectionGroupId}/sections",
-    status=201,
-    answer=ref("SiteSectionGroup"),
-)
-def add_section_to_group(ctx: Ctx) -> dict[str, Any]:
-    """Move a section into a group, last there."""
-    site = site_of(ctx, write=True)
-    tree = load_tree(ctx, site)
-    group = found(tree, GROUP, ctx.params["siteSectionGroupId"])
-    body = ctx.body_as(GroupSectionBody)
-    section = tree.sections.get(body.sectionId)
-    if section is None:
-        raise bad_request(f"sectionId: no section '{body.sectionId}' in this site")
-    _put_in_group(ctx, tree, section, group["id"])
-    return render_group(ctx, load_tree(ctx, site), group)
 
 
 @endpoint(
@@ -326,11 +313,13 @@ class SectionPatch(Body):
     condition: str | None = Field(None, max_length=1024)
     icon: str | None = Field(None, max_length=50)
     description: str | None = Field(None, max_length=256)
+    siteSectionGroupId: str | None = None
 
 
 @endpoint("PATCH", BASE + "/sections/{siteSectionId}", answer=ref("SiteSection"))
 def patch_section(ctx: Ctx) -> dict[str, Any]:
-    """Change a section's title, path, default site space, condition, icon or description."""
+    """Change a section's title, path, default site space, condition, icon or description, or
+    move it into a group (``siteSectionGroupId``; null: the site's top level), last there."""
     site = site_of(ctx, write=True)
     tree = load_tree(ctx, site)
     doc = found(tree, SECTION, ctx.params["siteSectionId"])
@@ -345,11 +334,15 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
         raise bad_request(
             f"defaultSiteSpace: no site space '{patch.defaultSiteSpace}' in this section"
         )
+    if "siteSectionGroupId" in patch.model_fields_set:
+        group = patch.siteSectionGroupId
+        check_group_container(tree, None, group, "siteSectionGroupId")
+        join_container(ctx, tree, SECTION, doc, group)
     apply_patch(
         doc, patch, ("title", "path", "defaultSiteSpace", "condition", "icon", "description")
     )
     ctx.store.update(SECTION, doc)
-    return render_section(ctx, tree, doc)
+    return render_section(ctx, load_tree(ctx, site), doc)
 
 
 @endpoint("DELETE", BASE + "/sections/{siteSectionId}", status=204, answer=None)

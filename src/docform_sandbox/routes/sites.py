@@ -34,11 +34,13 @@ Choices where the API documents are silent:
   ``{type: 'siteSpaces', structure: [SiteSpace]}``. A group's ``sections`` are its own sections;
   its ``children`` are its own sections and nested groups, in order (the same list as
   ``sections`` unless groups are nested).
-- Sort: the item moves right before or after the anchor, into the anchor's container (so a
-  sort can also move a site space to another section, or a section in or out of a group).
-  A site space sits next to site spaces only; sections, groups and external links next to
-  one another. The item not existing in the site is a 404; a bad anchor is a 400 naming
-  ``position``.
+- Sort: the item moves right before or after the anchor. The definition has sorting change
+  sibling order only, a section, group or external link moving between the top level and a
+  group by its own update: an anchor of those in another container is a 400 naming
+  ``position``. A site space still moves to another section next to a site space of it (the
+  definition gives a site space no other way to change sections). A site space sits next to
+  site spaces only; sections, groups and external links next to one another. The item not
+  existing in the site is a 404; a bad anchor is a 400 naming ``position``.
 - Lists of structure objects are in structure order (a group's content at the group's place)
   and ignore ``order``; their cursors name the last item shown, so they survive changes.
 - Published URLs join the site's URL, the section path and the site space path.
@@ -356,5 +358,6 @@ def sort_structure(ctx: Ctx) -> dict[str, Any]:
         side,
         anchor_node(tree, anchor.type, anchor.id, where),
         where,
+        siblings_only=True,
     )
     return render_node(ctx, load_tree(ctx, site), (sort.item.type, item))

@@ -12,6 +12,8 @@ from docform_sandbox.routes.site_tree import (
     SECTION,
     SITE_SPACE,
     SiteTree,
+    move_to_end,
+    set_container,
 )
 from docform_sandbox.routes.structure_placement import anchor_node, place, position_side
 
@@ -40,6 +42,36 @@ def apply_patch(doc: dict[str, Any], patch: Body, names: tuple[str, ...]) -> Non
             doc.pop(name, None)
         else:
             doc[name] = value
+
+
+def check_group_container(
+    tree: SiteTree, group: dict[str, Any] | None, container: str | None, field_name: str
+) -> None:
+    """400 naming ``field_name`` unless ``container`` (None: the top level) is a group of the
+    site that can hold ``group`` (None: a section), which it cannot when inside it."""
+    if container is None:
+        return
+    if container not in tree.groups:
+        raise bad_request(f"{field_name}: no section group '{container}' in this site")
+    ancestor: str | None = container
+    while group is not None and ancestor is not None:
+        if ancestor == group["id"]:
+            raise bad_request(
+                f"{field_name}: section group '{container}' is section group "
+                f"'{group['id']}' or inside it; a group cannot go into itself"
+            )
+        ancestor = tree.groups[ancestor].get("sectionGroup")
+
+
+def join_container(
+    ctx: Ctx, tree: SiteTree, kind: str, doc: dict[str, Any], container: str | None
+) -> None:
+    """Put a section or group into the group ``container`` (None: the top level), last there;
+    already in it, it stays where it is."""
+    if doc.get("sectionGroup") == container:
+        return
+    set_container(ctx, kind, doc, container)
+    move_to_end(ctx, tree, kind, doc)
 
 
 # -- deprecated move bodies ----------------------------------------------------------------------

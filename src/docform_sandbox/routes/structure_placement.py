@@ -17,8 +17,18 @@ from docform_sandbox.routes.site_tree import (
 )
 
 
-def place(ctx: Ctx, tree: SiteTree, item: Node, side: str, anchor: Node, where: str) -> None:
-    """Move ``item`` right before or after ``anchor``, into the anchor's container.
+def place(
+    ctx: Ctx,
+    tree: SiteTree,
+    item: Node,
+    side: str,
+    anchor: Node,
+    where: str,
+    *,
+    siblings_only: bool = False,
+) -> None:
+    """Move ``item`` right before or after ``anchor``, into the anchor's container; with
+    ``siblings_only``, a section, group or link only next to one of its own container.
 
     ``where`` names the anchor in error messages (``position.before``).
     """
@@ -35,6 +45,12 @@ def place(ctx: Ctx, tree: SiteTree, item: Node, side: str, anchor: Node, where: 
     field_name = "section" if kind == SITE_SPACE else "sectionGroup"
     target = anchor_doc.get(field_name)
     if target != doc.get(field_name):
+        if siblings_only and kind != SITE_SPACE:
+            raise bad_request(
+                f"{where}: {LABELS[anchor_kind]} '{anchor_doc['id']}' is not in the same "
+                f"container as {LABELS[kind]} '{doc['id']}': sorting changes sibling order "
+                "only; move it between the top level and a group with its own update first"
+            )
         _check_new_container(tree, item, target, where)
     set_container(ctx, kind, doc, target)
     if kind == SITE_SPACE:
