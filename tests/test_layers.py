@@ -309,7 +309,7 @@ def test_a_plan_against_the_sandbox_builds_no_seed_models_or_object_descriptions
     assert "docform_sandbox.app" in imported
     assert among(imported, ("docform_sandbox.seed", "docform_sandbox.openapi_description")) == []
     probe = (
-        "import docform.site_customization as described\n"
+        "import docform.service.site_customization as described\n"
         "built = []\n"
         "schema = described.document_schema\n"
         "described.document_schema = lambda: built.append(1) or schema()\n"

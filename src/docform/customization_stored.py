@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from docform.site_customization import Customization
+from docform.service.site_customization import Customization
 
 
 def _themed(color: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from docform.site_customization import (
+from docform.service.site_customization import (
     Announcement,
     CodeThemePair,
     ContentRef,

@@ -34,7 +34,7 @@ from docform.kind_framework.rest import PathValues, SiteRestKind, site_prefix
 from docform.kinds.navigation import ADDRESS_PARTS, GROUP, LINK, STRUCTURE_KINDS
 from docform.model.entry import Entry, Unknown, WrittenProblems
 from docform.model.fields import Name
-from docform.site_customization import URL_PATTERN
+from docform.service.site_customization import URL_PATTERN
 
 #: The changes of a site's sections and groups that may move what a link follows.
 SETTLING = ("create", "update", "move", "reorder")

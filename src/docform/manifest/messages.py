@@ -16,7 +16,7 @@ from docform.manifest.problems import Path, Problem, did_you_mean
 from docform.manifest.sources import SourceMap, type_name
 from docform.model.entry import ID_PATTERN
 from docform.model.fields import DOMAIN_PATTERN, EMAIL_PATTERN, NAME_PATTERN, SLUG_PATTERN
-from docform.site_customization import COLOR_PATTERN, URL_PATTERN
+from docform.service.site_customization import COLOR_PATTERN, URL_PATTERN
 
 PATTERN_MESSAGES = {
     NAME_PATTERN: "is not a valid name: use a-z, 0-9, '-' and '_', starting with a letter or digit",

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ConfigDict
 
 from docform.customization_stored import as_stored, defaults
-from docform.site_customization import Customization, document_schema
+from docform.service.site_customization import Customization, document_schema
 from docform_sandbox.answer_schema import ref
 from docform_sandbox.http import Body, Ctx, endpoint, timestamp
 from docform_sandbox.routes.site_tree import site_of

@@ -23,7 +23,7 @@ from typing import Annotated, Any
 from pydantic import Field
 from starlette.responses import Response
 
-from docform.site_customization import URL_PATTERN, LocalizedString128
+from docform.service.site_customization import URL_PATTERN, LocalizedString128
 from docform_sandbox.answer_schema import ref
 from docform_sandbox.http import Body, Ctx, bad_request, endpoint, new_id, not_found
 from docform_sandbox.routes.shared import removed
