@@ -28,10 +28,10 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from docform.customization_stored import DEFAULTS, as_stored, laid_over
 from docform.engine.values import differing_parts
 from docform.kinds.customization import CustomizationKind
 from docform.kinds.customization_block import fields_of
+from docform.service.customization_stored import DEFAULTS, as_stored, laid_over
 
 LINK = {"kind": "url", "url": "https://bench.test"}
 BLOCK: dict[str, Any] = {

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
-from docform.customization_stored import defaults
+from docform.service.customization_stored import defaults
 from planning import apply, assert_converged, live_api, seeded_sandbox, write_manifests
 
 DOCS = "/orgs/org_acme/sites/site_docs"

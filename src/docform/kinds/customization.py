@@ -16,14 +16,6 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docform.customization_stored import (
-    DEFAULTS,
-    as_stored,
-    defaults,
-    laid_over,
-    stored_fields,
-    stored_page_actions,
-)
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
@@ -41,6 +33,14 @@ from docform.kinds.customization_block import (
     leaf_name,
     value_at,
     with_fields,
+)
+from docform.service.customization_stored import (
+    DEFAULTS,
+    as_stored,
+    defaults,
+    laid_over,
+    stored_fields,
+    stored_page_actions,
 )
 
 PAGE_ACTIONS = "pageActions.items"

@@ -29,7 +29,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
-from docform.customization_stored import DEFAULTS, laid_over
+from docform.service.customization_stored import DEFAULTS, laid_over
 from docform.service.site_customization import Customization, document_schema
 
 #: Parts the API always has that are still one field: a favicon is an icon, an emoji or

@@ -4,7 +4,7 @@ API defines it: its fields, their limits and enumerations, and the document a ne
 Shared by the manifest (a site entry's ``customization:`` block is checked against it) and the
 sandbox (which validates the PUT body with it). Keys the API requires are required here; the
 document of a site never customized and what the service stores of a document are in
-`docform.customization_stored`.
+`docform.service.customization_stored`.
 """
 
 from __future__ import annotations

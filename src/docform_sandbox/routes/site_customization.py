@@ -9,7 +9,7 @@ Choices where the API documents are silent:
 
 - Reading needs membership of the organization; a PUT needs its admin role.
 - A site never customized answers the sandbox's default document (`DEFAULTS` of
-  `docform.customization_stored`) without ``updatedAt``; a PUT sets ``updatedAt``.
+  `docform.service.customization_stored`) without ``updatedAt``; a PUT sets ``updatedAt``.
 - Nothing is masked (``unmasked`` is accepted and changes nothing); ``updatedAt`` or any other
   unknown key in a PUT body is a 400.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ConfigDict
 
-from docform.customization_stored import as_stored, defaults
+from docform.service.customization_stored import as_stored, defaults
 from docform.service.site_customization import Customization, document_schema
 from docform_sandbox.answer_schema import ref
 from docform_sandbox.http import Body, Ctx, endpoint, timestamp
