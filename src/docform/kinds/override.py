@@ -32,7 +32,7 @@ from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.rest import id_in_path, site_prefix
 from docform.kind_framework.settings import SettingsKind
 from docform.kinds.customization_block import has_leaf, value_at
-from docform.site_overrides import Override, override_leaves
+from docform.service.site_overrides import Override, override_leaves
 
 LEAVES = tuple(override_leaves())
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from docform.site_overrides import Override, merged_overrides
+from docform.service.site_overrides import Override, merged_overrides
 from docform_sandbox.answer_schema import ref
 from docform_sandbox.http import Body, Ctx, endpoint, not_found
 from docform_sandbox.routes.shared import removed
