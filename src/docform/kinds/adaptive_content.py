@@ -18,15 +18,6 @@ from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
-from docform.adaptive_schema import (
-    CLAIM_REFERENCE,
-    VisitorSchema,
-    as_sent,
-    claim_names,
-    condition_problems,
-    conditions_of,
-    header_conditions,
-)
 from docform.engine.capabilities import WarnsAcrossKinds
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
@@ -40,6 +31,15 @@ from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.settings import SettingsKind
 from docform.model.entry import Location, ManifestModel, WrittenProblems
+from docform.service.adaptive_schema import (
+    CLAIM_REFERENCE,
+    VisitorSchema,
+    as_sent,
+    claim_names,
+    condition_problems,
+    conditions_of,
+    header_conditions,
+)
 
 
 class AdaptiveContent(ManifestModel):

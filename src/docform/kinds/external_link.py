@@ -19,7 +19,6 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.engine.capabilities import OrdersSiblings
 from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
@@ -34,6 +33,7 @@ from docform.kind_framework.rest import PathValues, SiteRestKind, site_prefix
 from docform.kinds.navigation import ADDRESS_PARTS, GROUP, LINK, STRUCTURE_KINDS
 from docform.model.entry import Entry, Unknown, WrittenProblems
 from docform.model.fields import Name
+from docform.service.adaptive_schema import ConditionPath, conditions_of
 from docform.service.site_customization import URL_PATTERN
 
 #: The changes of a site's sections and groups that may move what a link follows.

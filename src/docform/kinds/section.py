@@ -10,7 +10,6 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.engine.capabilities import OrdersSiblings
 from docform.engine.field_rules import ChangedBy, Unique
 from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
@@ -29,6 +28,7 @@ from docform.kinds.section_group import arrivals_sorted, live_group
 from docform.kinds.site_space import SiteSpaceEntry
 from docform.model.entry import Entry
 from docform.model.fields import Name
+from docform.service.adaptive_schema import ConditionPath, conditions_of
 
 
 class SectionEntry(Entry):

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
-from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.engine.audience import Fact, Seen
 from docform.engine.capabilities import ReadsBystanders, TellsAudience
 from docform.engine.field_rules import Immutable, NullMeans, Unique
@@ -49,6 +48,7 @@ from docform.kinds.site_space import SiteSpaceEntry
 from docform.kinds.visitor_auth import VISITOR_AUTH_DESCRIPTION, VisitorAuth, site_audience
 from docform.model.entry import Entry, Unknown, WrittenProblems
 from docform.model.fields import Level, Name, SiteType, SiteVisibility
+from docform.service.adaptive_schema import ConditionPath, conditions_of
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 PROXY_PATTERN = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")

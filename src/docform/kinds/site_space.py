@@ -10,7 +10,6 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
-from docform.adaptive_schema import ConditionPath, conditions_of
 from docform.engine.capabilities import LimitsMoves, OrdersSiblings, ReadsBystanders
 from docform.engine.field_rules import ChangedBy, Unique
 from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Ref, Resolve
@@ -27,6 +26,7 @@ from docform.kind_framework.site_bystanders import site_spaces_showing
 from docform.kinds.override import OverrideBlock
 from docform.model.entry import Entry
 from docform.model.fields import SpaceName
+from docform.service.adaptive_schema import ConditionPath, conditions_of
 
 
 class SiteSpaceEntry(Entry):

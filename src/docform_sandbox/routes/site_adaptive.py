@@ -2,7 +2,7 @@
 adaptive-schema``. The switch itself is the site's ``adaptiveContent`` (site PATCH).
 
 The PUT replaces the schema; its body is ``{jsonSchema}``, the strict JSON Schema subset the
-API takes (`docform.adaptive_schema.VisitorSchema`): anything else is a 400.
+API takes (`docform.service.adaptive_schema.VisitorSchema`): anything else is a 400.
 
 Choices where the API documents are silent: reading needs membership of the organization, a
 PUT its admin role; a site whose schema was never set answers a schema without claims
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from docform.adaptive_schema import VisitorSchema, as_sent
+from docform.service.adaptive_schema import VisitorSchema, as_sent
 from docform_sandbox.answer_schema import obj, ref
 from docform_sandbox.http import Body, Ctx, endpoint, timestamp
 from docform_sandbox.routes.site_tree import site_of
