@@ -1,6 +1,7 @@
-"""Resolved secrets never show when the service echoes them (engine/apply.py, redact.py): a
-server in front of the sandbox answers the SAML and OpenAPI creates with a 400 whose message
-repeats what it was sent, and `docform apply` prints FAIL lines and a summary without it."""
+"""Resolved secrets never show when the service echoes them (engine/apply.py,
+untrusted/redact.py): a server in front of the sandbox answers the SAML and OpenAPI creates
+with a 400 whose message repeats what it was sent, and `docform apply` prints FAIL lines and a
+summary without it."""
 
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ def test_secrets_the_service_echoes_in_errors_are_masked(tmp_path, sandbox):
 
 
 def test_each_line_of_a_certificate_and_the_credentials_of_a_url_are_masked_alone():
-    from docform.redact import redact_text, secret_fragments
+    from docform.untrusted.redact import redact_text, secret_fragments
 
     fragments = secret_fragments([CERT, "https://user:pass-w0rd-9@host.test/x?sig=abcdefgh12"])
     echoed = f"line 2 is {CERT_LINE}; password pass-w0rd-9; sig abcdefgh12"

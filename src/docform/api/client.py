@@ -7,7 +7,7 @@ this client opens the plug-in's transport unless the caller hands it one, and se
 plug-in's default token when none is set.
 
 The token comes from ``DOCFORM_API_TOKEN`` (or ``token`` in code), never from a command-line
-argument, and never appears in a repr, a log line or an error (`docform.redact`).
+argument, and never appears in a repr, a log line or an error (`docform.untrusted.redact`).
 
 Every call: at most ``max_in_flight`` at a time, a timeout (30 s, or ``DOCFORM_API_TIMEOUT``
 seconds) for each network operation, a deadline and a size cap for each attempt's whole answer
@@ -41,7 +41,7 @@ from docform.api.stats import CallStats
 from docform.api.transport import BearerAuth, ReadOnlyTransport, read_only_refusal
 from docform.api.urls import API_PREFIX, environment_proxy, resolve_api_url
 from docform.paths import api_path
-from docform.redact import redact_url
+from docform.untrusted.redact import redact_url
 
 LIST_PAGE_SIZE = 1000
 MAX_LIST_PAGES = 10_000

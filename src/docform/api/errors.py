@@ -2,7 +2,7 @@
 
 Every message names the call (``GET /orgs/org_acme/teams``, the path relative to ``/v1``),
 what went wrong, and what the user can do about it. Messages are built already redacted: the
-token and URL credentials never reach an error (see `docform.redact`).
+token and URL credentials never reach an error (see `docform.untrusted.redact`).
 """
 
 from __future__ import annotations

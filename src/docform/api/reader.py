@@ -4,7 +4,7 @@ that says what went wrong, for whom, and what to do.
 Answers 204 and 205 are None; a DELETE also succeeds with an empty 200 (docs/service.md). A
 JSON answer of a read route must fit the shape derived for it (`docform.api.shapes`) before
 anyone uses it.
-Every message is redacted with the client's token (`docform.redact`).
+Every message is redacted with the client's token (`docform.untrusted.redact`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from docform.api.urls import API_PREFIX
 from docform.json_depth import deeper_than
 from docform.lookalikes import escape_controls
 from docform.paths import answer_ids_misfit
-from docform.redact import redact_text
+from docform.untrusted.redact import redact_text
 
 UNAUTHORIZED = 401
 FORBIDDEN = 403

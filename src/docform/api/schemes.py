@@ -22,7 +22,7 @@ from typing import Protocol
 import httpx
 
 from docform.api.errors import ApiConfigError
-from docform.redact import redact_url
+from docform.untrusted.redact import redact_url
 
 TRANSPORT_GROUP = "docform.transports"
 NETWORK_SCHEMES = ("http", "https")

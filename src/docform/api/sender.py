@@ -23,7 +23,7 @@ from docform.api.limits import AnswerLimits
 from docform.api.retry import RETRY_STATUSES, RateBudget, RetryPolicy
 from docform.api.stats import CallStats
 from docform.api.urls import request_url
-from docform.redact import HiddenValues
+from docform.untrusted.redact import HiddenValues
 
 log = logging.getLogger("docform.api")
 log.addFilter(HiddenValues())

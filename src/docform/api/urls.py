@@ -19,7 +19,7 @@ import httpx
 
 from docform.api.errors import ApiConfigError
 from docform.api.schemes import PluggedUrl, plugged_url, split_plugged, url_forms
-from docform.redact import redact_url
+from docform.untrusted.redact import redact_url
 
 API_PREFIX = "/v1"
 

@@ -25,7 +25,7 @@ from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.engine.stop import ApplyStop
 from docform.errors import DocformError, ServiceCallError
 from docform.paths import id_misfit
-from docform.redact import hide_in_logs, redact_text, secret_fragments
+from docform.untrusted.redact import hide_in_logs, redact_text, secret_fragments
 
 SecretResolver = Callable[[str], str]
 """Returns the value of a secret from its reference as written in the manifest."""

@@ -20,7 +20,7 @@ from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired, secret
 from docform.model.entry import Entry, ManifestModel
 from docform.model.fields import SLUG_PATTERN, SecretUrl
-from docform.redact import holds_credentials
+from docform.untrusted.redact import holds_credentials
 
 
 class OpenApiSource(ManifestModel):

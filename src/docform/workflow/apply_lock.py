@@ -32,7 +32,7 @@ from filelock import FileLock, Timeout
 
 from docform.api.urls import service_identity
 from docform.errors import DocformError
-from docform.redact import redact_url
+from docform.untrusted.redact import redact_url
 
 LOCK_DIR_VARIABLE = "DOCFORM_LOCK_DIR"
 

@@ -34,7 +34,7 @@ from docform.kind_registry import build_kinds, export_files, nested_order
 from docform.manifest import schema_text
 from docform.manifest.sources import manifest_files
 from docform.model.entry import ID_PATTERN
-from docform.redact import holds_credentials
+from docform.untrusted.redact import holds_credentials
 
 
 def _files() -> tuple[tuple[str, tuple[str, ...]], ...]:

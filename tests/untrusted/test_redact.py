@@ -1,4 +1,4 @@
-"""docform.redact: credentials never reach a message."""
+"""docform.untrusted.redact: credentials never reach a message."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
-from docform.redact import MASK, redact_text, redact_url
+from docform.untrusted.redact import MASK, redact_text, redact_url
 
 
 def test_redact_url_masks_user_and_password() -> None:
