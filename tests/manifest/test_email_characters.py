@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
-from docform.lookalikes import deceptive_text
+from docform.untrusted.lookalikes import deceptive_text
 from planning import live_api, run, write_manifests
 
 HEAD = "organization: {id: org_acme}\nmembers:\n  alice@acme.test: admin\n"

@@ -35,8 +35,8 @@ from docform.api.sender import Call
 from docform.api.shapes import RouteShapes
 from docform.api.urls import API_PREFIX
 from docform.json_depth import deeper_than
-from docform.lookalikes import escape_controls
 from docform.paths import answer_ids_misfit
+from docform.untrusted.lookalikes import escape_controls
 from docform.untrusted.redact import redact_text
 
 UNAUTHORIZED = 401

@@ -13,7 +13,7 @@ import click
 
 from docform.cli.output import output
 from docform.errors import DocformError
-from docform.lookalikes import escape_for_terminal
+from docform.untrusted.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:
     from docform.engine.plan import Plan

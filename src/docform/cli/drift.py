@@ -12,7 +12,7 @@ from docform.cli.common import markdown_options, write_output
 from docform.cli.group import cli
 from docform.cli.multi import audit_trails, manifest_sets, planned_sets, report_failures
 from docform.cli.output import output, output_options
-from docform.lookalikes import escape_for_terminal
+from docform.untrusted.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:
     from docform.workflow.drift import DriftReport

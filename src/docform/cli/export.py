@@ -9,7 +9,7 @@ import click
 
 from docform.cli.group import cli
 from docform.cli.output import output, output_options
-from docform.lookalikes import escape_for_terminal
+from docform.untrusted.lookalikes import escape_for_terminal
 
 
 @cli.command()

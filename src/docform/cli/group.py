@@ -11,7 +11,7 @@ import click
 
 from docform import __version__, command_clock, tuning
 from docform.errors import DocformError
-from docform.lookalikes import escape_for_terminal
+from docform.untrusted.lookalikes import escape_for_terminal
 
 COMMAND_GROUP = "docform.commands"
 """The entry point group through which installed packages add commands (the sandbox's

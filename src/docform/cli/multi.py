@@ -26,7 +26,7 @@ from docform.cli.common import (
 )
 from docform.cli.output import output
 from docform.errors import DocformError
-from docform.lookalikes import escape_for_terminal
+from docform.untrusted.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     from docform.engine.plan import Plan

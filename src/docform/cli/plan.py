@@ -25,7 +25,7 @@ from docform.cli.multi import (
     validate_several,
 )
 from docform.cli.output import output, output_options
-from docform.lookalikes import escape_for_terminal
+from docform.untrusted.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     from docform.api.stats import CallStats

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docform.engine.fingerprints import canonical_json
-from docform.lookalikes import escape_controls
+from docform.untrusted.lookalikes import escape_controls
 
 FORMAT_VERSION = "1.1"
 ACTIONS = (

@@ -22,8 +22,13 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
-from docform.lookalikes import INVISIBLE_CHARACTERS, deceptive_text, escape_controls, shown
 from docform.model.entry import ManifestModel
+from docform.untrusted.lookalikes import (
+    INVISIBLE_CHARACTERS,
+    deceptive_text,
+    escape_controls,
+    shown,
+)
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 _EMAIL_PART = rf"[^@\s{INVISIBLE_CHARACTERS}]+"

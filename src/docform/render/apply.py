@@ -11,8 +11,8 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 
 from docform.engine.apply import ApplyReport, CallEvent
 from docform.engine.plan import Change
-from docform.lookalikes import escape_controls, escape_for_terminal
 from docform.render.values import ACTION_SYMBOLS, field_sides
+from docform.untrusted.lookalikes import escape_controls, escape_for_terminal
 from docform.workflow.verify import Verification
 
 

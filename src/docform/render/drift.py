@@ -10,7 +10,6 @@ import json
 from dataclasses import dataclass
 
 from docform.engine.plan import Change, Plan, Unmanaged
-from docform.lookalikes import escape_for_terminal
 from docform.render.markdown import (
     code,
     escape,
@@ -28,6 +27,7 @@ from docform.render.values import (
     not_planned_lines,
     replacement_lines,
 )
+from docform.untrusted.lookalikes import escape_for_terminal
 from docform.workflow.audit import AuditEvent
 from docform.workflow.drift import DriftReport, OrgDrift
 

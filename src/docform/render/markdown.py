@@ -11,7 +11,6 @@ import re
 from collections.abc import Sequence
 
 from docform.engine.plan import Change, Plan
-from docform.lookalikes import escape_controls
 from docform.render.policies import policies_markdown
 from docform.render.rails import rails_markdown
 from docform.render.values import (
@@ -24,6 +23,7 @@ from docform.render.values import (
     replacement_lines,
     takes_lines,
 )
+from docform.untrusted.lookalikes import escape_controls
 
 HEADING = "### docform plan"
 

@@ -8,7 +8,6 @@ from rich.console import Console
 from rich.text import Text
 
 from docform.engine.plan import Change, Plan
-from docform.lookalikes import escape_for_terminal
 from docform.render.policies import policies_text
 from docform.render.rails import rails_text
 from docform.render.values import (
@@ -21,6 +20,7 @@ from docform.render.values import (
     replacement_lines,
     takes_lines,
 )
+from docform.untrusted.lookalikes import escape_for_terminal
 
 STYLES = {
     "+": "green",

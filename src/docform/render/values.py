@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from docform.engine.plan import Call, Change, FieldChange, Placeholder, Plan
-from docform.lookalikes import escape_controls
+from docform.untrusted.lookalikes import escape_controls
 
 SENSITIVE = "(sensitive)"
 ACTION_SYMBOLS = {

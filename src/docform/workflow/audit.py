@@ -28,8 +28,8 @@ from docform.api import ApiError
 from docform.engine.client import ServiceClient
 from docform.engine.plan import Plan
 from docform.errors import DocformError
-from docform.lookalikes import escape_controls
 from docform.manifest import ManifestSet
+from docform.untrusted.lookalikes import escape_controls
 from docform.workflow.connect import open_client
 
 DEFAULT_DAYS = 30
