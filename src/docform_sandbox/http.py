@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from docform.json_depth import deeper_than
+from docform.untrusted.json_depth import deeper_than
 from docform_sandbox.store import CursorError, Store, Where
 
 API_BASE = "https://api.sandbox.test/v1"
