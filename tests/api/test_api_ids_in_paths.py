@@ -1,5 +1,5 @@
-"""Ids from answers go into paths only as one safe segment (api/paths.py): a live id that would
-climb out of its route is refused when read, so no call is ever made with it."""
+"""Ids from answers go into paths only as one safe segment (untrusted/paths.py): a live id that
+would climb out of its route is refused when read, so no call is ever made with it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from docform.paths import UnsafePathError, api_path, id_misfit
+from docform.untrusted.paths import UnsafePathError, api_path, id_misfit
 from planning import live_api, open_store, run, write_manifests
 
 PRUNE_TEAMS = "docform: {prune: {teams: true}}\norganization: {id: org_acme}\n"

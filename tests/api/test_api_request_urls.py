@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import fuzz_examples
 from docform.api.urls import request_url
-from docform.paths import api_path
+from docform.untrusted.paths import api_path
 
 BASES = [
     "https://api.sandbox.test/v1",

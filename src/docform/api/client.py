@@ -40,7 +40,7 @@ from docform.api.slots import Slots
 from docform.api.stats import CallStats
 from docform.api.transport import BearerAuth, ReadOnlyTransport, read_only_refusal
 from docform.api.urls import API_PREFIX, environment_proxy, resolve_api_url
-from docform.paths import api_path
+from docform.untrusted.paths import api_path
 from docform.untrusted.redact import redact_url
 
 LIST_PAGE_SIZE = 1000

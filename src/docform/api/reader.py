@@ -34,9 +34,9 @@ from docform.api.scopes import need_of
 from docform.api.sender import Call
 from docform.api.shapes import RouteShapes
 from docform.api.urls import API_PREFIX
-from docform.paths import answer_ids_misfit
 from docform.untrusted.json_depth import deeper_than
 from docform.untrusted.lookalikes import escape_controls
+from docform.untrusted.paths import answer_ids_misfit
 from docform.untrusted.redact import redact_text
 
 UNAUTHORIZED = 401

@@ -24,7 +24,7 @@ from docform.engine.outputs import ApplyError, Outputs
 from docform.engine.plan import PLACEHOLDER_IN_PATH, Change
 from docform.engine.stop import ApplyStop
 from docform.errors import DocformError, ServiceCallError
-from docform.paths import id_misfit
+from docform.untrusted.paths import id_misfit
 from docform.untrusted.redact import hide_in_logs, redact_text, secret_fragments
 
 SecretResolver = Callable[[str], str]

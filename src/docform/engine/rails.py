@@ -31,7 +31,7 @@ from docform.engine.plan import Change, Placeholder, Plan
 from docform.engine.plan import Violation as Violation
 from docform.engine.targets import named_address
 from docform.errors import DocformError, ServiceCallError
-from docform.paths import UnsafePathError, path_segments
+from docform.untrusted.paths import UnsafePathError, path_segments
 
 SHARE_FLOOR = 10
 """The share limit applies only to kinds with at least this many live objects (the default of
