@@ -1,11 +1,12 @@
 """The layers of docform, checked by walking every module's imports with `ast`.
 
-Bottom to top: the shared modules (errors, paths, redact...), `service` (the service's answer
-shapes, derived from its definition) and `model` (the manifest entries' base), then `api`
-(talks HTTP) beside `engine` (plans and applies whatever it is handed), then `kind_framework`,
-the `kinds` built with it and the `kind_registry` that finds them, `manifest`, `workflow` (loads
-manifests, opens clients, runs organizations), `render` and `cli`. An import never runs back up
-a floor, there is no import cycle, and the engine imports nothing inside its functions.
+Bottom to top: the shared modules (errors, the process's knobs), `untrusted` (redaction,
+look-alikes, ids in paths), `service` (the service's documents and answer shapes, derived from
+its definition) and `model` (the manifest entries' base), then `api` (talks HTTP) beside
+`engine` (plans and applies whatever it is handed), then `kind_framework`, the `kinds` built
+with it and the `kind_registry` that finds them, `manifest`, `workflow` (loads manifests, opens
+clients, runs organizations), `render` and `cli`. An import never runs back up a floor, there
+is no import cycle, and the engine imports nothing inside its functions.
 
 The emulated service, `docform_sandbox`, stands beside docform: it uses docform's shared
 modules, and only its plug-in modules touch `api` and `cli` (the seams it plugs into); docform
@@ -108,6 +109,21 @@ FORBIDDEN = {
         "manifest",
         "api",
         "workflow",
+        "cli",
+        "render",
+        "export",
+    ),
+    "docform.untrusted": (
+        "service",
+        "engine",
+        "model",
+        "kind_framework",
+        "kinds",
+        "kind_registry",
+        "manifest",
+        "api",
+        "workflow",
+        "policies",
         "cli",
         "render",
         "export",
