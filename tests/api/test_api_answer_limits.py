@@ -141,6 +141,22 @@ def test_a_trickling_answer_ends_at_the_deadline_though_each_read_is_quick(tmp_p
     assert 0.5 <= elapsed < 5
 
 
+def test_a_trickling_answer_ends_at_the_commands_deadline_before_the_attempts(tmp_path):
+    """DOCFORM_DEADLINE below the attempt's deadline: no answer is waited for past it."""
+    with misbehaving_server(trickles) as (root, received):
+        result, elapsed = plan_against(
+            root, tmp_path, DOCFORM_API_TIMEOUT="5", DOCFORM_API_DEADLINE="60", DOCFORM_DEADLINE="1"
+        )
+    assert result.exit_code == 1
+    assert (
+        f"{CALL}: the answer was not complete when the command reached its deadline of 1 s "
+        "(DOCFORM_DEADLINE); the service or the network is too slow, or the connection "
+        "trickles." in result.stderr
+    )
+    assert received.count("GET /v1/orgs/org_acme HTTP/1.1") == 1
+    assert elapsed < 5
+
+
 def test_an_answer_nested_100000_levels_deep_is_malformed_not_a_traceback(tmp_path):
     with misbehaving_server(nests_100000_levels) as (root, _):
         result, _ = plan_against(root, tmp_path)

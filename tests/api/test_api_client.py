@@ -19,6 +19,7 @@ from docform.api import (
     resolve_api_url,
     route_of,
 )
+from docform.api.client import MAX_LIST_ITEMS, ListBounds
 from docform.errors import DocformError
 from docform.kind_registry import list_names
 from docform.workflow.connect import Client
@@ -356,3 +357,42 @@ async def test_a_list_that_names_next_pages_forever_is_stopped(
     assert problem in str(caught.value)
     assert str(caught.value).startswith("GET /orgs/org_acme/teams failed: ")
     assert len(asked) <= 6
+
+
+@pytest.mark.parametrize("count", [None, 10**9], ids=["no-count", "count-1e9"])
+async def test_a_list_of_full_pages_forever_stops_at_the_items_an_organization_holds(
+    count: int | None,
+) -> None:
+    """1,000 new items a page and always a next page: whatever the count says, the read stops
+    past `MAX_LIST_ITEMS` (201 pages), with an error naming the list and the variable."""
+    transport, asked = endless_list(count, 1000)
+    async with Client("https://service.test", "tok_pages_0123456789", transport=transport,
+                      read_only=True) as api:  # fmt: skip
+        with pytest.raises(MalformedAnswerError) as caught:
+            await api.list_all("/orgs/org_acme/teams")
+    assert str(caught.value) == (
+        "GET /orgs/org_acme/teams failed: the answer holds more than 200,000 items, more than "
+        "an organization holds (DOCFORM_API_MAX_LIST_ITEMS); docform stopped reading it"
+    )
+    assert len(asked) == 201
+
+
+async def test_a_list_of_few_huge_items_stops_at_its_bytes() -> None:
+    transport, asked = endless_list(None, 1)
+    bounds = ListBounds(items=MAX_LIST_ITEMS, bytes=1000)
+    async with Client("https://service.test", "tok_pages_0123456789", transport=transport,
+                      read_only=True, list_bounds=bounds) as api:  # fmt: skip
+        with pytest.raises(MalformedAnswerError) as caught:
+            await api.list_all("/orgs/org_acme/teams")
+    assert "takes more than 0 MiB in all (DOCFORM_API_MAX_LIST_MB)" in str(caught.value)
+    assert len(asked) < 30
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many", "1.5"])
+def test_list_bounds_from_the_environment_are_whole_positive_numbers(value: str) -> None:
+    with pytest.raises(ApiConfigError) as caught:
+        ListBounds.from_env({"DOCFORM_API_MAX_LIST_ITEMS": value})
+    assert str(caught.value) == (
+        f"DOCFORM_API_MAX_LIST_ITEMS must be a whole number above 0 (like 200000), not {value!r}"
+    )
+    assert ListBounds.from_env({"DOCFORM_API_MAX_LIST_MB": "2"}).bytes == 2 * 1024 * 1024

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Self
 
 import httpx
@@ -47,6 +48,15 @@ LIST_PAGE_SIZE = 1000
 MAX_LIST_PAGES = 10_000
 """Pages read of a list that gives no ``count``: ten million objects, far past any organization,
 and a bound on a list that names a next page forever."""
+MAX_LIST_ITEMS = 200_000
+"""Items read of one list, whatever its ``count`` and ``next`` say: twenty times the members of
+the largest organization docform is benchmarked at (10,000), and a bound on the memory of a list
+a server fills with new items forever (``DOCFORM_API_MAX_LIST_ITEMS`` raises it)."""
+MAX_LIST_BYTES = 512 * 1024 * 1024
+"""Bytes of answers read for one list (its pages' bodies in all), whatever its pages say: a
+bound on a list of few but huge items (``DOCFORM_API_MAX_LIST_MB`` raises it)."""
+MAX_LIST_ITEMS_VARIABLE = "DOCFORM_API_MAX_LIST_ITEMS"
+MAX_LIST_MB_VARIABLE = "DOCFORM_API_MAX_LIST_MB"
 TIMEOUT_VARIABLE = "DOCFORM_API_TIMEOUT"
 
 
@@ -72,6 +82,7 @@ class ApiClient:
         limits: AnswerLimits | None = None,
         shapes: RouteShapes | None = None,
         list_names: frozenset[str] = frozenset(),
+        list_bounds: ListBounds | None = None,
     ) -> None:
         """``shapes`` are those of the answers the kinds read (`docform.api.shapes`);
         ``list_names`` the path segments that name a list, for counting calls by route
@@ -93,6 +104,7 @@ class ApiClient:
                 "organization (docform never takes the token as a command-line argument)."
             )
         self.read_only = read_only
+        self.list_bounds = list_bounds or ListBounds()
         self.stats = CallStats(list_names)
         self.retry = RetryPolicy(
             max_retries, max_rate_limit_retries, backoff_base, backoff_cap, max_retry_wait
@@ -138,6 +150,7 @@ class ApiClient:
         if "timeout" not in options and env.get(TIMEOUT_VARIABLE, "").strip():
             options["timeout"] = _timeout_from_env(env[TIMEOUT_VARIABLE])
         options.setdefault("limits", AnswerLimits.from_env(env))
+        options.setdefault("list_bounds", ListBounds.from_env(env))
         return cls(url, read_only=read_only, **options)
 
     def __repr__(self) -> str:
@@ -188,6 +201,19 @@ class ApiClient:
         priority: int = 0,
     ) -> tuple[int, Any]:
         """As `request`, with the HTTP status of the answer (apply reports it per call)."""
+        status, answer, _ = await self._exchange(method, path, params, json, retry, priority)
+        return status, answer
+
+    async def _exchange(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, Any] | None,
+        json: Any,
+        retry: bool | None,
+        priority: int,
+    ) -> tuple[int, Any, int]:
+        """As `answered`, with the size of the answer's body in bytes."""
         method = method.upper()
         path = api_path(path)
         if self.read_only and method != "GET":
@@ -203,7 +229,7 @@ class ApiClient:
             raise self._reader.limit_error(call, exc.what) from None
         finally:
             self._slots.release()
-        return response.status_code, self._reader.decode(call, response)
+        return response.status_code, self._reader.decode(call, response), len(response.content)
 
     async def get(self, path: str, *, params: Mapping[str, Any] | None = None) -> Any:
         return await self.request("GET", path, params=params)
@@ -237,9 +263,14 @@ class ApiClient:
         items: list[dict[str, Any]] = []
         seen: set[str] = set()
         first = priority
+        read = 0
         while True:
-            page = await self.request("GET", path, params=query, priority=priority)
+            _, page, size = await self._exchange("GET", path, query, None, None, priority)
             items.extend(self._reader.list_items(path, page, len(seen) + 1))
+            read += size
+            too_much = self.list_bounds.exceeded(len(items), read)
+            if too_much:
+                raise self._reader.malformed_list(path, too_much)
             cursor = _next_cursor(page)
             if cursor is None:
                 # A list cut short would make live objects look absent, and a plan create them.
@@ -255,6 +286,48 @@ class ApiClient:
             seen.add(cursor)
             query["page"] = cursor
             priority = min(first, -_pages_left(page, len(items)))
+
+
+@dataclass(frozen=True)
+class ListBounds:
+    """What one list may hold, whatever its ``count`` and ``next`` say."""
+
+    items: int = MAX_LIST_ITEMS
+    bytes: int = MAX_LIST_BYTES
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ListBounds:
+        items, megabytes = env.get(MAX_LIST_ITEMS_VARIABLE, ""), env.get(MAX_LIST_MB_VARIABLE, "")
+        return cls(
+            _whole_positive(MAX_LIST_ITEMS_VARIABLE, items, "200000")
+            if items.strip()
+            else cls.items,
+            _whole_positive(MAX_LIST_MB_VARIABLE, megabytes, "512") * 1024 * 1024
+            if megabytes.strip()
+            else cls.bytes,
+        )
+
+    def exceeded(self, items: int, read: int) -> str | None:
+        if items > self.items:
+            return (
+                f"holds more than {self.items:,} items, more than an organization holds "
+                f"({MAX_LIST_ITEMS_VARIABLE}); docform stopped reading it"
+            )
+        if read > self.bytes:
+            return (
+                f"takes more than {self.bytes // (1024 * 1024):,} MiB in all "
+                f"({MAX_LIST_MB_VARIABLE}); docform stopped reading it"
+            )
+        return None
+
+
+def _whole_positive(variable: str, value: str, example: str) -> int:
+    text = value.strip()
+    if not text.isdigit() or int(text) < 1:
+        raise ApiConfigError(
+            f"{variable} must be a whole number above 0 (like {example}), not {value!r}"
+        )
+    return int(text)
 
 
 def check_token(token: str | None) -> None:

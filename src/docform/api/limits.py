@@ -99,11 +99,19 @@ class AnswerLimits:
         )
 
     async def receive(self, http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
-        """The complete answer to ``request``, within the deadline and the size cap."""
+        """The complete answer to ``request``, within the deadline and the size cap, and
+        within what is left of the command's deadline."""
+        left = max(self.command_left(), 0.0)
         try:
-            async with asyncio.timeout(self.deadline):
+            async with asyncio.timeout(min(self.deadline, left)):
                 return await self._read_capped(http, request)
         except TimeoutError:
+            if left < self.deadline:
+                raise AnswerLimitExceeded(
+                    f"was not complete when the command reached its deadline of "
+                    f"{self.command_seconds:g} s ({COMMAND_DEADLINE_VARIABLE}); the service or "
+                    "the network is too slow, or the connection trickles"
+                ) from None
             raise AnswerLimitExceeded(
                 f"was not complete within {self.deadline:g} s (the deadline of one attempt, "
                 f"{DEADLINE_VARIABLE}); the service or the network is too slow, or the "
