@@ -236,3 +236,70 @@ def test_a_plan_not_made_replaces_the_status_and_the_apply_refuses(github, outco
         "nothing applied.\n"
     )
     assert "checksum=" not in outputs
+
+
+# -- run by hand: a reviewed checksum, or an override that is logged ----------------------------
+
+
+def dispatch(env: dict[str, str], checksum: str, **inputs: str):
+    """The apply workflow's checksum step when run by hand with these inputs."""
+    Path(env["GITHUB_OUTPUT"]).write_text("")
+    summary = Path(env["GITHUB_OUTPUT"]).with_name("summary.md")
+    more = {"EVENT": "workflow_dispatch", "APPROVED_CHECKSUM": checksum, "GITHUB_ACTOR": "maria"}
+    more |= {"REVIEWED_IN": "", "OVERRIDE": "", "GITHUB_STEP_SUMMARY": str(summary), **inputs}
+    done = run("docform-apply.yml", "apply", FIND_CHECKSUM, env, **more)
+    written = summary.read_text(encoding="utf-8") if summary.exists() else ""
+    return done, Path(env["GITHUB_OUTPUT"]).read_text(encoding="utf-8"), written
+
+
+def test_a_manual_apply_takes_a_checksum_the_pull_request_given_reviewed(github):
+    record(github)
+    checksum = reviewed_checksum(github)
+    done, outputs, _ = dispatch(github, checksum, REVIEWED_IN="7")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert outputs == f"pr=7\nchecksum={checksum}\n"
+
+    other = "c" * 64
+    done, outputs, _ = dispatch(github, other, REVIEWED_IN="7")
+    assert done.returncode == 1
+    assert done.stdout == (
+        f"::error::pull request #7 reviewed the plan {checksum}, not {other}: nothing applied.\n"
+    )
+    assert outputs == ""
+
+
+def test_a_manual_apply_of_an_unreviewed_plan_needs_a_reason_and_logs_it(github):
+    checksum = "d" * 64
+    done, outputs, _ = dispatch(github, checksum)
+    assert done.returncode == 1
+    assert done.stdout == (
+        f"::error::a manual apply needs the pull request whose plan has checksum {checksum} "
+        "(input pull-request) or, to apply a plan nobody reviewed, a reason (input override), "
+        "which is logged: nothing applied.\n"
+    )
+    assert outputs == ""
+
+    reason = "SAML certificate rotation, reviewed in the apply log of run 41\n::error::x"
+    done, outputs, summary = dispatch(github, checksum, OVERRIDE=reason)
+    assert done.returncode == 0, done.stderr
+    flat = reason.replace("\n", "")
+    assert done.stdout == (
+        f"::warning::maria applies the plan {checksum}, which no pull request reviewed, "
+        f"because: {flat}\n"
+    )  # one line: the reason cannot start a workflow command of its own
+    assert summary == (
+        f"### docform apply: review overridden\n\nmaria applied the plan `{checksum}`, which "
+        f"no pull request reviewed, because: {flat}\n\n"
+    )
+    assert outputs == f"checksum={checksum}\n"
+
+
+def test_the_apply_job_runs_on_the_default_branch_only():
+    import yaml
+
+    workflow = yaml.safe_load(
+        (EXAMPLE / ".github" / "workflows" / "docform-apply.yml").read_text(encoding="utf-8")
+    )
+    assert workflow["jobs"]["apply"]["if"] == (
+        "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)"
+    )

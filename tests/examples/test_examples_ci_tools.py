@@ -83,6 +83,8 @@ def ci_shell_scripts() -> dict[str, str]:
         if isinstance(job, dict) and "script" in job:
             script = "\n".join([*job.get("before_script", []), *job["script"]])
             scripts[f".gitlab-ci.yml: {job_name}"] = script
+            if "after_script" in job:
+                scripts[f".gitlab-ci.yml: {job_name}: after"] = "\n".join(job["after_script"])
     return scripts
 
 
@@ -484,6 +486,7 @@ def test_github_apply_waits_for_every_earlier_apply_then_runs(answers):
         "ANSWERS": str(answers),
         "GITHUB_REPOSITORY": "acme/docs",
         "GITHUB_RUN_ID": "30",
+        "GITHUB_RUN_ATTEMPT": "1",
     }
     done = bash_step(apply_step("Wait for the applies of earlier merges"), answers, env)
     assert done.returncode == 0, done.stderr
@@ -491,3 +494,32 @@ def test_github_apply_waits_for_every_earlier_apply_then_runs(answers):
         "Waiting for 2 earlier apply run(s) to finish.\n"
         "Waiting for 1 earlier apply run(s) to finish.\n"
     )
+
+
+@pytest.mark.parametrize("later", [True, False], ids=["later-run", "newest"])
+def test_github_refuses_a_re_run_of_an_apply_that_a_later_apply_followed(answers, later):
+    """A re-run keeps its run's id: re-running the apply of run 30 after run 31 applied a
+    later merge would apply 30's older commit over it. The re-run of the newest apply waits
+    for earlier runs as a first run does."""
+    runs = [{"databaseId": 29, "status": "completed"}, {"databaseId": 30, "status": "in_progress"}]
+    if later:
+        runs.append({"databaseId": 31, "status": "completed"})
+    answer(answers, "run-list-1", runs)
+    env = {
+        "PATH": f"{answers.parent / 'standins'}{os.pathsep}{os.environ['PATH']}",
+        "ANSWERS": str(answers),
+        "GITHUB_REPOSITORY": "acme/docs",
+        "GITHUB_RUN_ID": "30",
+        "GITHUB_RUN_ATTEMPT": "2",
+        "GITHUB_SHA": "abc123",
+    }
+    done = bash_step(apply_step("Wait for the applies of earlier merges"), answers, env)
+    if later:
+        assert done.returncode == 1
+        assert done.stdout == (
+            "::error::this is a re-run (attempt 2) of the apply of abc123, which 1 later apply "
+            "run(s) followed: applying it again would undo what they applied. Nothing applied. "
+            "To apply main as it is now, run this workflow by hand (docs/ci.md).\n"
+        )
+    else:
+        assert (done.returncode, done.stdout) == (0, "")
