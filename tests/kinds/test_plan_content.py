@@ -403,7 +403,7 @@ def test_restored_space_is_updated_after_the_restore(sandbox: Path, manifests: P
     assert space(sandbox, handbook)["title"] == "Guide"
 
 
-def test_pinned_space_deleted_over_seven_days_ago_is_an_error(
+def test_pinned_space_deleted_over_seven_days_ago_is_drift_created_anew(
     sandbox: Path, manifests: Path
 ) -> None:
     handbook = create_space(sandbox, "Handbook")
@@ -411,13 +411,15 @@ def test_pinned_space_deleted_over_seven_days_ago_is_an_error(
     with open_store(sandbox) as store:
         store.set_now(store.now() + timedelta(days=7, hours=1))
     write_manifests(manifests, ORG + f"spaces:\n  handbook: {{id: {handbook}, title: Handbook}}\n")
-    result = run(["plan", manifests], sandbox)
-    assert result.exit_code == 1
-    assert (
-        f"Error: main.yaml:3:3: space.handbook: the pinned id '{handbook}' matches no live "
-        "space; remove `id:` to match by natural key or create it anew, or correct the id"
-        in result.stderr
-    )
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == [("space.handbook", "create")]
+    assert plan["notes"] == [
+        f"main.yaml:3:3: space.handbook: the pinned id '{handbook}' matches no live space "
+        "(deleted outside docform, or a wrong id); the entry is matched by its natural key or "
+        "`formerly` instead, and created anew if none matches. Remove or correct `id:` "
+        "(docform.lock records the object apply creates)"
+    ]
+    assert run(["drift", manifests], sandbox).exit_code == 2
 
 
 # -- a converged organization ------------------------------------------------------------------

@@ -116,14 +116,17 @@ def test_drift_reports_an_undeclared_invite_without_its_id(sandbox: Path, manife
     assert made["id"] not in result.output
 
 
-def test_export_pins_fingerprints_and_plans_no_change(sandbox: Path, tmp_path: Path) -> None:
+def test_export_locks_fingerprints_and_plans_no_change(sandbox: Path, tmp_path: Path) -> None:
     made = live_api(sandbox, "POST", INVITES, {"role": "read"})
     out = tmp_path / "exported"
     assert run(["export", "org_acme", out], sandbox).exit_code == 0
     text = (out / "link-invites.yaml").read_text()
-    assert made["id"] not in text
-    (entry,) = yaml.safe_load(text)["linkInvites"].values()
-    assert entry["id"].startswith("li_") and entry["role"] == "read"
+    lock = (out / "docform.lock").read_text()
+    assert made["id"] not in text + lock
+    ((name, entry),) = yaml.safe_load(text)["linkInvites"].items()
+    assert entry == {"role": "read"}
+    locked = yaml.safe_load(lock)["ids"][f"link_invite.{name}"]
+    assert locked == fingerprint("org_acme", made["id"]) and locked.startswith("li_")
     assert_converged(out, sandbox)
 
 

@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 
 from docform.cli import cli
 from docform.export.names import slugify
+from docform.manifest import load_manifest_set
 from planning import (
     FIXTURES,
     applied_rich_organization,
@@ -33,6 +34,7 @@ ORG = "/orgs/org_rich"
 EXPORTED_FILES = [
     "certs/okta.pem",
     "content.yaml",
+    "docform.lock",
     "docform.schema.json",
     "members.yaml",
     "openapi.yaml",
@@ -71,6 +73,14 @@ def files_of(directory: Path) -> dict[str, bytes]:
 
 def section(directory: Path, file: str, key: str) -> dict:
     return yaml.safe_load((directory / file).read_text(encoding="utf-8"))[key]
+
+
+def locked(directory: Path) -> dict[str, str]:
+    """The ids docform.lock records, by plan address."""
+    lock = yaml.safe_load((directory / "docform.lock").read_text(encoding="utf-8"))
+    assert lock["organization"] == "org_rich"
+    ids: dict[str, str] = lock["ids"]
+    return ids
 
 
 def ids_oldest_first(sandbox: Path, path: str, title: str) -> list[str]:
@@ -162,12 +172,9 @@ def test_teams_with_the_same_title_get_distinct_stable_names(rich: Path, tmp_pat
 
     teams = section(out, "teams.yaml", "teams")
 
-    assert teams["platform"]["id"] == older
-    assert teams[f"platform-{newer[:6].lower()}"] == {
-        "id": newer,
-        "title": "Platform",
-        "members": {},
-    }
+    twin = f"platform-{newer[:6].lower()}"
+    assert teams[twin] == {"title": "Platform", "members": {}}
+    assert (locked(out)["team.platform"], locked(out)[f"team.{twin}"]) == (older, newer)
     assert teams["platform"]["members"] == {"ada@rich.test": "owner", "ben@rich.test": "member"}
 
 
@@ -194,7 +201,8 @@ def test_sites_keep_their_structure_in_live_order(rich: Path, tmp_path: Path) ->
     sites = section(out, "sites.yaml", "sites")
 
     docs = sites["rich-docs"]
-    assert docs["id"] == "site_docs"
+    assert "id" not in docs
+    assert locked(out)["site.rich-docs"] == "site_docs"
     assert {n: g["sections"] for n, g in docs["sectionGroups"].items()} == {
         "learn": ["start", "guides"],
         "reference": ["api"],
@@ -220,16 +228,34 @@ def test_saml_certificate_goes_to_its_own_file(rich: Path, tmp_path: Path) -> No
     assert "BEGIN CERTIFICATE" not in (out / "saml.yaml").read_text()
 
 
-def test_members_are_pinned_with_guest_for_the_null_role(rich: Path, tmp_path: Path) -> None:
+def test_members_are_written_with_guest_for_the_null_role(rich: Path, tmp_path: Path) -> None:
     out = exported(rich, tmp_path / "repo")
 
     members = section(out, "members.yaml", "members")
 
-    assert members["fox@partner.test"] == {"id": "u_fox", "role": "guest"}
-    assert members["dee@rich.test"] == {"id": "u_dee", "role": "review", "sso": True}
-    assert (out / "members.yaml").read_text().splitlines()[2] == (
-        "  ada@rich.test: {id: u_ada, role: admin}"
-    )
+    assert members["fox@partner.test"] == {"role": "guest"}
+    assert members["dee@rich.test"] == {"role": "review", "sso": True}
+    assert (out / "members.yaml").read_text().splitlines()[2] == "  ada@rich.test: {role: admin}"
+    assert locked(out)["member.fox@partner.test"] == "u_fox"
+
+
+def test_the_lock_ties_every_entry_and_no_entry_but_the_organization_pins_an_id(
+    rich: Path, tmp_path: Path
+) -> None:
+    """Identity has one home: docform.lock holds an id for every exported entry whose kind the
+    lock ties; the manifests pin none (the organization's id is its only key)."""
+    out = exported(rich, tmp_path / "repo")
+
+    manifests = load_manifest_set(out)
+    entries = [e for e in manifests.entries() if e is not manifests.organization]
+
+    assert [e.address for e in entries if getattr(e, "id", None)] == []
+    assert sorted(locked(out)) == sorted(e.address for e in entries)
+    assert {type(e).__name__ for e in entries} == {
+        "CollectionEntry", "MemberEntry", "OpenApiEntry", "SamlEntry", "SectionEntry",
+        "SectionGroupEntry", "SiteEntry", "SiteSpaceEntry", "SpaceEntry", "TeamEntry",
+    }  # fmt: skip
+    assert plan_json(out, rich)["notes"] == []
 
 
 # -- refusals and secrets ------------------------------------------------------------------------
@@ -323,3 +349,20 @@ def test_the_token_is_never_written(rich: Path, tmp_path: Path) -> None:
 )
 def test_names_are_slugs_of_titles(title: str, name: str) -> None:
     assert slugify(title, "space") == name
+
+
+def test_examples_acme_exported_plans_no_change(
+    applied_acme: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """examples/acme as a new user applies it, exported: the lock ties every entry, and the
+    plan of the export is empty."""
+    _, sandbox = applied_acme
+    out = tmp_path / "exported"
+
+    result = run(["export", "org_acme", out], sandbox)
+
+    assert result.exit_code == 0, result.output
+    plan = plan_json(out, sandbox)
+    assert (plan["changes"], plan["unmanaged"], plan["notes"]) == ([], [], [])
+    pinning = [p.name for p in out.glob("*.yaml") if "id:" in p.read_text(encoding="utf-8")]
+    assert pinning == ["organization.yaml"]

@@ -24,8 +24,9 @@ def export(org_id: str, directory: Path, force: bool) -> int:
 
     Reads the organization read-only through DOCFORM_API_URL (with DOCFORM_API_TOKEN) and
     writes organization.yaml, members.yaml, teams.yaml, content.yaml, sites.yaml,
-    openapi.yaml and saml.yaml (those with entries), with pinned ids, SAML certificates in
-    certs/. Afterwards `docform plan DIRECTORY` shows no changes. DIRECTORY must be new or
+    openapi.yaml and saml.yaml (those with entries), SAML certificates in certs/, and
+    docform.lock, which ties each entry to its live object. Afterwards `docform plan
+    DIRECTORY` shows no changes. DIRECTORY must be new or
     empty unless --force is given.
     """
     import asyncio

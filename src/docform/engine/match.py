@@ -62,9 +62,9 @@ def match_kind(
     restores = kind if isinstance(kind, Restores) else None
     live = [r for r in raws if not (restores and restores.restorable(r))]
     deleted = {r["id"]: r for r in raws if restores and restores.restorable(r)}
-    claimed = _match_pinned(kind, desired, live, deleted, index, result, problems)
+    claimed = _match_pinned(kind, desired, live, deleted, index, result)
     by_id = {p.desired.address for p in (*result.pairs, *result.restores)}
-    waiting = [d for d in desired if d.pinned_id is None and d.address not in by_id]
+    waiting = [d for d in desired if d.address not in by_id]
     levels = _levels(kind, live)
     for depth, level in enumerate(levels):
         observed = [o for o in (kind.observe(raw, index) for raw in level) if o is not None]
@@ -94,42 +94,74 @@ def _match_pinned(
     deleted: Mapping[str, Mapping[str, Any]],
     index: AddressIndex,
     result: Matching,
-    problems: list[str],
 ) -> dict[str, Pair]:
-    """Entries with an id: pinned inline, else recorded in the identity file. A recorded id
-    that is gone, or that another entry pins inline, is set aside with a note, and the entry
-    is matched like an entry without an id."""
+    """Entries with an id: pinned inline, else (or when the pinned one is gone) recorded in the
+    identity file. An id that no live object has any more (deleted by hand), or a recorded one
+    that another entry pins inline, is set aside with a note naming it: the entry is then
+    matched like an entry without an id, and created anew when nothing matches (drift, never
+    an error)."""
     by_id = {r["id"]: r for r in live}
     claimed: dict[str, Pair] = {}
     pinned_inline = {d.pinned_id: d for d in desired if d.pinned_id is not None}
     known = {**by_id, **deleted}
     for d in desired:
-        live_id, reason = (d.pinned_id, "id") if d.pinned_id else (d.locked_id, "lock")
-        if live_id is None or (reason == "lock" and kind.lock_field is not None):
-            continue
-        conflict = reason == "lock" and _lock_conflict(kind, live_id, pinned_inline, claimed, known)
-        if conflict:
-            result.notes.append(
-                f"{d.address}: docform.lock records {kind.name} {live_id}, but {conflict}; "
-                "the entry is matched by its natural key or `formerly` instead"
+        for live_id, reason in _ids_of(kind, d):
+            conflict = reason == "lock" and _lock_conflict(
+                kind, live_id, pinned_inline, claimed, known
             )
-            continue
-        if live_id in by_id:
-            # Observed for real once its level is reached; the index needs the address now.
-            pair = Pair(d, _placeholder_observed(by_id[live_id]), reason)
-            claimed[live_id] = pair
-            result.pairs.append(pair)
-            index.record(kind.name, live_id, d.address)
-        elif live_id in deleted and (obs := kind.observe(deleted[live_id], index)) is not None:
-            result.restores.append(Pair(d, obs, reason))
-            index.record(kind.name, live_id, d.address)
-        else:
-            problems.append(
-                f"{d.location}: {d.address}: the pinned id '{live_id}' matches no live "
-                f"{kind.name}; remove `id:` to match by natural key or create it anew, "
-                f"or correct the id"
-            )
+            if conflict:
+                result.notes.append(
+                    f"{d.address}: docform.lock records {kind.name} {live_id}, but {conflict}; "
+                    "the entry is matched by its natural key or `formerly` instead"
+                )
+            elif _claim_id(kind, d, live_id, reason, by_id, deleted, index, result, claimed):
+                break
+            else:
+                result.notes.append(_lost_pin(kind, d, live_id))
     return claimed
+
+
+def _ids_of(kind: Kind, d: Desired) -> list[tuple[str, str]]:
+    """The ids that may tie ``d`` to its live object, in the order they are tried: its pinned
+    ``id``, then what docform.lock records (unless the kind keeps something else there)."""
+    ids = [(d.pinned_id, "id")] if d.pinned_id else []
+    if d.locked_id and d.locked_id != d.pinned_id and kind.lock_field is None:
+        ids.append((d.locked_id, "lock"))
+    return ids
+
+
+def _lost_pin(kind: Kind, d: Desired, live_id: str) -> str:
+    return (
+        f"{d.location}: {d.address}: the pinned id '{live_id}' matches no live {kind.name} "
+        f"(deleted outside docform, or a wrong id); the entry is matched by its natural key "
+        "or `formerly` instead, and created anew if none matches. Remove or correct `id:` "
+        "(docform.lock records the object apply creates)"
+    )
+
+
+def _claim_id(
+    kind: Kind,
+    d: Desired,
+    live_id: str,
+    reason: str,
+    by_id: Mapping[str, Mapping[str, Any]],
+    deleted: Mapping[str, Mapping[str, Any]],
+    index: AddressIndex,
+    result: Matching,
+    claimed: dict[str, Pair],
+) -> bool:
+    """Pair ``d`` with the live (or restorable) object ``live_id``; whether it could."""
+    if live_id in by_id:
+        # Observed for real once its level is reached; the index needs the address now.
+        pair = Pair(d, _placeholder_observed(by_id[live_id]), reason)
+        claimed[live_id] = pair
+        result.pairs.append(pair)
+    elif live_id in deleted and (obs := kind.observe(deleted[live_id], index)) is not None:
+        result.restores.append(Pair(d, obs, reason))
+    else:
+        return False
+    index.record(kind.name, live_id, d.address)
+    return True
 
 
 def _lock_conflict(

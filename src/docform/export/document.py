@@ -26,6 +26,9 @@ class Built:
     sections: dict[str, Any] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    ids: dict[tuple[str, ...], LiveRef] = field(default_factory=dict)
+    """The live object of each entry, by its path in ``sections`` (``("teams", "ops")``):
+    what docform.lock records, since the entries themselves pin no ``id``."""
 
 
 class _Dangling(Exception):
@@ -50,11 +53,13 @@ def build_sections(
         built.notes += entry.notes
     _merge_parts([e for e in entries if e.part], nodes, names, built)
     top: dict[str, dict[str, Any]] = {}
-    for entry in (e for e in entries if not e.part):
+    placed = {e.ref: e for e in entries if not e.part}
+    for entry in placed.values():
         node = nodes[entry.ref]
         if entry.single:
             built.sections[entry.section] = node
-        elif entry.within is None:
+            continue
+        if entry.within is None:
             top.setdefault(entry.section, {})[names[entry.ref]] = node
         else:
             parent = nodes.get(entry.within)
@@ -62,11 +67,23 @@ def build_sections(
                 built.notes.append(f"left out {entry.kind} {entry.id}: its parent is not exported")
                 continue
             parent.setdefault(entry.nested_as, {})[names[entry.ref]] = node
+        live_id = node.pop("id", None)
+        if live_id is not None:
+            built.ids[_path(entry, placed, names)] = LiveRef(entry.kind, live_id)
     for node in nodes.values():
         _nested_last(node, nested_order)
     for section, named in top.items():
         built.sections[section] = dict(sorted(named.items()))
     return built
+
+
+def _path(
+    entry: Exported, placed: Mapping[LiveRef, Exported], names: Mapping[LiveRef, str]
+) -> tuple[str, ...]:
+    """Where ``entry`` is written in the sections: ``("sites", "docs", "sections", "api")``."""
+    if entry.within is None:
+        return (entry.section, names[entry.ref])
+    return (*_path(placed[entry.within], placed, names), entry.nested_as, names[entry.ref])
 
 
 def resolve_entry(entry: Exported, name: str, names: Mapping[LiveRef, str]) -> Built:

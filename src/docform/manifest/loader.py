@@ -38,10 +38,11 @@ def load_manifest_set(
         raise ManifestError(tree.problems or [none])
     resolve_values(tree, root, os.environ if env is None else env)
     entries = validate_entries(tree)
+    lock, lock_problems = read_lock(root)
     # Cross-checks on a partly read directory would blame references to what was not read.
     if tree.complete:
-        check_references(tree, entries)
-    lock, lock_problems = read_lock(root)
+        organization = entries.organization
+        check_references(tree, entries, lock.ids_for(organization.id) if organization else {})
     tree.problems += lock_problems
     if tree.problems or entries.organization is None:
         raise ManifestError(tree.problems)

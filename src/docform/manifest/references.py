@@ -9,8 +9,8 @@ exists), so one mistake is never reported twice. Team members must be listed und
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -46,6 +46,9 @@ class ReferenceChecker:
 
     tree: MergedTree
     entries: ValidatedEntries
+    locked: Mapping[str, str] = field(default_factory=dict)
+    """The ids docform.lock records by address: an entry it ties is told apart like one that
+    pins an ``id``."""
 
     def run(self) -> None:
         organization = self.tree.sections.get("organization")
@@ -119,14 +122,14 @@ class ReferenceChecker:
     def _check_former_containers(self) -> None:
         """A former key names its former container (collection, section) by manifest name."""
         for section_name, section in ENTRY_SECTIONS.items():
-            for field in section.entry.former_key_fields[:-1]:
-                info = section.entry.model_fields.get(field)
+            for key_field in section.entry.former_key_fields[:-1]:
+                info = section.entry.model_fields.get(key_field)
                 target = _ref_target(_field_marks(info)) if info else None
                 if target is None:
                     continue
                 for name, entry in self._known(section_name).items():
                     for path, item in self._former_keys((section_name, name), entry):
-                        self._refer(target, item.get(field), (*path, field))
+                        self._refer(target, item.get(key_field), (*path, key_field))
 
     def _check_same_keys(self) -> None:
         for section in ENTRY_SECTIONS:
@@ -155,12 +158,16 @@ class ReferenceChecker:
                         (*entry.source_path, "id"), f"same id as '{first.name}' ({first.location})"
                     )
             first = by_key.setdefault(entry.natural_key(), entry)
-            if first is entry or (not entry.key_is_unique and entry.id and first.id):
+            if first is entry or (not entry.key_is_unique and self._tied(entry, first)):
                 continue
             message = f"same {entry.key_label} as '{first.name}' ({first.location})"
             if not entry.key_is_unique:
                 message += "; pin an id on both to tell them apart"
             self._problem(entry.source_path, message)
+
+    def _tied(self, *entries: Entry) -> bool:
+        """Whether each of ``entries`` is tied to its live object by an id (pinned or locked)."""
+        return all(e.id is not None or e.address in self.locked for e in entries)
 
 
 @cache
@@ -200,6 +207,9 @@ def _field_marks(info: FieldInfo) -> list[Any]:
     return marks
 
 
-def check_references(tree: MergedTree, entries: ValidatedEntries) -> None:
-    """Check references and uniqueness between validated entries; problems go on ``tree``."""
-    ReferenceChecker(tree, entries).run()
+def check_references(
+    tree: MergedTree, entries: ValidatedEntries, locked: Mapping[str, str] | None = None
+) -> None:
+    """Check references and uniqueness between validated entries (``locked``: the ids
+    docform.lock records by address); problems go on ``tree``."""
+    ReferenceChecker(tree, entries, locked or {}).run()

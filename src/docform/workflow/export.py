@@ -12,15 +12,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
 from docform.api import ApiError
 from docform.api.schemes import split_plugged, with_location
+from docform.engine.capabilities import LocksOtherThanId
 from docform.engine.client import ServiceClient
 from docform.engine.live import Progress
 from docform.engine.snapshot import read_live_state
 from docform.export.document import build_sections
-from docform.export.model import Exported
+from docform.export.model import Exported, LiveRef
 from docform.export.names import assign_names
 from docform.export.writer import (
     SCHEMA_FILE,
@@ -32,8 +33,10 @@ from docform.export.writer import (
 )
 from docform.kind_registry import build_kinds, export_files, nested_order
 from docform.manifest import schema_text
+from docform.manifest.document import ENTRY_SECTIONS
+from docform.manifest.lock import LOCK_NAME, write_lock
 from docform.manifest.sources import manifest_files
-from docform.model.entry import ID_PATTERN
+from docform.model.entry import ID_PATTERN, Entry, Location
 from docform.untrusted.redact import holds_credentials
 
 
@@ -80,8 +83,44 @@ async def export_organization(
     files = _manifest_texts({**built.sections, "docform": settings}, directory) | built.files
     stale = [name for name, _ in FILES if name not in files]
     write_files(directory, files, stale)
+    write_lock(directory, org_id, _lock_ids(org_id, built.ids))
     built.notes += _foreign_manifests(directory, files)
-    return ExportResult(directory, sorted(files), len(entries), built.notes)
+    return ExportResult(directory, sorted([*files, LOCK_NAME]), len(entries), built.notes)
+
+
+def _lock_ids(org_id: str, ids: Mapping[tuple[str, ...], LiveRef]) -> dict[str, str]:
+    """What docform.lock records for the exported entries, by plan address, for the kinds the
+    lock ties (the entries pin no ``id``)."""
+    kinds = {kind.name: kind for kind in build_kinds(org_id) if kind.locked}
+    lock: dict[str, str] = {}
+    for path, ref in ids.items():
+        kind = kinds.get(ref.kind)
+        if kind is not None:
+            held = kind.lock_id(ref.id) if isinstance(kind, LocksOtherThanId) else ref.id
+            lock[_address(path)] = held
+    return lock
+
+
+def _address(path: tuple[str, ...]) -> str:
+    """The plan address of the entry written at ``path`` (``sites, docs, sections, api``), as
+    the loader binds it: the entry's model, its name, and the names of the entries holding it."""
+    model: type[Entry] = ENTRY_SECTIONS[path[0]].entry
+    for name in path[2::2]:
+        model = _nested_entry(model, name)
+    entry = model.model_construct()
+    entry.bind(path, Location(path[0], 0, 0), path[1:-1:2])
+    return entry.address
+
+
+def _nested_entry(model: type[Entry], name: str) -> type[Entry]:
+    """The entry model of the nested entries ``model`` holds under ``name``."""
+    annotation = model.model_fields[name].annotation
+    for arg in (annotation, *get_args(annotation)):
+        if get_origin(arg) is dict:
+            value = get_args(arg)[1]
+            if isinstance(value, type) and issubclass(value, Entry):
+                return value
+    raise TypeError(f"{model.__name__}.{name} holds no entries")
 
 
 def _manifest_texts(sections: Mapping[str, Any], directory: Path) -> dict[str, str]:
