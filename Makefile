@@ -10,7 +10,7 @@ NODE_TOOLS := .ci/node-tools
 NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed-stamp
 BENCH_LOG := .docform/bench-quick.log
 
-.PHONY: demo test test-network node-tools lint format bench bench-quick schema answers clean release
+.PHONY: demo test test-network explore node-tools lint format bench bench-quick schema answers clean release
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -55,6 +55,17 @@ test: $(STAMP) node-tools
 	tested=$$?; wait $$bench; benched=$$?; \
 	echo "benchmarks/run.py --quick --check (timed beside the tests: see make bench-quick):"; \
 	cat $(BENCH_LOG); [ $$tested -eq 0 ] && [ $$benched -eq 0 ]
+
+# The property tests with random draws, many of them (make test draws the same few each run, so
+# it fails only when the code changed): a failure found is printed with the @example that
+# reproduces it, and kept under .hypothesis/ for the next run. For CI on a schedule, or after
+# changing what the property tests cover. EXPLORE_EXAMPLES=2000 make explore digs deeper.
+EXPLORE_EXAMPLES ?= 200
+explore: export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
+explore: export PYTHONDONTWRITEBYTECODE :=
+explore: $(STAMP)
+	DOCFORM_FUZZ_EXAMPLES=$(EXPLORE_EXAMPLES) $(VENV)/bin/pytest -n 2 --dist worksteal -q \
+		-m "hypothesis and not network" --hypothesis-profile=explore
 
 # The tests that need the package index (pre-commit installs docform into an environment of its
 # own, about 15 s): left out of make test's loop, run by CI after it (.ci/run).

@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from canary import canary_session, report_leaks
 from docform import tuning
@@ -43,6 +45,25 @@ EDITOR_TOKEN = "tok_erin_0123456789"
 OTHER_ORG_TOKEN = "tok_carol_0123456789"
 SANDBOX_ADMIN_TOKEN = "tok_sandbox_admin_0123456789"
 """Not a seeded user's: the in-process sandbox trusts it as an admin of every organization."""
+
+
+# `make test` draws the same examples on every run and machine (each property test's are seeded
+# from its own source), so it fails only when the code does; a draw the service could answer
+# but no run tried is for `make explore`: random draws, more of them, and the failures it finds
+# kept in an example database under .hypothesis/ that its next run tries first. Hypothesis keeps
+# no database where draws are derandomized: a failure explore found is kept for `make test` as an
+# `@example` on its test. Per-test settings (example counts) apply on top of either profile.
+settings.register_profile("deterministic", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile(
+    "explore",
+    derandomize=False,
+    deadline=None,
+    print_blob=True,
+    database=DirectoryBasedExampleDatabase(
+        Path(__file__).resolve().parent.parent / ".hypothesis" / "examples"
+    ),
+)
+settings.load_profile("deterministic")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -285,16 +285,21 @@ def walk(answer: Any, steps: list[float]) -> tuple[Any, Any, list[str | int]]:
 
 def expectation(route: str, path: list[str | int], value: Any) -> str:
     """``refused``, ``same`` (docform does not read that field) or ``either`` (a value the API
-    may answer: an optional field left out, another value of the right type)."""
+    may answer: an optional field left out, another value that fits, one element fewer in a
+    list). Whether a value fits is judged on the answer's description alone, the same way at
+    every depth: a list envelope's ``items`` is a list of objects of the item's shape, so an
+    empty list fits there as anywhere else."""
     bare = route.split(" ", 1)[1].removeprefix("/v1")
     listed = KIND_SHAPES.item_shape(bare)
     if listed is not None and path[:1] != ["items"]:
         return "either"  # the envelope's count, next or previous
-    if listed is not None and len(path) <= 2:
-        return "refused"  # the items, or a whole item: gone, or not a list of objects
-    shape: Any = listed or KIND_SHAPES.object_shape(bare)
+    shape: Any = (
+        {"items": Field((list,), items=Field((dict,), shape=listed))}
+        if listed is not None
+        else KIND_SHAPES.object_shape(bare)
+    )
     field_shape: Field | None = None
-    for part in path[2:] if listed is not None else path:
+    for part in path:
         if isinstance(part, int):
             field_shape = field_shape.items if field_shape else None
         else:
@@ -304,10 +309,38 @@ def expectation(route: str, path: list[str | int], value: Any) -> str:
         shape = field_shape.shape
     assert field_shape is not None
     if value is DELETE and isinstance(path[-1], int):
-        return "either"  # one element fewer in a list field: another valid answer
+        return "either"  # one element fewer in a list: another valid answer
     if value is DELETE:
         return "refused" if field_shape.required else "either"
     return "either" if misfit({"v": value}, {"v": field_shape}) is None else "refused"
+
+
+INSTALLATIONS = "GET /v1/orgs/org_acme/installations"
+ORACLE_CASES = [
+    # The draw that once failed `make test`: no installation is a valid answer.
+    (INSTALLATIONS, ["items"], [], "either"),
+    (INSTALLATIONS, ["items"], DELETE, "refused"),
+    (INSTALLATIONS, ["items"], [1], "refused"),
+    (INSTALLATIONS, ["items"], {}, "refused"),
+    (INSTALLATIONS, ["items", 0], DELETE, "either"),
+    (INSTALLATIONS, ["items", 0], {}, "refused"),
+    (INSTALLATIONS, ["items", 0], 5, "refused"),
+    (INSTALLATIONS, ["items", 0, "installation", "externalIds"], [], "either"),
+    (INSTALLATIONS, ["items", 0, "installation", "externalIds", 0], DELETE, "either"),
+    (INSTALLATIONS, ["items", 0, "installation", "externalIds", 0], 5, "refused"),
+    (INSTALLATIONS, ["items", 0, "installation", "id"], "x", "either"),
+    (INSTALLATIONS, ["items", 0, "installation", "id"], DELETE, "refused"),
+    (INSTALLATIONS, ["items", 0, "unread"], 5, "same"),
+    (INSTALLATIONS, ["next"], None, "either"),
+    (f"GET {ORG_PATH}", ["title"], 5, "refused"),
+]
+
+
+@pytest.mark.parametrize(("route", "path", "value", "expected"), ORACLE_CASES)
+def test_the_oracle_calls_a_spoil_only_what_the_description_refuses(
+    route: str, path: list[str | int], value: Any, expected: str
+) -> None:
+    assert expectation(route, path, value) == expected
 
 
 @settings(
