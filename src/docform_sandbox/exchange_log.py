@@ -9,7 +9,8 @@ A request whose body the sandbox answered without reading (a fault, the rate lim
 with ``"request": null``: what it sent is unknown.
 
 The line is written before the answer's last byte is sent, so a client holding an answer finds
-its exchange in the log. Headers are never logged (the bearer token is one).
+its exchange in the log. Headers are never logged (the bearer token is one), but for the
+``User-Agent``: it tells docform's own requests from those a test sends directly.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class ExchangeLog:
             "request": None if request is None else request.decode("utf-8", "replace"),
             "status": status,
             "answer": answer.decode("utf-8", "replace"),
+            "client": _user_agent(scope),
         }
         data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
         with self._lock:
@@ -88,3 +90,10 @@ class ExchangeLog:
                     data = data[os.write(descriptor, data) :]
             finally:
                 os.close(descriptor)
+
+
+def _user_agent(scope: Scope) -> str:
+    for name, value in scope.get("headers", []):
+        if name == b"user-agent":
+            return bytes(value).decode("latin-1")
+    return ""

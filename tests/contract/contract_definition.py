@@ -80,7 +80,6 @@ class Operation:
     method: str
     template: str
     node: dict[str, Any]
-    pointer: str
     definition: Definition
     literals: int = 0
     pattern: re.Pattern[str] = field(init=False)
@@ -115,7 +114,7 @@ class Operation:
         if node is None:
             return None
         resolved = self.definition.resolve(node)
-        schema = resolved.get("content", {}).get("application/json", {}).get("schema")
+        schema = resolved.get("content", {}).get("application/json", {}).get("schema", ANYTHING)
         return bool(resolved.get("required")), self.definition.validator(schema)
 
     def answer(self, status: int) -> tuple[str, Any] | None:
@@ -148,7 +147,7 @@ class Definition:
         for template, item in self.paths.items():
             for method in METHODS:
                 if method in item:
-                    self._add(Operation(method.upper(), template, item[method], "", self))
+                    self._add(Operation(method.upper(), template, item[method], self))
         self._validators: dict[int, Draft202012Validator] = {}
         self._checked: dict[bytes, tuple[Mismatch, ...]] = {}
         self._error = self.validator(ERROR_SCHEMA)
@@ -361,7 +360,9 @@ def _request_body(operation: Operation, request: str, name: str, status: int) ->
         return
     value = _json(request)
     if value is _NOT_JSON:
-        yield Mismatch(name, status, "request body", "$", "is not JSON")
+        yield Mismatch(
+            name, status, "request body", "$", "is not JSON (or nested past what Python reads)"
+        )
         return
     yield from _errors(validator, value, name, status, "request body")
 
@@ -376,6 +377,8 @@ def _answer_body(
         return
     value = _json(answer)
     if value is _NOT_JSON:
-        yield Mismatch(name, status, "answer", "$", "is not JSON")
+        yield Mismatch(
+            name, status, "answer", "$", "is not JSON (or nested past what Python reads)"
+        )
         return
     yield from _errors(validator, value, name, status, "answer")

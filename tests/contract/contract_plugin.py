@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import astuple
@@ -43,6 +44,7 @@ REPORT_VARIABLE = "DOCFORM_CONTRACT_REPORT"
 MODES = ("off", "record", "enforce")
 DEFAULT_MODE = "record"
 UNMATCHED = "(no operation)"
+DOCFORM_CLIENT = "docform/"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -54,7 +56,9 @@ def pytest_configure(config: pytest.Config) -> None:
     worker = hasattr(config, "workerinput")
     if not worker:
         _install_definition()
+    started = time.thread_time()
     watch = ContractWatch(Definition(), enforce=mode == "enforce", worker=worker)
+    watch.seconds += time.thread_time() - started
     config.pluginmanager.register(watch, "contract-watch")
 
 
@@ -87,6 +91,9 @@ class ContractWatch:
         self.log = self.folder / "exchanges.jsonl"
         self.offset = 0
         self.counts: Counter[str] = Counter()
+        self.by_docform: Counter[str] = Counter()
+        self.seconds = 0.0
+        """CPU time the checks took in this process (the sandbox's logging not counted)."""
         self.found: list[tuple[str, Mismatch]] = []
         os.environ[LOG_VARIABLE] = str(self.log)
 
@@ -105,6 +112,13 @@ class ContractWatch:
     def check(self, item: pytest.Item | None) -> list[Mismatch]:
         """The mismatches of the exchanges logged since the last check, less those ``item``'s
         exemption covers; every exchange counts for its operation."""
+        started = time.thread_time()
+        try:
+            return self._check(item)
+        finally:
+            self.seconds += time.thread_time() - started
+
+    def _check(self, item: pytest.Item | None) -> list[Mismatch]:
         exempt = item.get_closest_marker("contract_exempt") if item is not None else None
         if exempt is not None and not exempt.args:
             raise pytest.UsageError(f"{item.nodeid}: contract_exempt needs its reason")
@@ -114,16 +128,27 @@ class ContractWatch:
             operation = self.definition.operation(
                 exchange["method"], exchange["path"].removeprefix("/v1")
             )
-            self.counts[operation.name if operation else UNMATCHED] += 1
-            mismatches = self.definition.check(
-                exchange["method"], exchange["path"], exchange["query"], exchange["request"],
-                exchange["status"], exchange["answer"],
-            )  # fmt: skip
+            name = operation.name if operation else UNMATCHED
+            self.counts[name] += 1
+            if exchange.get("client", "").startswith(DOCFORM_CLIENT):
+                self.by_docform[name] += 1
+            mismatches = self._checked(exchange)
             for mismatch in mismatches:
                 if exempt is not None and (answers_exempt or _request_side(mismatch)):
                     continue
                 kept.append(mismatch)
         return list(dict.fromkeys(kept))
+
+    def _checked(self, exchange: dict[str, Any]) -> tuple[Mismatch, ...]:
+        """The exchange's mismatches; a check that breaks is one, not the end of the run."""
+        try:
+            return self.definition.check(
+                exchange["method"], exchange["path"], exchange["query"], exchange["request"],
+                exchange["status"], exchange["answer"],
+            )  # fmt: skip
+        except Exception as exc:
+            name = f"{exchange['method']} {exchange['path']}"
+            return (Mismatch(name, exchange["status"], "check", "$", f"{exc!r:.200}"),)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(
@@ -150,11 +175,15 @@ class ContractWatch:
         output = getattr(node, "workeroutput", {}).get("contract")
         if output is not None:
             self.counts.update(output["counts"])
+            self.by_docform.update(output["by_docform"])
+            self.seconds += output["seconds"]
             self.found.extend((test, Mismatch(*fields)) for test, fields in output["found"])
 
     def as_json(self) -> dict[str, Any]:
         return {
             "counts": dict(self.counts),
+            "by_docform": dict(self.by_docform),
+            "seconds": self.seconds,
             "found": [[test, list(astuple(mismatch))] for test, mismatch in self.found],
         }
 
@@ -165,11 +194,14 @@ class ContractWatch:
         mode = "failing" if self.enforce else "recorded, not failing"
         terminalreporter.write_line(
             f"contract: {sum(self.counts.values())} exchanges checked against the service's "
-            f"definition; {len(self.found)} mismatches on {len(routes)} routes ({mode})"
+            f"definition in {self.seconds:.1f} s of CPU; {len(self.found)} mismatches on "
+            f"{len(routes)} routes ({mode})"
         )
         report = os.environ.get(REPORT_VARIABLE, "")
         if report:
-            write_report(Path(report), self.definition, self.counts, self.found)
+            write_report(Path(report), self.definition, self.counts, self.by_docform, self.found)
+            # The same, as data: to compare two runs, or list the tests behind a mismatch.
+            Path(report).with_suffix(".json").write_text(json.dumps(self.as_json()))
             terminalreporter.write_line(f"contract: report written to {report}")
 
 

@@ -30,13 +30,18 @@ def write_report(
     path: Path,
     definition: Definition,
     counts: Counter[str],
+    by_docform: Counter[str],
     found: list[tuple[str, Mismatch]],
 ) -> None:
-    path.write_text("\n".join(report_lines(definition, counts, found)) + "\n", encoding="utf-8")
+    lines = report_lines(definition, counts, by_docform, found)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def report_lines(
-    definition: Definition, counts: Counter[str], found: list[tuple[str, Mismatch]]
+    definition: Definition,
+    counts: Counter[str],
+    by_docform: Counter[str],
+    found: list[tuple[str, Mismatch]],
 ) -> list[str]:
     version = json.loads((DEFINITION.parents[1] / "package.json").read_text())["version"]
     routes = sandbox_routes(definition)
@@ -46,36 +51,46 @@ def report_lines(
     lines = [
         f"# Contract check: the suite's exchanges against @gitbook/api {version}",
         "",
-        f"{sum(counts.values())} exchanges checked on {len(counts)} operations; "
+        f"{sum(counts.values())} exchanges checked on {len(counts)} operations "
+        f"({sum(by_docform.values())} of them sent by docform's client); "
         f"{len(found)} mismatches on {len(by_operation)} routes.",
         "",
         "## Exchanges by operation",
         "",
-        "| operation | exchanges | mismatches |",
-        "|---|---:|---:|",
+        "| operation | exchanges | sent by docform | mismatches |",
+        "|---|---:|---:|---:|",
     ]
     for operation, count in sorted(counts.items()):
-        lines.append(f"| `{operation}` | {count} | {len(by_operation.get(operation, []))} |")
+        mismatches = len(by_operation.get(operation, []))
+        lines.append(f"| `{operation}` | {count} | {by_docform[operation]} | {mismatches} |")
     never = sorted(route for route, op in routes.items() if op is not None and not counts[op])
     lines += ["", "## Sandbox routes no exchange of the suite reached", ""]
     lines += [f"- `{route}`" for route in never] or ["None."]
+    unsent = sorted(route for route, op in routes.items() if op is not None and not by_docform[op])
+    lines += ["", "## Sandbox routes no request of docform's client reached", ""]
+    lines += [f"- `{route}`" for route in unsent] or ["None."]
     outside = sorted(route for route, op in routes.items() if op is None)
     lines += ["", "## Sandbox routes the definition does not have", ""]
     lines += [f"- `{route}`" for route in outside] or ["None."]
-    lines += ["", "## Mismatches by operation", ""]
-    for operation in sorted(by_operation):
-        lines += [f"### `{operation}`", ""]
-        lines += _mismatch_lines(by_operation[operation])
-        lines.append("")
-    if not by_operation:
-        lines.append("None.")
+    for title, on_request in (("Answers", False), ("Requests", True)):
+        lines += ["", f"## {title} outside the definition, by operation", ""]
+        shown = 0
+        for operation in sorted(by_operation):
+            entries = [e for e in by_operation[operation] if e[1].on_request is on_request]
+            if entries:
+                lines += [f"### `{operation}`", "", *_mismatch_lines(entries), ""]
+                shown += 1
+        if not shown:
+            lines.append("None.")
     return lines
 
 
 def _mismatch_lines(entries: list[tuple[str, Mismatch]]) -> list[str]:
     tests: dict[tuple[int, str, str, str], list[str]] = defaultdict(list)
     for test, mismatch in entries:
-        key = (mismatch.status, mismatch.where, mismatch.path, mismatch.message)
+        # One line for a mismatch however many items of a list it hits.
+        path = re.sub(r"\[\d+\]", "[*]", mismatch.path)
+        key = (mismatch.status, mismatch.where, path, mismatch.message)
         tests[key].append(test)
     lines = []
     for (status, where, path, message), names in sorted(tests.items()):

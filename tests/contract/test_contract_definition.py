@@ -148,4 +148,5 @@ def test_the_sandbox_logs_each_api_exchange_without_its_headers(
     assert json.loads(lines[0]["request"]) == {"title": "Acme"}
     assert lines[1]["request"] is None  # a GET's body is never read
     assert json.loads(lines[1]["answer"])["title"] == "Acme"
+    assert lines[0]["client"].startswith("python-httpx/")  # docform's own says docform/
     assert ADMIN_TOKEN not in log.read_text()

@@ -61,4 +61,4 @@ def test_an_exchange_outside_the_definition_fails_its_test_unless_exempt(tmp_pat
         "  POST /orgs/o1/nothing -> 404: request $: the definition has no such operation\n"
     ) in done.stdout
     assert "FAILED test_inner.py::test_a_path_the_service_lacks - " in done.stdout
-    assert "contract: 2 exchanges checked" in done.stdout
+    assert "contract: 2 exchanges checked against" in done.stdout

@@ -417,6 +417,7 @@ async def test_a_served_sandbox_drops_and_loses_answers_and_counts_them(tmp_path
     assert "Traceback" not in output[0]
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_a_served_sandbox_takes_a_client_leaving_mid_body_without_a_traceback(
     tmp_path: Path,
 ) -> None:

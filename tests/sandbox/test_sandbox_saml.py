@@ -64,29 +64,34 @@ def test_provider_with_entity_id_sso_url_and_certificate_is_active(api):
     assert {k: r.json()[k] for k in IDP} == IDP
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_without_label_is_400(api):
     r = api.post(SAML, json=IDP)
     assert r.status_code == 400
     assert r.json() == {"error": {"code": 400, "message": "label: Field required"}}
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_with_a_label_over_30_characters_is_400(api):
     r = api.post(SAML, json={"label": "x" * 31})
     assert r.status_code == 400
     assert r.json()["error"]["message"] == "label: String should have at most 30 characters"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_with_an_empty_label_is_400(api):
     r = api.post(SAML, json={"label": ""})
     assert r.json()["error"]["message"] == "label: String should have at least 1 character"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_with_an_entity_id_over_1024_characters_is_400(api):
     r = api.post(SAML, json={"label": "Okta", "entityID": "e" * 1025})
     assert r.status_code == 400
     assert r.json()["error"]["message"] == "entityID: String should have at most 1024 characters"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_with_a_certificate_over_10000_characters_is_400(api):
     r = api.post(SAML, json={"label": "Okta", "certificate": "c" * 10001})
     assert r.status_code == 400
@@ -95,12 +100,14 @@ def test_create_with_a_certificate_over_10000_characters_is_400(api):
     )
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_with_an_sso_url_that_is_not_a_url_is_400(api):
     r = api.post(SAML, json={"label": "Okta", "ssoURL": "idp.acme.test"})
     assert r.status_code == 400
     assert r.json()["error"]["message"] == "ssoURL: Value error, must be an http or https URL"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_with_an_unknown_role_is_400(api):
     r = api.post(SAML, json={"label": "Okta", "defaultRole": "owner"})
     assert r.status_code == 400
@@ -114,12 +121,14 @@ def test_create_with_a_default_role(api):
     )
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_with_an_unknown_default_team_is_400(api):
     r = api.post(SAML, json={"label": "Okta", "defaultTeam": "team_nope"})
     assert r.status_code == 400
     assert r.json()["error"]["message"] == "defaultTeam: no team 'team_nope' in this organization"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_with_a_team_of_another_org_is_400(api, other_org_team):
     team_id = other_org_team["id"]
     r = api.post(SAML, json={"label": "Okta", "defaultTeam": team_id})
@@ -193,12 +202,14 @@ def test_patch_null_clears_a_field_and_makes_it_pending(api):
     assert patched["status"] == "pending"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_null_label_is_400(api, okta):
     r = api.patch(f"{SAML}/{okta['id']}", json={"label": None})
     assert r.status_code == 400
     assert r.json()["error"]["message"] == "label: must be a string of 1 to 30 characters"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_unknown_default_team_is_400(api, okta):
     r = api.patch(f"{SAML}/{okta['id']}", json={"defaultTeam": "team_nope"})
     assert r.status_code == 400

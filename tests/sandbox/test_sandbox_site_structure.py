@@ -97,34 +97,40 @@ def test_create_group_with_parent_nests_it(api):
     assert listed["items"][0]["children"][0]["id"] == inner["id"]
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_group_without_title_is_400(api):
     assert error(api.post(GROUPS, json={}), 400) == "title: Field required"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_group_title_of_101_characters_is_400(api):
     assert error(api.post(GROUPS, json={"title": "G" * 101}), 400) == (
         "title: String should have at most 100 characters"
     )
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_group_empty_title_is_400(api):
     assert error(api.post(GROUPS, json={"title": ""}), 400) == (
         "title: String should have at least 1 character"
     )
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_group_icon_of_51_characters_is_400(api):
     assert error(api.post(GROUPS, json={"title": "G", "icon": "i" * 51}), 400) == (
         "icon: String should have at most 50 characters"
     )
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_group_with_unknown_section_is_400(api):
     assert error(api.post(GROUPS, json={"title": "G", "sections": ["nope"]}), 400) == (
         "sections.0: no section 'nope' in this site"
     )
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_group_with_unknown_parent_is_400(api):
     assert error(api.post(GROUPS, json={"title": "G", "parent": "nope"}), 400) == (
         "parent: no section group 'nope' in this site"
@@ -143,6 +149,7 @@ def test_list_groups_pages_in_structure_order(api):
     assert titles(back["items"]) == ["One", "Two"]
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_list_groups_with_a_forged_cursor_is_400(api):
     assert error(api.get(GROUPS, params={"page": "garbage"}), 400) == (
         "page: not a cursor this list issued"
@@ -156,6 +163,7 @@ def test_patch_group_changes_title_and_null_removes_icon(api):
     assert "icon" not in patched
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_group_null_title_is_400(api):
     made = group(api, title="Old")
     assert error(api.patch(f"{GROUPS}/{made['id']}", json={"title": None}), 400) == (
@@ -163,6 +171,7 @@ def test_patch_group_null_title_is_400(api):
     )
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_group_title_of_101_characters_is_400(api):
     made = group(api, title="Old")
     assert error(api.patch(f"{GROUPS}/{made['id']}", json={"title": "G" * 101}), 400) == (
@@ -224,6 +233,7 @@ def test_section_patched_into_its_own_group_keeps_its_place(api):
     assert titles(api.get(GROUPS).json()["items"][0]["children"]) == ["Guide", "Api"]
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_section_patched_into_an_unknown_group_is_400(api):
     guide = section(api, "sp_guide")
     response = api.patch(f"{SECTIONS}/{guide['id']}", json={"siteSectionGroupId": "nope"})
@@ -359,6 +369,7 @@ def test_first_section_takes_in_the_root_site_spaces(api):
         ({"icon": "i" * 51}, "icon: String should have at most 50 characters"),
     ],
 )
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_section_out_of_limits_is_400(api, body, message):
     assert error(api.post(SECTIONS, json={"spaceId": "sp_guide", **body}), 400) == message
 
@@ -367,12 +378,14 @@ def test_create_section_without_space_is_400(api):
     assert error(api.post(SECTIONS, json={"title": "Guide"}), 400) == "spaceId: Field required"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_section_with_unknown_space_is_400(api):
     assert error(api.post(SECTIONS, json={"spaceId": "nope"}), 400) == (
         "spaceId: no space 'nope' in this organization"
     )
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_section_with_a_deleted_space_is_400(api, store):
     add_space(store, "sp_gone", "Gone", deletedAt="2024-01-02T00:00:00.000Z")
     assert error(api.post(SECTIONS, json={"spaceId": "sp_gone"}), 400) == (
@@ -454,11 +467,13 @@ def test_patch_section_omitted_condition_stays_and_null_removes_it(api):
         ({"path": None}, "path: must not be null"),
     ],
 )
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_section_out_of_limits_is_400(api, body, message):
     made = section(api, "sp_guide")
     assert error(api.patch(f"{SECTIONS}/{made['id']}", json=body), 400) == message
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_section_path_of_another_section_is_409(api):
     section(api, "sp_guide")
     made = section(api, "sp_api")
@@ -474,6 +489,7 @@ def test_patch_section_default_site_space(api):
     assert [s["default"] for s in patched.json()["siteSpaces"]] == [False, True]
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_section_default_site_space_of_another_section_is_400(api):
     made = section(api, "sp_guide")
     other = section(api, "sp_api")["siteSpaces"][0]["id"]
@@ -509,6 +525,7 @@ def test_move_section_after_another(api):
     assert titles(api.get(SECTIONS).json()["items"]) == ["Api", "Guide"]
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_move_section_without_anchor_id_is_400(api):
     guide = section(api, "sp_guide")
     position = {"after": {"type": "site-section"}}
@@ -549,11 +566,13 @@ def test_site_space_paths_are_unique_within_a_section(api):
     assert site_space(api, "sp_guide", sectionId=made["id"])["path"] == "guide-2"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_site_space_in_unknown_section_is_400(api):
     response = api.post(SITE_SPACES, json={"spaceId": "sp_guide", "sectionId": "nope"})
     assert error(response, 400) == "sectionId: no section 'nope' in this site"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_site_space_with_unknown_space_is_400(api):
     assert error(api.post(SITE_SPACES, json={"spaceId": "nope"}), 400) == (
         "spaceId: no space 'nope' in this organization"
@@ -580,6 +599,7 @@ def test_list_site_spaces_pages(api):
     assert (titles(first["items"]), titles(second["items"])) == (["Guide", "Api"], ["Ops"])
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_list_site_spaces_bad_default_is_400(api):
     message = error(api.get(SITE_SPACES, params={"default": "maybe"}), 400)
     assert message.startswith("default: Input should be a valid boolean")
@@ -611,11 +631,13 @@ def test_patch_site_space_null_condition_removes_it(api):
         ({"spaceId": "nope"}, "spaceId: no space 'nope' in this organization"),
     ],
 )
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_site_space_bad_values_are_400(api, body, message):
     made = site_space(api, "sp_guide")
     assert error(api.patch(f"{SITE_SPACES}/{made['id']}", json=body), 400) == message
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_site_space_path_taken_in_its_section_is_409(api):
     site_space(api, "sp_guide")
     made = site_space(api, "sp_api")

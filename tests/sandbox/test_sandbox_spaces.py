@@ -82,12 +82,14 @@ def test_create_space_in_collection_is_in_collection_visibility(api):
     assert space["visibility"] == "in-collection"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_space_with_unknown_parent_is_400(api):
     r = api.post(f"orgs/{ORG}/spaces", json={"parent": "nope"})
     assert r.status_code == 400
     assert r.json() == error(400, "parent: no collection 'nope' in this organization")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_space_with_parent_of_another_org_is_400(api):
     theirs = api.post("orgs/org_other/collections", json={}, headers=OTHER).json()
     r = api.post(f"orgs/{ORG}/spaces", json={"parent": theirs["id"]})
@@ -99,24 +101,28 @@ def test_create_space_title_of_50_characters_is_accepted(api):
     assert make_space(api, title="t" * 50)["title"] == "t" * 50
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_space_title_of_51_characters_is_400(api):
     r = api.post(f"orgs/{ORG}/spaces", json={"title": "t" * 51})
     assert r.status_code == 400
     assert r.json() == error(400, "title: String should have at most 50 characters")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_space_emoji_of_51_characters_is_400(api):
     r = api.post(f"orgs/{ORG}/spaces", json={"emoji": "e" * 51})
     assert r.status_code == 400
     assert r.json() == error(400, "emoji: String should have at most 50 characters")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_space_with_unknown_language_is_400(api):
     r = api.post(f"orgs/{ORG}/spaces", json={"language": "xx"})
     assert r.status_code == 400
     assert r.json() == error(400, "language: must be one of the supported language codes, not 'xx'")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_create_space_with_unknown_edit_mode_is_400(api):
     r = api.post(f"orgs/{ORG}/spaces", json={"editMode": "frozen"})
     assert r.status_code == 400
@@ -169,6 +175,7 @@ def test_list_spaces_leaves_out_deleted_spaces(api):
     assert [s["id"] for s in body["items"]] == [kept["id"]]
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_list_spaces_limit_over_1000_is_400(api):
     r = api.get(f"orgs/{ORG}/spaces", params={"limit": 1001})
     assert r.status_code == 400
@@ -245,6 +252,7 @@ def test_patch_space_locks_and_unlocks_edit_mode(api):
     assert live["editMode"] == "live"
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_with_unknown_edit_mode_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"editMode": "frozen"})
@@ -252,6 +260,7 @@ def test_patch_space_with_unknown_edit_mode_is_400(api):
     assert r.json() == error(400, "editMode: must be one of 'live', 'locked', not 'frozen'")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_visibility_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"visibility": "public"})
@@ -259,6 +268,7 @@ def test_patch_space_visibility_is_400(api):
     assert r.json() == error(400, "visibility: cannot be changed through the API")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_title_of_51_characters_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"title": "t" * 51})
@@ -266,6 +276,7 @@ def test_patch_space_title_of_51_characters_is_400(api):
     assert r.json() == error(400, "title: String should have at most 50 characters")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_title_null_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"title": None})
@@ -273,6 +284,7 @@ def test_patch_space_title_null_is_400(api):
     assert r.json() == error(400, "title: must be a string of at most 50 characters")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_emoji_of_51_characters_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"emoji": "e" * 51})
@@ -287,6 +299,7 @@ def test_patch_space_default_level_takes_roles_null_and_inherit(api, level):
     assert patched["defaultLevel"] == level
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_unknown_default_level_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"defaultLevel": "owner"})
@@ -304,6 +317,7 @@ def test_patch_space_language_is_set_and_removed_with_null(api):
     assert "language" not in api.patch(f"spaces/{space['id']}", json={"language": None}).json()
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_unknown_language_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"language": "klingon"})
@@ -320,6 +334,7 @@ def test_patch_space_merge_rules(api):
     assert patched["mergeRules"] == rules
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_unknown_merge_rules_type_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"mergeRules": {"type": "any"}})
@@ -342,6 +357,7 @@ def test_patch_space_null_emoji_removes_the_icon(api):
     assert "icon" not in patched["urls"]
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_with_both_emoji_and_icon_is_400(api):
     space = make_space(api)
     r = api.patch(f"spaces/{space['id']}", json={"emoji": "1f4d8", "icon": "rocket"})
@@ -437,6 +453,7 @@ def test_restore_space_after_7_days_is_404(api, store):
     assert r.json() == error(404, f"space '{space['id']}' not found")
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_restore_space_that_is_not_deleted_is_400(api):
     space = make_space(api)
     r = api.post(f"spaces/{space['id']}/restore")
