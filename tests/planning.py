@@ -184,6 +184,12 @@ def assert_converged(directory: Path, sandbox: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
+def apply_and_converge(directory: Path, sandbox: Path) -> None:
+    """`apply`, then `assert_converged`."""
+    apply(directory, sandbox)
+    assert_converged(directory, sandbox)
+
+
 def plan_request_count(directory: Path, sandbox: Path) -> int:
     """How many API requests ``docform plan -v`` made (from its "N API requests" line)."""
     result = run(["plan", directory, "-v"], sandbox)

@@ -30,6 +30,7 @@ from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.workflow.connect import Client
 from docform.workflow.run import make_plan
+from live_objects import space_id
 from planning import (
     FIXTURES,
     append_manifests,
@@ -53,16 +54,11 @@ def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sandbox
 
 
-def _space_id(sandbox: Path, title: str) -> str:
-    spaces = live_api(sandbox, "GET", f"{ORG}/spaces")["items"]
-    return next(s["id"] for s in spaces if s["title"] == title)
-
-
 @pytest.fixture
 def changed(rich: Path, tmp_path: Path) -> Path:
     """The rich manifests with changes to several kinds, and pruning on."""
     text = (FIXTURES / "rich-org" / "main.yaml").read_text("utf-8")
-    billing, faq = _space_id(rich, "Billing service"), _space_id(rich, "FAQ")
+    billing, faq = space_id(rich, "Billing service", ORG), space_id(rich, "FAQ", ORG)
     text = text.replace("title: Platform", "title: Platform team")
     text = text.replace("{title: Backend, parent: engineering", "{title: Backend, parent: product")
     text = text.replace("faq: {title: FAQ}", f"faq: {{id: {faq}, title: Questions}}")
@@ -200,7 +196,9 @@ def test_pinned_ids_are_made_only_when_a_read_looks_at_them(rich: Path, changed:
     matcher = ProgressiveMatcher(list(kinds.values()), manifests)
     pinned = matcher.pinned_ids(kinds["space"])
     assert matcher._desired == {}
-    assert sorted(pinned) == sorted([_space_id(rich, "Billing service"), _space_id(rich, "FAQ")])
+    assert sorted(pinned) == sorted(
+        [space_id(rich, "Billing service", ORG), space_id(rich, "FAQ", ORG)]
+    )
     assert list(matcher._desired) == ["space"]
     assert matcher.desired(kinds["space"]) is matcher.desired(kinds["space"])
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from docform.manifest import load_manifest_set
 from docform.workflow.connect import Client
 from docform.workflow.run import make_plan
+from live_objects import collection, create_collection, create_space, live_titles, space
 from planning import (
     actions,
     apply,
@@ -36,36 +36,6 @@ ORG_PATH = "/orgs/org_acme"
 ORG = "organization: {id: org_acme}\n"
 PRUNE_COLLECTIONS = "docform: {prune: {collections: true}}\n"
 PRUNE_SPACES = "docform: {prune: {spaces: true}}\n"
-
-
-def create_collection(sandbox: Path, title: str, parent: str | None = None) -> str:
-    """A live collection made through the API; returns its id."""
-    body: dict[str, Any] = {"title": title}
-    if parent is not None:
-        body["parent"] = parent
-    return live_api(sandbox, "POST", f"{ORG_PATH}/collections", body)["id"]
-
-
-def create_space(sandbox: Path, title: str, parent: str | None = None) -> str:
-    """A live space made through the API; returns its id."""
-    body: dict[str, Any] = {"title": title}
-    if parent is not None:
-        body["parent"] = parent
-    return live_api(sandbox, "POST", f"{ORG_PATH}/spaces", body)["id"]
-
-
-def collection(sandbox: Path, collection_id: str) -> dict[str, Any]:
-    return live_api(sandbox, "GET", f"/collections/{collection_id}")
-
-
-def space(sandbox: Path, space_id: str) -> dict[str, Any]:
-    return live_api(sandbox, "GET", f"/spaces/{space_id}")
-
-
-def live_titles(sandbox: Path, kind: str) -> dict[str, str]:
-    """Title -> id of the live collections or spaces of org_acme."""
-    items = live_api(sandbox, "GET", f"{ORG_PATH}/{kind}")["items"]
-    return {item["title"]: item["id"] for item in items}
 
 
 # -- collections -------------------------------------------------------------------------------

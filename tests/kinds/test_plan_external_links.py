@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from live_objects import top_level
 from planning import (
     actions,
     apply,
@@ -52,11 +53,6 @@ def manifests(
         "sites": {"docs": site},
     }
     return write_manifests(directory, yaml.safe_dump(document, sort_keys=False))
-
-
-def top_level(sandbox: Path) -> list[str]:
-    structure = live_api(sandbox, "GET", f"{DOCS}/structure")["structure"]
-    return [item["title"] for item in structure]
 
 
 STATUS = {"title": "Status", "url": "https://status.acme.test"}

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
+from live_objects import create_team
 from planning import (
     actions,
-    apply,
-    assert_converged,
+    apply_and_converge,
     calls,
     change,
     live_api,
@@ -46,11 +46,6 @@ def write(manifests: Path, doc: dict[str, Any], prune: dict[str, bool] | None = 
     if prune:
         doc["docform"] = {"prune": prune}
     write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
-
-
-def apply_and_converge(manifests: Path, sandbox: Path) -> None:
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
 
 
 # -- OpenAPI -------------------------------------------------------------------------------------
@@ -187,10 +182,6 @@ def create_provider(sandbox: Path, **fields: Any) -> str:
     body = {"label": "Okta", "entityID": "http://okta.test/x", "ssoURL": "https://okta.test/sso"}
     body |= {"certificate": CERT, "defaultRole": "read", **fields}
     return live_api(sandbox, "POST", f"{ORG_PATH}/saml", body)["id"]
-
-
-def create_team(sandbox: Path, title: str) -> str:
-    return live_api(sandbox, "PUT", f"{ORG_PATH}/teams", {"title": title})["id"]
 
 
 def live_provider(sandbox: Path, provider_id: str) -> dict[str, Any]:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from test_plan_content import ORG, create_collection, create_space, space
-from test_plan_people import ORG_PATH, create_team, with_org
+from test_plan_content import ORG
+from test_plan_people import with_org
 
+from live_objects import ORG_PATH, create_collection, create_space, create_team, space
 from planning import (
     actions,
     apply,

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
+from live_objects import top_level
 from planning import (
     actions,
     apply,
@@ -77,11 +78,6 @@ def manifests(
         "sites": {"docs": site},
     }
     return write_manifests(directory, yaml.safe_dump(document, sort_keys=False))
-
-
-def top_level(sandbox: Path) -> list[str]:
-    structure = live_api(sandbox, "GET", f"{DOCS}/structure")["structure"]
-    return [item["title"] for item in structure]
 
 
 def titles(names: list[str]) -> list[str]:

@@ -20,6 +20,7 @@ from docform.workflow.connect import Client
 from docform.workflow.run import make_plan
 from docform_sandbox.app import SandboxConfig
 from docform_sandbox.transport import SandboxTransport
+from live_objects import create_team, team_members
 from planning import (
     actions,
     apply,
@@ -45,22 +46,6 @@ members:
 def with_org(fields: str = "", rest: str = MEMBERS) -> str:
     """Manifests of org_acme with ``fields`` (indented YAML lines) and the seeded members."""
     return "organization:\n  id: org_acme\n" + fields + rest
-
-
-def create_team(sandbox: Path, title: str, members: dict[str, str] | None = None) -> str:
-    """A live team made through the API; returns its id."""
-    team = live_api(sandbox, "PUT", f"{ORG_PATH}/teams", {"title": title})
-    if members:
-        roles = {email: {"role": role} for email, role in members.items()}
-        body = {"add": list(members), "memberships": roles}
-        live_api(sandbox, "PUT", f"{ORG_PATH}/teams/{team['id']}/members", body)
-    return team["id"]
-
-
-def team_members(sandbox: Path, team_id: str) -> dict[str, str]:
-    """Email -> team role of a live team."""
-    items = live_api(sandbox, "GET", f"{ORG_PATH}/teams/{team_id}/members")["items"]
-    return {i["organization"]["user"]["email"]: i["team"]["role"] for i in items}
 
 
 def live_org(sandbox: Path) -> dict[str, Any]:

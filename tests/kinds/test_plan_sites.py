@@ -17,8 +17,7 @@ import yaml
 
 from planning import (
     actions,
-    apply,
-    assert_converged,
+    apply_and_converge,
     calls,
     change,
     live_api,
@@ -121,11 +120,6 @@ def plan_error(manifests: Path, sandbox: Path) -> str:
     result = run(["plan", manifests, "--json"], sandbox)
     assert result.exit_code == 1, result.output
     return result.stderr
-
-
-def apply_and_converge(manifests: Path, sandbox: Path) -> None:
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
 
 
 def test_arranged_state_matches_base_manifests(sandbox: Path, manifests: Path) -> None:

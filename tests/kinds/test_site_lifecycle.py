@@ -18,7 +18,7 @@ import yaml
 from planning import (
     actions,
     apply,
-    assert_converged,
+    apply_and_converge,
     calls,
     change,
     live_api,
@@ -52,11 +52,6 @@ def live_site(sandbox: Path, site_id: str = "site_docs") -> dict[str, Any]:
 def site_titled(sandbox: Path, title: str) -> dict[str, Any]:
     [found] = [s for s in live_api(sandbox, "GET", SITES)["items"] if s["title"] == title]
     return found
-
-
-def apply_and_converge(manifests: Path, sandbox: Path) -> None:
-    apply(manifests, sandbox)
-    assert_converged(manifests, sandbox)
 
 
 # -- creating ------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
+from live_objects import space_id
 from planning import (
     FIXTURES,
     apply,
@@ -38,19 +39,14 @@ def applied(tmp_path: Path, sandbox: Path) -> Path:
     return directory
 
 
-def _space_id(sandbox: Path, title: str) -> str:
-    spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
-    return next(s["id"] for s in spaces if s["title"] == title)
-
-
 def _hand_changes(sandbox: Path) -> str:
     """Alice changes a title, creates a team and deletes a space in the UI; the team's id."""
-    handbook = _space_id(sandbox, "Handbook")
+    handbook = space_id(sandbox, "Handbook")
     in_ui(sandbox, ALICE, "PATCH", f"/spaces/{handbook}", {"title": "Company handbook"})
     team = in_ui(sandbox, ALICE, "PUT", "/orgs/org_acme/teams", {"title": "Reviewers"})
     members = f"/orgs/org_acme/teams/{team['id']}/members"
     in_ui(sandbox, ALICE, "PUT", members, {"add": ["erin@acme.test"]})
-    in_ui(sandbox, ALICE, "DELETE", f"/spaces/{_space_id(sandbox, 'Scratch')}")
+    in_ui(sandbox, ALICE, "DELETE", f"/spaces/{space_id(sandbox, 'Scratch')}")
     return str(team["id"])
 
 
@@ -197,11 +193,11 @@ def test_any_hand_changes_adopted_plan_empty_and_comments_kept(
                 sandbox,
                 ALICE,
                 "PATCH",
-                f"/spaces/{_space_id(sandbox, title)}",
+                f"/spaces/{space_id(sandbox, title)}",
                 {"title": new_title},
             )
     for title in deleted:
-        in_ui(sandbox, ALICE, "DELETE", f"/spaces/{_space_id(sandbox, title)}")
+        in_ui(sandbox, ALICE, "DELETE", f"/spaces/{space_id(sandbox, title)}")
     if team is not None and team != "Writers":
         in_ui(sandbox, ALICE, "PUT", "/orgs/org_acme/teams", {"title": team})
     result = run(["adopt", directory], sandbox)
@@ -253,7 +249,7 @@ def test_access_given_and_taken_by_hand_is_written_into_the_entry(tmp_path, sand
         """,
     )
     apply(directory, sandbox)
-    space = _space_id(sandbox, "Handbook")
+    space = space_id(sandbox, "Handbook")
     teams = {t["title"]: t["id"] for t in live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]}
     in_ui(sandbox, ALICE, "DELETE", f"/spaces/{space}/permissions/teams/{teams['Core']}")
     grant = {"role": "read", "teams": [teams["Docs"]]}

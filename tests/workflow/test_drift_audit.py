@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from live_objects import space_id
 from planning import (
     SERVE_TOKEN,
     apply,
@@ -39,13 +40,8 @@ def applied(tmp_path: Path, sandbox: Path) -> Path:
     return directory
 
 
-def _space_id(sandbox: Path, title: str) -> str:
-    spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
-    return next(s["id"] for s in spaces if s["title"] == title)
-
-
 def _rename_in_ui(sandbox: Path, who: str = "alice@acme.test") -> str:
-    handbook = _space_id(sandbox, "Handbook")
+    handbook = space_id(sandbox, "Handbook")
     in_ui(sandbox, who, "PATCH", f"/spaces/{handbook}", {"title": "Company handbook"})
     return handbook
 
@@ -115,7 +111,7 @@ def test_after_apply_puts_it_back_the_persons_change_is_no_longer_drift(applied,
 
 
 def test_a_change_made_with_docforms_own_token_is_told_apart(applied, sandbox):
-    handbook = _space_id(sandbox, "Handbook")
+    handbook = space_id(sandbox, "Handbook")
     live_api(sandbox, "PATCH", f"/spaces/{handbook}", {"title": "Elsewhere"})
     result = run(["drift", applied], sandbox)
     assert result.exit_code == 2, result.output
@@ -124,7 +120,7 @@ def test_a_change_made_with_docforms_own_token_is_told_apart(applied, sandbox):
 
 def test_a_hand_created_team_and_a_hand_deleted_space_name_who(applied, sandbox):
     team = in_ui(sandbox, "alice@acme.test", "PUT", "/orgs/org_acme/teams", {"title": "Shadow"})
-    in_ui(sandbox, "u_alice", "DELETE", f"/spaces/{_space_id(sandbox, 'Runbooks')}")
+    in_ui(sandbox, "u_alice", "DELETE", f"/spaces/{space_id(sandbox, 'Runbooks')}")
     doc = json.loads(run(["drift", applied, "--json"], sandbox).stdout)
     org = doc["organizations"][0]
     (unmanaged,) = org["unmanaged"]
