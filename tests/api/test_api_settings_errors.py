@@ -4,6 +4,10 @@ it was written."""
 
 from __future__ import annotations
 
+import socketserver
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,7 +21,7 @@ MANIFEST = "organization: {id: org_acme}\n"
 
 
 def plan(directory: Path, url: str | None, token: str = CANARY_TOKEN) -> Result:
-    env = {"DOCFORM_API_URL": url, "DOCFORM_API_TOKEN": token, "NO_COLOR": "1"}
+    env = {"DOCFORM_API_URL": url, "DOCFORM_API_TOKEN": token, "NO_COLOR": "1", "CI": None}
     return CliRunner().invoke(cli, ["plan", str(directory)], env=env)
 
 
@@ -115,4 +119,80 @@ def test_plain_http_from_the_environment_names_the_variable(tmp_path):
     assert result.exit_code == 1
     assert result.stderr.startswith(
         "Error: DOCFORM_API_URL 'http://api.example.test' is plain http:"
+    )
+
+
+# -- where the token goes ------------------------------------------------------------------------
+
+
+@contextmanager
+def listener() -> Iterator[tuple[str, list[bytes]]]:
+    """A loopback server that records what each connection sent and answers 401."""
+    received: list[bytes] = []
+
+    class Handler(socketserver.StreamRequestHandler):
+        def handle(self) -> None:
+            head = b""
+            while (line := self.rfile.readline()) not in (b"\r\n", b"\n", b""):
+                head += line
+            received.append(head)
+            body = b'{"error": {"code": 401, "message": "no"}}'
+            self.wfile.write(b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n%s" % (len(body), body))  # fmt: skip
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", received
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_empty_api_url_variable_is_an_error_not_the_manifests_url(tmp_path):
+    with listener() as (root, received):
+        manifests = write_manifests(tmp_path / "m", f"docform: {{api: '{root}'}}\n" + MANIFEST)
+        result = plan(manifests, "")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: DOCFORM_API_URL is set but empty (what a CI variable that is not defined "
+        "gives): set it to the service's root URL (https://api.example.com) or "
+        "sandbox:FILE, or unset it to use `docform: {api: ...}` in the manifests\n"
+    )
+    assert received == []
+
+
+@pytest.mark.parametrize(
+    ("ci", "hosts", "sent"),
+    [
+        ({"CI": "true"}, None, False),
+        ({"GITHUB_ACTIONS": "true"}, "api.example.test", False),
+        ({"GITLAB_CI": "true"}, "api.example.test, 127.0.0.1", True),
+        ({"CI": "false"}, None, True),
+    ],
+    ids=["ci", "github-other-host", "gitlab-allowed", "not-ci"],
+)
+def test_in_ci_a_host_only_the_manifests_name_gets_no_token(tmp_path, ci, hosts, sent):
+    """A pull request may change `docform: {api: ...}`; in CI the token goes only to a host
+    the environment names (DOCFORM_API_HOSTS), so no connection is made to another."""
+    quiet = dict.fromkeys(("CI", "GITHUB_ACTIONS", "GITLAB_CI"))
+    env = {**quiet, **ci, "DOCFORM_API_HOSTS": hosts, "DOCFORM_API_URL": None}
+    with listener() as (root, received):
+        manifests = write_manifests(tmp_path / "m", f"docform: {{api: '{root}'}}\n" + MANIFEST)
+        result = CliRunner().invoke(
+            cli, ["plan", str(manifests)], env={**env, "DOCFORM_API_TOKEN": CANARY_TOKEN}
+        )
+    assert result.exit_code == 1
+    assert CANARY_TOKEN not in result.output
+    if sent:
+        assert received and f"Bearer {CANARY_TOKEN}".encode() in received[0]
+        return
+    assert received == []
+    variable = next(iter(ci))
+    assert result.stderr == (
+        f"Error: the `docform: api` URL at main.yaml:1:11 names the host '127.0.0.1', and this "
+        f"runs in CI ({variable} is set): the API token goes only to a host the environment "
+        "names, so that a pull request cannot choose where it goes. Set DOCFORM_API_URL in the "
+        "job, or list the host in DOCFORM_API_HOSTS.\n"
     )
