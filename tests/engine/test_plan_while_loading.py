@@ -202,7 +202,7 @@ def test_the_api_written_in_another_file_is_read_early(
     rich: Path, split: Path, held_loader: threading.Event
 ) -> None:
     write_manifests(split, f"docform: {{api: 'sandbox:{rich}'}}\n", "settings.yaml")
-    env = {"DOCFORM_API_TOKEN": CANARY_TOKEN, "NO_COLOR": "1", "DOCFORM_API_URL": ""}
+    env = {"DOCFORM_API_TOKEN": CANARY_TOKEN, "NO_COLOR": "1", "DOCFORM_API_URL": None}
     result = CliRunner().invoke(cli, ["plan", str(split), "--detailed-exitcode"], env=env)
     assert result.exit_code == 2, result.output
     assert "~ space.faq (Questions)" in result.stdout

@@ -49,7 +49,7 @@ def test_problems_of_plan_name_files_relative_to_the_working_directory(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(UNKNOWN_KEY.parent)
-    result = CliRunner().invoke(cli, ["plan", "unknown-key"], env={"DOCFORM_API_URL": ""})
+    result = CliRunner().invoke(cli, ["plan", "unknown-key"], env={"DOCFORM_API_URL": None})
     assert result.exit_code == 1
     assert result.stderr == (
         "unknown-key/manifest.yaml:4:5: teams.platform.titel: unknown key 'titel' "
