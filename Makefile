@@ -102,10 +102,10 @@ bench-quick: $(STAMP)
 schema: $(STAMP)
 	$(VENV)/bin/docform schema --write schemas/ -q
 
-# The description of the service's answers that the client's checks are derived from, written
-# from the sandbox's route modules (src/docform/service/service_answers.json).
-answers: $(STAMP)
-	$(PY) -m docform_sandbox.service_answers
+# What the client's answer checks are derived from, taken out of the service's published
+# definition that node-tools pins (src/docform/service/service_answers.json).
+answers: $(STAMP) node-tools
+	$(PY) scripts/service_answers.py
 
 clean:
 	rm -rf $(VENV) $(NODE_TOOLS)/node_modules .pytest_cache .ruff_cache .mypy_cache .docform

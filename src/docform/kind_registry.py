@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -155,33 +155,56 @@ def nested_kinds() -> list[Nested]:
 
 
 def read_shapes(
-    kinds: Iterable[type[Kind]] = KIND_CLASSES,
+    kinds: Iterable[type[Kind]] = KIND_CLASSES, described: Mapping[str, Any] | None = None
 ) -> tuple[dict[str, Shape], dict[str, Shape]]:
     """The shapes of every answer ``kinds`` read, as the description of the service's answers
-    has the fields they use (`docform.service.answer_description`): those of object routes, and of
-    each item of list routes. Several kinds reading one route are checked for all their fields.
+    (``described``, else the committed one) has the fields they use
+    (`docform.service.answer_description`): those of object routes, and of each item of list
+    routes. Several kinds reading one route are checked for all their fields.
 
     A kind reading a route or a field the description lacks is refused here, naming the kind.
     """
     wanted: dict[str, dict[str, None]] = {}
     relaxed: dict[str, set[str]] = {}
+    nullable: dict[str, set[str]] = {}
     for cls in kinds:
         reads = declaration_of(cls).reads
         for template, fields in reads.fields.items():
             copes_without = reads.copes_without.get(template, ())
+            copes_with_null = reads.copes_with_null.get(template, ())
             try:
-                read_shape(template, fields, copes_without)
+                read_shape(template, fields, copes_without, copes_with_null, described)
             except AnswerDescriptionError as exc:
                 raise KindDeclarationError(f"the {cls.name} kind reads {exc}") from None
             wanted.setdefault(template, {}).update(dict.fromkeys(fields))
-            # Missing is let go only when every kind reading the route copes without it.
+            # A field is let be missing (or null) only when every kind reading it copes.
             relaxed[template] = relaxed.get(template, set(copes_without)) & set(copes_without)
+            nulls = set(copes_with_null)
+            nullable[template] = nullable.get(template, nulls) & nulls
     objects: dict[str, Shape] = {}
     items: dict[str, Shape] = {}
     for template, names in wanted.items():
-        read = read_shape(template, names, sorted(relaxed[template]))
+        lenient = sorted(relaxed[template]), sorted(nullable[template])
+        read = read_shape(template, names, *lenient, described)
         (items if read.listed else objects)[template] = read.shape
     return objects, items
+
+
+def reads_by_kind(
+    kinds: Iterable[type[Kind]] = KIND_CLASSES,
+) -> dict[str, dict[str, tuple[str, ...]]]:
+    """By kind name, the fields each reads at each GET route (what `make answers` takes out of
+    the service's definition, `docform.service.extract`)."""
+    return {cls.name: dict(declaration_of(cls).reads.fields) for cls in kinds}
+
+
+def items_read_as(kinds: Iterable[type[Kind]] = KIND_CLASSES) -> dict[str, str]:
+    """The list routes whose items are read as another route's answer (`Reads.items_as`)."""
+    return {
+        route: single
+        for cls in kinds
+        for route, single in declaration_of(cls).reads.items_as.items()
+    }
 
 
 def list_names() -> frozenset[str]:

@@ -5,10 +5,12 @@ the service's description lacks is refused too."""
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 from typing import Any, get_args
 
 import pytest
+from contract_definition import DEFINITION
 
 from docform.api.shapes import RouteShapes
 from docform.engine.kind import Kind
@@ -19,12 +21,15 @@ from docform.kind_registry import (
     build_kinds,
     declared_kinds,
     in_plan_order,
+    items_read_as,
     nested_fields,
     read_shapes,
+    reads_by_kind,
     section_of,
     sections,
 )
 from docform.model.fields import RefTo
+from docform.service.extract import extracted
 
 
 def module_with(*classes: type) -> ModuleType:
@@ -151,18 +156,19 @@ def kind_reading(fields: dict[str, tuple[str, ...]]) -> type[Kind]:
 
 
 def test_a_kind_reading_a_field_the_description_lacks_is_refused() -> None:
-    webhooks = kind_reading({"/orgs/*/teams": ("id", "title", "members.secret")})
+    webhooks = kind_reading({"/orgs/*/teams": ("id", "title.secret")})
     with pytest.raises(KindDeclarationError) as caught:
         read_shapes([*KIND_CLASSES, webhooks])
     assert str(caught.value) == (
-        "the webhook kind reads GET /orgs/*/teams: members is no object in the description"
+        "the webhook kind reads GET /orgs/*/teams: title is no object in the description"
     )
     webhooks = kind_reading({"/orgs/*/teams": ("id", "colour")})
     with pytest.raises(KindDeclarationError) as caught:
         read_shapes([webhooks])
     assert str(caught.value) == (
         "the webhook kind reads GET /orgs/*/teams: colour is no field of the answer in the "
-        "description of the service's answers (service_answers.json)"
+        "description of the service's answers (service_answers.json; a field newly read needs "
+        "`make answers`, which refuses one the service's definition lacks)"
     )
 
 
@@ -172,15 +178,19 @@ def test_a_kind_reading_a_route_the_description_lacks_is_refused() -> None:
         read_shapes([webhooks])
     assert str(caught.value) == (
         "the webhook kind reads GET /orgs/*/webhooks: the description of the service's answers "
-        "has no such route (service_answers.json; a new sandbox route needs `make answers`)"
+        "has no such route (service_answers.json; a route newly read needs `make answers`)"
     )
 
 
 def test_kinds_reading_one_route_are_checked_for_all_their_fields() -> None:
-    webhooks = kind_reading({"/orgs/*/teams": ("id", "createdAt")})
-    objects, items = read_shapes([*KIND_CLASSES, webhooks])
-    assert list(items["/orgs/*/teams"]) == ["id", "title", "createdAt"]
+    ids, titles = (
+        kind_reading({"/orgs/*/teams": ("id",)}),
+        kind_reading({"/orgs/*/teams": ("title",)}),
+    )
+    objects, items = read_shapes([ids, titles])
+    assert list(items["/orgs/*/teams"]) == ["id", "title"]
     assert "/orgs/*/teams" not in objects
+    objects, _ = read_shapes(KIND_CLASSES)
     assert list(objects["/orgs/*"])[:2] == ["id", "title"]
 
 
@@ -201,9 +211,32 @@ def test_a_field_is_let_go_only_when_every_kind_reading_it_copes_without_it() ->
     assert items["/orgs/*/teams"]["title"].required
 
 
-def test_a_new_kinds_read_route_is_checked_with_no_other_change() -> None:
+def test_a_null_is_let_in_only_when_every_kind_reading_the_field_copes_with_it() -> None:
+    route = "/spaces/*/permissions/teams"
+
+    class LenientKind(Kind):
+        name = "lenient"
+        declaration = Declaration(
+            position=6,
+            reads=Reads(fields={route: ("permission",)}, copes_with_null={route: ("permission",)}),
+        )
+
+    class StrictKind(Kind):
+        name = "strict"
+        declaration = Declaration(position=7, reads=Reads(fields={route: ("permission",)}))
+
+    _, items = read_shapes([LenientKind])
+    assert items[route]["permission"].types == (str, type(None))
+    _, items = read_shapes([LenientKind, StrictKind])
+    assert items[route]["permission"].types == (str,)
+
+
+def test_a_new_kinds_read_route_is_checked_once_make_answers_takes_it_out() -> None:
     webhooks = kind_reading({"/orgs/*/teams/*": ("id", "title")})
-    shapes = RouteShapes(*read_shapes([*KIND_CLASSES, webhooks]))
+    kinds = [*KIND_CLASSES, webhooks]
+    document = json.loads(DEFINITION.read_text(encoding="utf-8"))
+    described = extracted(document, "pinned", reads_by_kind(kinds), items_read_as(kinds))
+    shapes = RouteShapes(*read_shapes(kinds, described))
     assert "/orgs/*/teams/*" in shapes.templates()
     team = {"object": "team", "id": "t1", "title": "Platform"}
     assert shapes.object_misfit("/orgs/o1/teams/t1", team) is None

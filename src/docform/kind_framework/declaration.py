@@ -68,11 +68,17 @@ class Reads:
     how calls are counted by route. ``copes_without``: by route, fields the description
     promises but docform reads an answer without (it has another way to the same fact), which
     the client then lets be missing; docform may be more lenient than the service, never
-    stricter.
+    stricter. ``copes_with_null``: likewise, fields the description never gives as null that
+    docform reads null in too (null meaning "none", as it does where the service sends it).
+    ``items_as``: by list route, the object route whose answer each item is read as,
+    where the service's definition describes a list's items more narrowly than what its single
+    GET answers (docs/service.md names each such list).
     """
 
     fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     copes_without: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    copes_with_null: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    items_as: Mapping[str, str] = field(default_factory=dict)
     list_names: tuple[str, ...] = ()
 
 

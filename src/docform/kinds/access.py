@@ -75,8 +75,14 @@ ON: Mapping[str, tuple[str, str]] = {
 #: Where the kind a principal refers to keeps its objects (a user is a member).
 PRINCIPAL_KIND = {"team": "team", "user": "member"}
 
+
 #: What docform reads of a grant of a role on a space, collection or site (docs/service.md,
 #: "Content access").
+def _read_route(template: str, principal: str) -> str:
+    """The GET template listing ``principal``s' grants on the objects of ``template``."""
+    return f"{template.replace('{id}', '*').replace('{org}', '*')}/{principal}"
+
+
 TEAM_GRANT_FIELDS = ("permission", "team.id", "team.title")
 USER_GRANT_FIELDS = ("permission", "user.id", *within("user", USER_FIELDS))
 
@@ -119,9 +125,17 @@ class AccessKind(Kind, ReadsBystanders, TellsAudience, ReadsAudience, ExplainsDe
         position=130,
         reads=Reads(
             fields={
-                f"{template.replace('{id}', '*').replace('{org}', '*')}/{principal}": grant
+                _read_route(template, principal): grant
                 for _, template in ON.values()
                 for principal, grant in (("teams", TEAM_GRANT_FIELDS), ("users", USER_GRANT_FIELDS))
+            },
+            # The definition gives a space's or collection's grant a role, never null, though
+            # it takes null for guest access when granting; docform reads null as a guest.
+            copes_with_null={
+                _read_route(template, principal): ("permission",)
+                for on, (_, template) in ON.items()
+                if on != "site"
+                for principal in ("teams", "users")
             },
             list_names=("teams", "users"),
         ),

@@ -122,6 +122,9 @@ class LinkInviteKind(Kind, TellsAudience, LocksOtherThanId):
         export_file="link-invites.yaml",
         reads=Reads(
             fields={"/orgs/*/link-invites": ("id", "role", "level", "space.id", "collection.id")},
+            # The definition lists organization invites only; its single GET (and the service)
+            # answers space and collection invites too.
+            items_as={"/orgs/*/link-invites": "/orgs/*/link-invites/*"},
             list_names=("link-invites",),
         ),
     )

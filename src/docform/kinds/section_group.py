@@ -85,8 +85,9 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
                     "sections[].id",
                 ),
             },
-            # An answer without `children` is read from the deprecated `sections`.
-            copes_without={"/orgs/*/sites/*/section-groups": ("children",)},
+            # The definition promises both lists; an answer without one is read from the other
+            # (`sections` is deprecated, `children` newer than some answers).
+            copes_without={"/orgs/*/sites/*/section-groups": ("children", "sections")},
             list_names=("section-groups",),
         ),
     )

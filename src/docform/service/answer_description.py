@@ -1,14 +1,13 @@
-"""The shapes docform checks the service's answers against, derived from the one description of
-those answers.
+"""The shapes docform checks the service's answers against, derived from the service's
+published definition.
 
-The sandbox's route modules describe every answer in JSON Schema, and
-``service_answers.json`` beside this module holds the description of every GET answer, written
-from them (`docform_sandbox.service_answers`, ``make answers``). A kind says only which fields
-of an answer it uses (`docform.kind_framework.declaration.Reads`); what the client demands of
-each comes from the description: a field is required exactly when the description lists it as
-required (in every alternative it allows), and it may hold exactly the types the description
-allows (null only where the description allows null). So the client can never demand more
-than the service promises, and the two cannot drift apart.
+``service_answers.json`` beside this module holds, for every GET route a kind reads, the answer
+the definition gives (each item's, for a list), cut down to the fields the kinds read
+(`docform.service.extract`, written by ``make answers``). A kind says only which fields of an
+answer it uses (`docform.kind_framework.declaration.Reads`); what the client demands of each
+comes from the definition: a field is required exactly when the definition lists it as required
+(in every alternative it allows), and it may hold exactly the types the definition allows (null
+only where it allows null). So the client can never demand more than the service promises.
 
 A field is named by its path in the answer: ``title``, ``user.email`` (a field of an object),
 ``nodes[]`` (each item of a list, checked for its type), ``siteSpaces[].space.id``.
@@ -18,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,6 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "null": (NULL,),
 }
 _ANY = (str, bool, int, float, list, dict, NULL)
-_LIST_ENVELOPE = {"items", "count", "next", "previous"}
 
 Schema = Mapping[str, Any]
 Node = dict[str, "Node"]
@@ -59,49 +57,63 @@ class ReadShape:
 
 @functools.cache
 def description() -> dict[str, Any]:
-    """The committed description of the service's GET answers."""
+    """The committed answers of the service's GET routes docform reads."""
     with DESCRIPTION_FILE.open(encoding="utf-8") as file:
         loaded: dict[str, Any] = json.load(file)
     return loaded
 
 
-def described_routes() -> list[str]:
+def described_routes(described: Mapping[str, Any] | None = None) -> list[str]:
     """Every GET path template the description answers."""
-    return list(description()["paths"])
+    return list((described or description())["routes"])
 
 
 def read_shape(
-    template: str, fields: Iterable[str], copes_without: Iterable[str] = ()
+    template: str,
+    fields: Iterable[str],
+    copes_without: Iterable[str] = (),
+    copes_with_null: Iterable[str] = (),
+    described: Mapping[str, Any] | None = None,
 ) -> ReadShape:
-    """The shape of ``GET template``'s answer, holding ``fields`` as the description has them,
-    except that those of ``copes_without`` may be missing (docform's own leniency: it reads an
-    answer without one, though the service promises it)."""
-    paths = description()["paths"]
-    if template not in paths:
+    """The shape of ``GET template``'s answer, holding ``fields`` as the description
+    (``described``, else the committed one) has them, except that those of ``copes_without``
+    may be missing and those of ``copes_with_null`` may be null (docform's own leniency: it
+    reads an answer without one, or with null meaning "none", though the service promises
+    otherwise)."""
+    routes = (described or description())["routes"]
+    if template not in routes:
         raise AnswerDescriptionError(
             f"GET {template}: the description of the service's answers has no such route "
-            f"({DESCRIPTION_FILE.name}; a new sandbox route needs `make answers`)"
+            f"({DESCRIPTION_FILE.name}; a route newly read needs `make answers`)"
         )
-    answer = resolved(paths[template])
-    items = list_items(answer)
-    tree = field_tree(fields)
+    route = routes[template]
     where = f"GET {template}: "
-    shape = _shape(tree, objects_of(answer if items is None else items), where)
+    shape = _shape(field_tree(fields), objects_of(route["answer"]), where)
     for path in copes_without:
-        shape = _relaxed(shape, path.split("."), where)
-    return ReadShape(items is not None, shape)
+        shape = _relaxed(shape, path.split("."), where, _optional)
+    for path in copes_with_null:
+        shape = _relaxed(shape, path.split("."), where, _nullable)
+    return ReadShape(route["list"], shape)
 
 
-def _relaxed(shape: Shape, path: list[str], where: str) -> Shape:
+def _optional(field: Field) -> Field:
+    return replace(field, required=False)
+
+
+def _nullable(field: Field) -> Field:
+    return replace(field, types=_union((field.types, (NULL,))))
+
+
+def _relaxed(shape: Shape, path: list[str], where: str, relax: Callable[[Field], Field]) -> Shape:
     name, rest = path[0], path[1:]
     field = shape.get(name)
     if field is None or (rest and field.shape is None):
         raise AnswerDescriptionError(f"{where}{'.'.join(path)} is no field read, so none to relax")
     if rest:
         assert field.shape is not None
-        changed = replace(field, shape=_relaxed(field.shape, rest, f"{where}{name}."))
+        changed = replace(field, shape=_relaxed(field.shape, rest, f"{where}{name}.", relax))
     else:
-        changed = replace(field, required=False)
+        changed = relax(field)
     return {**shape, name: changed}
 
 
@@ -119,54 +131,31 @@ def field_tree(fields: Iterable[str]) -> Node:
     return tree
 
 
-def resolved(schema: Schema) -> Schema:
-    """``schema``, or the object it refers to (``#/components/schemas/Team``)."""
-    objects = description()["components"]["schemas"]
-    while "$ref" in schema:
-        schema = objects[schema["$ref"].rsplit("/", 1)[-1]]
-    return schema
-
-
-def list_items(answer: Schema) -> Schema | None:
-    """The schema of each item when ``answer`` is a list (``{items, count, next?}``)."""
-    properties = answer.get("properties", {})
-    if (
-        answer.get("type") == "object"
-        and "items" in properties
-        and set(properties) <= _LIST_ENVELOPE
-    ):
-        return resolved(properties["items"].get("items", {}))
-    return None
-
-
 def objects_of(schema: Schema) -> list[Schema]:
     """The object schemas ``schema`` allows: itself, or each object among its alternatives."""
     return _of_type(schema, "object")
 
 
 def _of_type(schema: Schema, kind: str) -> list[Schema]:
-    schema = resolved(schema)
-    alternatives = schema.get("anyOf") or schema.get("oneOf")
-    if alternatives:
-        return [s for alternative in alternatives for s in _of_type(alternative, kind)]
-    return [schema] if schema.get("type") == kind else []
+    return [a for a in _alternatives(schema) if kind in _types(a)]
+
+
+def _alternatives(schema: Schema) -> list[Schema]:
+    alternatives: list[Schema] = schema.get("anyOf", [schema])
+    return alternatives
 
 
 def value_types(schema: Schema) -> tuple[type, ...]:
     """The Python types of the values ``schema`` allows (every type when it says none)."""
-    schema = resolved(schema)
-    alternatives = schema.get("anyOf") or schema.get("oneOf")
-    if alternatives:
-        return _union(value_types(alternative) for alternative in alternatives)
-    if "const" in schema:
-        return (type(schema["const"]),)
-    if "enum" in schema:
-        return _union((NULL,) if v is None else (type(v),) for v in schema["enum"])
-    kind = schema.get("type")
-    if kind is None:
+    names = [_types(alternative) for alternative in _alternatives(schema)]
+    if not all(names):
         return _ANY
-    names = kind if isinstance(kind, list) else [kind]
-    return _union(_JSON_TYPES[name] for name in names)
+    return _union(_JSON_TYPES[name] for group in names for name in group)
+
+
+def _types(schema: Schema) -> list[str]:
+    kind = schema.get("type", [])
+    return [kind] if isinstance(kind, str) else list(kind)
 
 
 def _union(groups: Iterable[tuple[type, ...]]) -> tuple[type, ...]:
@@ -183,7 +172,8 @@ def _shape(tree: Node, objects: list[Schema], where: str) -> Shape:
         if not holding:
             raise AnswerDescriptionError(
                 f"{where}{name} is no field of the answer in the description of the "
-                f"service's answers ({DESCRIPTION_FILE.name})"
+                f"service's answers ({DESCRIPTION_FILE.name}; a field newly read needs `make "
+                "answers`, which refuses one the service's definition lacks)"
             )
         required = all(name in o.get("required", ()) for o in objects)
         shape[name] = _field(holding, required, node, f"{where}{name}")
@@ -191,10 +181,8 @@ def _shape(tree: Node, objects: list[Schema], where: str) -> Shape:
 
 
 def _property(obj: Schema, name: str) -> Schema | None:
-    if name in obj.get("properties", {}):
-        return resolved(obj["properties"][name])
-    more = obj.get("additionalProperties")
-    return resolved(more) if isinstance(more, dict) else None
+    properties: dict[str, Schema] = obj.get("properties", {})
+    return properties.get(name)
 
 
 def _field(schemas: list[Schema], required: bool, node: Node, where: str) -> Field:
@@ -208,7 +196,7 @@ def _field(schemas: list[Schema], required: bool, node: Node, where: str) -> Fie
         lists = [s for schema in schemas for s in _of_type(schema, "array")]
         if not lists:
             raise AnswerDescriptionError(f"{where} is no list in the description")
-        item_schemas = [resolved(s.get("items", {})) for s in lists]
+        item_schemas = [s.get("items", {}) for s in lists]
         items = _field(item_schemas, True, node[ITEMS], where + ITEMS)
     return Field(_union(value_types(s) for s in schemas), required, shape, items)
 

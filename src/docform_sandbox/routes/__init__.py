@@ -5,9 +5,9 @@ named ``ENDPOINTS`` when it builds them), each saying what it answers on success
 objects those answers are made of in a dict named ``OBJECTS`` (`docform_sandbox.answer_schema`;
 a module whose description costs work to build gives it from a module ``__getattr__``).
 Modules that declare neither are helpers the families share. Adding a route family is adding
-its module; the app, the OpenAPI description and the tests pick it up from here, and
-``make answers`` writes its GET answers into the description the client's checks are derived
-from (`docform_sandbox.service_answers`).
+its module; the app, the OpenAPI description and the tests pick it up from here. docform's
+client checks answers against the service's published definition, not against these
+(`docform.service.answer_description`).
 """
 
 from __future__ import annotations
