@@ -124,6 +124,8 @@ class SeedOrganization(_Strict):
     inviteLinks: bool = False
     # Whether the organization's plan includes the audit log: false answers 403 to its reads.
     auditLogs: bool = True
+    # Whether removing a member only sends a request to the admins (202), an admin's call too.
+    memberRemovalApproval: bool = False
     members: list[SeedMember] = []
     teams: list[SeedTeam] = []
     sites: list[SeedSite] = []
@@ -284,6 +286,7 @@ def _org_document(org: SeedOrganization, now: str) -> dict[str, Any]:
         "ai": org.ai,
         "inviteLinks": org.inviteLinks,
         "auditLogs": org.auditLogs,
+        "memberRemovalApproval": org.memberRemovalApproval,
         "plan": "free_2024",
         "mergeRules": {"type": "none"},
     }

@@ -120,5 +120,5 @@ def test_apply_json_reports_the_status_of_each_successful_call(tmp_path):
     assert {(e["method"], e["change"], e["status"], e["ok"]) for e in events} == {
         ("PATCH", "organization#update", 200, True),
         ("PUT", "team.core#create", 201, True),
-        ("DELETE", "member.~u_bob#delete", 204, True),
+        ("DELETE", "member.~u_bob#delete", 205, True),
     }

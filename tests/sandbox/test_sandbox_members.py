@@ -234,9 +234,21 @@ def test_patch_member_needs_admin(api):
     assert error(r) == "changing organization 'org_acme' needs the admin role"
 
 
-def test_delete_member(api):
-    assert api.delete(f"orgs/{ORG}/members/u_bob").status_code == 204
+def test_delete_member_is_205(api):
+    r = api.delete(f"orgs/{ORG}/members/u_bob")
+    assert (r.status_code, r.content) == (205, b"")
     assert api.get(f"orgs/{ORG}/members/u_bob").status_code == 404
+
+
+def test_a_member_not_admin_asking_to_remove_one_gets_202_and_removes_nothing(api, store):
+    r = api.delete(f"orgs/{ORG}/members/u_bob", headers=EDITOR)
+    assert (r.status_code, r.content) == (202, b"")
+    assert api.get(f"orgs/{ORG}/members/u_bob").status_code == 200
+    [request] = [o for o in store.all("member-removal-request")]
+    assert (request["user"], request["requestedBy"]) == ("u_bob", "u_erin")
+    again = api.delete(f"orgs/{ORG}/members/u_bob", headers=EDITOR)
+    assert again.status_code == 202
+    assert len(store.all("member-removal-request")) == 1
 
 
 def test_delete_non_member_is_204(api):

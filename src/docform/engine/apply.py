@@ -4,6 +4,10 @@ Calls are executed from their JSON form, so a plan made a second ago and a plan 
 run through the same code. Values unknown at plan time are filled in here: placeholders from
 the answers of earlier calls, secrets from their references (never stored in the plan).
 
+A change one of whose calls the service answers 202 Accepted is *pending*: the service took it
+but has not made it (it may wait for someone's approval). It is reported apart, never as done,
+and the next plan shows it again until the service makes it.
+
 On a hard failure, or when asked to stop (`ApplyStop`: Ctrl-C), no new change starts, running
 ones finish, and the report says exactly what was done, what failed and what was not attempted;
 asked to stop twice, the changes in progress are abandoned and the report names them.
@@ -17,7 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docform.engine.capabilities import FinishesOnRefusal
+from docform.engine.capabilities import ExplainsPending, FinishesOnRefusal
 from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.outputs import ApplyError, Outputs
@@ -27,6 +31,8 @@ from docform.errors import DocformError, ServiceCallError
 from docform.untrusted.paths import id_misfit
 from docform.untrusted.redact import hide_in_logs, redact_text, secret_fragments
 
+ACCEPTED = 202
+"""The status of a call the service takes but does not carry out now."""
 SecretResolver = Callable[[str], str]
 """Returns the value of a secret from its reference as written in the manifest."""
 BeforeCreate = Callable[[Change], Awaitable[str | None]]
@@ -48,11 +54,15 @@ class CallEvent:
     ok: bool
     status: int | None = None
     message: str = ""
+    pending: bool = False
+    """Answered 202 Accepted: taken by the service but not made (`ApplyReport.pending`)."""
 
 
 @dataclass
 class ApplyReport:
     done: list[Change] = field(default_factory=list)
+    pending: list[tuple[Change, str]] = field(default_factory=list)
+    """Changes the service accepted (202) but has not made, with what it does instead."""
     failed: list[tuple[Change, str]] = field(default_factory=list)
     not_attempted: list[Change] = field(default_factory=list)
     abandoned: list[Change] = field(default_factory=list)
@@ -212,6 +222,7 @@ class _Runner:
         if not await self._may_create(change):
             return False
         created: Any = None
+        accepted = False
         for i, call in enumerate(change.calls):
             doc = call.to_json()
             try:
@@ -240,9 +251,14 @@ class _Runner:
                 if change.action == "create":
                     self.on_created(change, answer)
                     created = answer
-            self._emit(change, doc, ok=True, status=status, message=message)
+            if status == ACCEPTED:
+                accepted, message = True, f"pending: {self._pending_reason(change)}"
+            self._emit(change, doc, ok=True, status=status, message=message, pending=accepted)
         if change.action == "create" and not await self._settle(change, created):
             return False
+        if accepted:
+            self.report.pending.append((change, self._pending_reason(change)))
+            return True
         if change.lock_after is not None:
             self.on_created(change, None)
         self.report.done.append(change)
@@ -299,6 +315,12 @@ class _Runner:
                 return None, found
             return await self.client.answered(doc["method"], doc["path"], json=body, retry=False)
 
+    def _pending_reason(self, change: Change) -> str:
+        kind = self.kinds.get(change.kind)
+        if isinstance(kind, ExplainsPending):
+            return kind.pending_reason(change)
+        return "the service accepted it (202) but has not made it yet"
+
     def _already_done(self, change: Change, exc: DocformError) -> bool:
         kind = self.kinds.get(change.kind)
         status = exc.status if isinstance(exc, ServiceCallError) else None
@@ -338,6 +360,7 @@ class _Runner:
         exc: Exception | None = None,
         status: int | None = None,
         message: str = "",
+        pending: bool = False,
     ) -> None:
         self.on_event(
             CallEvent(
@@ -347,6 +370,7 @@ class _Runner:
                 ok=ok,
                 status=getattr(exc, "status", None) if exc else status,
                 message=self._redacted(exc) if exc else message,
+                pending=pending,
             )
         )
 

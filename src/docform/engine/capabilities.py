@@ -154,6 +154,14 @@ class FinishesOnRefusal(Protocol):
 
 
 @runtime_checkable
+class ExplainsPending(Protocol):
+    def pending_reason(self, change: Change) -> str:
+        """What an answer of 202 Accepted to a call of ``change`` means: what the service
+        does instead of making the change now (a removal request sent to the admins)."""
+        ...
+
+
+@runtime_checkable
 class LocksOtherThanId(Protocol):
     def lock_id(self, live_id: str) -> str:
         """What docform.lock records for a new object of this kind whose create answered

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from docform.engine.audience import Fact, Seen, org_role
 from docform.engine.capabilities import (
     ExplainsCreates,
+    ExplainsPending,
     GuardsCaller,
     HasRails,
     TellsAudience,
@@ -88,7 +89,9 @@ def without_email_title(raw: Mapping[str, Any]) -> str:
     return f"{name} (no email: only an entry with `id: {raw['id']}` matches this member)"
 
 
-class MemberKind(Kind, TellsAudience, WarnsAcrossKinds, HasRails, GuardsCaller, ExplainsCreates):
+class MemberKind(
+    Kind, TellsAudience, WarnsAcrossKinds, HasRails, GuardsCaller, ExplainsCreates, ExplainsPending
+):
     """Members by email: invited when missing, their role and SSO flag kept as written."""
 
     name = "member"
@@ -186,6 +189,13 @@ class MemberKind(Kind, TellsAudience, WarnsAcrossKinds, HasRails, GuardsCaller, 
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/members/{observed.id}")]
+
+    def pending_reason(self, change: Change) -> str:
+        # The service answers a removal it will not make at once with 202 (docs/service.md).
+        return (
+            "the service sent a request to remove this member to the organization's admins "
+            "(202) instead of removing it; it stays a member until an admin accepts"
+        )
 
     def warnings_across_kinds(
         self, matchings: Mapping[str, Matching], changes: Sequence[Change]

@@ -26,6 +26,7 @@ def render_event(event: CallEvent, *, as_json: bool) -> str:
                 "ok": event.ok,
                 "status": event.status,
                 "message": event.message,
+                "pending": event.pending,
             }
         )
     mark = "ok  " if event.ok else "FAIL"
@@ -35,7 +36,21 @@ def render_event(event: CallEvent, *, as_json: bool) -> str:
 
 def render_report(report: ApplyReport) -> str:
     """What the apply did, in lines, every part of them readable as it is."""
-    return escape_for_terminal(_report(report))
+    return escape_for_terminal("\n".join([_report(report), *_pending(report)]))
+
+
+def _pending(report: ApplyReport) -> list[str]:
+    """The changes the service took but has not made: never counted as made."""
+    if not report.pending:
+        return []
+    n = len(report.pending)
+    them = "them" if n != 1 else "it"
+    lines = [
+        f"Pending: {n} change{'s' if n != 1 else ''} the service accepted but has not made; "
+        f"the next plan shows {them} until the service makes {them}:"
+    ]
+    lines += [f"  pending: {change.key}: {reason}" for change, reason in report.pending]
+    return lines
 
 
 def _report(report: ApplyReport) -> str:

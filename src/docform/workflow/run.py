@@ -235,6 +235,11 @@ async def apply_changes(
             report.notes += caller.notes + guard.notes
         if report.ok:
             report.verification = await verify_by_reading(manifests, plan, report.done, made.ids)
+            # What the service took but has not made is still planned, as the report says.
+            waiting = {change.key for change, _ in report.pending}
+            report.verification.remaining = [
+                c for c in report.verification.remaining if c.key not in waiting
+            ]
             found = report.verification.identities if report.verification else {}
             if report.verification.error is None:
                 report.notes += door_notes(plan.doors, report.verification.facts)

@@ -3,8 +3,13 @@
 Choices where the spec is silent:
 - ``sort=lastSeenAt`` lists only active members; "active" means not ``disabled``.
 - ``search`` is a case-insensitive substring match on the user's displayName or email.
-- Changing or removing members needs the admin role; the sandbox does not refuse to demote or
-  remove the last admin (docform's own safety rails guard that, before any call).
+- Changing members needs the admin role; the sandbox does not refuse to demote or remove the
+  last admin (docform's own safety rails guard that, before any call).
+- Removing a member: an admin's call removes it (205) or finds no such member (204). The
+  definition lets the call "request an organization admin to do it" (202) without saying
+  whose call does that: the sandbox answers 202 to a member who is not an admin, and to
+  everyone in an organization seeded with ``memberRemovalApproval: true``; it removes nothing
+  and records the request (``member-removal-request``, one per member asked about).
 - An invite adds the member at once (no pending state): a new user gets a fresh id and the
   email's local part as displayName. Inviting an existing member changes nothing and is not
   counted; ``failedSSOEmails`` is never reported because the sandbox cannot fail SSO.
@@ -24,8 +29,9 @@ import re
 from typing import Any
 
 from pydantic import Field
+from starlette.responses import Response
 
-from docform_sandbox.access import caller_membership, member_key, require_org
+from docform_sandbox.access import caller_membership, is_admin, member_key, require_org
 from docform_sandbox.answer_schema import (
     BOOL,
     ID,
@@ -57,6 +63,7 @@ from docform_sandbox.http import (
     not_found,
     timestamp,
 )
+from docform_sandbox.routes.shared import removed
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 OBJECTS: dict[str, Schema] = {
@@ -81,6 +88,8 @@ OBJECTS: dict[str, Schema] = {
 
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 GUEST = "guest"
+#: A member's removal asked for by a member who is not an admin, waiting for the admins.
+REMOVAL_REQUEST = "member-removal-request"
 
 
 def _user_field_sql(field: str) -> str:
@@ -220,16 +229,27 @@ def patch_member(ctx: Ctx) -> dict[str, Any]:
     return render_member(ctx, member)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 204, answer=None)
-def delete_member(ctx: Ctx) -> None:
-    """Remove a member, its team memberships and content grants; 204 also when not a member."""
-    org = require_org(ctx, ctx.params["organizationId"], write=True)
+@endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 205, answer=None)
+def delete_member(ctx: Ctx) -> Response:
+    """Remove a member, its team memberships and content grants (205); 204 when not a member;
+    202 when the caller is a member but no admin, or the organization's removals wait for
+    approval: a removal request for the admins."""
+    org = require_org(ctx, ctx.params["organizationId"])
     user_id = ctx.params["userId"]
-    ctx.store.delete("member", member_key(org["id"], user_id))
+    key = member_key(org["id"], user_id)
+    if ctx.store.get("member", key) is None:
+        return Response(status_code=204)
+    if org.get("memberRemovalApproval") or not is_admin(ctx, org["id"]):
+        request = {"id": key, "user": user_id, "requestedBy": ctx.caller.user_id}
+        ctx.store.delete(REMOVAL_REQUEST, key)
+        ctx.store.insert(REMOVAL_REQUEST, request, org=org["id"])
+        return Response(status_code=202)
+    ctx.store.delete("member", key)
     ctx.store.delete_where(
         "team-member", [("org = ?", [org["id"]]), ("json_extract(data, '$.user') = ?", [user_id])]
     )
     forget_principal(ctx, org["id"], USER, user_id)
+    return removed()
 
 
 @endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso", answer=ref("Member"))
