@@ -38,6 +38,13 @@ if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     help="Apply only if the new plan has this checksum (from 'plan'; with a saved plan, its own).",
 )
 @click.option(
+    "--reviewed",
+    "reviewed",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="With --checksum: the reviewed plan ('plan --out' of the review); when the new plan "
+    "is not it, each difference is named.",
+)
+@click.option(
     "--manifests",
     "manifest_directory",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -89,6 +96,7 @@ def apply(
     source: Path,
     yes: bool,
     checksum: str | None,
+    reviewed: Path | None,
     manifest_directory: Path | None,
     parallelism: int | None,
     max_deletions: int | None,
@@ -133,6 +141,8 @@ def apply(
             lock_file=not no_lock_file,
             labels=labels,
         )
+    if reviewed is not None and not (checksum and source.is_dir()):
+        raise click.UsageError("--reviewed goes with --checksum and a manifest directory")
     if manifest_directory is not None and source.is_dir():
         raise click.UsageError("--manifests goes with a saved plan; SOURCE is a directory")
     manifests, the_plan = _plan_to_apply(source, manifest_directory, targets, excludes)
@@ -155,10 +165,10 @@ def apply(
     assess_rails(manifests, the_plan, **rails)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
-        raise DocformError(
-            f"the plan's checksum is {the_plan.checksum()}, not the approved {checksum}: the "
-            "manifests or the live organization changed since; review the new plan"
-        )
+        from docform.workflow.saved import secret_resolver
+        from docform.workflow.unreviewed import refusal
+
+        raise DocformError(refusal(the_plan, checksum, reviewed, secret_resolver(manifests)))
     if not the_plan.has_changes:
         if not no_lock_file:
             start_lock(manifests, the_plan)
