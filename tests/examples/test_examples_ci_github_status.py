@@ -31,12 +31,22 @@ FAKE_GH = r"""#!/usr/bin/env python3
 # repos/O/R/statuses/SHA -f k=v ...` creates a status whose creator is $GH_LOGIN (the token's
 # identity), refusing what GitHub refuses (422); `gh api [--paginate] PATH --jq EXPR` answers
 # a commit's statuses, newest first, and any other PATH from $FORGE/<PATH, / as _>.json,
-# through the real jq.
+# through the real jq; `gh run download RUN --name NAME --dir DIR` copies the artifact NAME
+# of run RUN that $FORGE/artifacts/RUN/NAME holds.
 import json, os, subprocess, sys
 from pathlib import Path
 
 forge = Path(os.environ["FORGE"])
 args = sys.argv[1:]
+if args[:2] == ["run", "download"]:  # gh run download RUN --repo R --name NAME --dir DIR
+    options = dict(zip(args[3::2], args[4::2]))
+    kept = forge / "artifacts" / args[2] / options["--name"]
+    if not kept.is_dir():
+        print(f"no artifact matches {options['--name']}", file=sys.stderr)
+        sys.exit(1)
+    import shutil
+    shutil.copytree(kept, options["--dir"])
+    sys.exit(0)
 assert args[0] == "api", args
 method, fields, jq, path = "GET", {}, ".", None
 i = 1
@@ -130,10 +140,31 @@ def run(workflow: str, job: str, name: str, env: dict[str, str], **more: str):
     return bash_step(step(workflow, name, job=job)["run"], Path(env["CHECKOUT"]), env | more)
 
 
-def record(env: dict[str, str], outcome: str = "success") -> None:
-    """The plan workflow's status step, after a Plan step with that outcome."""
+def record(env: dict[str, str], outcome: str = "success", sha: str = HEAD) -> None:
+    """The end of a run of the plan workflow on commit ``sha`` (run 42) after a Plan step
+    with that outcome: its artifact (GitHub keeps it for the run), its status step, and the
+    run's conclusion."""
+    plan = Path(env["CHECKOUT"]) / "plan.md"
+    artifact = Path(env["FORGE"]) / "artifacts" / "42" / "docform-plan"
+    if plan.exists():
+        shutil.rmtree(artifact, ignore_errors=True)
+        artifact.mkdir(parents=True)
+        shutil.copy(plan, artifact / "plan.md")
     recorded = run("docform-plan.yml", "plan", RECORD_STATUS, env, PLAN_OUTCOME=outcome)
     assert recorded.returncode == 0, recorded.stderr
+    conclusion = "success" if outcome == "success" else "failure"
+    plan_run(env, sha, {"id": 42, "conclusion": conclusion})
+
+
+def plan_run(env: dict[str, str], sha: str, newest: dict[str, Any]) -> None:
+    """GitHub's list of the plan workflow's runs on pull requests at ``sha``, ``newest``
+    added first."""
+    path = (
+        f"repos/acme/docs/actions/workflows/docform-plan.yml/runs?event=pull_request&head_sha={sha}"
+    )
+    listed = Path(env["FORGE"]) / (path.replace("/", "_") + ".json")
+    runs = json.loads(listed.read_text())["workflow_runs"] if listed.exists() else []
+    listed.write_text(json.dumps({"workflow_runs": [newest, *runs]}))
 
 
 def plan_and_record(env: dict[str, str]) -> int:
@@ -209,7 +240,7 @@ def test_a_status_someone_else_set_is_never_the_reviewed_checksum(github):
 
 
 def test_a_status_of_an_earlier_commit_of_the_pull_request_is_not_the_reviewed_one(github):
-    record(github | {"HEAD_SHA": "e" * 40})
+    record(github | {"HEAD_SHA": "e" * 40}, sha="e" * 40)
     found, _ = find_checksum(github)
     assert found.returncode == 1
     assert f"has no docform/plan status by {BOT} on its last commit {HEAD}" in found.stdout
@@ -303,3 +334,23 @@ def test_the_apply_job_runs_on_the_default_branch_only():
     assert workflow["jobs"]["apply"]["if"] == (
         "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)"
     )
+
+
+def test_a_status_another_run_set_as_the_bot_is_not_the_reviewed_checksum(github):
+    """Any run of a workflow with statuses: write sets statuses as the bot, on any commit of
+    the repository: another branch's pull request can change the plan workflow to set a
+    status of its choosing on this pull request's head. The apply takes the checksum only
+    when the plan workflow's own run on that commit planned it (its artifact)."""
+    record(github)
+    checksum = reviewed_checksum(github)
+    forged = "f" * 64
+    post_status(github, BOT, "success", f"checksum {forged}")
+    found, outputs = find_checksum(github)
+    assert found.returncode == 1
+    assert found.stdout == (
+        f"::error::the docform/plan status of pull request #7's last commit {HEAD} says "
+        f"checksum {forged}, but the plan workflow's run on that commit (42) planned "
+        f"{checksum}: the status was set by another run, so what was reviewed is unknown; "
+        "plan the pull request again: nothing applied.\n"
+    )
+    assert outputs == "pr=7\n"
