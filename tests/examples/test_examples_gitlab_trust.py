@@ -95,7 +95,8 @@ def forge(tmp_path: Path) -> Iterator[dict[str, Any]]:
         merge_request = Pipeline("merge_request_event", None, protected=False, merge_request=1)
         done = run_job("plan", merge_request, checkout, base)
         assert done.returncode == 0, done.stderr
-        files = {name: (checkout / name).read_text() for name in ["plan.md", "plan-full.md"]}
+        names = ["plan.md", "plan-full.md", "plan.json"]
+        files = {name: (checkout / name).read_text() for name in names}
         gitlab.finish_job(PLAN_JOB, MR_PIPELINE, "plan", "success", files)
         gitlab.merge_requests[1] = {
             "iid": 1,
@@ -243,3 +244,15 @@ def test_the_apply_refuses_without_a_plan_of_the_merge_requests_last_commit(
     applied = run_job("apply", MAIN, forge["checkout"], forge["base"])
     assert applied.returncode == 1
     assert f"merge request !1: {message}" in applied.stderr
+
+
+def test_a_refused_apply_names_what_differs_from_the_plan_its_merge_request_reviewed(forge):
+    """The plan job saved its plan (plan.json, an artifact beside plan.md): the apply hands
+    it to docform, which names the hand change the new plan would revert."""
+    live_api(forge["sandbox"], "PATCH", "/orgs/org_acme/members/u_hannah", {"role": "admin"})
+    applied = run_job("apply", MAIN, forge["checkout"], forge["base"])
+    assert applied.returncode == 2  # refused, and the check finds what is left to do
+    said = " ".join(applied.stdout.split())
+    assert "Compared with the reviewed plan (plan.json): live objects changed since" in said
+    assert "member.hannah.berg@acme.test" in said
+    assert "keep it with 'docform adopt', or re-plan and review" in said
