@@ -56,7 +56,7 @@ def test_which_kinds_have_which_ability() -> None:
         "ExplainsCreates": ["agent_instructions", "member"],
         "ExplainsDeletes": ["access", "integration_target"],
         "ComparesOwnWay": ["adaptive_content", "customization", "override"],
-        "Nests": ["collection"],
+        "Nests": ["collection", "section_group"],
         "LimitsMoves": ["site_space"],
         "Restores": ["space"],
         "SetsAside": ["git_sync"],
@@ -81,4 +81,5 @@ def test_which_kinds_have_which_ability() -> None:
             "visitor_auth",
         ],
         "ReadsAudience": ["access"],
+        "ExplainsPending": ["member"],
     }

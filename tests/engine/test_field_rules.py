@@ -82,6 +82,8 @@ def test_the_rules_the_kinds_declare() -> None:
         ("site", "null_means", "defaultLevel"),
         ("site", "unique", "basename"),
         ("section", "unique", "path"),
+        ("section", "actions", "sectionGroup"),
+        ("section_group", "actions", "group"),
         ("site_space", "unique", "path"),
         ("site_space", "actions", "section"),
         ("external_link", "actions", "group"),

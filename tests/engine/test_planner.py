@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from docform.engine.kind import Observed, Resolve
+from docform.engine.kind import ChangeContext
 from docform.engine.plan import Call
 from docform.engine.planner import EmptyChangeError
 from docform.engine.snapshot import read_live_state
@@ -22,9 +22,7 @@ from planning import live_api, plan_changes, write_manifests
 class CallLessTeamKind(TeamKind):
     """A team kind with the bug the guard is for: it sees a change but makes no call."""
 
-    def change_calls(
-        self, action: str, observed: Observed, desired: Any, changed: dict, resolve: Resolve
-    ) -> list[Call]:
+    def change_calls(self, change: ChangeContext) -> list[Call]:
         return []
 
 

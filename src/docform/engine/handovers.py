@@ -18,7 +18,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed
 from docform.engine.match import Matching, unmatched_address
 from docform.engine.plan import Change, FieldChange
 from docform.errors import DocformError
@@ -184,7 +184,9 @@ def _release(
         before={name: current},
         after={name: temporary},
         fields=[FieldChange(name, current, temporary)],
-        calls=kind.change_calls("update", obs, desired, {name: temporary}, index.resolve),
+        calls=kind.change_calls(
+            ChangeContext("update", obs, desired, {name: temporary}, index.resolve)
+        ),
         live_id=obs.id,
     )
     by_key[taker.taker].depends_on = sorted(

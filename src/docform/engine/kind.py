@@ -9,6 +9,7 @@ naming a kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from docform.engine.field_rules import FieldRules, rules_of
@@ -25,6 +26,25 @@ from docform.engine.plan import Call, Placeholder
 Resolve = Callable[[object], Any]
 """Turns a value holding `Ref` into one holding live ids, or a `Placeholder` where the object
 is created in this apply (`AddressIndex.resolve`)."""
+
+
+@dataclass(frozen=True)
+class ChangeContext:
+    """What the planner asks a kind's `Kind.change_calls` for: one action on the fields of one
+    entry and the live object matched to it."""
+
+    action: str
+    """``update``, or the action of a field that has one (`docform.engine.field_rules`)."""
+    observed: Observed
+    desired: Desired
+    changed: dict[str, Any]
+    """The fields that change, by name, at their desired values."""
+    resolve: Resolve
+
+    @property
+    def where(self) -> str:
+        """The entry's file:line and address, as a refusal of the change starts."""
+        return f"{self.desired.location}: {self.desired.address}"
 
 
 class Kind:
@@ -138,15 +158,9 @@ class Kind:
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         raise NotImplementedError
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        """Calls for ``update``, ``move``, ``membership`` or ``reorder`` of ``changed`` fields."""
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        """Calls for an ``update``, ``move``, ``membership`` or ``reorder`` of the changed
+        fields of a matched pair."""
         raise NotImplementedError
 
     def delete_calls(self, observed: Observed) -> list[Call]:

@@ -26,6 +26,7 @@ from docform.engine.handovers import order_handovers
 from docform.engine.ignore import IgnoreRules
 from docform.engine.kind import (
     AddressIndex,
+    ChangeContext,
     Desired,
     Kind,
     Observed,
@@ -278,7 +279,7 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
                 before={k: observed.get(k) for k in changed},
                 after=dict(changed),
                 fields=_field_changes(kind, changed, observed, d.sensitive, obs.sensitive),
-                calls=kind.change_calls(action, obs, d, changed, index.resolve),
+                calls=kind.change_calls(ChangeContext(action, obs, d, changed, index.resolve)),
                 live_id=obs.id,
                 sensitive=sorted(set(changed) & d.sensitive),
                 sensitive_before=sorted(set(changed) & obs.sensitive),

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from docform.engine.capabilities import FinishesOnRefusal
-from docform.engine.kind import Desired, Kind, Observed, Resolve
+from docform.engine.kind import ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call, Change, Placeholder
 
 NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
@@ -81,21 +81,14 @@ class RestKind(Kind, FinishesOnRefusal):
             calls.append(Call("PATCH", self.path(self.object_path, at, made), settings))
         return calls + self.after_create(desired, resolve, at)
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        at = self.path_values(desired, resolve)
-        if action == "move":
-            return [self.move_call(observed, desired, changed, resolve, at)]
-        body = self.patch_body(changed, resolve)
-        path = self.path(self.object_path, at, observed.id)
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        at = self.path_values(change.desired, change.resolve)
+        if change.action == "move":
+            return [self.move_call(change, at)]
+        body = self.patch_body(change.changed, change.resolve)
+        path = self.path(self.object_path, at, change.observed.id)
         calls = [Call("PATCH", path, body)] if body else []
-        return calls + self.after_change(observed, desired, changed, resolve, at)
+        return calls + self.after_change(change, at)
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         at = self.live_path_values(observed)
@@ -135,28 +128,14 @@ class RestKind(Kind, FinishesOnRefusal):
     def patch_body(self, changed: Mapping[str, Any], resolve: Resolve) -> dict[str, Any]:
         return body_of(changed, resolve, self.patched)
 
-    def after_change(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> list[Call]:
+    def after_change(self, change: ChangeContext, at: PathValues) -> list[Call]:
         """Calls after a change's PATCH, for fields a PATCH of the object does not set."""
         return []
 
-    def move_call(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> Call:
+    def move_call(self, change: ChangeContext, at: PathValues) -> Call:
         assert self.parent_field is not None, f"{self.name} moves by its parent field"
-        body = {"parent": resolve(changed[self.parent_field])}
-        return Call("POST", self.path(self.object_path + "/move", at, observed.id), body)
+        body = {"parent": change.resolve(change.changed[self.parent_field])}
+        return Call("POST", self.path(self.object_path + "/move", at, change.observed.id), body)
 
 
 class SiteRestKind(RestKind):

@@ -43,6 +43,7 @@ from docform.engine.field_rules import NullMeans
 from docform.engine.kind import (
     AddressIndex,
     Bystander,
+    ChangeContext,
     Desired,
     Gone,
     Kind,
@@ -250,19 +251,13 @@ class AccessKind(Kind, ReadsBystanders, TellsAudience, ReadsAudience, ExplainsDe
         on, principal, who = desired.key
         return [self._grant(on, principal, who, desired.fields["role"], resolve)]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        on, principal, who = observed.key
-        role = changed["role"]
-        if role is None and observed.raw["_on"] == "site":
-            return [self._grant(on, principal, who, role, resolve)]
-        path = f"{self._path_of(on, resolve)}/{principal}s/{observed.raw[principal]['id']}"
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        on, principal, who = change.observed.key
+        role = change.changed["role"]
+        if role is None and change.observed.raw["_on"] == "site":
+            return [self._grant(on, principal, who, role, change.resolve)]
+        who_id = change.observed.raw[principal]["id"]
+        path = f"{self._path_of(on, change.resolve)}/{principal}s/{who_id}"
         return [Call("PATCH", path, {"role": role})]
 
     def delete_calls(self, observed: Observed) -> list[Call]:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from pydantic import Field, ValidationError
 
 from docform.engine.capabilities import WarnsAcrossKinds
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Matching
@@ -172,15 +172,8 @@ class AdaptiveContentKind(SettingsKind, WarnsAcrossKinds):
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         return self._calls(resolve(desired.key[0]), desired.fields)
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        return self._calls(observed.id, changed)
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        return self._calls(change.observed.id, change.changed)
 
     def _calls(self, site: Any, fields: Mapping[str, Any]) -> list[Call]:
         # The schema first: switching adaptive content on evaluates conditions against it.

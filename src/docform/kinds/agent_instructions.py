@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.engine.capabilities import ExplainsCreates
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -93,15 +93,8 @@ class AgentInstructionsKind(Kind, ExplainsCreates):
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         return [self._put(desired.entry.to_document())]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        return [self._put(desired.entry.to_document())]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        return [self._put(change.desired.entry.to_document())]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         # They cannot be deleted: emptying them is what undoes them.

@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -146,16 +146,9 @@ class CustomizationKind(SettingsKind):
         block: CustomizationBlock = desired.entry
         return [Call("PUT", self._path(site), laid_over(DEFAULTS, block.written))]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        body = with_fields(document_of(observed.raw), changed)
-        return [Call("PUT", self._path(observed.id), body)]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        body = with_fields(document_of(change.observed.raw), change.changed)
+        return [Call("PUT", self._path(change.observed.id), body)]
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
         """The fields that differ from the defaults, as a part of the site's entry."""

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from docform.engine.capabilities import OrdersSiblings
 from docform.engine.field_rules import ChangedBy
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, Ref
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, FieldChange
@@ -165,16 +165,9 @@ class ExternalLinkKind(SiteRestKind, OrdersSiblings):
             id=raw["id"], key=(site, raw["title"]), fields=fields, title=raw["title"], raw=raw
         )
 
-    def move_call(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> Call:
-        body = {"parent": resolve(changed["group"])}
-        return Call("PATCH", self.path(self.object_path, at, observed.id), body)
+    def move_call(self, change: ChangeContext, at: PathValues) -> Call:
+        body = {"parent": change.resolve(change.changed["group"])}
+        return Call("PATCH", self.path(self.object_path, at, change.observed.id), body)
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex

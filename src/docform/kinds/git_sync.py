@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from docform.engine.capabilities import HasRails, SetsAside, WarnsAcrossKinds
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Matching
@@ -221,15 +221,9 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
             Call("PATCH", path, self._setup(desired, desired.fields)),
         ]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        return [Call("PATCH", f"/git/installations/{observed.id}", self._setup(desired, changed))]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        body = self._setup(change.desired, change.changed)
+        return [Call("PATCH", f"/git/installations/{change.observed.id}", body)]
 
     def _setup(self, desired: Desired, changed: Mapping[str, Any]) -> dict[str, Any]:
         """The PATCH body: the provider and its configuration always (the API requires them),

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -132,15 +132,10 @@ class IntegrationKind(Kind):
             calls.append(Call("PATCH", path, settings))
         return calls
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        return [Call("PATCH", self._path(observed), self._patch(desired, changed))]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        return [
+            Call("PATCH", self._path(change.observed), self._patch(change.desired, change.changed))
+        ]
 
     def _patch(self, desired: Desired, fields: Mapping[str, Any]) -> dict[str, Any]:
         body = {PATCHED[name]: fields[name] for name in PATCHED if name in fields}

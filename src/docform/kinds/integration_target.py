@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from docform.engine.capabilities import ExplainsDeletes
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -126,15 +126,8 @@ class IntegrationTargetKind(Kind, ExplainsDeletes):
             calls.append(self._patch(desired, f"{calls[0].path}/{id_in_path(target_id)}"))
         return calls
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        return [self._patch(desired, self._object_path(observed))]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        return [self._patch(change.desired, self._object_path(change.observed))]
 
     def _patch(self, desired: Desired, path: str) -> Call:
         _, written = desired.entry

@@ -31,7 +31,7 @@ from pydantic import Field, model_validator
 from docform.engine.audience import ORGANIZATION, Fact, Seen, address_of, door
 from docform.engine.capabilities import LocksOtherThanId, TellsAudience
 from docform.engine.field_rules import Immutable, NullMeans
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -194,16 +194,9 @@ class LinkInviteKind(Kind, TellsAudience, LocksOtherThanId):
             body = {"level": role, target.address.split(".", 1)[0]: resolve(target)}
         return [Call("POST", f"/orgs/{self.org_id}/link-invites", body)]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        key = "role" if observed.fields["target"] == ORGANIZATION else "level"
-        return [self._call("PATCH", observed, {key: changed["role"]})]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        key = "role" if change.observed.fields["target"] == ORGANIZATION else "level"
+        return [self._call("PATCH", change.observed, {key: change.changed["role"]})]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [self._call("DELETE", observed)]

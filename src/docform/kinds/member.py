@@ -25,6 +25,7 @@ from docform.engine.client import ServiceClient
 from docform.engine.field_rules import NullMeans
 from docform.engine.kind import (
     AddressIndex,
+    ChangeContext,
     Desired,
     Kind,
     Observed,
@@ -166,23 +167,16 @@ class MemberKind(
             body["sso"] = True
         return [Call("POST", f"/orgs/{self.org_id}/invites", body)]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        path = f"/orgs/{self.org_id}/members/{observed.id}"
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        path = f"/orgs/{self.org_id}/members/{change.observed.id}"
         calls = []
-        if "role" in changed:
-            calls.append(Call("PATCH", path, {"role": changed["role"]}))
-        if changed.get("sso") is True:
+        if "role" in change.changed:
+            calls.append(Call("PATCH", path, {"role": change.changed["role"]}))
+        if change.changed.get("sso") is True:
             calls.append(Call("POST", f"{path}/sso"))
-        elif "sso" in changed:
+        elif "sso" in change.changed:
             raise DocformError(
-                f"{desired.location}: {desired.address}: sso: the API can turn SSO on for a "
+                f"{change.where}: sso: the API can turn SSO on for a "
                 "member but not off; remove `sso: false` or turn it off in the service"
             )
         return calls

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from docform.engine.field_rules import Immutable, Unique
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -130,20 +130,13 @@ class OpenApiKind(Kind):
             calls.append(Call("PATCH", f"/orgs/{self.org_id}/openapi/{slug}", visibility))
         return calls
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        path = f"/orgs/{self.org_id}/openapi/{observed.raw['slug']}"
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        path = f"/orgs/{self.org_id}/openapi/{change.observed.raw['slug']}"
         calls = []
-        if "sourceURL" in changed:
-            calls.append(Call("PUT", path, {"source": self._source(desired)}))
-        if "visibility" in changed:
-            calls.append(Call("PATCH", path, {"visibility": changed["visibility"]}))
+        if "sourceURL" in change.changed:
+            calls.append(Call("PUT", path, {"source": self._source(change.desired)}))
+        if "visibility" in change.changed:
+            calls.append(Call("PATCH", path, {"visibility": change.changed["visibility"]}))
         return calls
 
     def delete_calls(self, observed: Observed) -> list[Call]:

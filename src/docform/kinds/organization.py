@@ -12,7 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from docform.engine.field_rules import NullMeans, Unordered
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed
 from docform.engine.live import LiveReader, ReadError
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -161,15 +161,14 @@ class OrganizationKind(Kind):
         title = raw.get("title") or raw["id"]
         return Observed(id=raw["id"], key=(raw["id"],), fields=fields, title=title, raw=raw)
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        return [Call("PATCH", f"/orgs/{observed.id}", body_of(changed, resolve, changed))]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        return [
+            Call(
+                "PATCH",
+                f"/orgs/{change.observed.id}",
+                body_of(change.changed, change.resolve, change.changed),
+            )
+        ]
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         # The logo is left out: the API answers with a URL of its own, not what was set.

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -173,23 +173,16 @@ class OverrideKind(SettingsKind):
         body = nested(set_now)
         return [Call("PATCH", self._path(site, site_space), body)] if body else []
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        path = self._path(observed.raw["_site"], observed.id)
-        clearing = any(isinstance(value, SiteValue) for value in changed.values())
-        if desired.entry.managed != "whole" or not clearing:
-            return [Call("PATCH", path, nested(changed))]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        path = self._path(change.observed.raw["_site"], change.observed.id)
+        clearing = any(isinstance(value, SiteValue) for value in change.changed.values())
+        if change.desired.entry.managed != "whole" or not clearing:
+            return [Call("PATCH", path, nested(change.changed))]
         # DELETE clears every override at once (and an announcement, which PATCH cannot).
-        site = observed.raw["site"] or {}
+        site = change.observed.raw["site"] or {}
         again = {
             name: value
-            for name, value in desired.fields.items()
+            for name, value in change.desired.fields.items()
             if not isinstance(value, SiteValue) and value != value_at(site, tuple(name.split(".")))
         }
         return [Call("DELETE", path), *([Call("PATCH", path, nested(again))] if again else [])]

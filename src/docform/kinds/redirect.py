@@ -19,6 +19,7 @@ from docform.engine.field_rules import Unique
 from docform.engine.kind import (
     AddressIndex,
     Bystander,
+    ChangeContext,
     Desired,
     Gone,
     Kind,
@@ -251,19 +252,12 @@ class RedirectKind(Kind, ReadsBystanders):
         body |= {flag: desired.fields[flag] for flag in FLAGS if flag in desired.fields}
         return [Call("POST", f"{prefix}/redirects", body)]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        prefix = site_prefix(self.org_id, observed.raw["_site"])
-        body = {name: value for name, value in changed.items() if name != "to"}
-        if "to" in changed:
-            body["destination"] = _destination(desired, resolve)
-        return [Call("PATCH", f"{prefix}/redirects/{observed.id}", body)]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        prefix = site_prefix(self.org_id, change.observed.raw["_site"])
+        body = {name: value for name, value in change.changed.items() if name != "to"}
+        if "to" in change.changed:
+            body["destination"] = _destination(change.desired, change.resolve)
+        return [Call("PATCH", f"{prefix}/redirects/{change.observed.id}", body)]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         prefix = site_prefix(self.org_id, observed.raw["_site"])

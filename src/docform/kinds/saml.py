@@ -12,7 +12,7 @@ from pydantic import Field
 
 from docform.engine.capabilities import HasRailsAcrossKinds
 from docform.engine.field_rules import NullMeans
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Matching
@@ -126,16 +126,9 @@ class SamlKind(Kind, HasRailsAcrossKinds):
         body = self._body(desired, self.FIELDS, resolve)
         return [Call("POST", f"/orgs/{self.org_id}/saml", body)]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        body = self._body(desired, changed, resolve)
-        return [Call("PATCH", f"/orgs/{self.org_id}/saml/{observed.id}", body)]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        body = self._body(change.desired, change.changed, change.resolve)
+        return [Call("PATCH", f"/orgs/{self.org_id}/saml/{change.observed.id}", body)]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/saml/{observed.id}")]

@@ -12,7 +12,15 @@ from pydantic import Field
 
 from docform.engine.capabilities import OrdersSiblings
 from docform.engine.field_rules import ChangedBy, Unique
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve, Unresolved
+from docform.engine.kind import (
+    AddressIndex,
+    ChangeContext,
+    Desired,
+    Observed,
+    Ref,
+    Resolve,
+    Unresolved,
+)
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
@@ -195,35 +203,21 @@ class SectionKind(SiteRestKind, OrdersSiblings):
             settings["siteSectionGroupId"] = resolve(desired.fields["sectionGroup"])
         return settings
 
-    def move_call(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> Call:
-        body = {"siteSectionGroupId": resolve(changed["sectionGroup"])}
-        return Call("PATCH", self.path(self.object_path, at, observed.id), body)
+    def move_call(self, change: ChangeContext, at: PathValues) -> Call:
+        body = {"siteSectionGroupId": change.resolve(change.changed["sectionGroup"])}
+        return Call("PATCH", self.path(self.object_path, at, change.observed.id), body)
 
     def after_create(self, desired: Desired, resolve: Resolve, at: PathValues) -> list[Call]:
         if not desired.fields.get("default"):
             return []
         return [Call("PATCH", at["site"], {"defaultSiteSection": created(desired.address)})]
 
-    def after_change(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> list[Call]:
-        if changed.get("default") is True:
-            return [Call("PATCH", at["site"], {"defaultSiteSection": observed.id})]
-        if "default" in changed:
+    def after_change(self, change: ChangeContext, at: PathValues) -> list[Call]:
+        if change.changed.get("default") is True:
+            return [Call("PATCH", at["site"], {"defaultSiteSection": change.observed.id})]
+        if "default" in change.changed:
             raise DocformError(
-                f"{desired.location}: {desired.address}: default: a site always has a default "
+                f"{change.where}: default: a site always has a default "
                 "section; mark another section `default: true` instead of this one `false`"
             )
         return []

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from docform.engine.capabilities import OrdersSiblings
 from docform.engine.field_rules import ChangedBy
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, Ref
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
@@ -140,16 +140,9 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
     def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
         return raw.get("sectionGroup")
 
-    def move_call(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> Call:
-        body = {"parentSectionGroupId": resolve(changed["group"])}
-        return Call("PATCH", self.path(self.object_path, at, observed.id), body)
+    def move_call(self, change: ChangeContext, at: PathValues) -> Call:
+        body = {"parentSectionGroupId": change.resolve(change.changed["group"])}
+        return Call("PATCH", self.path(self.object_path, at, change.observed.id), body)
 
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex

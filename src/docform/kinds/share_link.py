@@ -19,7 +19,7 @@ from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, address_of, door
 from docform.engine.capabilities import TellsAudience
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -127,16 +127,9 @@ class ShareLinkKind(Kind, TellsAudience):
             calls.append(Call("PATCH", f"{prefix}/share-links/{made}", {"active": False}))
         return calls
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        body = {("name" if k == "title" else k): v for k, v in changed.items()}
-        return [Call("PATCH", self._path(observed), body)]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        body = {("name" if k == "title" else k): v for k, v in change.changed.items()}
+        return [Call("PATCH", self._path(change.observed), body)]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", self._path(observed))]

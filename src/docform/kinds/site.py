@@ -20,6 +20,7 @@ from docform.engine.field_rules import Immutable, NullMeans, Unique
 from docform.engine.kind import (
     AddressIndex,
     Bystander,
+    ChangeContext,
     Desired,
     Gone,
     Observed,
@@ -236,28 +237,11 @@ class SiteKind(RestKind, ReadsBystanders, TellsAudience):
             Call("POST", self.path(self.object_path + "/publish", at, created(desired.address)))
         ]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        return super().change_calls(action, observed, desired, changed, resolve)
-
-    def after_change(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> list[Call]:
-        if "published" not in changed:
+    def after_change(self, change: ChangeContext, at: PathValues) -> list[Call]:
+        if "published" not in change.changed:
             return []
-        action = "publish" if changed["published"] else "unpublish"
-        return [Call("POST", self.path(f"{self.object_path}/{action}", at, observed.id))]
+        action = "publish" if change.changed["published"] else "unpublish"
+        return [Call("POST", self.path(f"{self.object_path}/{action}", at, change.observed.id))]
 
     def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
         return site_audience(objects)

@@ -12,7 +12,16 @@ from pydantic import Field
 
 from docform.engine.capabilities import LimitsMoves, OrdersSiblings, ReadsBystanders
 from docform.engine.field_rules import ChangedBy, Unique
-from docform.engine.kind import AddressIndex, Bystander, Desired, Gone, Observed, Ref, Resolve
+from docform.engine.kind import (
+    AddressIndex,
+    Bystander,
+    ChangeContext,
+    Desired,
+    Gone,
+    Observed,
+    Ref,
+    Resolve,
+)
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, Placeholder
@@ -218,22 +227,15 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
             body["spaceId"] = resolve(changed["space"])
         return body
 
-    def after_change(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> list[Call]:
-        section = resolve(desired.fields["section"])
-        if changed.get("default") is True:
-            default = {"defaultSiteSpace": observed.id}
+    def after_change(self, change: ChangeContext, at: PathValues) -> list[Call]:
+        section = change.resolve(change.desired.fields["section"])
+        if change.changed.get("default") is True:
+            default = {"defaultSiteSpace": change.observed.id}
             return [Call("PATCH", _default_holder(at["site"], section), default)]
-        if "default" in changed:
+        if "default" in change.changed:
             holder = "section" if section is not None else "site"
             raise DocformError(
-                f"{desired.location}: {desired.address}: default: a {holder} always has a "
+                f"{change.where}: default: a {holder} always has a "
                 "default site space; mark another one `default: true` instead"
             )
         return []
@@ -247,28 +249,21 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
             return False
         return place.before is not None or place.after is not None
 
-    def move_call(
-        self,
-        observed: Observed,
-        desired: Desired,
-        changed: Mapping[str, Any],
-        resolve: Resolve,
-        at: PathValues,
-    ) -> Call:
+    def move_call(self, change: ChangeContext, at: PathValues) -> Call:
         """The API has no call that changes a site space's section: a sort that places it next
         to a site space of the other section moves it there."""
-        place: Place = desired.entry
+        place: Place = change.desired.entry
         before, after = place.before, place.after
         if before is None and after is None:
             raise DocformError(
-                f"{desired.location}: {desired.address}: the API moves a site space to another "
+                f"{change.where}: the API moves a site space to another "
                 "section only next to a site space already there; list one before it, or "
                 "delete this one and create it anew (drop its line from docform.lock)"
             )
         side, anchor = ("after", before) if before else ("before", after)
         body = {
-            "item": {"type": "site-space", "id": observed.id},
-            "position": {side: {"type": "site-space", "id": resolve(Ref(str(anchor)))}},
+            "item": {"type": "site-space", "id": change.observed.id},
+            "position": {side: {"type": "site-space", "id": change.resolve(Ref(str(anchor)))}},
         }
         return Call("PATCH", self.path("{site}/structure/sort", at), body)
 

@@ -14,7 +14,7 @@ from pydantic import Field
 from docform.engine.audience import Fact, Seen, in_team, label
 from docform.engine.capabilities import HasRails, HasRailsAcrossKinds, NamesByKey, TellsAudience
 from docform.engine.field_rules import ChangedBy
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.objects import Matching
@@ -121,19 +121,12 @@ class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey):
             calls.append(membership_call(path, {}, desired.fields["members"]))
         return calls
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        if action == "membership":
-            have = observed.fields["members"]
-            return [membership_call(self._members_path(observed.id), have, changed["members"])]
-        path = f"/orgs/{self.org_id}/teams/{observed.id}"
-        return [Call("PATCH", path, {"title": changed["title"]})]
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        if change.action == "membership":
+            have, want = change.observed.fields["members"], change.changed["members"]
+            return [membership_call(self._members_path(change.observed.id), have, want)]
+        path = f"/orgs/{self.org_id}/teams/{change.observed.id}"
+        return [Call("PATCH", path, {"title": change.changed["title"]})]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/teams/{observed.id}")]

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import Field
 
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -131,22 +131,15 @@ class TranslationKind(Kind):
             body["instructions"] = desired.entry.instructions.to_document()
         return [Call("POST", f"/orgs/{self.org_id}/translations", body)]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        if observed.key != desired.key:
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        if change.observed.key != change.desired.key:
             raise DocformError(
-                f"{desired.location}: {desired.address}: a translation's source and language "
-                f"cannot change (live {observed.id}: {observed.title}); remove `id:` so that a "
-                "new translation is made and the live one is marked as replaced"
+                f"{change.where}: a translation's source and language cannot change (live "
+                f"{change.observed.id}: {change.observed.title}); remove `id:` so that a new "
+                "translation is made and the live one is marked as replaced"
             )
-        body = {"instructions": desired.entry.instructions.to_document()}
-        return [Call("PUT", f"/orgs/{self.org_id}/translations/{observed.id}", body)]
+        body = {"instructions": change.desired.entry.instructions.to_document()}
+        return [Call("PUT", f"/orgs/{self.org_id}/translations/{change.observed.id}", body)]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/translations/{observed.id}")]

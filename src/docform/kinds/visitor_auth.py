@@ -25,7 +25,7 @@ from pydantic import Field
 from docform.engine.audience import Fact, Seen, address_of, default_level, door, gate
 from docform.engine.capabilities import TellsAudience
 from docform.engine.field_rules import ChangedBy
-from docform.engine.kind import AddressIndex, Desired, Kind, Observed, Ref, Resolve
+from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -141,20 +141,18 @@ class VisitorAuthKind(Kind, TellsAudience):
         body = {k: v for k, v in desired.fields.items() if k != "rotate"}
         return [Call("PATCH", self._path(resolve(desired.key[0])), body)]
 
-    def change_calls(
-        self,
-        action: str,
-        observed: Observed,
-        desired: Desired,
-        changed: dict[str, Any],
-        resolve: Resolve,
-    ) -> list[Call]:
-        path = self._path(observed.raw["_site"])
-        _refuse_integration_without_one(desired, changed.get("backend"), observed.raw)
-        if action == "rotate":
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        path = self._path(change.observed.raw["_site"])
+        _refuse_integration_without_one(
+            change.desired, change.changed.get("backend"), change.observed.raw
+        )
+        if change.action == "rotate":
             return [Call("POST", f"{path}/regenerate")]
         # The API requires the backend in every PATCH.
-        body = {"backend": desired.fields.get("backend", observed.fields["backend"]), **changed}
+        body = {
+            "backend": change.desired.fields.get("backend", change.observed.fields["backend"]),
+            **change.changed,
+        }
         return [Call("PATCH", path, body)]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
