@@ -51,23 +51,23 @@ OBJECTS: dict[str, Schema] = {
             "trial": obj(
                 {"status": STRING, "count": INTEGER}, {"endDate": TIME, "decision": STRING}
             ),
-        },
-        # The service promises none of these in every answer (docs/service.md), though the
-        # sandbox always sends all but hostname and defaultContent.
-        {
+            # The service's definition promises these in every answer.
             "createdAt": TIME,
             "type": STRING,
-            "useCase": STRING,
             "plan": STRING,
             "permissions": flags(*ORGANIZATION_PERMISSIONS),
             "title": STRING,
             "emailDomains": array(STRING),
-            "defaultRole": ROLE_OR_GUEST,
-            "sso": BOOL,
-            "ai": BOOL,
             "inviteLinks": BOOL,
             "mergeRules": MERGE_RULES,
             "urls": urls("location", "app", optional=("logo",)),
+        },
+        # Optional in the definition; the sandbox sends all but hostname and defaultContent.
+        {
+            "useCase": STRING,
+            "defaultRole": ROLE_OR_GUEST,
+            "sso": BOOL,
+            "ai": BOOL,
             "hostname": STRING,
             "defaultContent": obj({"type": const("site"), "site": ID}),
             # Whether the audit log is readable now (its plan includes it; seeds say).

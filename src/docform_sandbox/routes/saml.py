@@ -66,14 +66,15 @@ OBJECTS: dict[str, Schema] = {
             "status": {"enum": ["active", "pending"]},
             "service": urls("acsURL", "startURL", "entityID"),
             "urls": urls("location"),
+            "defaultRole": ROLE_OR_GUEST,
         },
         {
+            # The definition promises these three, yet takes a provider made with a label
+            # only, which the sandbox answers without them (docs/service.md).
             "ssoURL": URL,
             "entityID": STRING,
             "certificate": STRING,
             "defaultTeam": ref("Team"),
-            # Not promised in every answer, though the sandbox always sends it.
-            "defaultRole": ROLE_OR_GUEST,
         },
     ),
     "SSOEntries": obj({"items": array(obj({"id": ID, "label": STRING, "startURL": URL}))}),

@@ -120,13 +120,12 @@ OBJECTS: dict[str, Schema] = {
                 {"anyOf": [ref("SiteSection"), ref("SiteSectionGroup"), ref("ExternalLink")]}
             ),
             "draft": BOOL,
+            # Deprecated by the service in favour of `children`, yet promised in every answer.
+            "sections": array(ref("SiteSection")),
         },
         {
             "icon": STRING,
             "sectionGroup": ID,
-            # Deprecated by the service in favour of `children`: still sent (the sandbox
-            # does too), but a deprecated field is no promise for every answer to come.
-            "sections": array(ref("SiteSection")),
         },
     ),
     # One shape for both types (the list of a site without sections holds site spaces).

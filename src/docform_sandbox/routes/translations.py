@@ -19,7 +19,6 @@ from docform_sandbox.access import require_org
 from docform_sandbox.answer_schema import (
     ID,
     NUMBER,
-    STRING,
     TIME,
     Schema,
     const,
@@ -65,7 +64,6 @@ OBJECTS: dict[str, Schema] = {
             "permissions": obj({"view": {"type": "boolean"}, "edit": {"type": "boolean"}}),
             "urls": urls("location"),
         },
-        {"result": obj({"space": ID, "revision": STRING})},
     ),
 }
 
