@@ -173,24 +173,48 @@ def _team_members(ctx: Ctx, team_id: str) -> list[str]:
 
 def effective_roles(ctx: Ctx, target: Target) -> dict[str, str | None]:
     """Each member's role on ``target`` from every source, for members who have access."""
-    roles: dict[str, str | None] = {}
+    return {user: role for user, (role, _) in effective_access(ctx, target).items()}
 
-    def give(user_id: str, role: str | None) -> None:
-        if user_id not in roles or rank(role) < rank(roles[user_id]):
-            roles[user_id] = role
+
+def effective_access(ctx: Ctx, target: Target) -> dict[str, tuple[str | None, dict[str, Any]]]:
+    """Each member's role on ``target`` from every source, with the source that gives it (the
+    definition's permission origin: the organization, the object's default level, a grant to
+    the member or to a team of it); of two sources giving the same role, the first found."""
+    access: dict[str, tuple[str | None, dict[str, Any]]] = {}
+
+    def give(user_id: str, role: str | None, origin: dict[str, Any]) -> None:
+        if user_id not in access or rank(role) < rank(access[user_id][0]):
+            access[user_id] = (role, origin)
 
     members = ctx.store.all("member", [("org = ?", [target.org])])
     in_org = {m["user"] for m in members}
     floor = default_level(ctx, target)
     for member in members:
         if member["role"] is not None:
-            give(member["user"], member["role"])
+            give(
+                member["user"], member["role"], {"type": "organization", "organization": target.org}
+            )
             if floor is not None:
-                give(member["user"], floor)
+                give(member["user"], floor, _origin(target, "default"))
     for source in [target, *inherited_from(ctx, target)]:
         for grant in ctx.store.all(GRANT, [("parent = ?", [source.key])]):
-            users = [grant[USER]] if grant["principal"] == USER else _team_members(ctx, grant[TEAM])
+            if grant["principal"] == USER:
+                users, origin = [grant[USER]], _origin(source, "member")
+            else:
+                users, origin = (
+                    _team_members(ctx, grant[TEAM]),
+                    _origin(source, "team", grant[TEAM]),
+                )
             for user_id in users:
                 if user_id in in_org:
-                    give(user_id, grant["role"])
-    return roles
+                    give(user_id, grant["role"], origin)
+    return access
+
+
+def _origin(source: Target, reason: str, team: str | None = None) -> dict[str, Any]:
+    """Where a role comes from, as the definition points to it: a site with why, else the
+    space or collection."""
+    if source.kind != "site":
+        return {"type": source.kind, source.kind: source.id}
+    origin = {"type": "site", "site": source.id, "reason": reason}
+    return origin if team is None else {**origin, "team": team}

@@ -378,11 +378,11 @@ async def test_openapi_specs_and_versions(session: Session) -> None:
     newest = await s.send("GET", f"{spec}/versions/latest", 200)
     assert (object_id(newest, "openapi-spec-version"), newest["url"]) == (latest, new_url)
     content = await s.send("GET", f"{spec}/versions/latest/content", 200)
-    assert content == {"filesystem": {}, "url": new_url}
+    assert content == {"filesystem": {}, "urls": {"source": new_url, "public": new_url}}
     older = await s.send("GET", f"{spec}/versions/{first}", 200)
     assert (object_id(older, "openapi-spec-version"), older["url"]) == (first, old_url)
     content = await s.send("GET", f"{spec}/versions/{first}/content", 200)
-    assert content == {"filesystem": {}, "url": old_url}
+    assert content == {"filesystem": {}, "urls": {"source": old_url, "public": old_url}}
     await s.send("DELETE", spec, 204)
     assert page_ids(await s.send("GET", specs, 200), "openapi-spec") == []
 
@@ -651,7 +651,7 @@ async def test_integration_installations(session: Session) -> None:
         await s.send("PATCH", f"{one}/{target}/{key}", 200, json={"configuration": {"a": 1}})
         await s.send("DELETE", f"{one}/{target}/{key}", 205)
     statuses = await s.send("GET", f"{org}/integrations/installations-status", 200)
-    assert [i["integration"] for i in statuses["items"]] == ["segment"]
+    assert [i["integration"]["name"] for i in statuses["items"]] == ["segment"]
     await s.send("DELETE", one, 205)
 
 

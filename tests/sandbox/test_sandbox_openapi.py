@@ -246,13 +246,19 @@ def test_version_of_another_spec_is_404(api, petstore):
 
 def test_version_content_is_the_url_and_an_empty_filesystem(api, petstore):
     r = api.get(f"{SPECS}/petstore/versions/{petstore['lastVersion']}/content")
-    assert r.json() == {"filesystem": {}, "url": PETSTORE_URL}
+    assert r.json() == {"filesystem": {}, "urls": {"source": PETSTORE_URL, "public": None}}
+
+
+def test_a_public_specs_content_has_its_source_as_public_url(api, petstore):
+    api.patch(f"{SPECS}/petstore", json={"visibility": "public"})
+    r = api.get(f"{SPECS}/petstore/versions/latest/content")
+    assert r.json()["urls"] == {"source": PETSTORE_URL, "public": PETSTORE_URL}
 
 
 def test_latest_content_follows_the_latest_version(api, petstore):
     api.put(f"{SPECS}/petstore", json={"source": {"url": PETSTORE_V2_URL}})
     r = api.get(f"{SPECS}/petstore/versions/latest/content")
-    assert r.json() == {"filesystem": {}, "url": PETSTORE_V2_URL}
+    assert r.json() == {"filesystem": {}, "urls": {"source": PETSTORE_V2_URL, "public": None}}
 
 
 def test_versions_of_unknown_slug_is_404(api):

@@ -364,7 +364,7 @@ def test_a_member_counts_the_spaces_and_sites_granted_to_them_not_to_their_teams
 
 def test_a_member_who_leaves_loses_their_grants(api):
     grant(api, SITE_PERMISSIONS, role="admin", users=["u_erin"])
-    assert api.delete(f"orgs/{ORG}/members/u_erin").status_code == 204
+    assert api.delete(f"orgs/{ORG}/members/u_erin").status_code == 205
     assert listed(api, SITE_PERMISSIONS, "user") == {}
 
 

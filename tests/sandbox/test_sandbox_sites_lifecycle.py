@@ -83,8 +83,9 @@ def test_publishing_needs_the_admin_role_of_the_sites_organization(api):
 def test_a_proxy_is_a_host_and_path_and_becomes_the_published_url(api):
     api.post(f"{SITE}/publish")  # the published URL shows only while published
     site = api.patch(SITE, json={"proxy": "acme.test/docs"}).json()
+    # The definition's SiteProxyOrigin: the proxy as set, without a scheme.
     assert site["proxy"] == {
-        "origin": "https://acme.test/docs",
+        "origin": "acme.test/docs",
         "target": "https://docs.sandbox.test/site-docs",
     }
     assert site["urls"]["published"] == "https://acme.test/docs"
@@ -93,7 +94,19 @@ def test_a_proxy_is_a_host_and_path_and_becomes_the_published_url(api):
     assert site["urls"]["published"] == "https://docs.sandbox.test/site-docs"
 
 
-@pytest.mark.parametrize("proxy", ["https://acme.test/docs", "acme", "acme.test//docs", "a b.test"])
+@pytest.mark.parametrize(
+    "proxy",
+    [
+        "https://acme.test/docs",
+        "acme",
+        "acme.test//docs",
+        "a b.test",
+        "acme.test",
+        "acme.test/docs/",
+        "acme.test/v1.2",
+        "acme.t3st/docs",
+    ],
+)
 @pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_a_proxy_that_is_not_a_host_and_path_is_400(api, proxy):
     assert error(api.patch(SITE, json={"proxy": proxy}), 400) == (

@@ -47,6 +47,10 @@ class SamlEntry(Entry):
         return self.label
 
 
+#: Settings an answer always carries, empty while not set (a ``pending`` provider).
+UNSET_WHEN_EMPTY = frozenset({"entityID", "ssoURL", "certificate"})
+
+
 class SamlKind(Kind, HasRailsAcrossKinds):
     """SAML providers by label; the certificate is compared by value and always sensitive."""
 
@@ -104,7 +108,9 @@ class SamlKind(Kind, HasRailsAcrossKinds):
     )
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        # The service answers a setting not made yet as an empty string (docs/service.md).
         fields = {k: raw.get(k) for k in self.FIELDS}
+        fields |= {k: raw.get(k) or None for k in UNSET_WHEN_EMPTY}
         team = raw.get("defaultTeam")
         fields["defaultTeam"] = index.ref("team", team["id"]) if team else None
         return Observed(
@@ -159,7 +165,7 @@ class SamlKind(Kind, HasRailsAcrossKinds):
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields: dict[str, Any] = {"id": raw["id"], "label": raw["label"]}
-        fields |= {k: raw[k] for k in ("entityID", "ssoURL") if raw.get(k) is not None}
+        fields |= {k: raw[k] for k in ("entityID", "ssoURL") if raw.get(k)}
         if raw.get("certificate"):
             fields["certificate"] = FileValue(raw["certificate"], "certs", "pem")
         if raw.get("defaultTeam"):

@@ -51,15 +51,16 @@ from docform.model.entry import Entry, Unknown, WrittenProblems
 from docform.model.fields import Level, Name, SiteType, SiteVisibility
 from docform.service.adaptive_schema import ConditionPath, conditions_of
 
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-PROXY_PATTERN = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")
+#: The service's definition of a proxy (SiteProxyOrigin): a host and a path, no scheme.
+PROXY_PATTERN = re.compile(r"([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(/[\w-]+)+", re.ASCII)
 SCHEME = re.compile(r"^https?://")
 
 
 def _check_proxy(value: str) -> str:
     if not PROXY_PATTERN.fullmatch(value):
         raise ValueError(
-            f"must be a host and path without a scheme, such as 'example.com/docs' (not {value!r})"
+            "must be a host and a path without a scheme, such as 'example.com/docs' (path "
+            f"segments of letters, digits, _ and -; not {value!r})"
         )
     return value
 

@@ -26,6 +26,7 @@ from starlette.responses import Response
 
 from docform_sandbox.access import require_admin_to_read, require_org
 from docform_sandbox.answer_schema import (
+    BOOL,
     ID,
     INTEGER,
     STRING,
@@ -52,6 +53,7 @@ from docform_sandbox.http import (
     not_found,
     timestamp,
 )
+from docform_sandbox.routes.orgs import render_org
 from docform_sandbox.routes.shared import removed
 
 CATALOGUE = (
@@ -77,6 +79,14 @@ OBJECTS: dict[str, Schema] = {
             "version": {"type": "number"},
             "target": STRING,
             "visibility": STRING,
+            "verified": BOOL,
+            "scopes": array(STRING),
+            "categories": array(STRING),
+            "previewImages": array(STRING),
+            "externalLinks": array(obj({"url": STRING, "label": STRING})),
+            "owner": ref("Organization"),
+            "permissions": obj({"admin": BOOL}),
+            "urls": urls("location", "app", "assets", "publicEndpoint", "publicContentEndpoint"),
         }
     ),
     "Installation": obj(
@@ -102,7 +112,7 @@ OBJECTS: dict[str, Schema] = {
     "InstallationTargetStatus": obj(
         {
             "status": STATUS,
-            "integration": STRING,
+            "integration": ref("Integration"),
             "target": obj(
                 {"type": {"enum": ["organization", "site", "space"]}},
                 {"organizationId": ID, "siteId": ID, "spaceId": ID},
@@ -133,7 +143,24 @@ class StatusQuery(Query):
     site: str | None = None
 
 
-def render_integration(name: str) -> dict[str, Any]:
+#: The organization that publishes the catalogue's integrations (an Integration's ``owner``).
+PUBLISHER: dict[str, Any] = {
+    "id": "org_integrations",
+    "title": "Sandbox Integrations",
+    "createdAt": "2024-01-01T00:00:00.000Z",
+    "emailDomains": [],
+    "type": "business",
+    "useCase": "productDocs",
+    "plan": "free_2024",
+    "inviteLinks": False,
+    "mergeRules": {"type": "none"},
+}
+
+
+def render_integration(ctx: Ctx, name: str) -> dict[str, Any]:
+    """A catalogue integration as the definition's Integration: every required field, those
+    the sandbox has no value for empty (no scopes, categories, preview images or links)."""
+    location = f"{API_BASE}/integrations/{name}"
     return {
         "object": "integration",
         "name": name,
@@ -141,6 +168,20 @@ def render_integration(name: str) -> dict[str, Any]:
         "version": 1,
         "target": "all",
         "visibility": "public",
+        "verified": True,
+        "scopes": [],
+        "categories": [],
+        "previewImages": [],
+        "externalLinks": [],
+        "owner": render_org(ctx, PUBLISHER),
+        "permissions": {"admin": False},
+        "urls": {
+            "location": location,
+            "app": f"{APP_BASE}/integrations/{name}",
+            "assets": f"{location}/assets",
+            "publicEndpoint": f"{location}/public",
+            "publicContentEndpoint": f"{location}/public",
+        },
     }
 
 
@@ -208,7 +249,7 @@ def list_org_installations(ctx: Ctx) -> dict[str, Any]:
         KIND,
         where,
         lambda d: {
-            "integration": render_integration(d["integration"]),
+            "integration": render_integration(ctx, d["integration"]),
             "installation": render_installation(ctx, d),
         },
     )
@@ -231,7 +272,7 @@ def list_statuses(ctx: Ctx) -> dict[str, Any]:
             [("org = ?", [org_id])],
             lambda d: {
                 "status": "active",
-                "integration": d["integration"],
+                "integration": render_integration(ctx, d["integration"]),
                 "target": {"type": "organization", "organizationId": org_id},
             },
         )
@@ -249,7 +290,7 @@ def list_statuses(ctx: Ctx) -> dict[str, Any]:
         where,
         lambda d: {
             "status": "active",
-            "integration": d["integration"],
+            "integration": render_integration(ctx, d["integration"]),
             "target": {"type": d["target"], id_field: d["targetId"]},
         },
     )

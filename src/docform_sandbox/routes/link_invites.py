@@ -15,6 +15,11 @@ Choices where the API documents are silent:
   or collection from every source) is at least what the invite grants.
 - An invite whose space or collection was deleted is deleted with it.
 - Ids are 32 characters of ``[A-Za-z0-9]``. Lists go newest first by default.
+- The definition's list holds organization invites only (each item requires ``role``) while a
+  single invite may be any of the three forms (exactly one of them). The sandbox lists every
+  invite, and gives a space or collection invite in the list ``role: null`` too (whoever joins
+  by it is a guest of the organization); its single answer has ``level`` and no ``role``, so
+  that it is exactly one of the definition's forms.
 """
 
 from __future__ import annotations
@@ -120,10 +125,13 @@ def _redundant(ctx: Ctx, doc: dict[str, Any]) -> bool:
     return ctx.caller.user_id in roles and rank(roles[ctx.caller.user_id]) <= rank(granted)
 
 
-def render_invite(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any]:
+def render_invite(ctx: Ctx, doc: dict[str, Any], *, listed: bool = False) -> dict[str, Any]:
+    """An invite as the definition's forms are: ``listed``, every one carries ``role``."""
     body: dict[str, Any] = {"object": "invite", "id": doc["id"]}
     form = doc["form"]
     body["role" if form == "organization" else "level"] = doc["role"]
+    if listed and form != "organization":
+        body["role"] = None
     body["redundant"] = _redundant(ctx, doc)
     if form == "space":
         body["space"] = render_space(ctx, ctx.store.get("space", doc["space"]) or {})
@@ -154,7 +162,9 @@ def _forget_orphans(ctx: Ctx, org_id: str) -> None:
 def list_invites(ctx: Ctx) -> dict[str, Any]:
     org_id = require_org(ctx, ctx.params["organizationId"], write=True)["id"]
     _forget_orphans(ctx, org_id)
-    return list_page(ctx, INVITE, [("org = ?", [org_id])], lambda doc: render_invite(ctx, doc))
+    return list_page(
+        ctx, INVITE, [("org = ?", [org_id])], lambda doc: render_invite(ctx, doc, listed=True)
+    )
 
 
 @endpoint("POST", PATH, 201, answer=ref("InviteLink"))

@@ -6,7 +6,8 @@ Choices where the API documents are silent:
 - The sandbox cannot fetch a source URL. A spec is processed at once: ``processingState`` is
   ``complete`` and ``lastProcessedAt`` is the time of the create (or of the PUT that changed
   the URL); no ``lastProcessErrorCode`` is ever set. Version content answers
-  ``{filesystem: {}, url}``: the URL of that version and an empty file system.
+  ``{filesystem: {}, urls: {source, public}}``: the URL of that version (public: the same for
+  a public spec, null for a private one) and an empty file system.
 - A source URL is stored and returned exactly as given, basic-auth credentials included (the
   service does the same); only ``http`` and ``https`` URLs with a host are accepted.
 - Every create adds a version, and so does a PUT whose URL differs from the current one. A PUT
@@ -83,7 +84,12 @@ OBJECTS: dict[str, Schema] = {
         {"object": const("openapi-spec-version"), "id": ID, "url": URL, "urls": urls("location")},
         {"createdAt": TIME},
     ),
-    "OpenAPISpecContent": obj({"filesystem": {"type": "object"}, "url": URL}),
+    "OpenAPISpecContent": obj(
+        {
+            "filesystem": {"type": "object"},
+            "urls": obj({"source": URL, "public": {"anyOf": [URL, {"type": "null"}]}}),
+        }
+    ),
 }
 
 SLUG_PATTERN = r"^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$"
@@ -155,8 +161,11 @@ def render_version(spec: dict[str, Any], version: dict[str, Any]) -> dict[str, A
     }
 
 
-def render_content(version: dict[str, Any]) -> dict[str, Any]:
-    return {"filesystem": {}, "url": version["url"]}
+def render_content(spec: dict[str, Any], version: dict[str, Any]) -> dict[str, Any]:
+    """The definition's OpenAPISpecContent: a public spec's public URL is its source (the
+    sandbox's specs are all fetched from a URL), a private one's null."""
+    public = version["url"] if spec.get("visibility") == "public" else None
+    return {"filesystem": {}, "urls": {"source": version["url"], "public": public}}
 
 
 # -- lookups and writes ------------------------------------------------------------------------
@@ -305,7 +314,7 @@ def get_latest_version(ctx: Ctx) -> dict[str, Any]:
 @endpoint("GET", PREFIX + "/{specSlug}/versions/latest/content", answer=ref("OpenAPISpecContent"))
 def get_latest_content(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
-    return render_content(latest_version(ctx, spec))
+    return render_content(spec, latest_version(ctx, spec))
 
 
 @endpoint("GET", PREFIX + "/{specSlug}/versions/{versionId}", answer=ref("OpenAPISpecVersion"))
@@ -319,4 +328,4 @@ def get_version(ctx: Ctx) -> dict[str, Any]:
 )
 def get_version_content(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
-    return render_content(require_version(ctx, spec))
+    return render_content(spec, require_version(ctx, spec))

@@ -38,7 +38,7 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform_sandbox.access import member_key, require_in_org
-from docform_sandbox.answer_schema import ROLE_OR_GUEST, Schema, obj, page, ref
+from docform_sandbox.answer_schema import BOOL, ID, ROLE_OR_GUEST, STRING, Schema, obj, page, ref
 from docform_sandbox.documents import Role
 from docform_sandbox.grants import (
     GRANT,
@@ -46,7 +46,7 @@ from docform_sandbox.grants import (
     USER,
     Principal,
     Target,
-    effective_roles,
+    effective_access,
     find_grant,
     grants_where,
     inherited_from,
@@ -75,6 +75,18 @@ OBJECTS: dict[str, Schema] = {
     "TeamPermission": obj({"permission": ROLE_OR_GUEST, "team": ref("Team")}),
     # A user's grant, and an entry of an `aggregate` list (who ends up with access).
     "UserPermission": obj({"permission": ROLE_OR_GUEST, "user": ref("User")}),
+    # An entry of a site's `aggregate` list: also where the role comes from.
+    "UserSitePermission": obj(
+        {
+            "permission": ROLE_OR_GUEST,
+            "user": ref("User"),
+            "origin": obj(
+                {"type": {"enum": ["organization", "space", "site"]}},
+                {"organization": ID, "space": ID, "site": ID, "reason": STRING, "team": ID},
+            ),
+            "disabled": BOOL,
+        }
+    ),
 }
 
 SPACES, COLLECTIONS = "/spaces/{spaceId}/permissions", "/collections/{collectionId}/permissions"
@@ -197,15 +209,20 @@ def render_user_grant(ctx: Ctx, grant_doc: dict[str, Any]) -> dict[str, Any]:
 
 def aggregate(ctx: Ctx, target: Target, q: AggregateQuery) -> dict[str, Any]:
     """The list of who ends up with access, filtered and sorted as ``q`` says."""
-    roles = effective_roles(ctx, target)
+    access = effective_access(ctx, target)
     if q.role is not None:
         if q.role not in (*ROLES, GUEST):
             raise bad_request(f"role: must be a role or '{GUEST}', not {q.role!r}")
         wanted = None if q.role == GUEST else q.role
-        roles = {user: role for user, role in roles.items() if role == wanted}
+        access = {user: given for user, given in access.items() if given[0] == wanted}
     rows: list[dict[str, Any]] = [
-        {"id": user_id, "role": role, "user": ctx.store.get("user", user_id) or {"id": user_id}}
-        for user_id, role in roles.items()
+        {
+            "id": user_id,
+            "role": role,
+            "origin": origin,
+            "user": ctx.store.get("user", user_id) or {"id": user_id},
+        }
+        for user_id, (role, origin) in access.items()
     ]
     rows.sort(key=lambda row: (str(row["user"].get("displayName", "")).lower(), row["id"]))
     if isinstance(q, SiteAggregateQuery):
@@ -214,8 +231,22 @@ def aggregate(ctx: Ctx, target: Target, q: AggregateQuery) -> dict[str, Any]:
             rows.sort(key=lambda row: rank(row["role"]))  # stable: by name within a role
         if q.order == "desc":
             rows.reverse()
+    if target.kind != "site":
+        return page_of(
+            ctx, rows, lambda row: {"permission": row["role"], "user": render_user(row["user"])}
+        )
+    disabled = {
+        m["user"] for m in ctx.store.all("member", [("org = ?", [target.org])]) if m.get("disabled")
+    }
     return page_of(
-        ctx, rows, lambda row: {"permission": row["role"], "user": render_user(row["user"])}
+        ctx,
+        rows,
+        lambda row: {
+            "permission": row["role"],
+            "user": render_user(row["user"]),
+            "origin": row["origin"],
+            "disabled": row["id"] in disabled,
+        },
     )
 
 
@@ -277,7 +308,7 @@ def permission_endpoints(on: GrantsOn) -> list[Endpoint]:
             f"{on.base}/aggregate",
             list_access,
             summary=f"Who ends up with access to a {on.noun}, whatever the source (read only).",
-            answer=page("UserPermission"),
+            answer=page("UserSitePermission" if on.noun == "site" else "UserPermission"),
         ),
     ]
 

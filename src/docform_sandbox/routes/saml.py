@@ -4,10 +4,14 @@
 ``GET /orgs/{organizationId}/sso``.
 
 Choices where the API documents are silent:
-- Only ``label`` is required. Omitted ``entityID``, ``ssoURL``, ``certificate`` and
-  ``defaultTeam`` are not set, and answers leave them out; an omitted ``defaultRole`` is null
-  (new SSO users are guests). PATCH may set any of them to null to clear it; ``label`` cannot
-  be null.
+- Only ``label`` is required to create one (the definition's create body). Every answer
+  carries ``entityID``, ``ssoURL`` and ``certificate`` (the definition's answer requires
+  them): one not set yet is answered as an empty string, the provider being ``pending``. An
+  empty ``ssoURL`` is not the URI the definition's answer asks for; the definition says
+  nothing of a provider made without one, and the sandbox invents no URL. PATCH cannot set
+  those three to null (the definition takes a string), nor ``label``; ``defaultTeam`` and
+  ``defaultRole`` null clear them. An omitted ``defaultTeam`` is not set and answers leave
+  it out; an omitted ``defaultRole`` is null (new SSO users are guests).
 - ``status`` is ``active`` when ``entityID``, ``ssoURL`` and ``certificate`` are all set, else
   ``pending``: a provider cannot sign anyone in before that.
 - ``defaultTeam`` must be a team of the organization (else 400 naming ``defaultTeam``); the
@@ -120,8 +124,8 @@ def render_provider(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any]:
     base = f"{APP_BASE}/auth/saml/{doc['id']}"
     configured = all(doc.get(name) for name in CONFIG_FIELDS)
     body: dict[str, Any] = {"object": "saml-provider", "id": doc["id"], "label": doc["label"]}
-    # Values not set are left out, as the service does; only the role keeps null (guest).
-    body.update((name, doc[name]) for name in CONFIG_FIELDS if doc.get(name) is not None)
+    # The definition's answer requires these three: not set yet, they are empty.
+    body.update((name, doc.get(name) or "") for name in CONFIG_FIELDS)
     team = embedded_team(ctx, doc)
     if team is not None:
         body["defaultTeam"] = team
@@ -207,6 +211,9 @@ def patch_provider(ctx: Ctx) -> dict[str, Any]:
     provider = require_provider(ctx, org_id)
     body = ctx.body_as(ProviderFields)
     check_fields(ctx, org_id, body)
+    for name in ("label", *CONFIG_FIELDS):
+        if name in body.model_fields_set and getattr(body, name) is None:
+            raise bad_request(f"{name}: must not be null (set a value; it cannot be cleared)")
     provider.update({name: getattr(body, name) for name in body.model_fields_set})
     ctx.store.update("saml-provider", provider)
     return render_provider(ctx, provider)

@@ -79,7 +79,8 @@ def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
     body = {"object": "site", **{k: site[k] for k in SITE_FIELDS if k in site}}
     body["appliedType"] = site["type"]  # no plan change waits to take effect in the sandbox
     if site.get("proxy"):
-        body["proxy"] = {"origin": site_published_url(site), "target": _sandbox_url(site)}
+        # The definition's origin is the proxy as set, without a scheme (SiteProxyOrigin).
+        body["proxy"] = {"origin": site["proxy"], "target": _sandbox_url(site)}
     admin = is_admin(ctx, site["organization"])
     body["permissions"] = {name: name in READER_PERMISSIONS or admin for name in SITE_PERMISSIONS}
     body["published"] = site.get("published", False)

@@ -21,8 +21,9 @@ Choices where the API documents are silent:
   by the basename). ``title`` filters case-insensitively by substring, ``space`` keeps sites
   that show that space, ``type`` takes a site type.
 - ``proxy`` takes a host and path without a scheme (``example.com/docs``, at most 512
-  characters) or null (removes it); the answer shows it as ``{origin, target}``: the URL
-  visitors use and the site's own URL the proxy forwards to.
+  characters, the definition's ``SiteProxyOrigin`` pattern: at least one path segment of
+  letters, digits, ``_`` and ``-``) or null (removes it); the answer shows it as ``{origin,
+  target}``: the proxy as set and the site's own URL the proxy forwards to.
 - ``defaultSiteSpace`` (PATCH) makes a site space the default of its section (or of the site
   root for a site without sections); ``defaultSiteSection`` makes a section the site's default;
   null for either goes back to the first one in structure order.
@@ -156,8 +157,8 @@ class SiteListQuery(Query):
     type: SiteType | None = None
 
 
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-PROXY = re.compile(rf"{_LABEL}(?:\.{_LABEL})+(?:/[A-Za-z0-9._~%+-]+)*/?")
+#: The definition's SiteProxyOrigin: a host and at least one path segment, no scheme.
+PROXY = re.compile(r"([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(/[\w-]+)+", re.ASCII)
 _SHOWS_SITE_SPACE = "id IN (SELECT s.parent FROM objects s WHERE s.kind = 'site-space'{})"
 
 

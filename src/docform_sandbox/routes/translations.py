@@ -46,7 +46,15 @@ PREFIX = "/orgs/{organizationId}/translations"
 ITEM = PREFIX + "/{translationId}"
 KIND = "translation"
 LANGUAGE: Schema = {"enum": list(LANGUAGES)}
-STATS = ("runs", "totalWords", "totalPages", "totalDuration", "latestRunDuration")
+STATS = (
+    "runs",
+    "totalWords",
+    "totalPages",
+    "totalDuration",
+    "latestRunDuration",
+    "latestPages",
+    "latestWords",
+)
 
 #: The objects this family's routes answer (OpenAPI components/schemas).
 OBJECTS: dict[str, Schema] = {
