@@ -180,6 +180,7 @@ def test_bad_values_refused_at_load_with_their_place(tmp_path: Path, sandbox: Pa
     assert "'whol' is not allowed (did you mean 'whole'?)" in result.output
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_sandbox_refuses_a_document_missing_a_required_key(sandbox: Path) -> None:
     document = live_api(sandbox, "GET", f"{DOCS}/customization")
     del document["styling"]

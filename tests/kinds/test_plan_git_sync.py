@@ -99,6 +99,7 @@ def test_each_manifest_priority_is_sent_as_the_definitions_word(
     assert_converged(manifests, sandbox)
 
 
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_the_sandbox_refuses_a_priority_outside_the_definition(
     sandbox: Path, manifests: Path
 ) -> None:
