@@ -40,6 +40,9 @@ def test_a_body_nested_deeper_than_the_limit_but_parsable_is_400(api):
     assert r.json() == error(400, "request body is nested deeper than 32 levels")
 
 
+@pytest.mark.contract_exempt(
+    "sends a JSON null body, which the definition does not allow, to check how it is read"
+)
 def test_a_json_null_body_is_still_read_as_null(api):
     r = api.patch(f"orgs/{ORG}", content=b"null", headers={"Content-Type": "application/json"})
     assert r.status_code == 200
