@@ -12,11 +12,12 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
 import docform.kinds
-from docform.engine.kind import Kind
+from docform.engine.kind import Kind, section_of_name
 from docform.kind_framework.declaration import Declaration, Nested, Section
 from docform.model.entry import BoundModel, Entry
 from docform.service.answer_description import AnswerDescriptionError, read_shape
@@ -65,9 +66,30 @@ def in_plan_order(found: list[type[Kind]]) -> tuple[type[Kind], ...]:
 
 
 def declaration_of(kind: type[Kind] | Kind) -> Declaration:
-    """What ``kind`` declares about itself (`docform.kind_framework.declaration`)."""
-    declaration: Declaration = kind.declaration  # type: ignore[union-attr]
-    return declaration
+    """What ``kind`` declares about itself (`docform.kind_framework.declaration`), with the
+    names it leaves to its kind name filled in."""
+    cls = kind if isinstance(kind, type) else type(kind)
+    if cls not in _COMPLETED:
+        _COMPLETED[cls] = _completed(cls)
+    return _COMPLETED[cls]
+
+
+_COMPLETED: dict[type[Kind], Declaration] = {}
+
+
+def _completed(cls: type[Kind]) -> Declaration:
+    declaration: Declaration = cls.declaration  # type: ignore[attr-defined]
+    section, nested = declaration.section, declaration.nested
+    if section is not None:
+        section = replace(
+            section,
+            name=section.name or section_of_name(cls.name),
+            noun=section.noun or cls.name.replace("_", " "),
+            plural=section.plural or cls.plural,
+        )
+    if nested is not None:
+        nested = replace(nested, plural=nested.plural or cls.plural)
+    return replace(declaration, section=section, nested=nested)
 
 
 KIND_CLASSES: tuple[type[Kind], ...] = _discover()

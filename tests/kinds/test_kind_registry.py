@@ -14,11 +14,12 @@ from contract_definition import DEFINITION
 
 from docform.api.shapes import RouteShapes
 from docform.engine.kind import Kind
-from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_registry import (
     KIND_CLASSES,
     KindDeclarationError,
     build_kinds,
+    declaration_of,
     declared_kinds,
     in_plan_order,
     items_read_as,
@@ -28,6 +29,7 @@ from docform.kind_registry import (
     section_of,
     sections,
 )
+from docform.model.entry import Entry
 from docform.model.fields import RefTo
 from docform.service.extract import extracted
 
@@ -245,4 +247,30 @@ def test_a_new_kinds_read_route_is_checked_once_make_answers_takes_it_out() -> N
     )
     assert shapes.object_misfit("/orgs/o1/teams/t2", team) == (
         "id is a string ('t1'), not the id asked for"
+    )
+
+
+def test_a_kind_states_its_name_once_and_the_other_names_derive_from_it() -> None:
+    class ExampleEntry(Entry):
+        kind = "api_key"
+
+    class ApiKeyKind(Kind):
+        name = "api_key"
+        declaration = Declaration(position=5, section=Section(ExampleEntry))
+
+    section = declaration_of(ApiKeyKind).section
+    assert (ApiKeyKind.plural, ApiKeyKind.prune_setting) == ("api keys", "apiKeys")
+    assert section is not None
+    assert (section.name, section.noun, section.plural) == ("apiKeys", "api key", "api keys")
+
+
+def test_a_kind_states_the_names_that_do_not_derive_from_its_name() -> None:
+    [saml] = [cls for cls in KIND_CLASSES if cls.name == "saml"]
+    section = declaration_of(saml).section
+    assert (saml.plural, saml.prune_setting) == ("SAML providers", "saml")
+    assert section is not None
+    assert (section.name, section.noun, section.plural) == (
+        "saml",
+        "SAML provider",
+        "SAML providers",
     )

@@ -54,7 +54,7 @@ async def _read(
         # The token may not read them: the plan says what it could not list, not less.
         assert isinstance(kind, Kind)
         plan.warnings.append(
-            f"the {kind.plural or kind.name + 's'} that the plan's deletes may take along could "
+            f"the {kind.plural} that the plan's deletes may take along could "
             f"not be read ({error}): they are not listed under the deletes"
         )
         return []

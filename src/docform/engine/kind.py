@@ -53,13 +53,14 @@ class Kind:
     an ability of its own (`docform.engine.capabilities`)."""
 
     name: ClassVar[str]
-    """Address prefix and the ``kind`` of plan changes: ``team``, ``space``..."""
-    plural: ClassVar[str] = ""
-    """How messages name several objects of this kind; ``{name}s`` when empty."""
+    """Address prefix and the ``kind`` of plan changes: ``team``, ``space``, ``link_invite``.
+    The rest of a kind's names derive from it unless the kind states them."""
+    plural: ClassVar[str]
+    """How messages name several objects of this kind: ``link invites`` by default."""
     prune_setting: ClassVar[str | None]
-    """Key of ``docform.prune`` that allows deleting unmanaged objects of this kind; None for a
-    kind read only inside entries that list all of its objects there (an object's ``access``),
-    whose unmatched objects are always deleted."""
+    """Key of ``docform.prune`` that allows deleting unmanaged objects of this kind
+    (``linkInvites`` by default); None for a kind read only inside entries that list all of its
+    objects there (an object's ``access``), whose unmatched objects are always deleted."""
     references: ClassVar[tuple[str, ...]] = ()
     """Kinds whose objects this kind's keys or fields refer to; they are matched first."""
     read_after: ClassVar[tuple[str, ...]] = ()
@@ -125,6 +126,15 @@ class Kind:
     (`docform.engine.field_rules`): its entry model, or where the compared fields are named
     otherwise, a class of their own."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "name" in own:
+            if "plural" not in own:
+                cls.plural = plural_of(cls.name)
+            if "prune_setting" not in own:
+                cls.prune_setting = section_of_name(cls.name)
+
     def __init__(self, org_id: str) -> None:
         self.org_id = org_id
 
@@ -172,6 +182,17 @@ class Kind:
         """The live object as a manifest entry (`docform.export.model.Exported`) that planning
         matches with no change, or None when it is out of docform's scope."""
         raise NotImplementedError
+
+
+def plural_of(name: str) -> str:
+    """How messages name several objects of the kind ``name``: ``link invites``."""
+    return f"{name.replace('_', ' ')}s"
+
+
+def section_of_name(name: str) -> str:
+    """The manifest key of the kind ``name``'s entries and its prune setting: ``linkInvites``."""
+    first, *rest = name.split("_")
+    return first + "".join(part.capitalize() for part in rest) + "s"
 
 
 def default_create_reason(kind: Kind, desired: Desired) -> str:

@@ -140,7 +140,7 @@ def unread_with_referrers(order: Sequence[Kind], unreadable: Mapping[str, str]) 
     for kind in order:
         blocked = [r for r in kind.references if r != kind.name and r in unread]
         if blocked and kind.name not in unread:
-            plural = kind.plural or kind.name + "s"
+            plural = kind.plural
             unread[kind.name] = f"{plural}: refer to {', '.join(blocked)}, not read"
     return unread
 

@@ -84,7 +84,7 @@ async def _read_kind(
     """The live objects of ``kind``; none, recorded in ``state.unreadable``, when the token may
     not read them or a kind they are read after."""
     unreadable = state.unreadable
-    plural = kind.plural or kind.name + "s"
+    plural = kind.plural
     blocked = [name for name in kind.read_after if name in unreadable]
     if blocked:
         unreadable[kind.name] = f"{plural}: read after {', '.join(blocked)}, not read"
@@ -98,7 +98,7 @@ async def _read_kind(
                 state.refused_kind = plural
             return []
         raise ReadError(
-            f"reading the live {kind.plural or kind.name + 's'} failed, so no plan was made: {exc}"
+            f"reading the live {kind.plural} failed, so no plan was made: {exc}"
         ) from None
 
 

@@ -24,16 +24,19 @@ EntryModel = TypeVar("EntryModel", bound=BoundModel, covariant=True)
 class Section(Generic[EntryModel]):
     """A top-level manifest section: ``teams:`` holds `TeamEntry` values by name.
 
+    ``name``, ``noun`` and ``plural`` derive from the kind's name when left empty (the kind
+    ``link_invite``: section ``linkInvites``, noun ``link invite``, plural ``link invites``;
+    `docform.kind_registry.declaration_of`); a kind states them only where they differ.
     ``single``: the section is one entry, not entries by name (``organization:``). ``key`` and
     ``key_pattern`` are the type and pattern of the names; ``value`` the type of each value when
     it is more than the entry (a member written as a bare role); ``description`` what the
     schema says of the section.
     """
 
-    name: str
     entry: type[EntryModel]
-    noun: str  # "team", as in "unknown team 'x'"
-    plural: str  # for the summary line
+    name: str = ""
+    noun: str = ""  # "team", as in "unknown team 'x'"
+    plural: str = ""  # for the summary line
     key: Any = Name  # a type or an Annotated form, as pydantic reads them
     key_pattern: str = NAME_PATTERN
     value: object = None
@@ -49,10 +52,11 @@ def holds_entries(section: Section[BoundModel]) -> TypeGuard[Section[Entry]]:
 @dataclass(frozen=True)
 class Nested:
     """A kind written inside another kind's entries (a site's ``sections:``): its entry model,
-    and how the summary line counts its entries (``section groups``)."""
+    and how the summary line counts its entries (``section groups``; the kind's plural when
+    left empty)."""
 
     entry: type[BoundModel]
-    plural: str
+    plural: str = ""
 
 
 @dataclass(frozen=True)

@@ -75,10 +75,9 @@ class CollectionKind(RestKind, TellsAudience, Nests):
     """
 
     name = "collection"
-    prune_setting = "collections"
     declaration = Declaration(
         position=40,
-        section=Section("collections", CollectionEntry, "collection", "collections"),
+        section=Section(CollectionEntry),
         export_file="content.yaml",
         reads=Reads(
             fields={

@@ -90,11 +90,9 @@ class ExternalLinkKind(SiteRestKind, OrdersSiblings):
     """External links of managed sites, by title within their site."""
 
     name = "external_link"
-    plural = "external links"
-    prune_setting = "externalLinks"
     declaration = Declaration(
         position=85,
-        nested=Nested(ExternalLinkEntry, "external links"),
+        nested=Nested(ExternalLinkEntry),
         prune_description="External links of managed sites that write externalLinks.",
     )
     references = ("site", "section", "section_group")

@@ -103,7 +103,7 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
     prune_setting = "gitSync"
     declaration = Declaration(
         position=157,
-        section=Section("gitSync", GitSyncEntry, "Git Sync", "Git Sync installations"),
+        section=Section(GitSyncEntry, name="gitSync", noun="Git Sync"),
         export_file="git-sync.yaml",
         reads=Reads(
             fields={

@@ -78,10 +78,9 @@ class IntegrationKind(Kind):
     """Organization installations: installed with a POST, set up with a PATCH, uninstalled."""
 
     name = "integration"
-    prune_setting = "integrations"
     declaration = Declaration(
         position=151,
-        section=Section("integrations", IntegrationEntry, "integration", "integrations"),
+        section=Section(IntegrationEntry),
         export_file="integrations.yaml",
         reads=Reads(
             fields={

@@ -114,11 +114,9 @@ class LinkInviteKind(Kind, TellsAudience, LocksOtherThanId):
     """The organization's link invites, tied by the keyed fingerprint of their id."""
 
     name = "link_invite"
-    plural = "link invites"
-    prune_setting = "linkInvites"
     declaration = Declaration(
         position=125,
-        section=Section("linkInvites", LinkInviteEntry, "link invite", "link invites"),
+        section=Section(LinkInviteEntry),
         export_file="link-invites.yaml",
         reads=Reads(
             fields={"/orgs/*/link-invites": ("id", "role", "level", "space.id", "collection.id")},

@@ -96,14 +96,10 @@ class MemberKind(
     """Members by email: invited when missing, their role and SSO flag kept as written."""
 
     name = "member"
-    prune_setting = "members"
     declaration = Declaration(
         position=20,
         section=Section(
-            "members",
             MemberEntry,
-            "member",
-            "members",
             key=Email,
             key_pattern=EMAIL_PATTERN,
             value=RoleOrGuest | MemberEntry,

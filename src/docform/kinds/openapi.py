@@ -70,7 +70,7 @@ class OpenApiKind(Kind):
     prune_setting = "openapi"
     declaration = Declaration(
         position=110,
-        section=Section("openapi", OpenApiEntry, "OpenAPI spec", "OpenAPI specs"),
+        section=Section(OpenApiEntry, name="openapi", noun="OpenAPI spec", plural="OpenAPI specs"),
         export_file="openapi.yaml",
         reads=Reads(
             fields={"/orgs/*/openapi": ("id", "slug", "sourceURL", "visibility")},

@@ -92,10 +92,9 @@ class OrganizationKind(Kind):
     declaration = Declaration(
         position=10,
         section=Section(
-            "organization",
             OrganizationEntry,
-            "organization",
-            "organization",
+            name="organization",
+            plural="organization",
             single=True,
             description="The organization these files describe (exactly once per directory).",
         ),

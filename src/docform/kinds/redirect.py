@@ -177,10 +177,9 @@ class RedirectKind(Kind, ReadsBystanders):
     """Redirects of the managed sites that write ``redirects:``, keyed by source."""
 
     name = "redirect"
-    prune_setting = "redirects"
     declaration = Declaration(
         position=100,
-        nested=Nested(RedirectEntry, "redirects"),
+        nested=Nested(RedirectEntry),
         prune_description="Redirects of managed sites that write redirects.",
         reads=Reads(
             fields={

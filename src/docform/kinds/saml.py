@@ -59,7 +59,7 @@ class SamlKind(Kind, HasRailsAcrossKinds):
     prune_setting = "saml"
     declaration = Declaration(
         position=120,
-        section=Section("saml", SamlEntry, "SAML provider", "SAML providers"),
+        section=Section(SamlEntry, name="saml", noun="SAML provider"),
         export_file="saml.yaml",
         reads=Reads(
             fields={

@@ -93,10 +93,9 @@ class SectionKind(SiteRestKind, OrdersSiblings):
     """
 
     name = "section"
-    prune_setting = "sections"
     declaration = Declaration(
         position=70,
-        nested=Nested(SectionEntry, "sections"),
+        nested=Nested(SectionEntry),
         prune_description="Sections of managed sites.",
         reads=Reads(
             fields={

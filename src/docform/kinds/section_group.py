@@ -66,10 +66,9 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
     """
 
     name = "section_group"
-    prune_setting = "sectionGroups"
     declaration = Declaration(
         position=80,
-        nested=Nested(SectionGroupEntry, "section groups"),
+        nested=Nested(SectionGroupEntry),
         prune_description="Section groups of managed sites.",
         reads=Reads(
             fields={

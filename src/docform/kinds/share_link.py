@@ -64,11 +64,9 @@ class ShareLinkKind(Kind, TellsAudience):
     """Share links of the managed sites that write ``shareLinks:``, tied by live id."""
 
     name = "share_link"
-    plural = "share links"
-    prune_setting = "shareLinks"
     declaration = Declaration(
         position=105,
-        nested=Nested(ShareLinkEntry, "share links"),
+        nested=Nested(ShareLinkEntry),
         prune_description="Share links of managed sites that write shareLinks.",
         reads=Reads(
             fields={"/orgs/*/sites/*/share-links": ("id", "name", "active", "urls")},

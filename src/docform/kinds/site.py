@@ -171,11 +171,10 @@ class SiteKind(RestKind, ReadsBystanders, TellsAudience):
     """Sites by pinned id, else title. ``type`` is chosen at creation and cannot change."""
 
     name = "site"
-    prune_setting = "sites"
     reached_by = frozenset({"site"})
     declaration = Declaration(
         position=60,
-        section=Section("sites", SiteEntry, "site", "sites"),
+        section=Section(SiteEntry),
         export_file="sites.yaml",
         reads=Reads(
             fields={

@@ -109,10 +109,9 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
     """
 
     name = "site_space"
-    prune_setting = "siteSpaces"
     declaration = Declaration(
         position=90,
-        nested=Nested(SiteSpaceEntry, "site spaces"),
+        nested=Nested(SiteSpaceEntry),
         prune_description="Site spaces of managed sites.",
         reads=Reads(
             fields={

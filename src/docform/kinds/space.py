@@ -92,10 +92,9 @@ class SpaceKind(RestKind, TellsAudience, Restores):
     """
 
     name = "space"
-    prune_setting = "spaces"
     declaration = Declaration(
         position=50,
-        section=Section("spaces", SpaceEntry, "space", "spaces"),
+        section=Section(SpaceEntry),
         export_file="content.yaml",
         reads=Reads(
             fields={"/spaces/*": SPACE_FIELDS, "/orgs/*/spaces": SPACE_FIELDS},

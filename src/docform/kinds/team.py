@@ -51,10 +51,9 @@ class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey):
     """Teams by title; all membership changes of a team go in one ``PUT .../members``."""
 
     name = "team"
-    prune_setting = "teams"
     declaration = Declaration(
         position=30,
-        section=Section("teams", TeamEntry, "team", "teams"),
+        section=Section(TeamEntry),
         export_file="teams.yaml",
         reads=Reads(
             fields={

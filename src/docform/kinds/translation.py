@@ -59,10 +59,9 @@ class TranslationKind(Kind):
     """Translations: created with POST, their instructions replaced with PUT, deleted."""
 
     name = "translation"
-    prune_setting = "translations"
     declaration = Declaration(
         position=141,
-        section=Section("translations", TranslationEntry, "translation", "translations"),
+        section=Section(TranslationEntry),
         export_file="translations.yaml",
         reads=Reads(
             fields={
