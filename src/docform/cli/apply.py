@@ -13,7 +13,6 @@ from docform.cli.common import (
     apply_with_progress,
     confirm_apply,
     label_option,
-    load_and_plan_with_progress,
     load_manifests,
     passed_by,
     run_async,
@@ -21,11 +20,19 @@ from docform.cli.common import (
     use_color,
 )
 from docform.cli.group import cli
-from docform.cli.multi import apply_several, manifest_sets, refuse_single_plan_option
+from docform.cli.multi import (
+    apply_several,
+    manifest_sets,
+    planned_sets,
+    refuse_single_plan_option,
+    single,
+)
 from docform.cli.output import output, output_options
 from docform.errors import DocformError
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
+    from docform.engine.plan import Plan
+    from docform.manifest.discover import ManifestDir
     from docform.workflow.safety import RailOptions
 
 
@@ -143,26 +150,23 @@ def apply(
         )
     if reviewed is not None and not (checksum and source.is_dir()):
         raise click.UsageError("--reviewed goes with --checksum and a manifest directory")
-    if manifest_directory is not None and source.is_dir():
-        raise click.UsageError("--manifests goes with a saved plan; SOURCE is a directory")
-    manifests, the_plan = _plan_to_apply(source, manifest_directory, targets, excludes)
-    if the_plan.not_planned:
-        raise DocformError(
-            "nothing was applied: the token may not read everything the manifests manage, or "
-            "make every change they need ("
-            + "; ".join(the_plan.not_planned.values())
-            + "), so the plan is partial; apply with a token that may (an organization "
-            "admin's, and a user's where the service takes no other kind)"
-        )
-    if the_plan.rails is not None:  # a saved plan: what its reviewer accepted stays accepted
-        allow = _saved_allowances(source, the_plan.rails.allowed, allow, checksum)
     rails: RailOptions = {
         "max_deletions": max_deletions,
         "force": force,
         "allow": allow,
         "labels": labels,
     }
-    assess_rails(manifests, the_plan, **rails)
+    if source.is_dir():
+        if manifest_directory is not None:
+            raise click.UsageError("--manifests goes with a saved plan; SOURCE is a directory")
+        manifests, the_plan = _planned_directory(sets, targets, excludes, rails)
+        _refuse_partial(the_plan)
+    else:
+        manifests, the_plan = _plan_to_apply(source, manifest_directory, targets, excludes)
+        _refuse_partial(the_plan)
+        if the_plan.rails is not None:  # what its reviewer accepted stays accepted
+            rails["allow"] = _saved_allowances(source, the_plan.rails.allowed, allow, checksum)
+        assess_rails(manifests, the_plan, **rails)
     click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
         from docform.workflow.saved import secret_resolver
@@ -203,21 +207,44 @@ def _saved_allowances(
     return (*saved, *given)
 
 
+def _refuse_partial(the_plan: Plan) -> None:
+    if the_plan.not_planned:
+        raise DocformError(
+            "nothing was applied: the token may not read everything the manifests manage, or "
+            "make every change they need ("
+            + "; ".join(the_plan.not_planned.values())
+            + "), so the plan is partial; apply with a token that may (an organization "
+            "admin's, and a user's where the service takes no other kind)"
+        )
+
+
+def _planned_directory(
+    sets: Sequence[ManifestDir],
+    targets: Sequence[str],
+    excludes: Sequence[str],
+    rails: RailOptions,
+) -> tuple[Any, Any]:
+    """The manifests of a directory's one set and their plan made now, narrowed by the
+    targets, its rails assessed (`planned_sets`, the pipeline of any number of sets)."""
+    from docform.engine.targets import narrow_plan
+
+    def narrow(plan: Plan) -> Plan:
+        return narrow_plan(plan, targets, excludes)
+
+    outcome = single(planned_sets(sets, narrow, rails)[0])
+    if output().verbose and outcome.stats is not None:
+        click.echo(outcome.stats.summary(), err=True)
+    return outcome.planned()
+
+
 def _plan_to_apply(
     source: Path,
     manifest_directory: Path | None,
     targets: Sequence[str],
     excludes: Sequence[str],
 ) -> tuple[Any, Any]:
-    """The manifests and the plan to apply: planned now from a directory (narrowed by the
-    targets), or planned now in place of a saved plan, which it must match."""
-    from docform.engine.targets import narrow_plan
-
-    if source.is_dir():
-        manifests, the_plan, stats = load_and_plan_with_progress(source)
-        if output().verbose:
-            click.echo(stats.summary(), err=True)
-        return manifests, narrow_plan(the_plan, targets, excludes)
+    """The manifests and the plan to apply in place of a saved plan, planned now: it must
+    match the saved one."""
     if targets or excludes:
         raise click.UsageError(
             "--target goes with a directory; a saved plan applies as it was reviewed"

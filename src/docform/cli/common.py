@@ -51,29 +51,6 @@ def load_manifests(directory: Path) -> Any:
         raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
 
 
-def load_and_plan_with_progress(directory: Path) -> tuple[Any, Any, Any]:
-    """`load_manifests` and `plan_with_progress` at once, the reads starting while the
-    manifests load (`docform.workflow.run.load_and_plan`): the manifests, plan, call counts."""
-
-    from docform.manifest import ManifestError
-    from docform.render.progress import ReadProgress
-    from docform.workflow.connect import Client, open_client
-    from docform.workflow.early import EarlyView
-    from docform.workflow.run import load_and_plan
-    from docform.workflow.sets import invalid_manifests
-
-    def open_reader(view: ManifestSet | EarlyView) -> Client:
-        return open_client(view, read_only=True)
-
-    try:
-        with ReadProgress(output().console(stderr=True)) as progress:
-            return run_async(load_and_plan(directory, open_reader, progress=progress))
-    except ManifestError as exc:
-        for problem in exc.problems:
-            click.echo(str(problem.seen_from(directory)), err=True)
-        raise DocformError(invalid_manifests(len(exc.problems), directory)) from None
-
-
 def plan_with_progress(manifests: ManifestSet) -> tuple[Any, Any]:
     """The plan of ``manifests`` and the API call counts, with read progress on a terminal."""
 

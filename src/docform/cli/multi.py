@@ -1,8 +1,9 @@
-"""`validate`, `plan` and `apply` over a directory holding several manifest sets.
+"""The manifest sets of a directory, planned by one pipeline whatever their number.
 
-Each set (a subdirectory with its own ``organization:``) is handled on its own; results are
-grouped by organization with one total, and the command exits with the worst code (1 > 2 > 0).
-A directory holding one set never comes here: the commands treat it exactly as before.
+A directory holds one set, or several (a subdirectory each, with its own ``organization:``).
+Every command that plans a directory plans its sets here (`planned_sets`); one set is a list
+of one, shown and reported as a single organization's plan (`single`), several are grouped by
+organization with one total, the command exiting with the worst code (1 > 3 > 2 > 0).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from docform.cli.common import (
     confirm_apply,
     passed_by,
     rails_broken,
+    run_async,
     start_lock,
     use_color,
     write_output,
@@ -62,10 +64,8 @@ def refuse_single_plan_option(
     raise click.UsageError(message)
 
 
-def validate_several(sets: Sequence[Any], as_json: bool) -> int:
-    from docform.workflow.sets import load_sets
-
-    outcomes = load_sets(sets)
+def validate_several(outcomes: Sequence[SetOutcome], as_json: bool) -> int:
+    """Show the validation of several loaded sets (`docform.workflow.sets.load_sets`)."""
     problems = [p for o in outcomes for p in o.problems]
     if as_json:
         click.echo(json.dumps([p.as_dict() for p in problems], indent=2))
@@ -86,31 +86,20 @@ def validate_several(sets: Sequence[Any], as_json: bool) -> int:
 
 
 def plan_several(
-    sets: Sequence[Any],
+    outcomes: Sequence[SetOutcome],
     *,
     form: str,
     show_calls: bool,
     detailed_exitcode: bool,
-    targets: Sequence[str],
-    excludes: Sequence[str],
     markdown: tuple[Path | None, int],
     verbose: bool,
-    rails: RailOptions,
 ) -> int:
-    """Plan every set concurrently; ``form`` is ``text``, ``json`` or ``markdown``;
-    ``rails``: the keywords of `assess_rails` (``max_deletions``, ``force``); ``markdown``:
-    ``--markdown-out`` and ``--markdown-limit``. A target need match in one set only: each
-    set is narrowed by what matches in it."""
-    from docform.engine.targets import check_patterns, narrow_plan
+    """Show the plans of several sets (`planned_sets`); ``form`` is ``text``, ``json`` or
+    ``markdown``; ``markdown``: ``--markdown-out`` and ``--markdown-limit``."""
     from docform.render.limit import fit_sets_markdown
     from docform.render.sets import render_sets_json, render_sets_markdown, render_sets_text
     from docform.workflow.sets import worst_exit_code
 
-    def narrow(plan: Plan) -> Any:
-        return narrow_plan(plan, targets, excludes, check=False)
-
-    outcomes = planned_sets(sets, narrow, rails)
-    check_patterns([o.plan for o in outcomes if o.plan is not None], targets, excludes)
     markdown_out, markdown_limit = markdown
     if markdown_out is not None:
         whole = render_sets_markdown(outcomes, show_calls=show_calls)
@@ -204,18 +193,31 @@ def planned_sets(
 ) -> list[SetOutcome]:
     """Every set loaded and planned (concurrently); each outcome holds its plan or its error,
     and each plan its safety rails as ``assess_rails(**rails)`` evaluates them
-    (``policies_on_live``: see `assess_rails`)."""
-    import asyncio
-
+    (``policies_on_live``: see `assess_rails`). One set shows its reads' progress on a
+    terminal; several would draw over each other."""
+    from docform.render.progress import ReadProgress
     from docform.workflow.safety import assess_rails
-    from docform.workflow.sets import load_sets, plan_sets
+    from docform.workflow.sets import plan_sets
 
-    outcomes = load_sets(sets)
-    asyncio.run(plan_sets(outcomes, narrow))
+    if len(sets) == 1:
+        with ReadProgress(output().console(stderr=True)) as progress:
+            outcomes = run_async(plan_sets(sets, narrow, progress))
+    else:
+        outcomes = run_async(plan_sets(sets, narrow))
     for outcome in outcomes:
         if outcome.plan is not None:
             assess_rails(*outcome.planned(), **(rails or {}), policies_on_live=policies_on_live)
     return outcomes
+
+
+def single(outcome: SetOutcome) -> SetOutcome:
+    """The outcome of a directory's one set, with its plan; a set that failed is reported
+    (its manifest problems on stderr) and its error raised, as it came."""
+    if outcome.failed:
+        for problem in outcome.problems:
+            click.echo(str(problem), err=True)
+        raise outcome.exception or DocformError(outcome.error or "not planned")
+    return outcome
 
 
 def audit_trails(outcomes: Sequence[Any], since: datetime) -> list[Any]:

@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from docform.cli.common import load_manifests, plan_with_progress
 from docform.cli.group import cli
-from docform.cli.multi import manifest_sets, planned_sets, report_failures
+from docform.cli.multi import manifest_sets, planned_sets, report_failures, single
 from docform.cli.output import output_options
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
@@ -30,18 +29,15 @@ def pin(directory: Path) -> int:
     keep the object. Entries with no live object yet are listed; apply records them when it
     creates them. Commit docform.lock with the manifests. Exits 0, or 1 on any error.
     """
-    sets = manifest_sets(directory)
-    if len(sets) > 1:
-        outcomes = planned_sets(sets)
-        report_failures(outcomes)
-        for outcome in outcomes:
-            if not outcome.failed:
-                _pin_one(*outcome.planned(), f"{outcome.label()}: ")
-        return 1 if any(o.failed for o in outcomes) else 0
-    manifests = load_manifests(directory)
-    the_plan, _ = plan_with_progress(manifests)
-    _pin_one(manifests, the_plan, "")
-    return 0
+    outcomes = planned_sets(manifest_sets(directory))
+    if len(outcomes) == 1:
+        _pin_one(*single(outcomes[0]).planned(), "")
+        return 0
+    report_failures(outcomes)
+    for outcome in outcomes:
+        if not outcome.failed:
+            _pin_one(*outcome.planned(), f"{outcome.label()}: ")
+    return 1 if any(o.failed for o in outcomes) else 0
 
 
 def _pin_one(manifests: ManifestSet, plan: Plan, label: str) -> None:

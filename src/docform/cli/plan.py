@@ -11,7 +11,6 @@ import click
 from docform.cli.common import (
     allow_option,
     label_option,
-    load_and_plan_with_progress,
     markdown_options,
     refuse_if_rails_broken,
     use_color,
@@ -21,7 +20,9 @@ from docform.cli.group import cli
 from docform.cli.multi import (
     manifest_sets,
     plan_several,
+    planned_sets,
     refuse_single_plan_option,
+    single,
     validate_several,
 )
 from docform.cli.output import output, output_options
@@ -47,23 +48,22 @@ def validate(directory: Path, as_json: bool) -> int:
     working directory, like DIRECTORY) and exits 1; valid manifests exit 0 with a summary of
     what they hold.
     """
-    from docform.manifest import ManifestError, load_manifest_set
+    from docform.workflow.sets import load_sets
 
-    sets = manifest_sets(directory)
-    if len(sets) > 1:
-        return validate_several(sets, as_json)
-    try:
-        manifests = load_manifest_set(directory)
-    except ManifestError as exc:
-        problems = [problem.seen_from(directory) for problem in exc.problems]
+    outcomes = load_sets(manifest_sets(directory))
+    if len(outcomes) > 1:
+        return validate_several(outcomes, as_json)
+    (outcome,) = outcomes
+    if outcome.manifests is None:
         if as_json:
-            click.echo(json.dumps([problem.as_dict() for problem in problems], indent=2))
+            click.echo(json.dumps([problem.as_dict() for problem in outcome.problems], indent=2))
         else:
-            for problem in problems:
+            for problem in outcome.problems:
                 click.echo(str(problem))
-        count = len(exc.problems)
+        count = len(outcome.problems)
         output().info(f"{count} problem{'s' if count != 1 else ''} found.")
         return 1
+    manifests = outcome.manifests
     if as_json:
         click.echo("[]")
     for note in manifests.lock.notes:
@@ -157,9 +157,8 @@ def plan(
     DOCFORM_API_URL, else from `docform: api` in the manifests; the token from
     DOCFORM_API_TOKEN.
     """
-    from docform.engine.targets import narrow_plan
+    from docform.engine.targets import check_patterns, narrow_plan
     from docform.workflow.repository import head_commit
-    from docform.workflow.safety import assess_rails
     from docform.workflow.saved import save_plan
     from docform.workflow.sets import detailed_exit_code
 
@@ -168,37 +167,38 @@ def plan(
     verbose = output().verbose
     form = "json" if as_json else "markdown" if markdown else "text"
     sets = manifest_sets(directory)
-    if len(sets) > 1:
-        if out is not None:
-            refuse_single_plan_option("plan", "--out", directory, sets)
-        if explain_token:
-            refuse_single_plan_option("plan", "--explain-token", directory, sets)
-        return plan_several(
-            sets,
-            form=form,
-            show_calls=not compact,
-            detailed_exitcode=detailed_exitcode,
-            targets=targets,
-            excludes=excludes,
-            markdown=(markdown_out, markdown_limit),
-            verbose=verbose,
-            rails={
-                "max_deletions": max_deletions,
-                "force": force,
-                "allow": allow,
-                "labels": labels,
-            },
-        )
-    manifests, the_plan, stats = load_and_plan_with_progress(directory)
-    the_plan = narrow_plan(the_plan, targets, excludes)
-    the_plan.commit = head_commit(directory)
+    if len(sets) > 1 and out is not None:
+        refuse_single_plan_option("plan", "--out", directory, sets)
+    if len(sets) > 1 and explain_token:
+        refuse_single_plan_option("plan", "--explain-token", directory, sets)
     rails: RailOptions = {
         "max_deletions": max_deletions,
         "force": force,
         "allow": allow,
         "labels": labels,
     }
-    assess_rails(manifests, the_plan, **rails)
+
+    def narrow(plan: Plan) -> Plan:
+        # A target need match in one set only: each set is narrowed by what matches in it.
+        return narrow_plan(plan, targets, excludes, check=False)
+
+    outcomes = planned_sets(sets, narrow, rails)
+    if len(outcomes) == 1:
+        single(outcomes[0])
+    check_patterns([o.plan for o in outcomes if o.plan is not None], targets, excludes)
+    if len(outcomes) > 1:
+        return plan_several(
+            outcomes,
+            form=form,
+            show_calls=not compact,
+            detailed_exitcode=detailed_exitcode,
+            markdown=(markdown_out, markdown_limit),
+            verbose=verbose,
+        )
+    manifests, the_plan = outcomes[0].planned()
+    stats = outcomes[0].stats
+    assert stats is not None, "a planned set has its call counts"
+    the_plan.commit = head_commit(directory)
     if explain_token:
         the_plan.token = _token_needs(the_plan, stats)
     _print_plan(the_plan, manifests, form, not compact, (markdown_out, markdown_limit))

@@ -1,8 +1,12 @@
-"""Several manifest sets (one per organization) loaded and planned side by side.
+"""Manifest sets (one per organization) loaded and planned side by side: the one pipeline of
+every command that plans a directory, whether it holds one set or several (one is a list of
+one).
 
 Each set is handled on its own: one that fails to load or plan keeps its error and does not
-stop the others, so a command can report every organization and exit with the worst code.
-Planning runs concurrently, each set with its own read-only client.
+stop the others, so a command can report every organization and exit with the worst code; a
+command given one set raises that set's error as it came (`SetOutcome.exception`). Planning
+runs concurrently, each set with its own read-only client, its reads starting while its
+manifests load (`docform.workflow.run.load_and_plan`).
 """
 
 from __future__ import annotations
@@ -13,12 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docform.api.stats import CallStats
+from docform.engine.live import Progress
 from docform.engine.plan import Plan
 from docform.errors import DocformError
 from docform.manifest import ManifestError, ManifestSet, load_manifest_set
 from docform.manifest.discover import ManifestDir, check_distinct_organizations
 from docform.manifest.problems import Problem
-from docform.workflow.run import plan_manifests
+from docform.workflow.connect import Client, open_client
+from docform.workflow.early import EarlyView
+from docform.workflow.run import load_and_plan
 
 #: Exit codes from best to worst: 0 nothing to report, 2 changes or drift, 1 an error.
 _SEVERITY = {0: 0, 2: 1, 3: 2, 1: 3}
@@ -34,6 +41,8 @@ class SetOutcome:
     stats: CallStats | None = None
     problems: list[Problem] = field(default_factory=list)
     error: str | None = None
+    exception: DocformError | None = None
+    """The error of a set that loaded but could not be planned, as it was raised."""
 
     @property
     def name(self) -> str:
@@ -92,20 +101,48 @@ def invalid_manifests(count: int, directory: Path) -> str:
 
 
 async def plan_sets(
-    outcomes: Sequence[SetOutcome], narrow: Callable[[Plan], Plan] | None = None
-) -> None:
-    """Plan every loaded set concurrently; each gets its plan and call counts, or its error."""
+    sets: Sequence[ManifestDir],
+    narrow: Callable[[Plan], Plan] | None = None,
+    progress: Progress | None = None,
+) -> list[SetOutcome]:
+    """Load and plan every set concurrently; each outcome gets its manifests, plan and call
+    counts, or its problems and error. Two sets describing one organization is an error for the
+    whole run (`DiscoveryError`)."""
 
-    async def plan_one(outcome: SetOutcome, manifests: ManifestSet) -> None:
+    def open_reader(view: ManifestSet | EarlyView) -> Client:
+        return open_client(view, read_only=True)
+
+    async def plan_one(outcome: SetOutcome) -> None:
+        directory = outcome.source.directory
         try:
-            plan, outcome.stats = await plan_manifests(manifests)
-        except DocformError as exc:
-            outcome.error = str(exc)
+            manifests, plan, outcome.stats = await load_and_plan(
+                directory, open_reader, progress=progress
+            )
+        except ManifestError as exc:
+            outcome.problems = [p.seen_from(directory) for p in exc.problems]
+            outcome.error = invalid_manifests(len(exc.problems), directory)
             return
+        except DocformError as exc:
+            outcome.error, outcome.exception = str(exc), exc
+            outcome.manifests = _loaded_or_none(directory)
+            return
+        outcome.manifests = manifests
         outcome.plan = narrow(plan) if narrow else plan
 
-    loaded = [(o, o.manifests) for o in outcomes if o.manifests is not None and not o.failed]
-    await asyncio.gather(*(plan_one(outcome, manifests) for outcome, manifests in loaded))
+    outcomes = [SetOutcome(source) for source in sets]
+    await asyncio.gather(*(plan_one(outcome) for outcome in outcomes))
+    check_distinct_organizations(
+        [(o.source, o.manifests.organization.id) for o in outcomes if o.manifests]
+    )
+    return outcomes
+
+
+def _loaded_or_none(directory: Path) -> ManifestSet | None:
+    """The manifests of a set whose plan failed, for the organization its report names."""
+    try:
+        return load_manifest_set(directory)
+    except DocformError:
+        return None
 
 
 PARTIAL_PLAN_EXIT_CODE = 3
