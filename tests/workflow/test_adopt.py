@@ -65,7 +65,8 @@ def test_adopt_keeps_the_file_but_the_adopted_lines_then_plan_is_empty(applied, 
         f"{who} \\(organization.space.updated\\)\n"
         "  team.reviewers: added its entry in main.yaml\n"
         f"{who} \\(organization.team.member-updated\\)\n"
-        "Planning now shows no changes for what was adopted; review the files and commit them.\n",
+        "Planning the written manifests shows no changes for what was adopted; review the "
+        "files and commit them.\n",
         result.stdout,
     ), result.stdout
     assert_converged(applied, sandbox)
@@ -259,4 +260,29 @@ def test_access_given_and_taken_by_hand_is_written_into_the_entry(tmp_path, sand
     assert "  space.handbook: wrote access in main.yaml\n" in result.stdout
     text = (directory / "main.yaml").read_text(encoding="utf-8")
     assert "    access: {teams: {docs: read}}   # who may write it\n" in text
+    assert_converged(directory, sandbox)
+
+
+def test_adopt_says_what_it_wrote_only_when_the_next_plan_agrees(tmp_path, sandbox):
+    """A hand change adopt cannot write exactly is reported as written-but-still-changed, and
+    adopt never claims that planning shows no changes when it does not."""
+    directory = write_manifests(
+        tmp_path / "m",
+        "organization: {id: org_acme}\nspaces: {handbook: {title: Handbook}}\n"
+        "linkInvites: {guests: {level: guest, space: handbook}}\n",
+    )
+    apply(directory, sandbox)
+    [invite] = live_api(sandbox, "GET", "/orgs/org_acme/link-invites")["items"]
+    in_ui(sandbox, ALICE, "PATCH", f"/orgs/org_acme/link-invites/{invite['id']}", {"level": "read"})
+    result = run(["adopt", directory, "--target", "link_invite.*"], sandbox)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith(
+        "  link_invite.guests: wrote level in main.yaml\n"
+        "Planning the written manifests shows no changes for what was adopted; review the "
+        "files and commit them.\n"
+    )
+    assert "linkInvites: {guests: {level: read, space: handbook}}" in (
+        directory / "main.yaml"
+    ).read_text(encoding="utf-8")
+    assert invite["id"] not in (directory / "main.yaml").read_text(encoding="utf-8")
     assert_converged(directory, sandbox)

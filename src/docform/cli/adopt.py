@@ -83,11 +83,27 @@ def adopt_sets(
     check_patterns([o.planned()[1] for o in planned], targets, excludes)
     events = explained(planned, audit_trails(planned, since))
     results = [adopt_plan(*o.planned(), targets, excludes, check=False) for o in planned]
+    check_promises(directory, results)
     click.echo(render_adopted(results, events), nl=False)
     if markdown_out is not None:
         text = render_adopted_markdown(results, events)
         write_output(markdown_out, text, "the Markdown adopt report")
     return 1 if len(planned) != len(outcomes) else 0
+
+
+def check_promises(directory: Path, results: Sequence[Any]) -> None:
+    """Plan the manifests as adopt wrote them: what was adopted must show no change now."""
+    from docform.workflow.adopt import check_adopted
+
+    written = [r for r in results if r.adopted]
+    if not written:
+        return
+    fresh = {o.source.directory.resolve(): o for o in planned_sets(manifest_sets(directory))}
+    for result in written:
+        outcome = fresh.get(Path(result.directory).resolve())
+        plan = outcome.plan if outcome is not None else None
+        error = outcome.error if outcome is not None else "the manifest set is gone"
+        check_adopted(result, plan, error)
 
 
 def explained(outcomes: Sequence[Any], trails: Sequence[Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from docform.kind_registry import sections
+from docform.manifest.file_set import finish_interrupted
 from docform.manifest.problems import Path, Problem, did_you_mean
 from docform.manifest.yaml_reader import MAX_FILE_BYTES, YamlDocument, YamlFile, read_yaml_file
 from docform.model.entry import Location
@@ -30,7 +31,9 @@ just under it took 36 s and 2.4 GB to validate."""
 
 def manifest_files(directory: FsPath) -> list[FsPath]:
     """The ``*.yaml``/``*.yml`` files under ``directory``, sorted; hidden folders are skipped,
-    and so are links to files outside ``directory`` (`outside_links` names them)."""
+    and so are links to files outside ``directory`` (`outside_links` names them). A write of
+    several files killed half-way is finished first (`docform.manifest.file_set`)."""
+    finish_interrupted(directory)
     root = directory.resolve()
     return [path for path in _candidates(directory) if path.resolve().is_relative_to(root)]
 

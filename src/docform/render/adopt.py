@@ -24,14 +24,30 @@ def render_adopted(results: Sequence[AdoptResult], events: Events | None = None)
             lines += [f"    changed {event.describe()}" for event in who[:1]]
         for address, why in result.left:
             lines.append(f"  {address}: not adopted: {why}")
+        lines += [f"  {address}: {why}" for address, why in result.unkept]
     count = sum(len(r.adopted) for r in results)
+    unkept = sum(len(r.unkept) for r in results)
     files = sorted({f"{r.directory / f}" for r in results for f in r.files})
-    if not count:
+    if not count and not unkept:
         head = "Nothing to adopt: the manifests already say what the live organization holds."
         return "\n".join([head, *lines]) + "\n"
     head = f"Adopted {count} drifted object{'s' if count != 1 else ''} into {', '.join(files)}:"
-    tail = "Planning now shows no changes for what was adopted; review the files and commit them."
-    return "\n".join([head, *lines, tail]) + "\n"
+    return "\n".join([head, *lines, _promise(results, unkept)]) + "\n"
+
+
+def _promise(results: Sequence[AdoptResult], unkept: int) -> str:
+    """What planning the written manifests showed (`check_adopted`), never more."""
+    if unkept:
+        return (
+            f"Planning the written manifests still shows changes for {unkept} of what was "
+            "written (above); review the files, edit those by hand, and commit them."
+        )
+    if all(r.checked for r in results if r.adopted):
+        return (
+            "Planning the written manifests shows no changes for what was adopted; review the "
+            "files and commit them."
+        )
+    return "Review the files and commit them."
 
 
 def render_adopted_markdown(results: Sequence[AdoptResult], events: Events) -> str:

@@ -8,12 +8,16 @@ removes the entries whose live object is gone. The values are those ``export`` w
 right after shows no change for what was adopted. The files are edited by
 `docform.manifest.edit`, which keeps everything else as written.
 
-Nothing is written unless the edited manifests load and validate; the identity file
-(docform.lock) forgets the entries adopt removed.
+Nothing is written unless the edited manifests load and validate (tried in a copy of the
+directory); then the edited files, the new ones and the identity file (docform.lock, which
+forgets the entries adopt removed) are written as one (`docform.manifest.file_set`): after a
+kill at any point, either all of them have their new text or none has.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +34,8 @@ from docform.export.names import slugify
 from docform.kind_registry import build_kinds
 from docform.manifest import ManifestError, ManifestSet, load_manifest_set
 from docform.manifest.edit import ManifestFile
-from docform.manifest.lock import LOCK_NAME, write_lock
+from docform.manifest.file_set import replace_files
+from docform.manifest.lock import LOCK_NAME, render_lock
 from docform.model.entry import BoundModel
 from docform.workflow.adopt_parts import part_value
 
@@ -65,6 +70,40 @@ class AdoptResult:
     """Drift not adopted: ``(address, why)``."""
     files: list[str] = field(default_factory=list)
     """The manifest files written, relative to the directory."""
+    unkept: list[tuple[str, str]] = field(default_factory=list)
+    """What was written but a plan of the written manifests still shows: ``(address, why)``
+    (`check_adopted`)."""
+    checked: bool = False
+    """Whether the written manifests were planned again (`check_adopted`)."""
+
+
+def check_adopted(result: AdoptResult, fresh: Plan | None, error: str | None = None) -> None:
+    """Adopt's promise, checked: ``fresh``, a plan of the manifests as written, shows no change
+    for what was adopted; what it still shows is moved to ``unkept``, with why."""
+    result.checked = fresh is not None
+    still = set() if fresh is None else {c.address for c in fresh.changes}
+    if fresh is not None:
+        still |= {f"{u.kind}.~{u.id}" for u in fresh.unmanaged}
+    kept = []
+    for adopted in result.adopted:
+        if fresh is None:
+            why = f"written, but planning again to check it failed: {error}"
+            result.unkept.append((adopted.address, why))
+        elif adopted.address in still or (adopted.how != "added" and adopted.drifted in still):
+            why = (
+                f"written ({_listed_how(adopted)}), but the next plan still shows a change "
+                "here: docform cannot write its live state exactly; edit the entry by hand"
+            )
+            result.unkept.append((adopted.address, why))
+        else:
+            kept.append(adopted)
+    result.adopted = kept
+
+
+def _listed_how(adopted: Adopted) -> str:
+    if adopted.how == "fields":
+        return ", ".join(adopted.fields)
+    return f"{adopted.how} its entry"
 
 
 def adopt_plan(
@@ -209,6 +248,12 @@ class _Adopter:
                 )
             else:
                 dropped.add(name)
+        # A field the plan compares under another name than the entry writes it (a space
+        # invite's role is its entry's level): the entry's fields that differ from live.
+        unwritten = {name for name in dropped if name not in entry.model_fields_set}
+        if unwritten:
+            dropped -= unwritten
+            written |= _differing(entry, live, written)
         if not written and not dropped:
             return
         file = entry.location.file
@@ -279,6 +324,8 @@ class _Adopter:
     # -- writing --------------------------------------------------------------------------------
 
     def write(self) -> None:
+        """Every edited file, the new ones and docform.lock written as one (all or none, a
+        kill at any point included), once a copy of the directory with them validates."""
         changed = {name: f.text() for name, f in self.files.items()}
         changed = {
             name: text for name, text in changed.items() if text != self.files[name].original
@@ -286,27 +333,44 @@ class _Adopter:
         extra = {p: t for p, t in self.added_files.items() if not (self.directory / p).exists()}
         if not changed and not extra:
             return
-        _write_texts(self.directory, {**changed, **extra})
+        texts = {**changed, **extra, **self._lock_without_removed()}
+        problem = _invalid_with(self.directory, texts)
+        if problem is not None:
+            raise AdoptError(problem)
         try:
-            load_manifest_set(self.directory)
-        except ManifestError as exc:
-            _write_texts(self.directory, {n: self.files[n].original for n in changed})
-            for relative in extra:
-                (self.directory / relative).unlink(missing_ok=True)
-            raise AdoptError(_invalid(exc, self.directory)) from None
+            replace_files(self.directory, texts)
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            raise AdoptError(f"cannot write the manifests in {self.directory}: {why}") from None
         self.result.files = sorted(changed)
-        self._forget_removed()
 
-    def _forget_removed(self) -> None:
+    def _lock_without_removed(self) -> dict[str, str]:
+        """docform.lock's new text when it records entries adopt removed, else nothing."""
         if not (self.directory / LOCK_NAME).exists() or not self.removed:
-            return
+            return {}
         gone = {a.address for a in self.result.adopted if a.how == "removed"}
         ids = {
             address: live_id
             for address, live_id in self.manifests.lock.ids_for(self.plan.organization).items()
             if not any(address == g or address.startswith(g + ".") for g in gone)
         }
-        write_lock(self.directory, self.plan.organization, ids)
+        return {LOCK_NAME: render_lock(self.plan.organization, ids)}
+
+
+def _differing(
+    entry: BoundModel, live: Mapping[str, Any], done: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The fields of ``live`` (an entry as export writes it) that ``entry`` writes otherwise;
+    never its id, which ties it to its object (docform.lock's, or a pin the user writes)."""
+    fields = type(entry).model_fields
+    return {
+        name: value
+        for name, value in live.items()
+        if name in fields
+        and name not in done
+        and name != "id"
+        and getattr(entry, name, None) != value
+    }
 
 
 def _reference_names(
@@ -345,14 +409,20 @@ def _shorthand(model: type[BoundModel]) -> Any:
     return field_of
 
 
-def _write_texts(directory: Path, texts: Mapping[str, str]) -> None:
-    try:
+def _invalid_with(directory: Path, texts: Mapping[str, str]) -> str | None:
+    """Why the manifests of ``directory`` with ``texts`` written would not load, or None. They
+    are tried in a copy: a file a manifest refers to never lies outside its directory."""
+    with tempfile.TemporaryDirectory(prefix="docform-adopt-") as scratch:
+        copy = Path(scratch) / "manifests"
+        shutil.copytree(directory, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         for relative, text in texts.items():
-            path = directory / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise AdoptError(f"cannot write the manifests in {directory}: {exc.strerror}") from None
+            (copy / relative).parent.mkdir(parents=True, exist_ok=True)
+            (copy / relative).write_text(text, encoding="utf-8")
+        try:
+            load_manifest_set(copy)
+        except ManifestError as exc:
+            return _invalid(exc, directory)
+    return None
 
 
 def _invalid(exc: ManifestError, directory: Path) -> str:
