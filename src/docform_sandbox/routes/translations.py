@@ -18,7 +18,7 @@ from typing import Any, Literal
 from docform_sandbox.access import require_org
 from docform_sandbox.answer_schema import (
     ID,
-    NUMBER,
+    INTEGER,
     TIME,
     Schema,
     const,
@@ -68,7 +68,7 @@ OBJECTS: dict[str, Schema] = {
             "instructions": DOCUMENT,
             "createdAt": TIME,
             "updatedAt": TIME,
-            "stats": obj(dict.fromkeys(STATS, NUMBER)),
+            "stats": obj(dict.fromkeys(STATS, INTEGER)),
             "permissions": obj({"view": {"type": "boolean"}, "edit": {"type": "boolean"}}),
             "urls": urls("location"),
         },
