@@ -68,6 +68,7 @@ def ci_env(tmp_path: Path, applied_organization: Path) -> dict[str, str]:
         "GITHUB_REPOSITORY": "acme/docs",
         "GITHUB_RUN_ID": "42",
         "ISSUE_LABEL": "docform-drift",
+        "MANIFESTS": "manifests",
         "DRIFT_LABEL": "docform-drift",
         "CI_PIPELINE_URL": PIPELINE_URL,
         "CI_JOB_URL": "https://gitlab.example/acme/docs/-/jobs/7",

@@ -89,6 +89,7 @@ def ci_env(tmp_path: Path) -> dict[str, str]:
         "CI_MERGE_REQUEST_IID": "3",
         "PLAN_MARKER": MARKER,
         "DRIFT_LABEL": "docform-drift",
+        "MANIFESTS": "manifests",
     }
 
 

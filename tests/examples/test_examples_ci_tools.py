@@ -523,3 +523,35 @@ def test_github_refuses_a_re_run_of_an_apply_that_a_later_apply_followed(answers
         )
     else:
         assert (done.returncode, done.stdout) == (0, "")
+
+
+# -- GitHub: one drift job per organization ------------------------------------------------------
+
+
+def test_github_drift_checks_each_folder_of_manifests_in_a_job_of_its_own(example_repository):
+    """The matrix is the folders holding an organization.yaml, whatever their depth; each
+    organization's issue is found by its title, which names its folder."""
+    for name in ["globex", "initech"]:
+        folder = example_repository / "organizations" / name
+        folder.mkdir(parents=True)
+        (folder / "organization.yaml").write_text(f"organization: {{id: org_{name}}}\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.test"]
+    subprocess.run([*git, "add", "--all"], cwd=example_repository, check=True)
+    outputs = example_repository / "github-output"
+    listed = bash_step(
+        step("docform-drift.yml", "List the folders of manifests", "organizations")["run"],
+        example_repository,
+        {"GITHUB_OUTPUT": str(outputs)},
+    )
+    assert listed.returncode == 0, listed.stderr
+    folders = ["manifests", "organizations/globex", "organizations/initech"]
+    assert outputs.read_text() == f"folders={json.dumps(folders, separators=(',', ':'))}\n"
+    document = yaml.safe_load((EXAMPLE / ".github/workflows/docform-drift.yml").read_text())
+    job = document["jobs"]["drift"]
+    assert job["strategy"]["matrix"] == {
+        "manifests": "${{ fromJSON(needs.organizations.outputs.folders) }}"
+    }
+    assert job["concurrency"]["group"] == "docform-drift-${{ matrix.manifests }}"
+    assert job["env"] == {"MANIFESTS": "${{ matrix.manifests }}"}
+    issue = step("docform-drift.yml", "Open or update the drift issue", "drift")["run"]
+    assert 'title="docform: the live organization of $MANIFESTS drifted from main"' in issue

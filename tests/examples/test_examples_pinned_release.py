@@ -77,7 +77,7 @@ GITHUB: Jobs = {
     "apply": lambda checksum: github_commands(
         "docform-apply.yml", "push", {"REVIEWED_CHECKSUM": checksum}
     ),
-    "drift": lambda: github_commands("docform-drift.yml", "schedule"),
+    "drift": lambda: github_commands("docform-drift.yml", "schedule", {"MANIFESTS": "manifests"}),
     "adopt": lambda: github_commands("docform-adopt.yml", "schedule"),
 }
 GITLAB: Jobs = {

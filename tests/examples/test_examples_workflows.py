@@ -181,7 +181,7 @@ def test_github_pull_request_then_merge_then_schedule(repo, sandbox):
     execute(merged, sandbox)
 
     # Schedule: in sync, then drift after someone unlocks a space in the UI.
-    drift = github_commands("docform-drift.yml", "schedule")
+    drift = github_commands("docform-drift.yml", "schedule", {"MANIFESTS": "manifests"})
     assert execute(drift, sandbox)[-1] == 0
     lock_live_space(sandbox, "Ledger", "live")
     assert execute(drift, sandbox)[-1] == 2
