@@ -66,6 +66,6 @@ def test_the_walkthrough_runs_as_written(tmp_path: Path):
         said = SAID_EXIT.search(line)
         expected = said.group(1) if said else "0"
         assert codes.get(str(number)) == expected, f"{line}\n{done.stdout}\n{done.stderr}"
-    assert "Plan: 56 to create, 7 to update, 1 to delete, 0 to move." in done.stdout
+    assert "Plan: 56 to create, 8 to update, 1 to delete, 0 to move." in done.stdout
     assert "role" in (checkout / "drift.md").read_text(encoding="utf-8")
     assert not (checkout / ".docform" / "sandbox-url").exists()

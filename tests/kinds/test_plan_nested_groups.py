@@ -152,7 +152,9 @@ def test_export_writes_the_nesting_and_plans_no_change(
     result = run(["export", "org_acme", exported], sandbox)
     assert result.exit_code == 0, result.output
     sites = yaml.safe_load((exported / "sites.yaml").read_text(encoding="utf-8"))["sites"]
-    [docs] = [entry for entry in sites.values() if entry["id"] == "site_docs"]
+    # Export ties entries to live objects in docform.lock, not with `id:` in the entry.
+    ids = yaml.safe_load((exported / "docform.lock").read_text(encoding="utf-8"))["ids"]
+    [docs] = [entry for name, entry in sites.items() if ids[f"site.{name}"] == "site_docs"]
     groups = docs["sectionGroups"]
     title = {name: group["title"] for name, group in groups.items()}
     nesting = {g["title"]: title.get(g.get("group", "")) for g in groups.values()}

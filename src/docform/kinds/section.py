@@ -93,6 +93,9 @@ class SectionKind(SiteRestKind, OrdersSiblings):
     """
 
     name = "section"
+    # The group a section is in is written on the group (its `sections:` list), not on the
+    # section's entry, yet a rule may read it on the section.
+    fields_beyond_entry = ("sectionGroup",)
     declaration = Declaration(
         position=70,
         nested=Nested(SectionEntry),
