@@ -15,17 +15,19 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from docform.api.stats import CallStats
-from docform.engine.live import Progress
 from docform.engine.plan import Plan
 from docform.errors import DocformError
 from docform.manifest import ManifestError, ManifestSet, load_manifest_set
 from docform.manifest.discover import ManifestDir, check_distinct_organizations
 from docform.manifest.problems import Problem
-from docform.workflow.connect import Client, open_client
-from docform.workflow.early import EarlyView
-from docform.workflow.run import load_and_plan
+
+if TYPE_CHECKING:  # validate loads manifests only: the client and planning load with a plan
+    from docform.api.stats import CallStats
+    from docform.engine.live import Progress
+    from docform.workflow.connect import Client
+    from docform.workflow.early import EarlyView
 
 #: Exit codes from best to worst: 0 nothing to report, 2 changes or drift, 1 an error.
 _SEVERITY = {0: 0, 2: 1, 3: 2, 1: 3}
@@ -108,6 +110,8 @@ async def plan_sets(
     """Load and plan every set concurrently; each outcome gets its manifests, plan and call
     counts, or its problems and error. Two sets describing one organization is an error for the
     whole run (`DiscoveryError`)."""
+    from docform.workflow.connect import open_client
+    from docform.workflow.run import load_and_plan
 
     def open_reader(view: ManifestSet | EarlyView) -> Client:
         return open_client(view, read_only=True)
