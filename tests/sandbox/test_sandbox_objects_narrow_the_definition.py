@@ -30,10 +30,6 @@ _PARAMETER = re.compile(r"\{[^}]+\}")
 
 LABEL_ONLY = "issue 39: a provider made with a label only"
 GUEST = "a guest's grant: granting takes null, the definition's answer gives a role (service.md)"
-REQUEST_MODEL = (
-    "the customization document is described by the model of its request, which takes null to "
-    "clear a field; answers leave such a field out"
-)
 PROSE_PERMISSION = "an organization permission of the seed documents the definition lacks"
 KNOWN_GAPS = {
     # What each route's answer shows beyond the definition's, by object and field, and why.
@@ -79,32 +75,6 @@ KNOWN_GAPS = {
     ),
     "Customization.hasOverrides is not in the definition's answer": (
         "the sandbox tells whether site spaces override the site; the definition does not"
-    ),
-    **dict.fromkeys(
-        [
-            f"Customization.{field} may be null in the sandbox"
-            for field in (
-                "ai.greeting",
-                "ai.instructions",
-                "ai.localizedGreeting",
-                "ai.suggestions",
-                "announcement",
-                "favicon.emoji",
-                "favicon.icon",
-                "footer.copyright",
-                "footer.logo",
-                "header.backgroundColor",
-                "header.linkColor",
-                "header.logo",
-                "header.primaryLink",
-                "localizedTitle",
-                "privacyPolicy.url",
-                "socialPreview.url",
-                "styling.tint",
-                "title",
-            )
-        ],
-        REQUEST_MODEL,
     ),
     "Site.icon may be string in the sandbox": "the sandbox's site icon is a name, not an Icon",
     "TeamPermission.permission may be null in the sandbox": GUEST,

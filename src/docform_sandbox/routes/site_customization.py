@@ -65,11 +65,27 @@ def put_customization(ctx: Ctx) -> dict[str, Any]:
 
 
 def _customization_schema() -> dict[str, Any]:
-    schema = document_schema()
+    # The document's model takes null to clear a field; an answer leaves such a field out.
+    schema: dict[str, Any] = _without_null(document_schema())
     schema["properties"]["updatedAt"] = {"type": "string", "format": "date-time"}
     # The defined type's flag, sent with a site space's effective customization.
     schema["properties"]["hasOverrides"] = {"type": "boolean"}
     return schema
+
+
+def _without_null(schema: Any) -> Any:
+    """``schema`` with null taken out of every ``anyOf`` that allows it beside other values."""
+    if isinstance(schema, list):
+        return [_without_null(value) for value in schema]
+    if not isinstance(schema, dict):
+        return schema
+    choices = schema.get("anyOf")
+    if choices and {"type": "null"} in choices and len(choices) > 1:
+        rest = [choice for choice in choices if choice != {"type": "null"}]
+        others = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
+        narrowed = {**others, "anyOf": rest} if len(rest) > 1 else {**others, **rest[0]}
+        return _without_null(narrowed)
+    return {key: _without_null(value) for key, value in schema.items()}
 
 
 def __getattr__(name: str) -> dict[str, Any]:
