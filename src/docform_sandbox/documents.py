@@ -14,10 +14,11 @@ from docform_sandbox.access import member_key
 from docform_sandbox.http import ROLES
 
 Role = Literal["admin", "create", "review", "edit", "comment", "read"]
-# A redirect source: "/" then segments of unreserved characters or %XX escapes between single
-# slashes, optionally ending in "*" or "/*".
+# A redirect source, as the definition has it (SiteRedirectSourcePath): "/" then one or more
+# segments of unreserved characters or %XX escapes between single slashes, no trailing slash,
+# optionally ending in "*" or "/*".
 _SEGMENT = r"(?:[A-Za-z0-9._~+-]|%[0-9A-Fa-f]{2})+"
-REDIRECT_SOURCE = re.compile(rf"/(?:{_SEGMENT}(?:/{_SEGMENT})*/?)?\*?")
+REDIRECT_SOURCE = re.compile(rf"/{_SEGMENT}(?:/{_SEGMENT})*(?:/\*|\*)?")
 MAX_REDIRECT_SOURCE = 512
 
 

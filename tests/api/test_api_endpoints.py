@@ -602,7 +602,7 @@ async def test_translations(session: Session) -> None:
     assert page_ids(await s.send("GET", translations, 200), "translation") == [made]
     one = f"{translations}/{made}"
     assert object_id(await s.send("GET", one, 200), "translation") == made
-    document = {"object": "document", "nodes": []}
+    document = {"object": "document", "data": {}, "nodes": []}
     put = await s.send("PUT", one, 200, json={"instructions": document})
     assert put["instructions"]["nodes"] == []
     await s.send("POST", f"{one}/run", 204)
@@ -620,7 +620,7 @@ async def test_agent_instructions(session: Session) -> None:
         "type": "paragraph",
         "nodes": [{"object": "text", "leaves": [leaf]}],
     }
-    document = {"object": "document", "nodes": [block]}
+    document = {"object": "document", "data": {}, "nodes": [block]}
     put = await s.send("PUT", path, 200, json={"instructions": document})
     assert (put["object"], put["instructions"]) == ("agent-instructions", document)
 

@@ -71,7 +71,7 @@ def test_an_edit_shows_as_text_in_the_plan(sandbox: Path, manifests: Path) -> No
 def test_a_document_is_sent_as_written_and_compared_by_its_text(
     sandbox: Path, manifests: Path
 ) -> None:
-    leaf = {"object": "leaf", "text": "Be brief.", "marks": [{"type": "bold"}]}
+    leaf = {"object": "leaf", "text": "Be brief.", "marks": [{"object": "mark", "type": "bold"}]}
     text = {"object": "text", "leaves": [leaf]}
     block = {"object": "block", "type": "paragraph", "key": "k1", "isVoid": False,
              "nodes": [text], "data": {"align": "start"}}  # fmt: skip

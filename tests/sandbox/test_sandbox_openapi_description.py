@@ -306,7 +306,7 @@ def add_translation_and_instructions(client: SyncApi) -> None:
     source = {"space": space, "language": "en"}
     posted = client.post(f"{org}/translations", json={"language": "fr", "source": source})
     assert posted.status_code == 201
-    instructions = {"object": "document", "nodes": []}
+    instructions = {"object": "document", "data": {}, "nodes": []}
     put = client.put(f"{org}/agent-instructions", json={"instructions": instructions})
     assert put.status_code == 200
 

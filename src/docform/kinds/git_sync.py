@@ -131,7 +131,9 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
 
     async def _site_list(self, reader: LiveReader, site: Mapping[str, Any]) -> list[dict[str, Any]]:
         path = f"/orgs/{self.org_id}/sites/{site['id']}/spaces/git/installations"
-        return await reader.list(self.name, path)
+        # One answer, not a paged list: the operation takes no paging parameters.
+        answer = await reader.get_or_none(self.name, path)
+        return list((answer or {}).get("items") or [])
 
     async def _space_sync(
         self, reader: LiveReader, space: Mapping[str, Any]

@@ -39,14 +39,15 @@ from docform.model.entry import ID_PATTERN, Entry, ManifestModel, Unknown
 from docform.model.fields import MAX_URL, URL_PATTERN, Name, escape_invisible
 from docform.service.answer_description import within
 
-# A source: "/" then segments of unreserved characters or %XX escapes between single slashes,
+# A source, as the service's definition has it (SiteRedirectSourcePath): "/" then one or more
+# segments of unreserved characters or %XX escapes between single slashes, no trailing slash,
 # optionally ending in "*" or "/*" (a wildcard, at the end only).
 _SEGMENT = r"(?:[A-Za-z0-9._~+-]|%[0-9A-Fa-f]{2})+"
-SOURCE_PATTERN = re.compile(rf"/(?:{_SEGMENT}(?:/{_SEGMENT})*/?)?\*?")
+SOURCE_PATTERN = re.compile(rf"/{_SEGMENT}(?:/{_SEGMENT})*(?:/\*|\*)?")
 MAX_SOURCE = 512
 SOURCE_RULE = (
-    "a path starting with '/' of the characters A-Z a-z 0-9 - . _ ~ + or %XX escapes between "
-    "single slashes, optionally ending in '*' or '/*'"
+    "a path starting with '/' of one or more segments of the characters A-Z a-z 0-9 - . _ ~ + "
+    "or %XX escapes between single slashes, no trailing '/', optionally ending in '*' or '/*'"
 )
 FLAGS = ("permanent", "captureWildcard", "draft")
 CREDENTIALS = re.compile(r"^https?://[^/?#]*@")

@@ -45,9 +45,10 @@ class DocumentText(ManifestModel):
         return document_text(self.to_document())
 
     def to_document(self) -> dict[str, Any]:
-        """What the API is sent."""
+        """What the API is sent: a Document written without ``data``, which the service
+        requires, gets an empty one."""
         if self.document is not None:
-            return self.document
+            return {"data": {}, **self.document}
         return markdown_document(self.markdown or "")
 
 

@@ -4,7 +4,8 @@ Choices where the API documents are silent:
 - An organization whose instructions were never written answers an empty Document, with the
   organization's creation time as ``updatedAt`` and an empty ``updatedBy``.
 - Reading needs membership; writing needs the admin role. ``instructions`` must be a Document
-  (``object: document`` and a list of ``nodes``); its content is stored as sent.
+  (``object: document``, a ``data`` object and a list of ``nodes``); its content is stored as
+  sent.
 """
 
 from __future__ import annotations
@@ -47,9 +48,16 @@ def empty_document() -> dict[str, Any]:
 
 
 def check_document(document: dict[str, Any], field: str) -> None:
-    """A Document: ``{object: 'document', nodes: [...]}`` (400 naming ``field`` otherwise)."""
-    if document.get("object") != "document" or not isinstance(document.get("nodes"), list):
-        raise bad_request(f"{field}: must be a Document ({{object: 'document', nodes: [...]}})")
+    """A Document: ``{object: 'document', data: {...}, nodes: [...]}``, as the definition's
+    JSONDocument requires (400 naming ``field`` otherwise)."""
+    if (
+        document.get("object") != "document"
+        or not isinstance(document.get("data"), dict)
+        or not isinstance(document.get("nodes"), list)
+    ):
+        raise bad_request(
+            f"{field}: must be a Document ({{object: 'document', data: {{...}}, nodes: [...]}})"
+        )
 
 
 def render(org: dict[str, Any], stored: dict[str, Any] | None) -> dict[str, Any]:

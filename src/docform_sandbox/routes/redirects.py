@@ -138,9 +138,9 @@ def check_source(source: str) -> None:
         raise bad_request(f"source: must be at most {MAX_REDIRECT_SOURCE} characters")
     if not REDIRECT_SOURCE.fullmatch(source):
         raise bad_request(
-            f"source: {source!r} is not a redirect source: a path starting with '/' of the "
-            "characters A-Z a-z 0-9 - . _ ~ + or %XX escapes between single slashes, "
-            "optionally ending in '*' or '/*'"
+            f"source: {source!r} is not a redirect source: a path starting with '/' of one or "
+            "more segments of the characters A-Z a-z 0-9 - . _ ~ + or %XX escapes between "
+            "single slashes, no trailing '/', optionally ending in '*' or '/*'"
         )
 
 
