@@ -25,11 +25,15 @@ echo "gh $*" >> "$CALLS"
 if [ "$1 $2" = "issue list" ]; then echo 12; fi
 """
 
-# GitLab's API: one drift issue is open (iid 12); each call is kept in $CALLS.
+# GitLab's API: one drift issue is open for this organization (iid 12), another for another
+# one; each call is kept in $CALLS.
 GITLAB_STANDINS = """
 api() {
   echo "$*" >> "$CALLS"
-  if [ "$1" = GET ]; then echo '[{"iid": 12}]'; fi
+  if [ "$1" = GET ]; then
+    echo '[{"iid": 11, "title": "docform: the live organization of globex drifted from main"},
+      {"iid": 12, "title": "docform: the live organization of manifests drifted from main"}]'
+  fi
 }
 """
 
@@ -69,6 +73,7 @@ def ci_env(tmp_path: Path, applied_organization: Path) -> dict[str, str]:
         "GITHUB_RUN_ID": "42",
         "ISSUE_LABEL": "docform-drift",
         "MANIFESTS": "manifests",
+        "CI_DEFAULT_BRANCH": "main",
         "DRIFT_LABEL": "docform-drift",
         "CI_PIPELINE_URL": PIPELINE_URL,
         "CI_JOB_URL": "https://gitlab.example/acme/docs/-/jobs/7",
@@ -101,7 +106,7 @@ def test_gitlab_closes_the_drift_issue_saying_what_was_not_checked(ci_env):
     done = bash_step(gitlab_job("drift", GITLAB_STANDINS), Path(ci_env["CHECKOUT"]), ci_env)
     assert done.returncode == 0, done.stderr
     assert read(ci_env["CALLS"]).splitlines() == [
-        "GET /issues?state=opened&labels=docform-drift",
+        "GET /issues?state=opened&labels=docform-drift&per_page=100",
         "POST /issues/12/notes --data-urlencode body=No drift left in what the token may read; "
         f"what it may not read was not checked: {PIPELINE_URL}",
         "PUT /issues/12 --data state_event=close",

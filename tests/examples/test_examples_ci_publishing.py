@@ -90,6 +90,7 @@ def ci_env(tmp_path: Path) -> dict[str, str]:
         "PLAN_MARKER": MARKER,
         "DRIFT_LABEL": "docform-drift",
         "MANIFESTS": "manifests",
+        "CI_DEFAULT_BRANCH": "main",
     }
 
 
@@ -211,7 +212,9 @@ def test_gitlab_drift_issue_of_a_long_report_links_the_whole(acme, ci_env):
     invite_many(acme)
     done = bash_step(gitlab_script("drift"), acme, ci_env)
     assert done.returncode == 0, done.stderr
-    assert read(ci_env["CALLS"]) == "GET /issues?state=opened&labels=docform-drift\nPOST /issues\n"
+    assert read(ci_env["CALLS"]) == (
+        "GET /issues?state=opened&labels=docform-drift&per_page=100\nPOST /issues\n"
+    )
     assert len(read(acme / "drift-full.md")) > GITHUB_LIMIT
     assert read(ci_env["POSTED"]).endswith(
         f"\nThe whole report: [drift-full.md]({JOB_URL}/artifacts/file/drift-full.md).\n"

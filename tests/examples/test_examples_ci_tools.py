@@ -555,3 +555,16 @@ def test_github_drift_checks_each_folder_of_manifests_in_a_job_of_its_own(exampl
     assert job["env"] == {"MANIFESTS": "${{ matrix.manifests }}"}
     issue = step("docform-drift.yml", "Open or update the drift issue", "drift")["run"]
     assert 'title="docform: the live organization of $MANIFESTS drifted from main"' in issue
+
+
+def test_gitlab_drift_matrix_lists_every_folder_of_manifests():
+    """GitLab's parallel:matrix is written out in the file: it must name every folder that
+    holds an organization.yaml (and nothing else), as the GitHub workflow lists them."""
+    gitlab = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
+    matrix = gitlab["drift"]["parallel"]["matrix"]
+    listed = sorted(name for entry in matrix for name in entry["MANIFESTS"])
+    folders = sorted(
+        path.parent.relative_to(EXAMPLE).as_posix() for path in EXAMPLE.rglob("organization.yaml")
+    )
+    assert listed == folders
+    assert gitlab["drift"]["resource_group"] == "docform-drift-$MANIFESTS"

@@ -83,7 +83,7 @@ GITHUB: Jobs = {
 GITLAB: Jobs = {
     "plan": lambda: gitlab_commands("validate") + gitlab_commands("plan"),
     "apply": lambda checksum: gitlab_commands("apply", {"REVIEWED_CHECKSUM": checksum}),
-    "drift": lambda: gitlab_commands("drift"),
+    "drift": lambda: gitlab_commands("drift", {"MANIFESTS": "manifests"}),
     "adopt": lambda: gitlab_commands("adopt"),
 }
 

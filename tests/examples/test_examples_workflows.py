@@ -215,7 +215,7 @@ def test_gitlab_merge_request_then_merge_then_schedule(repo, sandbox):
 
     execute(gitlab_commands("apply", {"REVIEWED_CHECKSUM": reviewed.group(1)}), sandbox)
 
-    drift = gitlab_commands("drift")
+    drift = gitlab_commands("drift", {"MANIFESTS": "manifests"})
     assert execute(drift, sandbox) == [0]
     lock_live_space(sandbox, "Engineering handbook", "locked")
     assert execute(drift, sandbox) == [2]
