@@ -91,6 +91,19 @@ def slow_mode(config: pytest.Config) -> bool:
     return bool(config.getoption("--slow")) or os.environ.get("DOCFORM_SLOW", "") not in ("", "0")
 
 
+def needs_the_definition() -> None:
+    """Skips the calling test module when the service's pinned definition is not installed,
+    which only DOCFORM_CONTRACT=off lets a run go on without (contract_plugin stops it
+    otherwise, saying to run make node-tools)."""
+    from contract_definition import DEFINITION
+
+    if not DEFINITION.exists():
+        pytest.skip(
+            f"the service's definition is not installed ({DEFINITION.name}): make node-tools",
+            allow_module_level=True,
+        )
+
+
 def fuzz_examples(quick: int) -> int:
     """Examples a property test draws: ``quick`` in the default run (``make test``), or
     ``DOCFORM_FUZZ_EXAMPLES`` for every property test when set (a deep run: 500)."""

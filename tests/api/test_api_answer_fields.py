@@ -25,9 +25,12 @@ import pytest
 from contract_definition import Definition
 from jsonschema.exceptions import ValidationError
 
+from conftest import needs_the_definition
 from docform import kind_registry
 from docform.service.answer_fields import NULL, Field, Shape
 from docform.workflow.connect import KIND_SHAPES, Client
+
+needs_the_definition()
 
 DEFINITION = Definition()
 TIME = "2026-01-02T03:04:05.000Z"

@@ -236,6 +236,8 @@ def test_a_null_is_let_in_only_when_every_kind_reading_the_field_copes_with_it()
 
 
 def test_a_new_kinds_read_route_is_checked_once_make_answers_takes_it_out() -> None:
+    if not DEFINITION.exists():
+        pytest.skip(f"the service's definition is not installed ({DEFINITION.name})")
     webhooks = kind_reading({"/orgs/*/teams/*": ("id", "title")})
     kinds = [*KIND_CLASSES, webhooks]
     document = json.loads(DEFINITION.read_text(encoding="utf-8"))

@@ -22,8 +22,11 @@ from typing import Any
 import pytest
 from contract_definition import Definition
 
+from conftest import needs_the_definition
 from docform_sandbox.http import Endpoint
 from docform_sandbox.routes import ENDPOINTS, objects
+
+needs_the_definition()
 
 DEFINITION = Definition()
 _PARAMETER = re.compile(r"\{[^}]+\}")

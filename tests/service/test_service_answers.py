@@ -12,9 +12,12 @@ from pathlib import Path
 
 from contract_definition import DEFINITION
 
+from conftest import needs_the_definition
 from docform.kind_registry import items_read_as, reads_by_kind
 from docform.service.answer_description import DESCRIPTION_FILE, description
 from docform.service.extract import rendered
+
+needs_the_definition()
 
 REPO = Path(__file__).resolve().parents[2]
 
