@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -10,6 +9,7 @@ import click
 from docform.cli.common import markdown_options, use_color, write_output
 from docform.cli.group import cli
 from docform.cli.output import output_options
+from docform.render.json import json_text
 
 
 @cli.command()
@@ -43,7 +43,7 @@ def show(
         whole = render_markdown(plan, show_calls=not compact)
         write_output(markdown_out, whole + "\n", "the Markdown plan")
     if as_json:
-        click.echo(json.dumps(saved, indent=2, ensure_ascii=False))
+        click.echo(json_text(saved))
     elif markdown:
         full_file = str(markdown_out) if markdown_out else None
         fitted = fit_plan_markdown(

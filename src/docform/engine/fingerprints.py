@@ -17,8 +17,15 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def digest(value: Any) -> str:
+    """The SHA-256 of ``value``'s canonical JSON. A live text may hold a lone surrogate (JSON
+    can escape one, UTF-8 cannot encode it): kept as its code point's bytes, so two texts that
+    differ in one still differ, and none fails."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def fingerprint(obj: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()[:16]
+    return digest(obj)[:16]
 
 
 class _Unhashed:

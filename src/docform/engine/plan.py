@@ -14,13 +14,12 @@ Two kinds of values are not known when planning:
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from docform.engine.fingerprints import canonical_json
+from docform.engine.fingerprints import digest
 from docform.untrusted.lookalikes import escape_controls
 
 FORMAT_VERSION = "1.1"
@@ -347,7 +346,7 @@ class Plan:
         return body
 
     def checksum(self) -> str:
-        return hashlib.sha256(canonical_json(self.body()).encode()).hexdigest()
+        return digest(self.body())
 
     def to_json(self) -> dict[str, Any]:
         doc = self.body()

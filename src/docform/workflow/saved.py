@@ -12,7 +12,6 @@ any checkout of that repository; outside a repository, relative to the plan file
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from docform.engine.audience import AudienceChange
-from docform.engine.fingerprints import canonical_json
+from docform.engine.fingerprints import digest
 from docform.engine.ignore import Ignored
 from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged
 from docform.engine.rails import RailReport
@@ -98,7 +97,7 @@ def read_saved(path: Path) -> dict[str, Any]:
     body = {key: doc.get(key) for key in BODY_KEYS}
     if "allowed" in doc:
         body["allowed"] = doc["allowed"]
-    if hashlib.sha256(canonical_json(body).encode()).hexdigest() != doc.get("checksum"):
+    if digest(body) != doc.get("checksum"):
         raise SavedPlanError(
             f"{path}: the plan was edited after it was saved (its checksum does not match); "
             "make a new one with 'docform plan --out'"

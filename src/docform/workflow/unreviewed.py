@@ -14,13 +14,12 @@ each live object changed since are named.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from docform.engine.fingerprints import canonical_json
+from docform.engine.fingerprints import digest
 from docform.engine.plan import Change, Plan
 
 WAY_ON = "docs/ci.md, 'When the reviewed plan no longer applies'"
@@ -102,7 +101,7 @@ def _dropped(
 def _checksum(fresh: Plan, changes: list[dict[str, Any]]) -> str:
     body = fresh.body()
     body["changes"] = changes
-    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+    return digest(body)
 
 
 def _listed(changes: Sequence[Change]) -> str:
