@@ -24,12 +24,17 @@ def created(response):
     return response.json()
 
 
+def titled(title, parent):
+    """A create's body; the definition gives ``parent`` no null: a top-level object has none."""
+    return {"title": title} if parent is None else {"title": title, "parent": parent}
+
+
 def new_collection(api, title="Guides", parent=None):
-    return created(api.post(f"orgs/{ORG}/collections", json={"title": title, "parent": parent}))
+    return created(api.post(f"orgs/{ORG}/collections", json=titled(title, parent)))
 
 
 def new_space(api, title="Handbook", parent=None):
-    return created(api.post(f"orgs/{ORG}/spaces", json={"title": title, "parent": parent}))
+    return created(api.post(f"orgs/{ORG}/spaces", json=titled(title, parent)))
 
 
 def new_team(api, title="Platform", members=()):
