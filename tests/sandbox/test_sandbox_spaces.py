@@ -342,16 +342,29 @@ def test_patch_space_unknown_merge_rules_type_is_400(api):
     assert r.json() == error(400, "mergeRules.type: must be one of 'inherit', 'rules', 'none'")
 
 
+ROCKET = "https://acme.test/icons/rocket.svg"
+
+
+@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
+@pytest.mark.parametrize("icon", ["rocket", "ftp://acme.test/x.svg", "https://"])
+def test_patch_space_icon_that_is_not_a_url_is_400(api, icon):
+    space = api.post(f"orgs/{ORG}/spaces", json={"title": "Handbook"}).json()
+    r = api.patch(f"spaces/{space['id']}", json={"icon": icon})
+    assert r.json() == error(
+        400, f"icon: must be the http:// or https:// URL of an image, not {icon!r}"
+    )
+
+
 def test_patch_space_icon_replaces_emoji(api):
     space = make_space(api, emoji="1f4d8")
-    patched = api.patch(f"spaces/{space['id']}", json={"icon": "rocket"}).json()
+    patched = api.patch(f"spaces/{space['id']}", json={"icon": ROCKET}).json()
     assert patched["emoji"] == ""
-    assert patched["urls"]["icon"].endswith("/icons/rocket.svg")
+    assert patched["urls"]["icon"] == ROCKET
 
 
 def test_patch_space_null_emoji_removes_the_icon(api):
     space = make_space(api)
-    api.patch(f"spaces/{space['id']}", json={"icon": "rocket"})
+    api.patch(f"spaces/{space['id']}", json={"icon": ROCKET})
     patched = api.patch(f"spaces/{space['id']}", json={"emoji": None}).json()
     assert patched["emoji"] == ""
     assert "icon" not in patched["urls"]
@@ -360,7 +373,7 @@ def test_patch_space_null_emoji_removes_the_icon(api):
 @pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
 def test_patch_space_with_both_emoji_and_icon_is_400(api):
     space = make_space(api)
-    r = api.patch(f"spaces/{space['id']}", json={"emoji": "1f4d8", "icon": "rocket"})
+    r = api.patch(f"spaces/{space['id']}", json={"emoji": "1f4d8", "icon": ROCKET})
     assert r.status_code == 400
     assert r.json() == error(400, "icon: give either emoji or icon, not both")
 

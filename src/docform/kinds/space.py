@@ -1,8 +1,10 @@
 """Spaces (``spaces:``), optionally in a collection (by manifest name).
 
 ``visibility`` is read-only through the API (docs/service.md), so it is not part of the format.
-``icon`` is sent but cannot be compared: the API answers with an icon URL, not the name, so
-docform sets it when it creates the space or when ``emoji`` changes, and otherwise leaves it.
+``icon`` is the URL of an image (the definition's space icon is a URL). It is sent but not
+compared: an answer gives the icon only as ``urls.icon``, which the service need not keep as
+it was sent, so docform sets it when it creates the space or when ``emoji`` changes, and
+otherwise leaves it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from docform.model.fields import (
     Language,
     Level,
     SpaceMergeRules,
+    Url,
 )
 from docform.service.answer_description import within
 
@@ -61,7 +64,9 @@ class SpaceEntry(Entry):
 
     title: str = Field(min_length=1, max_length=50)
     emoji: str | None = Field(None, min_length=1, max_length=50)
-    icon: str | None = Field(None, min_length=1, max_length=50, description="Instead of emoji.")
+    icon: Url | None = Field(
+        None, description="Instead of emoji: the URL of an image (the service's definition)."
+    )
     collection: Annotated[CollectionName | None, ChangedBy("move")] = Field(
         None, description="Manifest name of the collection."
     )

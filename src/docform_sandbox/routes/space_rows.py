@@ -52,7 +52,7 @@ def _space_urls(ctx: Ctx, doc: dict[str, Any]) -> dict[str, str]:
     if doc.get("visibility") in ("public", "unlisted"):
         urls["public"] = f"{PUBLISHED_BASE}/s/{doc['id']}"
     if doc.get("icon"):
-        urls["icon"] = f"{APP_BASE}/icons/{doc['icon']}.svg"
+        urls["icon"] = doc["icon"]
     return urls
 
 

@@ -11,7 +11,8 @@ Choices where the API documents are silent:
 - ``visibility`` in a PATCH body answers 400: it is read-only through this API. On create the
   field is not part of the body and is ignored like any unknown field.
 - ``emoji`` and ``icon`` are exclusive: setting one clears the other, ``null`` for either clears
-  both (``emoji`` becomes ``""``), giving both non-null answers 400.
+  both (``emoji`` becomes ``""``), giving both non-null answers 400. ``icon`` is a URL (the
+  definition's), ``http`` or ``https`` only (else 400), answered as ``urls.icon`` as sent.
 - ``updatedAt`` moves only when a value really changes (PATCH, move, delete, restore).
 - A deleted space is left out of lists and answers 404 to changes, but ``GET`` still shows it
   with ``deletedAt`` ("deletedAt is populated on the space") and restore brings it back; restore
@@ -34,6 +35,7 @@ Choices where the API documents are silent:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import Field
@@ -206,10 +208,14 @@ def get_space(ctx: Ctx) -> dict[str, Any]:
     return render_space(ctx, space_row(ctx, ctx.params["spaceId"]))
 
 
+#: A space's icon: the definition's URL (format uri), taken as an http or https address.
+ICON_URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
+
+
 class SpacePatch(Body):
     title: str | None = Field(None, max_length=50)
     emoji: str | None = Field(None, max_length=50)
-    icon: str | None = Field(None, max_length=50)
+    icon: str | None = Field(None, max_length=2048)
     editMode: Any = None
     defaultLevel: Any = None
     language: Any = None
@@ -231,6 +237,10 @@ def _patch_values(patch: SpacePatch) -> dict[str, Any]:
         check_merge_rules(patch.mergeRules, "mergeRules", allow_inherit=True)
     if patch.emoji is not None and patch.icon is not None:
         raise bad_request("icon: give either emoji or icon, not both")
+    if patch.icon is not None and not ICON_URL.match(patch.icon):
+        raise bad_request(
+            f"icon: must be the http:// or https:// URL of an image, not {patch.icon!r}"
+        )
     return {name: getattr(patch, name) for name in given}
 
 
