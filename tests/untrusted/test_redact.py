@@ -109,7 +109,8 @@ def _holds_a_part_of(text: str, secret: str) -> bool:
     secret=st.text(alphabet=string.ascii_letters + string.digits + "-_./+=:@", min_size=12,
                    max_size=60),
     prefix=st.text(alphabet=string.ascii_letters + ": ", max_size=5),
-    encode=st.sampled_from(["url", "base64", "base64url", "upper", "lower"]),
+    encode=st.sampled_from(["url", "base64", "base64url", "upper", "lower", "reversed",
+                            "spaced", "dashed-reversed"]),
 )  # fmt: skip
 def test_an_encoded_secret_never_survives_redaction(secret: str, prefix: str, encode: str) -> None:
     raw = prefix + secret
@@ -119,6 +120,9 @@ def test_an_encoded_secret_never_survives_redaction(secret: str, prefix: str, en
         "base64url": base64.urlsafe_b64encode(raw.encode()).decode(),
         "upper": raw.upper(),
         "lower": raw.lower(),
+        "reversed": raw[::-1],
+        "spaced": " ".join(raw),
+        "dashed-reversed": " - ".join(raw[::-1]),
     }[encode]
     masked = redact_text(f"refused: {echo} (400)", [secret])
     assert MASK in masked
@@ -126,6 +130,10 @@ def test_an_encoded_secret_never_survives_redaction(secret: str, prefix: str, en
         assert secret.lower() not in masked.lower()
     elif encode == "url":
         assert quote(secret, safe="").lower() not in masked.lower()
+    elif encode in ("reversed", "spaced", "dashed-reversed"):
+        letters = "".join(ch for ch in masked.lower() if ch.isalnum())
+        spelled = "".join(ch for ch in secret.lower() if ch.isalnum())
+        assert spelled not in letters and spelled[::-1] not in letters
 
 
 def test_redact_text_leaves_short_words_that_match_no_secret_alone() -> None:

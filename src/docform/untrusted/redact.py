@@ -85,7 +85,8 @@ def redact_text(text: str, secrets: Iterable[str | None] = ()) -> str:
 
     A secret is masked as it is and as a service may echo it: in another case, URL-encoded,
     JSON-escaped, base64-encoded (alone or inside a longer encoded text, as in a Basic
-    credential), and a token-like secret also in pieces of half its length or more.
+    credential), and a token-like secret also in pieces of half its length or more, reversed,
+    and with up to three other characters between its letters.
     """
     pattern = _secrets_pattern(tuple(sorted({s for s in secrets if s})))
     if pattern is not None:
@@ -100,9 +101,27 @@ def _secrets_pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
         return None
     forms = {form for secret in secrets for form in _echoed_forms(secret)}
     forms.update(secrets)
-    # Longest first, so a secret that contains another one is masked whole.
-    alternatives = sorted(forms, key=lambda form: (-len(form), form))
-    return re.compile("|".join(map(re.escape, alternatives)), re.IGNORECASE)
+    spelled = {form for secret in secrets for form in _spelled_out(secret)}
+    # Longest first, so a secret that contains another one is masked whole; a form spelled
+    # out with letters apart before the same form written whole.
+    alternatives = sorted(
+        [(-len(form), 0, _spaced(form)) for form in spelled]
+        + [(-len(form), 1, re.escape(form)) for form in forms]
+    )
+    return re.compile("|".join(regex for _, _, regex in alternatives), re.IGNORECASE)
+
+
+_SPACING = "[^0-9A-Za-z]{0,3}"
+"""What a service may put between the letters of an echoed secret (``t o k e n``, ``t-o-k``)."""
+
+
+def _spelled_out(secret: str) -> list[str]:
+    """The token-like ``secret`` and its reverse, which a service may echo letter-spaced."""
+    return [secret, secret[::-1]] if _token_like(secret) else []
+
+
+def _spaced(form: str) -> str:
+    return _SPACING.join(map(re.escape, form))
 
 
 # Pieces of a token-like secret are masked when a service splits its echo; longer secrets
@@ -122,7 +141,8 @@ def _echoed_forms(secret: str) -> set[str]:
     }
     if _token_like(secret):
         piece = max(FRAGMENT_MIN_CHARS, -(-len(secret) // 2))
-        forms.update(secret[i : i + piece] for i in range(len(secret) - piece + 1))
+        for spelled in (secret, secret[::-1]):
+            forms.update(spelled[i : i + piece] for i in range(len(spelled) - piece + 1))
     return {form for form in forms if len(form) >= FRAGMENT_MIN_CHARS}
 
 
