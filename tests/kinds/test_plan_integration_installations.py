@@ -11,6 +11,7 @@ test_integration_secrets below.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +192,22 @@ def test_export_reads_configuration_text_from_the_environment(
         monkeypatch.setenv(names[key], value)
     assert list(entry["sites"]) == ["acme-docs"] or len(entry["sites"]) == 1
     assert_converged(exported, sandbox)
+
+
+def test_export_notes_name_the_entry_whose_site_configuration_holds_credentials(
+    sandbox: Path, manifests: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site's configuration is a part of its integration's entry: its note names both
+    (it read `integrations. holds credentials`, the entry's name missing)."""
+    monkeypatch.setenv("SEGMENT_KEY", KEY)
+    sites = {"docs": {"configuration": {"token": "${env:SEGMENT_KEY}"}}}
+    write(manifests, {"analytics": analytics(sites=sites)})
+    apply(manifests, sandbox)
+    result = run(["export", ORG, tmp_path / "exported"], sandbox)
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if "holds credentials" in line]
+    assert any("integrations.segment.sites holds credentials" in n for n in notes), notes
+    assert all(re.match(r"Note: integrations\.[\w-]+(\.\w+)? holds", n) for n in notes), notes
 
 
 def test_configuration_secrets_never_leave_docform(

@@ -113,9 +113,11 @@ def _merge_parts(
         parent = nodes.get(within)
         if parent is None:
             continue
-        where = f"{group[0].section}.{names.get(within, within.id)}.{key}"
+        named = f"{names.get(within, within.id)}.{key}"
+        where = f"{group[0].section}.{named}"
         try:
-            resolved = [_resolve(part.fields, part, "", names, built) for part in group]
+            # A part has no name of its own: its notes and files name the entry it lives in.
+            resolved = [_resolve(part.fields, part, named, names, built) for part in group]
         except _Dangling as exc:
             built.notes.append(
                 f"{where} left out (not managed): it refers to {exc.ref.kind} {exc.ref.id}, "
