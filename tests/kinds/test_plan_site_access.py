@@ -153,7 +153,7 @@ def test_two_links_of_one_name_ask_for_a_pin(sandbox: Path, directory: Path) -> 
     assert "pin" in result.output
 
 
-def test_export_writes_share_links_with_ids(sandbox: Path, tmp_path: Path) -> None:
+def test_export_writes_share_links_and_plans_no_change(sandbox: Path, tmp_path: Path) -> None:
     live_api(sandbox, "POST", LINKS, {"name": "Partners"})
     out = tmp_path / "exported"
     assert run(["export", "org_acme", out], sandbox).exit_code == 0

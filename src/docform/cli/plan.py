@@ -29,10 +29,14 @@ from docform.cli.output import output, output_options
 from docform.untrusted.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
+    from collections.abc import Sequence
+
     from docform.api.stats import CallStats
     from docform.engine.plan import Plan
     from docform.manifest import ManifestSet
+    from docform.manifest.discover import ManifestDir
     from docform.workflow.safety import RailOptions
+    from docform.workflow.sets import SetOutcome
 
 
 @cli.command()
@@ -157,7 +161,6 @@ def plan(
     DOCFORM_API_URL, else from `docform: api` in the manifests; the token from
     DOCFORM_API_TOKEN.
     """
-    from docform.engine.targets import check_patterns, narrow_plan
     from docform.workflow.repository import head_commit
     from docform.workflow.saved import save_plan
     from docform.workflow.sets import detailed_exit_code
@@ -177,15 +180,7 @@ def plan(
         "allow": allow,
         "labels": labels,
     }
-
-    def narrow(plan: Plan) -> Plan:
-        # A target need match in one set only: each set is narrowed by what matches in it.
-        return narrow_plan(plan, targets, excludes, check=False)
-
-    outcomes = planned_sets(sets, narrow, rails)
-    if len(outcomes) == 1:
-        single(outcomes[0])
-    check_patterns([o.plan for o in outcomes if o.plan is not None], targets, excludes)
+    outcomes = _planned_and_narrowed(sets, targets, excludes, rails)
     if len(outcomes) > 1:
         return plan_several(
             outcomes,
@@ -211,6 +206,27 @@ def plan(
         click.echo(stats.summary(), err=True)
     refuse_if_rails_broken(the_plan)
     return detailed_exit_code(the_plan) if detailed_exitcode else 0
+
+
+def _planned_and_narrowed(
+    sets: Sequence[ManifestDir],
+    targets: Sequence[str],
+    excludes: Sequence[str],
+    rails: RailOptions,
+) -> list[SetOutcome]:
+    """Every set planned (`planned_sets`) and narrowed by the targets; a target need match in
+    one set only, each set narrowed by what matches in it. One set that failed raises its
+    error first (`single`), before a target is judged against no plan."""
+    from docform.engine.targets import check_patterns, narrow_plan
+
+    def narrow(plan: Plan) -> Plan:
+        return narrow_plan(plan, targets, excludes, check=False)
+
+    outcomes = planned_sets(sets, narrow, rails)
+    if len(outcomes) == 1:
+        single(outcomes[0])
+    check_patterns([o.plan for o in outcomes if o.plan is not None], targets, excludes)
+    return outcomes
 
 
 def _token_needs(the_plan: Plan, stats: CallStats) -> Any:
