@@ -27,10 +27,15 @@ SCHEMA = {
     "properties": {
         "plan": {"type": "string", "enum": ["free", "pro"], "description": "The plan"},
         "unsigned": {
+            "type": "object",
+            "description": "Unsigned claims of the site visitor.",
             "properties": {"beta": {"type": "boolean", "description": "In the beta"}},
+            "additionalProperties": False,
         },
     }
 }
+#: SCHEMA as the service takes it whole (the definition's SiteAdaptiveJSONSchema).
+LIVE_SCHEMA = {"type": "object", **SCHEMA, "additionalProperties": False}
 
 
 def manifests(directory: Path, adaptive: dict[str, Any], condition: str | None = None) -> Path:
@@ -125,9 +130,7 @@ def live_schema_manifests(directory: Path, space_condition: str, header: str) ->
 def test_conditions_are_checked_against_the_live_schema_before_any_call(
     tmp_path: Path, sandbox: Path
 ) -> None:
-    live_api(
-        sandbox, "PUT", f"{DOCS}/adaptive-schema", {"jsonSchema": {"type": "object", **SCHEMA}}
-    )
+    live_api(sandbox, "PUT", f"{DOCS}/adaptive-schema", {"jsonSchema": LIVE_SCHEMA})
     directory = live_schema_manifests(
         tmp_path / "m", "visitor.claims.plna == 'pro'", "visitor.claims.unsigned.bta"
     )
@@ -161,9 +164,7 @@ def test_conditions_are_checked_against_the_live_schema_before_any_call(
 
 
 def test_conditions_that_fit_the_live_schema_plan(tmp_path: Path, sandbox: Path) -> None:
-    live_api(
-        sandbox, "PUT", f"{DOCS}/adaptive-schema", {"jsonSchema": {"type": "object", **SCHEMA}}
-    )
+    live_api(sandbox, "PUT", f"{DOCS}/adaptive-schema", {"jsonSchema": LIVE_SCHEMA})
     directory = live_schema_manifests(
         tmp_path / "m", "visitor.claims.plan == 'pro'", "visitor.claims.unsigned.beta"
     )
