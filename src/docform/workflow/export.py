@@ -91,7 +91,9 @@ async def export_organization(
 def _lock_ids(org_id: str, ids: Mapping[tuple[str, ...], LiveRef]) -> dict[str, str]:
     """What docform.lock records for the exported entries, by plan address, for the kinds the
     lock ties (the entries pin no ``id``)."""
-    kinds = {kind.name: kind for kind in build_kinds(org_id) if kind.locked}
+    # A kind whose lock line holds something else than an id (`Kind.lock_field`) is left out.
+    tied = (kind for kind in build_kinds(org_id) if kind.locked and kind.lock_field is None)
+    kinds = {kind.name: kind for kind in tied}
     lock: dict[str, str] = {}
     for path, ref in ids.items():
         kind = kinds.get(ref.kind)
