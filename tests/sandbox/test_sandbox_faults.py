@@ -417,7 +417,10 @@ async def test_a_served_sandbox_drops_and_loses_answers_and_counts_them(tmp_path
     assert "Traceback" not in output[0]
 
 
-@pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")
+@pytest.mark.contract_exempt(
+    "leaves in the middle of its body on purpose: the sandbox's empty 400 is read by nobody",
+    answers=True,
+)
 def test_a_served_sandbox_takes_a_client_leaving_mid_body_without_a_traceback(
     tmp_path: Path,
 ) -> None:
