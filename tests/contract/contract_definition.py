@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -26,7 +27,9 @@ from referencing.jsonschema import DRAFT202012
 
 ROOT = Path(__file__).parents[2]
 NODE_TOOLS = ROOT / ".ci" / "node-tools"
-DEFINITION = NODE_TOOLS / "node_modules" / "@gitbook" / "api" / "spec" / "openapi.json"
+PINNED = NODE_TOOLS / "node_modules" / "@gitbook" / "api" / "spec" / "openapi.json"
+# Another file of the definition (a newer version, before moving the pin) when set.
+DEFINITION = Path(os.environ.get("DOCFORM_CONTRACT_DEFINITION", "") or PINNED)
 METHODS = ("get", "put", "post", "patch", "delete")
 DOCUMENT = "urn:docform:service-definition"
 # Statuses the service may answer to any operation, listed or not (its documented error

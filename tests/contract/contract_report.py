@@ -43,7 +43,8 @@ def report_lines(
     by_docform: Counter[str],
     found: list[tuple[str, Mismatch]],
 ) -> list[str]:
-    version = json.loads((DEFINITION.parents[1] / "package.json").read_text())["version"]
+    package = DEFINITION.parents[1] / "package.json"
+    version = json.loads(package.read_text())["version"] if package.exists() else DEFINITION.name
     routes = sandbox_routes(definition)
     by_operation: dict[str, list[tuple[str, Mismatch]]] = defaultdict(list)
     for test, mismatch in found:

@@ -62,3 +62,36 @@ def test_an_exchange_outside_the_definition_fails_its_test_unless_exempt(tmp_pat
     ) in done.stdout
     assert "FAILED test_inner.py::test_a_path_the_service_lacks - " in done.stdout
     assert "contract: 2 exchanges checked against" in done.stdout
+
+
+def run_without_definition(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """A pytest of the plugin where the definition is missing and npm is not on PATH."""
+    (tmp_path / "test_inner.py").write_text("def test_nothing():\n    pass\n", encoding="utf-8")
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(CONTRACT), os.environ.get("PYTHONPATH", "")]),
+        "PATH": str(Path(sys.executable).parent),
+        "DOCFORM_CONTRACT_DEFINITION": str(tmp_path / "missing" / "openapi.json"),
+    }
+    environment.pop("DOCFORM_REQUIRE_NODE_TOOLS", None)
+    environment.update(env)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "contract_plugin"]
+    return subprocess.run(
+        [*command, "-p", "no:cacheprovider", "test_inner.py"],
+        cwd=tmp_path, env=environment, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def test_without_npm_a_missing_definition_turns_the_check_off_and_says_so(tmp_path: Path) -> None:
+    done = run_without_definition(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no contract check: npm is not installed and the service's definition is missing (" in (
+        done.stdout
+    )
+
+
+def test_where_node_tools_are_required_a_missing_definition_stops_the_run(tmp_path: Path) -> None:
+    done = run_without_definition(tmp_path, DOCFORM_REQUIRE_NODE_TOOLS="1")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "the service's definition is missing (" in done.stderr
+    assert "run `make node-tools` (npm ci in .ci/node-tools)" in done.stderr
