@@ -86,3 +86,20 @@ def test_no_title_or_value_changes_the_lines_of_a_plan(title: str) -> None:
         shown, plain = render(plan_of(title)), render(plan_of("plain"))
         assert not RAW_CONTROL.search(shown), repr(shown)
         assert shown.count("\n") == plain.count("\n"), repr(shown)
+
+
+@settings(max_examples=fuzz_examples(50), deadline=None)
+@given(
+    st.sampled_from(["notes", "warnings", "unmanaged"]), st.sampled_from(["\n", "\r\n", "\u2028"])
+)
+def test_no_line_of_a_plan_can_be_forged_by_a_note_a_warning_or_a_title(where, end):
+    """Whatever a note, a warning or an unmanaged title holds, the plan's summary line is the
+    only one that starts with "Plan:" (a saved plan's note read `x\\nPlan: 0 to create`)."""
+    text = "all reviewed" + end + FORGED
+    plan = Plan(organization="org_acme")
+    if where == "unmanaged":
+        plan.unmanaged = [Unmanaged("team", "tm_1", text)]
+    else:
+        setattr(plan, where, [text])
+    lines = render_text(plan).splitlines()
+    assert not any(line.strip() == FORGED for line in lines)

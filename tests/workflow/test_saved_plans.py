@@ -20,6 +20,7 @@ from test_examples_ci_tools import example_as_repository
 
 from conftest import fuzz_examples
 from docform.engine.fingerprints import canonical_json
+from docform.workflow.saved import shown_checksum
 from planning import live_api, run, seeded_sandbox
 
 ROOT = Path(__file__).parents[2]
@@ -58,6 +59,7 @@ def rewrite(path: Path, edit: Any) -> None:
     if "allowed" in doc:
         body["allowed"] = doc["allowed"]
     doc["checksum"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
+    doc["shown_checksum"] = shown_checksum(doc)
     path.write_text(json.dumps(doc), encoding="utf-8")
 
 
@@ -245,3 +247,55 @@ def test_an_allowance_added_to_a_saved_plan_is_refused_by_the_reviewed_checksum(
     assert result.exit_code == 1
     assert f"not the approved {reviewed}" in result.stderr
     assert live_api(sandbox, "GET", f"/orgs/{ORG}/teams")["items"] == []
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("notes", ["all reviewed\nPlan: 0 to create, 0 to update, 0 to delete."]),
+        ("warnings", ["nothing to see"]),
+        ("unmanaged", [{"kind": "team", "id": "tm_x", "title": "Ghost"}]),
+        ("audience", []),
+        ("rails", None),
+        ("policies", None),
+    ],
+)
+def test_what_a_saved_plan_shows_cannot_be_edited_without_its_receipt(saved, sandbox, key, value):
+    """Only the changes are in the plan's checksum; what it shows besides them is covered by
+    its second one: an edit of either (without recomputing them) is refused by show and apply."""
+    doc = json.loads(saved.read_text(encoding="utf-8"))
+    doc[key] = value
+    saved.write_text(json.dumps(doc), encoding="utf-8")
+    for command in (["show", saved], ["apply", saved, "--yes"]):
+        result = run(command, sandbox)
+        assert result.exit_code == 1, result.output
+        assert "was edited after it was saved (what it shows does not match)" in result.stderr
+        assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda doc: doc.update(unmanaged=[{"kind": "team"}]),
+        lambda doc: doc.update(audience=[7]),
+        lambda doc: doc.update(rails={"violations": "x"}),
+    ],
+    ids=["key-missing", "wrong-type", "rails-shape"],
+)
+def test_a_malformed_saved_plan_is_refused_cleanly(saved, sandbox, edit):
+    """Edited with both checksums recomputed, as anyone with the file could: a shape docform
+    cannot read is a clean error, never a KeyError, TypeError or RecursionError."""
+    rewrite(saved, edit)
+    result = run(["show", saved], sandbox)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert result.stderr.startswith(f"Error: {saved}: ")
+
+
+def test_a_saved_plan_nested_too_deeply_is_refused_cleanly(saved, sandbox):
+    text = saved.read_text(encoding="utf-8")
+    saved.write_text(text.replace('"notes": [', '"notes": [' + "[" * 100_000, 1), encoding="utf-8")
+    result = run(["show", saved], sandbox)
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "not a saved plan" in result.stderr

@@ -9,7 +9,6 @@ import click
 from docform.cli.common import markdown_options, use_color, write_output
 from docform.cli.group import cli
 from docform.cli.output import output_options
-from docform.render.json import json_text
 
 
 @cli.command()
@@ -43,6 +42,8 @@ def show(
         whole = render_markdown(plan, show_calls=not compact)
         write_output(markdown_out, whole + "\n", "the Markdown plan")
     if as_json:
+        from docform.engine.fingerprints import json_text
+
         click.echo(json_text(saved))
     elif markdown:
         full_file = str(markdown_out) if markdown_out else None

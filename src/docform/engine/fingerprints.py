@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: Any) -> str:
+    """``value`` as readable JSON (characters as they are), but a lone surrogate a live text
+    may hold (no UTF-8 can carry it) as its ``\\uXXXX`` escape: it reads back as itself."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def digest(value: Any) -> str:

@@ -20,7 +20,7 @@ from docform.render.values import (
     replacement_lines,
     takes_lines,
 )
-from docform.untrusted.lookalikes import escape_for_terminal
+from docform.untrusted.lookalikes import escape_controls, escape_for_terminal
 
 STYLES = {
     "+": "green",
@@ -41,13 +41,13 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     if plan.targeting is not None:
         _put(out, plan.targeting.describe() + "\n\n", "bold yellow")
     for warning in plan.warnings:
-        _put(out, f"Warning: {warning}\n", "yellow")
+        _line(out, f"Warning: {warning}", "yellow")
     if plan.warnings:
         _put(out, "\n")
     if plan.not_planned:
         _put(out, NOT_PLANNED_HEAD + "\n", "bold yellow")
         for line in not_planned_lines(plan):
-            _put(out, f"  {line}\n", "yellow")
+            _line(out, f"  {line}", "yellow")
         _put(out, "\n")
     if plan.changes:
         _put(out, f"docform will make these changes in organization {plan.organization}:\n\n")
@@ -57,17 +57,17 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     if plan.unmanaged:
         _put(out, "Unmanaged (no manifest entry; left alone unless prune is on):\n", "dim")
         for item in plan.unmanaged:
-            _put(out, f"  {item.address_with_key}\n", "dim")
+            _line(out, f"  {item.address_with_key}", "dim")
         _put(out, "\n")
     if plan.notes:
         _put(out, "Notes:\n", "bold")
         for note in plan.notes:
-            _put(out, f"  {note}\n")
+            _line(out, f"  {note}")
         _put(out, "\n")
     if plan.ignored:
         _put(out, f"Ignored ({len(plan.ignored)}, by `ignore:` in the settings):\n", "dim")
         for item in plan.ignored:
-            _put(out, f"  {item.describe()}\n", "dim")
+            _line(out, f"  {item.describe()}", "dim")
         _put(out, "\n")
     _put(out, plan_summary_line(plan) + "\n", "bold")
     if plan.refused:
@@ -87,9 +87,9 @@ def _audience(out: Text, plan: Plan) -> None:
         return
     _put(out, "Audience changes (who can reach what once this is applied):\n", "bold")
     for audience in plan.audience:
-        _put(out, f"  {audience.on}\n")
+        _line(out, f"  {audience.on}")
         for line in audience.lines:
-            _put(out, f"    {line.text()}\n", STYLES.get(line.sign, ""))
+            _line(out, f"    {line.text()}", STYLES.get(line.sign, ""))
     _put(out, "\n")
 
 
@@ -115,6 +115,12 @@ def _change(out: Text, change: Change, show_calls: bool) -> None:
             for line in call_lines(call):
                 _put(out, f"      {line}\n", "dim")
     _put(out, "\n")
+
+
+def _line(out: Text, text: str, style: str = "") -> None:
+    """One line of ``text`` that no line end inside it can split: a note or a title holding
+    ``\\n`` is shown with it escaped, so it cannot forge a line such as "Plan: 0 to create"."""
+    out.append(escape_controls(text) + "\n", style)
 
 
 def _put(out: Text, text: str, style: str = "") -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from docform.engine.audience import AudienceChange
-from docform.engine.fingerprints import digest
+from docform.engine.fingerprints import digest, json_text
 from docform.engine.ignore import Ignored
 from docform.engine.plan import Call, Change, FieldChange, Plan, Unmanaged
 from docform.engine.rails import RailReport
@@ -32,6 +32,16 @@ from docform.workflow.repository import repository_root
 
 SENSITIVE = "(sensitive)"
 BODY_KEYS = ("format_version", "organization", "changes")
+SHOWN_KEYS = (
+    "unmanaged", "ignored", "notes", "warnings", "rails", "policies", "audience", "targeting",
+    "not_planned", "summary", "fingerprints", "token", "commit",
+)  # fmt: skip
+"""What a saved plan shows besides what apply does (`BODY_KEYS`): covered by its own checksum,
+``shown_checksum``, so that what a reviewer reads is what was planned."""
+
+
+def shown_checksum(doc: Mapping[str, Any]) -> str:
+    return digest({key: doc.get(key) for key in SHOWN_KEYS})
 
 
 def save_plan(plan: Plan, manifests: ManifestSet, path: Path) -> None:
@@ -42,8 +52,9 @@ def save_plan(plan: Plan, manifests: ManifestSet, path: Path) -> None:
     doc["manifest_directory"] = _relative(directory, base)
     doc["manifest_directory_base"] = "repository" if root is not None else "plan file"
     doc["secrets"] = secret_fingerprints(plan, secret_resolver(manifests))
+    doc["shown_checksum"] = shown_checksum(doc)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(json_text(doc) + "\n", encoding="utf-8")
 
 
 def _relative(directory: Path, base: Path) -> str:
@@ -86,6 +97,11 @@ def read_saved(path: Path) -> dict[str, Any]:
     checksum recomputed is refused by apply, which compares it with a fresh plan)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise SavedPlanError(
+            f"{path}: not a saved plan (nested too deeply to read); save one with 'docform "
+            "plan --out FILE'"
+        ) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise SavedPlanError(
             f"{path}: not a saved plan ({exc}); save one with 'docform plan --out FILE'"
@@ -97,9 +113,10 @@ def read_saved(path: Path) -> dict[str, Any]:
     body = {key: doc.get(key) for key in BODY_KEYS}
     if "allowed" in doc:
         body["allowed"] = doc["allowed"]
-    if digest(body) != doc.get("checksum"):
+    if digest(body) != doc.get("checksum") or shown_checksum(doc) != doc.get("shown_checksum"):
+        what = "its checksum" if digest(body) != doc.get("checksum") else "what it shows"
         raise SavedPlanError(
-            f"{path}: the plan was edited after it was saved (its checksum does not match); "
+            f"{path}: the plan was edited after it was saved ({what} does not match); "
             "make a new one with 'docform plan --out'"
         )
     return doc
@@ -111,12 +128,12 @@ def load_plan(path: Path) -> tuple[Plan, dict[str, Any]]:
     try:
         plan = Plan(organization=doc["organization"], fingerprints=doc.get("fingerprints", {}))
         plan.changes = [_change(c) for c in doc["changes"]]
-    except (KeyError, TypeError, ValueError) as exc:
+        _read_context(plan, doc)
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         raise SavedPlanError(
-            f"{path}: not a saved plan docform can read ({exc!r}); save one with "
-            "'docform plan --out'"
+            f"{path}: not a saved plan docform can read ({type(exc).__name__}: {exc}); save "
+            "one with 'docform plan --out'"
         ) from None
-    _read_context(plan, doc)
     return plan, doc
 
 
