@@ -207,6 +207,7 @@ def test_a_saved_plan_is_the_plan_json_plus_its_manifests_and_secrets(
     assert saved.pop("manifest_directory") == "manifests"
     assert saved.pop("manifest_directory_base") == "plan file"  # tmp_path is in no repository
     assert list(saved.pop("secrets")["fingerprints"]) == ["saml.okta.certificate"]
+    assert len(saved.pop("shown_checksum")) == 64
     assert saved == plan_json(basic, sandbox)
     assert f"Saved the plan to {out}; apply it with 'docform apply {out}'." in result.stderr
 
