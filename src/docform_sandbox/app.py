@@ -59,7 +59,6 @@ from docform_sandbox.http import (
     render,
     timestamp,
 )
-from docform_sandbox.route_index import IndexedRouter, RouteIndex
 from docform_sandbox.routes import ENDPOINTS
 from docform_sandbox.routes.tokens import require_accepted_kind
 from docform_sandbox.store import Store
@@ -283,8 +282,11 @@ def create_app(store: Store, config: SandboxConfig | None = None) -> Starlette:
     controls.append(Route("/_sandbox/ui", ui, methods=["POST"]))
     logged = exchange_log()
     middleware = [Middleware(ExchangeLog, path=logged)] if logged is not None else []
-    app = Starlette(exception_handlers={HTTPException: _http_error}, middleware=middleware)
-    app.router = IndexedRouter(_API_ROUTES, controls)
+    app = Starlette(
+        routes=[*_API_ROUTES, *controls],
+        exception_handlers={HTTPException: _http_error},
+        middleware=middleware,
+    )
     app.state.sandbox = sandbox
     return app
 
@@ -295,8 +297,8 @@ async def _handled_by_its_sandbox(ep: Endpoint, request: Request) -> Response:
 
 
 # Built once: an app is made for every in-process client, and compiling the path of each of
-# its routes, then indexing them, took most of that.
-_API_ROUTES = RouteIndex([as_route(ep, _handled_by_its_sandbox) for ep in ENDPOINTS])
+# its routes took most of that.
+_API_ROUTES = [as_route(ep, _handled_by_its_sandbox) for ep in ENDPOINTS]
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
