@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 SCHEMA_MARK = 20_261_126
 """The ``user_version`` of a file that holds `SCHEMA`: each client opens its file, and running
-the script at every opening was a third of the CPU of opening a seeded file. Change the mark
+the script at every opening was much of the cost of opening a seeded file. Change the mark
 with the schema, so files made before run the new script; another program's file would hardly
 carry this number."""
 

@@ -100,7 +100,7 @@ def request_url(base: str, path: str, params: Mapping[str, Any] | None) -> httpx
     """The URL of a call to ``path`` under ``base`` (ending in ``/``) with query ``params``:
     the one httpx makes of a client's ``base_url``, a relative URL and ``params`` (given
     params replace a query written in ``path``; a fragment is dropped), parsed once instead
-    of three times (a fifth of the client's CPU per call in-process).
+    of three times.
     """
     route = path.lstrip("/").partition("#")[0]
     if params is not None:

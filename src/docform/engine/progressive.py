@@ -64,8 +64,8 @@ class ProgressiveMatcher:
         with self._matching:
             self._manifests = manifests
             self._locked = locked or {}
-            # Made here, in a worker thread: the read would make them on the event loop (5,000
-            # spaces: 50 ms in which no answer is taken).
+            # Made here, in a worker thread: the read would make them on the event loop, where
+            # no answer is taken while they are made.
             for kind in self.order:
                 if kind.reads_pinned_ids:
                     self.desired(kind)
