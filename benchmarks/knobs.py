@@ -8,10 +8,11 @@ sandbox-seed.yaml (``sandbox:FILE``, in-process); ``bench`` is ``docform plan`` 
 organization's ``match/`` manifests (benchmarks/generate.py, ``.docform/bench``) against that
 organization served by ``docform sandbox serve`` (default latency 0 ms). Each run is a whole
 ``docform`` process, started the same way with the knob on and off: off, a few lines run before
-the command undo that one knob and nothing else (`OFF`). Each pair runs both, in alternating
-order, so that both meet the same load; the median of the CPU (user + system, the operating
-system's account of the process) and of the wall time is printed for each side, with the share
-the knob saves (1 - on / off).
+the command undo that one knob and nothing else (`OFF`; the knobs that BENCHMARKS.md, "Process
+knobs", found not worth keeping were measured with this script as it was in the commit that
+added it). Each pair runs both, in alternating order, so that both meet the same load; the
+median of the CPU (user + system, the operating system's account of the process) and of the
+wall time is printed for each side, with the share the knob saves (1 - on / off).
 """
 
 from __future__ import annotations
@@ -33,36 +34,17 @@ ACME = REPO / "examples" / "acme"
 sys.path.insert(0, str(HERE))
 
 OFF = {
-    "gc-threshold": (
-        "import gc, docform.tuning as t\n"
-        "_enable = t.enable\n"
-        "def enable(on=True):\n"
-        "    before = gc.get_threshold()\n"
-        "    _enable(on)\n"
-        "    gc.set_threshold(*before)\n"
-        "t.enable = enable\n"
+    "socket-transport": (
+        "import httpx, docform.api.client as c\n"
+        "c.network_transport = lambda proxy=None: httpx.AsyncHTTPTransport(proxy=proxy)\n"
     ),
-    "gc-planning": (
-        "import contextlib, docform.tuning as t\n"
-        "t.collecting_rarely = contextlib.nullcontext\n"
-        "t.frozen_after = lambda step: step\n"
-    ),
-    "switch-interval": "import docform.tuning as t\nt.SWITCH_INTERVAL_S = 1.0\n",
     "worker-threads": (
         "import docform.engine.snapshot as s, docform.workflow.run as r\n"
         "async def inline(function, *args, **kwargs):\n"
         "    return function(*args, **kwargs)\n"
         "s.beside_the_loop = r.beside_the_loop = inline\n"
     ),
-    "socket-transport": (
-        "import httpx, docform.api.client as c\n"
-        "c.network_transport = lambda proxy=None: httpx.AsyncHTTPTransport(proxy=proxy)\n"
-    ),
-    "indexed-router": (
-        "import docform_sandbox.app as a\n"
-        "from starlette.routing import Router\n"
-        "a.IndexedRouter = lambda index, rest=(): Router([*index.order, *rest])\n"
-    ),
+    "switch-interval": "import docform.runtime as r\nr.SWITCH_INTERVAL_S = 1.0\n",
 }
 """For each knob, what undoes it before the command runs."""
 HEADER = (

@@ -30,7 +30,6 @@ from typing import Any
 import httpx
 import yaml
 
-from docform import tuning
 from docform.api import ApiClient
 from docform.api.connections import network_transport
 from docform.cli.common import run_async
@@ -264,7 +263,6 @@ def run_c_loader(directory: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    tuning.enable()  # as the docform command does: the measured runs are its own
     mode, *args = argv
     if mode == "plan":
         result: Any = run_async(run_plan(args[0], args[1]))[0]

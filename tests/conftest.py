@@ -20,7 +20,7 @@ from hypothesis import settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from canary import canary_session, report_leaks
-from docform import tuning
+from docform import runtime
 from docform.api import ApiClient
 from docform_sandbox.app import SandboxConfig, create_app
 from docform_sandbox.seed import apply_seed, load_seed_file
@@ -144,6 +144,23 @@ def canary_token(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(autouse=True)
+def untuned() -> Iterator[None]:
+    """Each test starts with the process's knobs off (`docform.runtime`), as a program using
+    docform as a library does; a command run in-process (CliRunner) turns them on, and this
+    turns them off again."""
+    runtime.enable(False)
+    yield
+    runtime.enable(False)
+
+
+@pytest.fixture
+def tuned() -> Iterator[None]:
+    """The process's knobs on, as in the docform command."""
+    runtime.enable()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def docform_debug_logs(caplog: pytest.LogCaptureFixture) -> None:
     """docform's debug lines are captured too, so the canary watch reads them."""
     caplog.set_level(logging.DEBUG, logger="docform")
@@ -153,16 +170,6 @@ def docform_debug_logs(caplog: pytest.LogCaptureFixture) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report_leaks(outcome.get_result())  # type: ignore[attr-defined]
-
-
-@pytest.fixture(autouse=True)
-def untuned() -> Iterator[None]:
-    """Each test starts with the process's tuning off (`docform.tuning`), as a program using
-    docform as a library does; a command run in-process (CliRunner) turns it on, and this
-    turns it off again."""
-    tuning.enable(False)
-    yield
-    tuning.enable(False)
 
 
 @pytest.fixture
@@ -218,13 +225,6 @@ def skipped_sandbox_time(monkeypatch: pytest.MonkeyPatch) -> SkippedTime:
 
     monkeypatch.setattr(SandboxTransport, "__init__", init)
     return skipped
-
-
-@pytest.fixture
-def tuned() -> Iterator[None]:
-    """The process's tuning on, as in the docform command."""
-    tuning.enable()
-    yield
 
 
 @pytest.fixture

@@ -3,14 +3,15 @@ public transport interface, with cheaper idle checks.
 
 Before it sends a request and after it reads an answer, httpcore's connection pool asks every
 idle connection whether its socket has become readable (the server closed it). Through anyio,
-each question builds all of the stream's attributes to find the socket: at 16 requests in
-flight and 1,000 requests a plan, that was a fifth of the client's CPU. Here each connection
-finds its socket once and asks the operating system directly, as httpcore does with it.
+each question builds all of the stream's attributes to find the socket, for every idle
+connection and every request. Here each connection finds its socket once and asks the
+operating system directly, as httpcore does with it (BENCHMARKS.md, "Process knobs", has what
+this saves).
 
 Answers tend to come in together, and the requests that follow them go out together: the pool
 then asks each idle connection again for every request it places, about eight system calls a
 request. Each one hands the interpreter lock over, and while loading or matching runs in a
-worker thread (`docform.worker_threads`) the event loop waits for it back every time. So a
+worker thread (`docform.runtime.beside_the_loop`) the event loop waits for it back every time. So a
 connection found not readable is not asked again within `RECHECK_S`: a server closing it in
 that moment is caught no later than before, since the question and the request that follows
 it are that far apart anyway.

@@ -19,7 +19,7 @@ every call would otherwise hold one call for a minute and a command for an hour.
 - a budget per call: its attempts and waits take at most ``call_seconds``
   (``DOCFORM_API_CALL_SECONDS``, default 300); past it the call fails with its last answer;
 - a deadline per command: no call is started or waited for past ``command_seconds`` after the
-  command started (``DOCFORM_DEADLINE``, default 3600; `docform.command_clock`).
+  command started (``DOCFORM_DEADLINE``, default 3600; `docform.runtime`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from docform import command_clock
+from docform import runtime
 from docform.api.errors import ApiConfigError
 from docform.errors import DocformError
 
@@ -86,7 +86,7 @@ class AnswerLimits:
 
     def command_left(self) -> float:
         """Seconds the running command may still spend."""
-        return self.command_seconds - command_clock.elapsed()
+        return self.command_seconds - runtime.command_elapsed()
 
     def past_deadline(self, what: str) -> CommandDeadlineExceeded:
         """The error of a call not made (or not waited for) because the command's time is up;

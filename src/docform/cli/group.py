@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from docform import __version__, command_clock, tuning
+from docform import __version__, runtime
 from docform.errors import DocformError
 from docform.untrusted.lookalikes import escape_for_terminal
 
@@ -45,8 +45,8 @@ class DocformGroup(click.Group):
         windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
-        command_clock.start()
-        tuning.enable()  # this process is the docform command's own
+        runtime.start_command()
+        runtime.enable()  # this process is the docform command's own
         try:
             # Not standalone, whatever the caller asks: the exit codes are decided below.
             code = super().main(

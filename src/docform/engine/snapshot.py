@@ -20,7 +20,7 @@ from docform.engine.client import ServiceClient
 from docform.engine.kind import Kind
 from docform.engine.live import Earlier, LiveReader, LiveState, Manages, Progress, ReadError
 from docform.errors import ServiceCallError
-from docform.worker_threads import beside_the_loop
+from docform.runtime import beside_the_loop
 
 KindRead = Callable[[Kind, list[dict[str, Any]]], None]
 """Called with a kind and all its live objects as soon as they are read, while other kinds

@@ -1,6 +1,7 @@
-"""Worker threads beside the event loop shorten the interpreter's switch interval while they
-run (when the process's tuning is on, as the docform command turns it on), and put Python's own
-back when the last one ends; a program using docform as a library keeps its own."""
+"""The running process (`docform.runtime`): worker threads beside the event loop shorten the
+interpreter's switch interval while they run (when the knobs are on, as the docform command
+turns them on) and put Python's own back when the last one ends; a program using docform as a
+library keeps its own, and the command's clock starts with each command."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import asyncio
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
-from docform import tuning
-from docform.tuning import SWITCH_INTERVAL_S
-from docform.worker_threads import beside_the_loop
+from docform import runtime
+from docform.runtime import SWITCH_INTERVAL_S, beside_the_loop
 
 
 @pytest.mark.usefixtures("tuned")
@@ -60,43 +61,36 @@ def test_a_failing_worker_still_puts_the_interval_back() -> None:
     assert sys.getswitchinterval() == before
 
 
-def test_without_the_tuning_a_worker_leaves_the_interval_alone() -> None:
-    assert not tuning.enabled()
+def test_without_the_knobs_a_worker_leaves_the_interval_alone() -> None:
+    assert not runtime.enabled()
     before = sys.getswitchinterval()
     assert asyncio.run(beside_the_loop(sys.getswitchinterval)) == before
 
 
-def printed_around_the_command(before: str, after: str) -> list[str]:
-    """The lines a fresh interpreter prints running ``before``, then `docform --version` the way
-    the installed command runs it, then ``after`` (both with ``tuning`` and ``gc`` imported)."""
+def test_the_docform_command_turns_the_knobs_on_and_leaves_the_collector_alone() -> None:
+    """Only the command's own process has its knobs on: importing docform changes nothing."""
     code = (
         "import gc\n"
-        "from docform import tuning\n"
+        "from docform import runtime\n"
         "from docform.cli import cli\n"
-        f"{before}\n"
+        "gc.set_threshold(700, 11, 12)\n"
+        "print(runtime.enabled())\n"
         "try:\n"
         "    cli.main(['--version'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        f"{after}\n"
+        "print(runtime.enabled(), gc.get_threshold(), gc.get_freeze_count())\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    return result.stdout.splitlines()
+    lines = result.stdout.splitlines()
+    assert (lines[0], lines[-1]) == ("False", "True (700, 11, 12) 0"), lines
 
 
-def test_the_docform_command_turns_the_tuning_on() -> None:
-    """Only the command's own process is tuned: importing docform changes nothing."""
-    lines = printed_around_the_command("print(tuning.enabled())", "print(tuning.enabled())")
-    assert (lines[0], lines[-1]) == ("False", "True"), lines
-
-
-def test_the_docform_command_collects_garbage_rarely_from_its_start() -> None:
-    """The command's start builds objects that live as long as it does (`docform.tuning.enable`):
-    its young generation is collected every PLANNING_GC_THRESHOLD allocations from the start,
-    and turning the tuning off gives back the thresholds set before."""
-    lines = printed_around_the_command(
-        "gc.set_threshold(700, 11, 12)",
-        "print(gc.get_threshold())\ntuning.enable(False)\nprint(gc.get_threshold())",
-    )
-    assert lines[-2:] == [f"({tuning.PLANNING_GC_THRESHOLD}, 11, 12)", "(700, 11, 12)"], lines
+def test_the_command_clock_runs_from_the_commands_start() -> None:
+    runtime.start_command()
+    time.sleep(0.01)
+    first = runtime.command_elapsed()
+    assert first >= 0.01
+    runtime.start_command()
+    assert runtime.command_elapsed() < first

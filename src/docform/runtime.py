@@ -1,0 +1,95 @@
+"""The running docform process: when its command started, and the one process knob that earns
+its place.
+
+- The command's clock (`start_command`, `command_elapsed`): a command opens several API clients
+  one after another (plan, apply, the read-back), and a deadline kept by each client would
+  restart with each; the CLI starts the clock as each command starts, and without it the
+  clock runs from when docform was imported.
+- CPU work beside the event loop (`beside_the_loop`): loading the manifests and matching each
+  kind run in worker threads while the event loop sends reads and takes their answers. A
+  thread running Python keeps the interpreter lock until the switch interval forces it to hand
+  the lock over, and the event loop needs the lock at every wake-up (a connection that opened,
+  each part of each answer); with Python's interval the answers pile up unread while a worker
+  runs. So while any such work runs in the docform command, the interval is shortened
+  (`prompt_switching`).
+
+A knob stays here only while BENCHMARKS.md ("Process knobs") shows it saves at least 5 % of a
+command a user runs, measured side by side with it off (`benchmarks/knobs.py`). Knobs act on
+the whole process, so only the docform command turns them on (`enable`, from
+`docform.cli.group`); a program that imports docform as a library keeps Python's defaults. The
+other knob that earns its place is the API client's network transport, which lives with the
+client (`docform.api.connections`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+SWITCH_INTERVAL_S = 0.0002
+"""The interpreter's switch interval while a worker thread runs beside the event loop."""
+
+_started = time.monotonic()
+_enabled = False
+_lock = threading.Lock()
+_workers = 0
+_saved_interval = 0.0
+
+
+def start_command() -> None:
+    """Start the clock of a new command (the CLI's group does, once per invocation)."""
+    global _started
+    _started = time.monotonic()
+
+
+def command_elapsed() -> float:
+    """Seconds since the running command started."""
+    return time.monotonic() - _started
+
+
+def enable(on: bool = True) -> None:
+    """Turn the knobs on (or off) for this process; the docform command turns them on."""
+    global _enabled
+    with _lock:
+        _enabled = on
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+async def beside_the_loop(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``function(*args, **kwargs)`` in a worker thread (`asyncio.to_thread`), the event loop
+    taking the interpreter lock promptly while it runs (see the module doc)."""
+    with prompt_switching():
+        return await asyncio.to_thread(function, *args, **kwargs)
+
+
+@contextmanager
+def prompt_switching() -> Iterator[None]:
+    """While inside, the switch interval is `SWITCH_INTERVAL_S` (when the knobs are on);
+    Python's own interval is put back when the last one ends."""
+    global _workers, _saved_interval
+    if not _enabled:
+        yield
+        return
+    with _lock:
+        if _workers == 0:
+            _saved_interval = sys.getswitchinterval()
+            sys.setswitchinterval(min(SWITCH_INTERVAL_S, _saved_interval))
+        _workers += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _workers -= 1
+            if _workers == 0:
+                sys.setswitchinterval(_saved_interval)
