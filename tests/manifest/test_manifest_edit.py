@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
-from docform.manifest.edit import ManifestFile
+from docform.manifest.edit import ManifestFile, unwritable
+from docform.manifest.yaml_reader import parse_yaml
 
 SETTINGS = settings(
     max_examples=fuzz_examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -134,3 +135,53 @@ def test_documents_of_one_file_are_edited_where_they_hold_the_entry(tmp_path):
         "---\n# first\norganization: {id: org_acme}\n---\n# people\n"
         "teams:\n  core: {title: Kernel} # the core team\n  qa: {id: tm_1, title: QA}\n...\n"
     )
+
+
+HOSTILE_WORDS = [
+    "yes",
+    "No",
+    "on",
+    "OFF",
+    "y",
+    "null",
+    "~",
+    "12:30",
+    "1e3",
+    "0x1F",
+    "0o17",
+    "2001-01-01",
+    "<<",
+    "=",
+    "#c",
+    "'q'",
+    '"d"',
+]
+HOSTILE_WORDS += ["- x", "a: b", " lead", "trail "]
+HOSTILE_CHARACTERS = "\x85\u2028\u2029\u202e\u200b\x00\x07\x1b\t\r\n\ufeff\u00a0"
+
+
+@settings(max_examples=fuzz_examples(300), deadline=None)
+@given(
+    st.one_of(
+        st.sampled_from(HOSTILE_WORDS),
+        st.text(st.sampled_from(HOSTILE_CHARACTERS + "ab: -#'\"yes"), min_size=1, max_size=12),
+        st.text(min_size=1, max_size=12),
+    )
+)
+def test_a_written_string_reads_back_as_itself(tmp_path_factory, value):
+    """Whatever a live value holds (YAML 1.1 booleans and times, NEL, line and paragraph
+    separators, direction changes, controls), docform's own reader reads back what adopt wrote."""
+    path = tmp_path_factory.mktemp("hostile") / "m.yaml"
+    path.write_text("spaces:\n  h: {title: Handbook}\n", encoding="utf-8")
+    edited = ManifestFile(path, "m.yaml")
+    edited.set_fields(("spaces", "h"), {"title": value}, set(), lambda _: None)
+    read = parse_yaml(edited.text(), "m.yaml")
+    assert not read.problems, (value, edited.text())
+    assert read.documents[0].value["spaces"]["h"]["title"] == value, edited.text()
+
+
+def test_a_lone_surrogate_is_refused_as_unwritable():
+    assert unwritable({"title": "x\ud800"}) == (
+        "it holds a lone surrogate, which no YAML file can hold"
+    )
+    assert unwritable({"title": "yes", "tags": ["\u202e"]}) is None

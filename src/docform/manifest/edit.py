@@ -25,10 +25,15 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.scalarstring import ScalarString
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    ScalarString,
+    SingleQuotedScalarString,
+)
 
 from docform.errors import DocformError
 from docform.manifest.yaml_comments import (
@@ -266,9 +271,11 @@ def _mappings(documents: list[Any]) -> Iterator[CommentedMap]:
 
 def styled(value: Any, like: Any = None) -> Any:
     """``value`` for writing where ``like`` was: a string keeps its quoting, a mapping or list
-    its one-line or block style; new short mappings of plain values go on one line."""
-    if isinstance(value, str) and isinstance(like, ScalarString):
-        return type(like)(value)
+    its one-line or block style; new short mappings of plain values go on one line. A string
+    is quoted where docform's reader (YAML 1.1) would read it as something else (``yes``, a
+    time ``12:30``) or where it holds a line break or a control character."""
+    if isinstance(value, str):
+        return _text_styled(value, like)
     if isinstance(value, Mapping):
         mapping = CommentedMap((k, styled(v, _get(like, k))) for k, v in value.items())
         mapping.fa.set_flow_style() if _one_line(value, like) else mapping.fa.set_block_style()
@@ -279,6 +286,55 @@ def styled(value: Any, like: Any = None) -> Any:
         items.fa.set_flow_style() if flow else items.fa.set_block_style()
         return items
     return value
+
+
+_ESCAPED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+"""Characters a YAML text keeps only as escapes in double quotes (a NEL written raw reads back
+as a space)."""
+_READ_AS = yaml.resolver.Resolver()
+
+
+def _text_styled(value: str, like: Any) -> Any:
+    if _LONE_SURROGATE.search(value):
+        raise EditError(
+            f"the value {value!r} holds a lone surrogate, which no YAML file can hold: write "
+            "it by hand"
+        )
+    if _ESCAPED.search(value) or "\n" in value or "\r" in value:
+        return DoubleQuotedScalarString(value)
+    if isinstance(like, ScalarString):
+        return type(like)(value)
+    tag = _READ_AS.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
+    if tag != "tag:yaml.org,2002:str":
+        return SingleQuotedScalarString(value)
+    return value
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unwritable(value: Any) -> str | None:
+    """Why ``value`` (strings, mappings, lists) cannot be written into a YAML file, or None."""
+    if isinstance(value, str):
+        return (
+            "it holds a lone surrogate, which no YAML file can hold"
+            if _LONE_SURROGATE.search(value)
+            else None
+        )
+    items = (
+        list(value.items())
+        if isinstance(value, Mapping)
+        else value
+        if isinstance(value, list)
+        else []
+    )
+    for item in items:
+        parts = item if isinstance(item, tuple) else (item,)
+        for part in parts:
+            why = unwritable(part)
+            if why:
+                return why
+    return None
 
 
 def _get(like: Any, key: Any) -> Any:

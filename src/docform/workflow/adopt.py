@@ -33,7 +33,7 @@ from docform.export.model import LiveRef
 from docform.export.names import slugify
 from docform.kind_registry import build_kinds
 from docform.manifest import ManifestError, ManifestSet, load_manifest_set
-from docform.manifest.edit import ManifestFile
+from docform.manifest.edit import ManifestFile, unwritable
 from docform.manifest.file_set import replace_files
 from docform.manifest.lock import LOCK_NAME, render_lock
 from docform.model.entry import BoundModel
@@ -196,6 +196,10 @@ class _Adopter:
             self.leave(f"{holder.address}.{key}", why)
             return
         file, shorthand = holder.location.file, _shorthand(type(holder))
+        hostile = unwritable(value)
+        if hostile:
+            self.leave(f"{holder.address}.{key}", f"{hostile}: write it by hand")
+            return
         self.file(file).set_fields(holder.source_path, {key: value}, set(), shorthand)
         adopted = Adopted(holder.address, "fields", file, [key], drifted=change.address)
         self.result.adopted.append(adopted)
@@ -254,6 +258,10 @@ class _Adopter:
         if unwritten:
             dropped -= unwritten
             written |= _differing(entry, live, written)
+        for name in [n for n in written if unwritable(written[n])]:
+            self.leave(
+                f"{change.address}.{name}", f"{unwritable(written.pop(name))}: write it by hand"
+            )
         if not written and not dropped:
             return
         file = entry.location.file
@@ -280,6 +288,10 @@ class _Adopter:
         )
         self.names[exported.ref] = name
         built = resolve_entry(exported, name, self.names)
+        why = unwritable(built.sections[exported.section][name])
+        if why:
+            self.leave(address, f"{why}: add it by hand")
+            return
         written.add_entry(path, name, built.sections[exported.section][name])
         for relative, text in built.files.items():
             self.added_files.setdefault(relative, text)
