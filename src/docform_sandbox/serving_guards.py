@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import re
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -41,10 +42,18 @@ def loopback_hosts_only(app: ASGIApp) -> ASGIApp:
     return guarded
 
 
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
+"""The names a loopback sandbox answers to, exactly (not any 127.x: a Host of 127.0.0.2 is no
+address a client of this server was given)."""
+_HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?")
+
+
 def _host_is_loopback(scope: Scope) -> bool:
+    """Whether the ``Host`` header is one of `LOOPBACK_NAMES`, with a port or none, and nothing
+    else (``localhost:1@evil.test`` names another host)."""
     host = next((v for k, v in scope["headers"] if k == b"host"), b"").decode("latin-1")
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    return is_loopback(name.strip("[]").lower())
+    found = _HOST.fullmatch(host)
+    return found is not None and found.group(1).lower() in LOOPBACK_NAMES
 
 
 def is_loopback(host: str) -> bool:

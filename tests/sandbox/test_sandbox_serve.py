@@ -146,6 +146,11 @@ def test_a_request_addressed_to_another_host_is_refused_on_loopback(served: Serv
         assert own.status_code == 200, (host, own.text)
     assert rebound.status_code == 400
     assert rebound.json()["error"]["message"].startswith("the Host header names another machine")
+    port = root.rsplit(":", 1)[1]
+    for other in ("localhost:1@evil.test", "127.0.0.2", f"127.0.0.2:{port}", "localhost.evil.test",
+                  f"localhost:{port}/x", "", "[::2]"):  # fmt: skip
+        refused = httpx.get(f"{root}/v1/orgs/org_acme", headers={**auth, "Host": other})
+        assert refused.status_code == 400, other
 
 
 def test_a_connection_that_sends_its_headers_too_slowly_is_closed(served: Served) -> None:
