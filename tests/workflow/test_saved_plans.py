@@ -299,3 +299,21 @@ def test_a_saved_plan_nested_too_deeply_is_refused_cleanly(saved, sandbox):
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert "not a saved plan" in result.stderr
+
+
+def test_a_pin_between_plan_and_apply_leaves_a_genuine_saved_plan_applicable(repo, sandbox):
+    """Saved while its objects were matched by natural key, then `docform pin` wrote them to
+    docform.lock: the fresh plan finds them by the lock, does the same, and applies."""
+    manifests = repo / "manifests"
+    (manifests / "docform.lock").unlink(missing_ok=True)
+    path = repo / "docform.plan"
+    assert run(["plan", manifests, "--out", path], sandbox).exit_code == 0
+    reasons = [c["action_reason"] for c in json.loads(path.read_text())["changes"]]
+    assert any("matched by its natural key" in r for r in reasons), reasons
+    assert run(["pin", manifests], sandbox).exit_code == 0
+    assert (manifests / "docform.lock").exists()
+
+    result = run(["apply", path], sandbox)
+
+    assert result.exit_code == 0, result.output
+    assert role_of(sandbox, "u_contractor") is None

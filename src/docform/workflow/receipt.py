@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -63,6 +64,7 @@ def secret_fingerprints(
 def differences(saved: dict[str, Any], fresh: Plan, resolve: Callable[[str], str]) -> list[str]:
     """What differs between the saved plan document ``saved`` and the ``fresh`` plan, each as
     a phrase naming what; empty when the fresh plan may be applied in its place."""
+    _keep_saved_match_reasons(saved, fresh)
     found = _live_objects_changed(saved, fresh)
     found += _changes_differing(saved, fresh)
     found += _secrets_changed(saved, fresh, resolve)
@@ -72,6 +74,29 @@ def differences(saved: dict[str, Any], fresh: Plan, resolve: Callable[[str], str
             f"(saved as format {saved.get('format_version')})"
         )
     return found
+
+
+_MATCHED = re.compile(r", matched by (its natural key|its id in docform\.lock), ")
+
+
+def _keep_saved_match_reasons(saved: dict[str, Any], fresh: Plan) -> None:
+    """A change of the same live object, matched by its natural key when it was saved and by
+    docform.lock now (`docform pin` or an apply in between wrote the lock), or the other way
+    round, is the same change: its reason is taken as saved, so that the checksum compares
+    what apply does, not how the object was found."""
+    reasons = {
+        (c.get("address"), c.get("action")): c.get("action_reason")
+        for c in saved.get("changes") or []
+        if isinstance(c, dict)
+    }
+    for change in fresh.changes:
+        then = reasons.get((change.address, change.action))
+        if not isinstance(then, str) or then == change.action_reason:
+            continue
+        if _MATCHED.sub(", matched by ?, ", then) == _MATCHED.sub(
+            ", matched by ?, ", change.action_reason
+        ):
+            change.action_reason = then
 
 
 def _live_objects_changed(saved: dict[str, Any], fresh: Plan) -> list[str]:
