@@ -238,10 +238,13 @@ def ambiguous_match(where: str, kind: str, key: str, candidates: Sequence[Observ
 def left_twins(kind: Kind, key: tuple[Any, ...], candidates: Sequence[Observed]) -> list[Observed]:
     """``candidates`` (live objects of one key) ordered as every apply keeps them, the one
     to keep first, when they are twins that applies at once left: a kind whose creates are
-    settled by `CreateGuard.settle`, every one created within `TWIN_WINDOW` after the first.
+    settled by `CreateGuard.settle` that holds no content (a twin space may hold pages someone
+    wrote), every one created within `TWIN_WINDOW` after the first.
     Else an empty list (the user decides)."""
     if not kind.guard_creates or kind.created_id != "id":
         return []
+    if kind.guard_replacement and kind.guard_weak:
+        return []  # content (a space, a collection, a share link): never deleted on a guess
     ordered = sorted(candidates, key=lambda o: (o.key != key, _age_order(o)))
     times = [_created_time(o.raw) for o in ordered]
     first = times[0]
