@@ -45,6 +45,11 @@ OFF = {
         "s.beside_the_loop = r.beside_the_loop = inline\n"
     ),
     "switch-interval": "import docform.runtime as r\nr.SWITCH_INTERVAL_S = 1.0\n",
+    "gc-planning": (
+        "import contextlib, docform.runtime as r\n"
+        "r.collecting_rarely = contextlib.nullcontext\n"
+        "r.frozen_after = lambda step: step\n"
+    ),
 }
 """For each knob, what undoes it before the command runs."""
 HEADER = (

@@ -1,5 +1,5 @@
-"""The running docform process: when its command started, and the one process knob that earns
-its place.
+"""The running docform process: when its command started, and the process knobs that earn
+their place.
 
 - The command's clock (`start_command`, `command_elapsed`): a command opens several API clients
   one after another (plan, apply, the read-back), and a deadline kept by each client would
@@ -12,6 +12,7 @@ its place.
   each part of each answer); with Python's interval the answers pile up unread while a worker
   runs. So while any such work runs in the docform command, the interval is shortened
   (`prompt_switching`).
+- Fewer cyclic garbage collections while a plan is built (`collecting_rarely`, `frozen_after`).
 
 A knob stays here only while BENCHMARKS.md ("Process knobs") shows it saves at least 5 % of a
 command a user runs, measured side by side with it off (`benchmarks/knobs.py`). Knobs act on
@@ -24,24 +25,30 @@ client (`docform.api.connections`).
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 SWITCH_INTERVAL_S = 0.0002
 """The interpreter's switch interval while a worker thread runs beside the event loop."""
+PLANNING_GC_THRESHOLD = 50_000
+"""Allocations between two collections of the youngest generation while planning (Python's
+default is 700)."""
 
 _started = time.monotonic()
 _enabled = False
 _lock = threading.Lock()
 _workers = 0
 _saved_interval = 0.0
+_planning_depth = 0
+_saved_thresholds: tuple[int, ...] = ()
 
 
 def start_command() -> None:
@@ -93,3 +100,52 @@ def prompt_switching() -> Iterator[None]:
             _workers -= 1
             if _workers == 0:
                 sys.setswitchinterval(_saved_interval)
+
+
+@contextmanager
+def collecting_rarely() -> Iterator[None]:
+    """Fewer cyclic garbage collections while planning (when the knobs are on).
+
+    Planning grows a heap of long-lived objects (the manifests, every live object as decoded
+    JSON, each kind's matching: hundreds of thousands of them) that are garbage only at the
+    end; with Python's default thresholds the collector walks it again and again as it grows
+    The objects alive before planning are frozen
+    out of the collector's walks, and so is each batch planning builds once it is built
+    (`frozen_after`); the young generation is collected every `PLANNING_GC_THRESHOLD`
+    allocations. All of it is undone when the last concurrent plan ends; garbage cycles are
+    still collected, those caught in a frozen batch only then.
+    """
+    global _planning_depth, _saved_thresholds
+    if not _enabled:
+        yield
+        return
+    with _lock:
+        if _planning_depth == 0:
+            _saved_thresholds = gc.get_threshold()
+            gc.freeze()
+            gc.set_threshold(PLANNING_GC_THRESHOLD, *_saved_thresholds[1:])
+        _planning_depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _planning_depth -= 1
+            if _planning_depth == 0:
+                gc.set_threshold(*_saved_thresholds)
+                gc.unfreeze()
+
+
+def frozen_after(step: Callable[..., None]) -> Callable[..., None]:
+    """``step`` (the manifests handed over, a kind read and matched), then everything alive
+    frozen out of the collector's walks while a plan runs: what the step built lives until the
+    plan ends, and each collection of the youngest generation would otherwise carry it into
+    the older ones, whose walks hold the event loop up."""
+
+    def run(*args: Any) -> None:
+        step(*args)
+        # A plan that failed may have ended while this ran in its worker thread.
+        with _lock:
+            if _planning_depth:
+                gc.freeze()
+
+    return run

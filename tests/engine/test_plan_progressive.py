@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from docform.api import ApiClient
-from docform.engine.live import LiveState
+from docform.engine.live import LiveState, ReadError
 from docform.engine.match import MatchError
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
@@ -238,9 +238,30 @@ class FreezeWatch(ClientAround):
         return await self._client.list_all(path, params, priority=priority)
 
 
-def test_planning_leaves_the_garbage_collector_alone(rich: Path, changed: Path) -> None:
-    """Nothing is frozen out of the collector's walks or re-tuned (BENCHMARKS.md, "Process
-    knobs": freezing what planning builds saved under 5 % of the benchmark plan)."""
+@pytest.mark.usefixtures("tuned")
+def test_planning_freezes_each_matched_kind_out_of_the_collectors_walks(
+    rich: Path, changed: Path
+) -> None:
+    """Reads after a kind (and the manifests) are matched find more objects frozen than the
+    first read did: what planning built is not walked again by later collections."""
+    manifests = load_manifest_set(changed)
+
+    async def plan() -> list[int]:
+        async with Client(f"sandbox:{rich}", read_only=True) as client:
+            watch = FreezeWatch(client)
+            await make_plan(manifests, watch)
+            return watch.frozen
+
+    frozen = asyncio.run(plan())
+    assert frozen[0] > 0  # what was alive before planning
+    assert max(frozen) > frozen[0]
+    assert gc.get_freeze_count() == 0
+
+
+def test_planning_as_a_library_leaves_the_garbage_collector_alone(
+    rich: Path, changed: Path
+) -> None:
+    """Without the command's knobs (`docform.runtime`), nothing is frozen or re-tuned."""
     manifests = load_manifest_set(changed)
     threshold = gc.get_threshold()
 
@@ -280,3 +301,22 @@ def test_entries_a_read_looks_up_are_made_off_the_event_loop(
     asyncio.run(plan())
     assert len(made_in) == len(reading)
     assert threading.main_thread().name not in made_in
+
+
+@pytest.mark.usefixtures("tuned")
+def test_planning_gives_back_the_garbage_collector_settings_it_changed(
+    rich: Path, changed: Path
+) -> None:
+    manifests = load_manifest_set(changed)
+    before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
+
+    async def plan(failing: bool) -> None:
+        async with Client(f"sandbox:{rich}", read_only=True) as client:
+            reader = FailingReads(client) if failing else client
+            await asyncio.gather(make_plan(manifests, reader), make_plan(manifests, client))
+
+    asyncio.run(plan(failing=False))
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+    with pytest.raises(ReadError, match="no plan was made"):
+        asyncio.run(plan(failing=True))
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from docform import runtime
 from docform.api.scopes import user_token_only
 from docform.api.stats import CallStats
 from docform.engine.apply import ApplyReport, CallEvent, Created, Recover, apply_plan
@@ -72,43 +73,44 @@ async def plan_while_loading(
     that need no manifest start at once, the others (`needs_manifests`) once they are loaded.
     A failed load fails the plan with its error, cancelling the reads."""
     kinds = build_kinds(org_id)
-    matcher = ProgressiveMatcher(kinds, None, finishing=finishing)
+    with runtime.collecting_rarely():
+        matcher = ProgressiveMatcher(kinds, None, finishing=finishing)
 
-    async def take_manifests() -> ManifestSet:
-        # Shielded: a failed read cancels this, but the caller still reports the load's
-        # own outcome (its problems come first).
-        manifests = await asyncio.shield(loading)
-        if manifests.organization.id != org_id:
-            raise RuntimeError(f"planned {org_id}, but the manifests describe another")
-        # The kinds read so far are matched now: in a thread, as `read_live_state` does.
-        locked = manifests.lock.ids_for(org_id)
-        await beside_the_loop(matcher.take_manifests, manifests, locked)
-        return manifests
+        async def take_manifests() -> ManifestSet:
+            # Shielded: a failed read cancels this, but the caller still reports the load's
+            # own outcome (its problems come first).
+            manifests = await asyncio.shield(loading)
+            if manifests.organization.id != org_id:
+                raise RuntimeError(f"planned {org_id}, but the manifests describe another")
+            # The kinds read so far are matched now: in a thread, as `read_live_state` does.
+            locked = manifests.lock.ids_for(org_id)
+            await beside_the_loop(runtime.frozen_after(matcher.take_manifests), manifests, locked)
+            return manifests
 
-    taken = asyncio.ensure_future(take_manifests())
+        taken = asyncio.ensure_future(take_manifests())
 
-    async def before_read(kind: Kind) -> None:
-        if needs_manifests(kind):
-            await asyncio.shield(taken)
+        async def before_read(kind: Kind) -> None:
+            if needs_manifests(kind):
+                await asyncio.shield(taken)
 
-    wanted = {kind.name: matcher.pinned_ids(kind) for kind in kinds}
-    try:
-        live = await read_live_state(
-            client, org_id, kinds, wanted, progress, matcher.kind_read,
-            matcher.manages, before_read,
-        )  # fmt: skip
-        manifests = await taken
-    finally:
-        if not taken.done():
-            taken.cancel()
-        elif not taken.cancelled():
-            taken.exception()  # the caller reports a failed load from ``loading`` itself
-    prune = manifests.settings.prune.model_dump()
-    plan = plan_from_matcher(matcher, manifests, live, org_id, prune, user_token_only)
-    reader = LiveReader(client, org_id, live, manages=matcher.manages)
-    await take_bystanders(plan, kinds, reader)
-    if manifests.lock.organization == org_id:
-        plan.notes[:0] = manifests.lock.notes
+        wanted = {kind.name: matcher.pinned_ids(kind) for kind in kinds}
+        try:
+            live = await read_live_state(
+                client, org_id, kinds, wanted, progress, runtime.frozen_after(matcher.kind_read),
+                matcher.manages, before_read,
+            )  # fmt: skip
+            manifests = await taken
+        finally:
+            if not taken.done():
+                taken.cancel()
+            elif not taken.cancelled():
+                taken.exception()  # the caller reports a failed load from ``loading`` itself
+        prune = manifests.settings.prune.model_dump()
+        plan = plan_from_matcher(matcher, manifests, live, org_id, prune, user_token_only)
+        reader = LiveReader(client, org_id, live, manages=matcher.manages)
+        await take_bystanders(plan, kinds, reader)
+        if manifests.lock.organization == org_id:
+            plan.notes[:0] = manifests.lock.notes
     stats = getattr(client, "stats", None)  # a client counting its calls (`CallStats`)
     plan.requests = stats.requests if isinstance(stats, CallStats) else 0
     return plan

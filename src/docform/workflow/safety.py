@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypedDict
 
+from docform import runtime
 from docform.engine.plan import Plan
 from docform.engine.rails import (
     RailReport,
@@ -78,7 +79,9 @@ def assess_policies(
     if not manifests.policies:
         return []
     inputs = planned_inputs(plan, labels, as_live=as_live)
-    plan.policies = evaluate_policies(list(manifests.policies.values()), inputs)
+    # Like planning, evaluating builds many objects among the plan's large heap.
+    with runtime.collecting_rarely():
+        plan.policies = evaluate_policies(list(manifests.policies.values()), inputs)
     return [] if as_live else [_policy_violation(r) for r in plan.policies.blocking]
 
 
