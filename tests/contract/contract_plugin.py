@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from contract_contradictions import contradiction_of
 from contract_definition import DEFINITION, NODE_TOOLS, ROOT, Definition, Mismatch
 from contract_report import write_report
 
@@ -43,7 +44,7 @@ MODE_VARIABLE = "DOCFORM_CONTRACT"
 REPORT_VARIABLE = "DOCFORM_CONTRACT_REPORT"
 REQUIRED_VARIABLE = "DOCFORM_REQUIRE_NODE_TOOLS"
 MODES = ("off", "record", "enforce")
-DEFAULT_MODE = "record"
+DEFAULT_MODE = "enforce"
 UNMATCHED = "(no operation)"
 DOCFORM_CLIENT = "docform/"
 
@@ -104,6 +105,7 @@ class ContractWatch:
         self.offset = 0
         self.counts: Counter[str] = Counter()
         self.by_docform: Counter[str] = Counter()
+        self.contradicted: Counter[str] = Counter()
         self.seconds = 0.0
         """CPU time the checks took in this process (the sandbox's logging not counted)."""
         self.found: list[tuple[str, Mismatch]] = []
@@ -148,6 +150,9 @@ class ContractWatch:
             for mismatch in mismatches:
                 if exempt is not None and (answers_exempt or _request_side(mismatch)):
                     continue
+                if (contradiction := contradiction_of(mismatch)) is not None:
+                    self.contradicted[contradiction.name] += 1
+                    continue
                 kept.append(mismatch)
         return list(dict.fromkeys(kept))
 
@@ -188,6 +193,7 @@ class ContractWatch:
         if output is not None:
             self.counts.update(output["counts"])
             self.by_docform.update(output["by_docform"])
+            self.contradicted.update(output["contradicted"])
             self.seconds += output["seconds"]
             self.found.extend((test, Mismatch(*fields)) for test, fields in output["found"])
 
@@ -195,6 +201,7 @@ class ContractWatch:
         return {
             "counts": dict(self.counts),
             "by_docform": dict(self.by_docform),
+            "contradicted": dict(self.contradicted),
             "seconds": self.seconds,
             "found": [[test, list(astuple(mismatch))] for test, mismatch in self.found],
         }
@@ -209,6 +216,11 @@ class ContractWatch:
             f"definition in {self.seconds:.1f} s of CPU; {len(self.found)} mismatches on "
             f"{len(routes)} routes ({mode})"
         )
+        for name, count in sorted(self.contradicted.items()):
+            terminalreporter.write_line(
+                f"contract: {count} answers let through where the definition contradicts "
+                f"itself: {name}"
+            )
         report = os.environ.get(REPORT_VARIABLE, "")
         if report:
             write_report(Path(report), self.definition, self.counts, self.by_docform, self.found)

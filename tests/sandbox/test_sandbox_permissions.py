@@ -121,6 +121,7 @@ def test_granting_again_replaces_the_role(api):
     assert listed(api, SITE_PERMISSIONS, "user") == {"u_erin": "admin"}
 
 
+@pytest.mark.contract_exempt("the sandbox honours an order parameter the definition lacks")
 def test_grant_lists_page_with_cursors(api):
     teams = [new_team(api, f"Team {n}")["id"] for n in range(5)]
     grant(api, SITE_PERMISSIONS, role="read", teams=teams)
@@ -264,6 +265,7 @@ def test_aggregate_leaves_out_members_without_access(api):
     assert access(api, SITE_PERMISSIONS) == [("u_alice", "admin"), ("u_erin", "edit")]
 
 
+@pytest.mark.contract_exempt("sorts by role, which the definition's sort does not list")
 def test_site_aggregate_searches_filters_by_team_and_sorts(api):
     team = new_team(api, members=["u_bob", "u_alice"])
     grant(api, SITE_PERMISSIONS, role="read", teams=[team["id"]])

@@ -74,6 +74,7 @@ def test_visitor_authentication_needs_the_admin_role(api):
 # -- share links --------------------------------------------------------------------------------
 
 
+@pytest.mark.contract_exempt("sends order, and links without the name the definition requires")
 def test_share_links_each_carry_their_own_key_in_the_published_url(api):
     first = api.post(LINKS, json={"name": "Partners"})
     assert first.status_code == 201
@@ -134,6 +135,7 @@ def space(api):
     return api.post(f"orgs/{ORG}/spaces", json={"title": "Handbook"}).json()
 
 
+@pytest.mark.contract_exempt("the sandbox honours an order parameter the definition lacks")
 def test_invites_to_the_organization_and_to_a_space(api, space):
     joining = api.post(INVITES, json={"role": "read"})
     assert joining.status_code == 201

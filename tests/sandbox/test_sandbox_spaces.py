@@ -159,6 +159,7 @@ def test_list_spaces_pages_25_spaces_by_10_each_exactly_once(api):
     assert len(seen) == 25 and set(seen) == created
 
 
+@pytest.mark.contract_exempt("the sandbox honours an order parameter the definition lacks")
 def test_list_spaces_is_newest_first_by_default(api):
     first, second = make_space(api, title="a"), make_space(api, title="b")
     ids = [s["id"] for s in api.get(f"orgs/{ORG}/spaces").json()["items"]]
@@ -311,6 +312,7 @@ def test_patch_space_unknown_default_level_is_400(api):
     )
 
 
+@pytest.mark.contract_exempt("null clears a language here; the definition takes a language")
 def test_patch_space_language_is_set_and_removed_with_null(api):
     space = make_space(api)
     assert api.patch(f"spaces/{space['id']}", json={"language": "fr"}).json()["language"] == "fr"

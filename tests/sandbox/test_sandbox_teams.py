@@ -104,6 +104,7 @@ def test_list_teams_newest_first(api):
     assert [t["id"] for t in body["items"]] == [second["id"], first["id"]]
 
 
+@pytest.mark.contract_exempt("the sandbox honours an order parameter the definition lacks")
 def test_list_teams_order_asc(api):
     first, second = create_team(api, "First"), create_team(api, "Second")
     body = api.get(f"orgs/{ORG}/teams", params={"order": "asc"}).json()
