@@ -584,7 +584,11 @@ async def test_site_external_links(session: Session) -> None:
 @family
 async def test_site_adaptive_schema(session: Session) -> None:
     s, path = session, f"{SITES}/{SITE}/adaptive-schema"
-    schema = {"properties": {"beta": {"type": "boolean", "description": "In the beta"}}}
+    schema = {
+        "type": "object",
+        "properties": {"beta": {"type": "boolean", "description": "In the beta"}},
+        "additionalProperties": False,
+    }
     stored = await s.send("PUT", path, 200, json={"jsonSchema": schema})
     assert stored["object"] == "site-adaptive-schema"
     assert (await s.send("GET", path, 200))["jsonSchema"]["properties"] == schema["properties"]
