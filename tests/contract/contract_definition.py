@@ -175,7 +175,7 @@ class Definition:
             for method in METHODS:
                 if method in item:
                     self._add(Operation(method.upper(), template, item[method], self))
-        self._validators: dict[int, Draft202012Validator] = {}
+        self._validators: dict[int, tuple[Any, Draft202012Validator]] = {}
         self._checked: dict[bytes, tuple[Mismatch, ...]] = {}
         self._error = self.validator(ERROR_SCHEMA)
 
@@ -198,9 +198,11 @@ class Definition:
         """A compiled validator of ``schema`` (a node of the document), made once per node."""
         known = self._validators.get(id(schema))
         if known is None:
-            known = Validator(_rebased(schema), registry=self.registry, format_checker=FORMATS)
-            self._validators[id(schema)] = known
-        return known
+            validator = Validator(_rebased(schema), registry=self.registry, format_checker=FORMATS)
+            # The cache holds the schema itself, so no other object can take its id while the
+            # entry lives: a temporary dict would otherwise meet the validator of a freed one.
+            known = self._validators[id(schema)] = (schema, validator)
+        return known[1]
 
     def operation(self, method: str, path: str) -> Operation | None:
         """The operation ``METHOD path`` (``path`` below ``/v1``) calls: literal segments win

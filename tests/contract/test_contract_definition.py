@@ -150,3 +150,16 @@ def test_the_sandbox_logs_each_api_exchange_without_its_headers(
     assert json.loads(lines[1]["answer"])["title"] == "Acme"
     assert lines[0]["client"].startswith("python-httpx/")  # docform's own says docform/
     assert ADMIN_TOKEN not in log.read_text()
+
+
+def test_a_temporary_schema_gets_its_own_validator_never_one_of_a_freed_schema(
+    definition: Definition,
+) -> None:
+    """Schemas made and dropped one after another (ids the interpreter reuses) each validate
+    as they say."""
+    kinds = ["integer", "string", "boolean", "array"]
+    samples = {"integer": 1, "string": "s", "boolean": True, "array": []}
+    for round_ in range(40):
+        kind = kinds[round_ % len(kinds)]
+        validator = definition.validator({"type": kind})
+        assert [k for k in kinds if validator.is_valid(samples[k])] == [kind]
