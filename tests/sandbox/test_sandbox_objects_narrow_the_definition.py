@@ -55,9 +55,6 @@ KNOWN_GAPS = {
         ],
         "issue 39: the definition's list and single GET of invites disagree",
     ),
-    "Ping.serviceVisitorClaims is not in the definition's answer": (
-        "the definition names the token gitbookVisitorClaims"
-    ),
     **dict.fromkeys(
         [
             f"{name}.instructions.data is promised by the definition, not by the sandbox"
@@ -75,9 +72,6 @@ KNOWN_GAPS = {
             )
         ],
         PROSE_PERMISSION,
-    ),
-    "Customization.hasOverrides is not in the definition's answer": (
-        "the sandbox tells whether site spaces override the site; the definition does not"
     ),
     "Site.icon may be string in the sandbox": "the sandbox's site icon is a name, not an Icon",
     "TeamPermission.permission may be null in the sandbox": GUEST,

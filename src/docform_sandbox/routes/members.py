@@ -20,7 +20,7 @@ Choices where the spec is silent:
   ``email`` out, and it can be found by id only.
 - ``ping`` marks the caller's own membership as seen now (a token that is no member's, like a
   ``--token`` admin token, marks nothing); it needs a token like every other call.
-  ``serviceVisitorClaims`` is an opaque string.
+  ``gitbookVisitorClaims`` (the name the definition gives it) is an opaque string.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ OBJECTS: dict[str, Schema] = {
         {"lastSeenAt": TIME},
     ),
     "Invited": obj({"users": array(ID), "invited": INTEGER}, {"failedSSOEmails": array(STRING)}),
-    "Ping": obj({"serviceVisitorClaims": STRING}),
+    "Ping": obj({"gitbookVisitorClaims": STRING}),
 }
 
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -270,7 +270,7 @@ def ping(ctx: Ctx) -> dict[str, Any]:
     if membership is not None:
         membership["lastSeenAt"] = timestamp(ctx.now())
         ctx.store.update("member", membership)
-    return {"serviceVisitorClaims": f"visitor:{org['id']}"}
+    return {"gitbookVisitorClaims": f"visitor:{org['id']}"}
 
 
 # -- invites -----------------------------------------------------------------------------------

@@ -68,8 +68,6 @@ def _customization_schema() -> dict[str, Any]:
     # The document's model takes null to clear a field; an answer leaves such a field out.
     schema: dict[str, Any] = _without_null(document_schema())
     schema["properties"]["updatedAt"] = {"type": "string", "format": "date-time"}
-    # The defined type's flag, sent with a site space's effective customization.
-    schema["properties"]["hasOverrides"] = {"type": "boolean"}
     return schema
 
 

@@ -8,8 +8,10 @@ announcement is replaced whole, never cleared. DELETE clears every override: 205
 there were none.
 
 Choices where the API documents are silent: reading needs membership of the organization, a
-change its admin role; overrides are kept with the site space (deleted with it); the answer
-carries ``hasOverrides`` (the defined type has it, no operation declares it).
+change its admin role; overrides are kept with the site space (deleted with it). The answer is
+the definition's ``SiteCustomizationSettings``, without the ``hasOverrides`` of its
+``SiteSpaceCustomizationSettings`` (a type no operation answers): whether a site space
+overrides anything shows in DELETE's 205 or 204.
 """
 
 from __future__ import annotations
@@ -43,9 +45,7 @@ def _site_space(ctx: Ctx, *, write: bool = False) -> tuple[dict[str, Any], dict[
 
 
 def _effective(site: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
-    overrides = doc.get("overrides") or {}
-    body = merged_overrides(site_document(site), overrides)
-    return {**body, "hasOverrides": bool(overrides)}
+    return merged_overrides(site_document(site), doc.get("overrides") or {})
 
 
 @endpoint("GET", PATH, answer=ref("Customization"))
