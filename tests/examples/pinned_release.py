@@ -64,11 +64,17 @@ def git(*args: str, cwd: Path = ROOT) -> str:
 
 
 def tag_commit(tag: str) -> str | None:
+    """The commit ``tag`` names; in a clone that fetched no tags, the commit scripts/release.py
+    made for that version (its subject is exactly ``Release X.Y.Z``), which the tag names."""
     done = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
-    return done.stdout.strip() or None
+    if done.stdout.strip():
+        return done.stdout.strip()
+    subject = f"^Release {re.escape(tag.removeprefix('v'))}$"
+    released = git("log", "--format=%H", "--extended-regexp", f"--grep={subject}", "HEAD")
+    return released.splitlines()[0] if released else None
 
 
 def current_version() -> tuple[int, ...]:
@@ -146,5 +152,5 @@ def pinned_docform(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with FileLock(str(shared / f"{key}.lock")):
         if not (target / "venv" / "bin" / "docform").exists():
             repository = ROOT if commit else provisional_release(tag, target / "release")
-            install(repository, tag, target)
+            install(repository, commit or tag, target)
     return target / "venv" / "bin"
