@@ -85,12 +85,28 @@ def job_runs(job: dict[str, Any], pipeline: Pipeline) -> bool:
     return False
 
 
+def first_of_matrix(job: dict[str, Any], ci: dict[str, Any]) -> dict[str, str]:
+    """The variables of the first job a `parallel:matrix` (the job's, or the one it extends)
+    makes of ``job``: the example's one organization."""
+    parallel = job.get("parallel") or ci.get(job.get("extends", ""), {}).get("parallel")
+    if not parallel:
+        return {}
+    first = parallel["matrix"][0]
+    return {
+        name: values[0] if isinstance(values, list) else values for name, values in first.items()
+    }
+
+
 def job_environment(
-    job: dict[str, Any], pipeline: Pipeline, settings: list[Variable], globals_: dict[str, str]
+    job: dict[str, Any],
+    pipeline: Pipeline,
+    settings: list[Variable],
+    globals_: dict[str, str],
+    matrix: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    """The variables ``job`` gets in ``pipeline``: the project's that it may see, then the
-    file's and the job's own (`$NAME` expanded from those)."""
-    seen = pipeline.predefined()
+    """The variables ``job`` gets in ``pipeline``: the project's that it may see, its
+    ``matrix`` variables, then the file's and the job's own (`$NAME` expanded from those)."""
+    seen = pipeline.predefined() | (matrix or {})
     environment = job.get("environment")
     for variable in settings:
         if variable.protected and not pipeline.protected:

@@ -1,5 +1,6 @@
 """GitHub: the reviewed checksum travels from the plan job to the apply job as a commit
-status, `docform/plan` on the pull request's head, and the apply takes it only from a status
+status, `docform/plan/FOLDER` (here `docform/plan/manifests`) on the pull request's
+head, and the apply takes it only from a status
 the plan workflow's bot set (a status cannot be edited, and one set by anyone else is
 ignored). The workflows' own steps run in bash with docform planning and applying against
 the example's sandbox, and `gh` is a stand-in for GitHub's statuses API that keeps what is
@@ -18,12 +19,14 @@ import pytest
 from test_examples_ci_publishing import break_the_deletion_rail
 from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
-from planning import copy_sandbox, seeded_sandbox
+from planning import copy_sandbox, live_api, seeded_sandbox
 
 BOT = "github-actions[bot]"
 HEAD = "0123456789abcdef0123456789abcdef01234567"
 MERGE = "fedcba9876543210fedcba9876543210fedcba98"
-RECORD_STATUS = "Record the reviewed checksum as the commit status docform/plan"
+RECORD_STATUS = "Record the reviewed checksum as the commit status docform/plan/FOLDER"
+CONTEXT = "docform/plan/manifests"
+ARTIFACT = "docform-plan-manifests"
 FIND_CHECKSUM = "Find the checksum reviewed in the pull request"
 
 FAKE_GH = r"""#!/usr/bin/env python3
@@ -95,6 +98,7 @@ def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(EXAMPLE, folder / "acme")
     sandbox = seeded_sandbox(folder, EXAMPLE / "sandbox-seed.yaml")
     env = {"PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
+    env["MANIFESTS"] = "manifests"
     env["DOCFORM_API_URL"] = f"sandbox:{sandbox}"
     done = bash_step(step("docform-plan.yml", "Plan")["run"], folder / "acme", env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -133,6 +137,8 @@ def github(tmp_path: Path, planned: Path) -> dict[str, str]:
         "BOT_LOGIN": BOT,
         "FROM_FORK": "false",
         "EVENT": "push",
+        "MANIFESTS": "manifests",
+        "CONTEXT": CONTEXT,
     }
 
 
@@ -145,15 +151,16 @@ def record(env: dict[str, str], outcome: str = "success", sha: str = HEAD) -> No
     with that outcome: its artifact (GitHub keeps it for the run), its status step, and the
     run's conclusion."""
     plan = Path(env["CHECKOUT"]) / "plan.md"
-    artifact = Path(env["FORGE"]) / "artifacts" / "42" / "docform-plan"
+    artifact = Path(env["FORGE"]) / "artifacts" / "42" / ARTIFACT
     if plan.exists():
         shutil.rmtree(artifact, ignore_errors=True)
         artifact.mkdir(parents=True)
         shutil.copy(plan, artifact / "plan.md")
+        shutil.copy(plan.with_name("plan.json"), artifact / "plan.json")
     recorded = run("docform-plan.yml", "plan", RECORD_STATUS, env, PLAN_OUTCOME=outcome)
     assert recorded.returncode == 0, recorded.stderr
     conclusion = "success" if outcome == "success" else "failure"
-    plan_run(env, sha, {"id": 42, "conclusion": conclusion})
+    plan_run(env, sha, {"id": 42, "status": "completed", "conclusion": conclusion})
 
 
 def plan_run(env: dict[str, str], sha: str, newest: dict[str, Any]) -> None:
@@ -191,7 +198,7 @@ def find_checksum(env: dict[str, str]):
 
 def post_status(env: dict[str, str], login: str, state: str, description: str, sha: str = HEAD):
     """A status someone else sets through the API with a token of their own."""
-    fields = ["-f", f"state={state}", "-f", "context=docform/plan"]
+    fields = ["-f", f"state={state}", "-f", f"context={CONTEXT}"]
     fields += ["-f", f"description={description}"]
     command = f"gh api --method POST repos/acme/docs/statuses/{sha} " + " ".join(
         f"'{field}'" for field in fields
@@ -209,7 +216,7 @@ def test_the_apply_applies_the_plan_whose_checksum_the_plan_job_set_as_a_status(
     run_url = "https://github.example/acme/docs/actions/runs/42"
     assert statuses(github) == [
         {
-            "state": "success", "context": "docform/plan", "description": f"checksum {checksum}",
+            "state": "success", "context": CONTEXT, "description": f"checksum {checksum}",
             "target_url": run_url, "id": 1, "creator": {"login": BOT},
         }
     ]  # fmt: skip
@@ -233,8 +240,8 @@ def test_a_status_someone_else_set_is_never_the_reviewed_checksum(github):
     found, outputs = find_checksum(github)
     assert found.returncode == 1
     assert found.stdout == (
-        f"::error::pull request #7 has no docform/plan status by {BOT} on its last commit "
-        f"{HEAD}, so no plan of it was reviewed: nothing applied.\n"
+        f"::error::pull request #7 has no docform/plan/manifests status by {BOT} on its last "
+        f"commit {HEAD}, so no plan of it was reviewed: nothing applied.\n"
     )
     assert outputs == "pr=7\n"
 
@@ -243,7 +250,9 @@ def test_a_status_of_an_earlier_commit_of_the_pull_request_is_not_the_reviewed_o
     record(github | {"HEAD_SHA": "e" * 40}, sha="e" * 40)
     found, _ = find_checksum(github)
     assert found.returncode == 1
-    assert f"has no docform/plan status by {BOT} on its last commit {HEAD}" in found.stdout
+    assert (
+        f"has no docform/plan/manifests status by {BOT} on its last commit {HEAD}" in found.stdout
+    )
 
 
 @pytest.mark.parametrize("outcome", ["failure", "skipped"])
@@ -262,7 +271,7 @@ def test_a_plan_not_made_replaces_the_status_and_the_apply_refuses(github, outco
     found, outputs = find_checksum(github)
     assert found.returncode == 1
     assert found.stdout == (
-        f"::error::the docform/plan status of pull request #7's last commit {HEAD} is "
+        f"::error::the docform/plan/manifests status of pull request #7's last commit {HEAD} is "
         '"failure no plan was made for this commit: nothing can be applied", not a plan: '
         "nothing applied.\n"
     )
@@ -331,7 +340,7 @@ def test_the_apply_job_runs_on_the_default_branch_only():
     workflow = yaml.safe_load(
         (EXAMPLE / ".github" / "workflows" / "docform-apply.yml").read_text(encoding="utf-8")
     )
-    assert workflow["jobs"]["apply"]["if"] == (
+    assert workflow["jobs"]["organizations"]["if"] == (
         "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)"
     )
 
@@ -348,9 +357,32 @@ def test_a_status_another_run_set_as_the_bot_is_not_the_reviewed_checksum(github
     found, outputs = find_checksum(github)
     assert found.returncode == 1
     assert found.stdout == (
-        f"::error::the docform/plan status of pull request #7's last commit {HEAD} says "
+        f"::error::the docform/plan/manifests status of pull request #7's last commit {HEAD} says "
         f"checksum {forged}, but the plan workflow's run on that commit (42) planned "
         f"{checksum}: the status was set by another run, so what was reviewed is unknown; "
         "plan the pull request again: nothing applied.\n"
     )
     assert outputs == "pr=7\n"
+
+
+def test_a_refused_apply_names_what_differs_from_the_plan_the_pull_request_reviewed(github):
+    """The plan job keeps its plan.json in its artifact; the apply takes it from there (never
+    from a file of the merge's own checkout) and hands it to docform, which names the hand
+    change made after the review that the new plan would revert."""
+    record(github)
+    checksum = reviewed_checksum(github)
+    found, _ = find_checksum(github)
+    assert found.returncode == 0, found.stdout + found.stderr
+    checkout = Path(github["CHECKOUT"])
+    assert (checkout / "reviewed-plan.json").read_text() == (checkout / "plan.json").read_text()
+    sandbox = Path(github["DOCFORM_API_URL"].removeprefix("sandbox:"))
+    live_api(sandbox, "PATCH", "/orgs/org_acme/members/u_hannah", {"role": "admin"})
+    applied = run(
+        "docform-apply.yml", "apply", "Apply the reviewed plan", github, REVIEWED_CHECKSUM=checksum
+    )
+    assert applied.returncode == 1
+    said = " ".join((checkout / "apply.txt").read_text().split())
+    assert (
+        "Compared with the reviewed plan (reviewed-plan.json): live objects changed since" in said
+    )
+    assert "member.hannah.berg@acme.test" in said

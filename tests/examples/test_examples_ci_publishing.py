@@ -19,12 +19,15 @@ from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
 from planning import copy_sandbox, seeded_sandbox
 
-MARKER = "<!-- docform-plan -->"
+MARKER = "<!-- docform-plan manifests -->"
 RUN_URL = "https://github.example/acme/docs/actions/runs/42"
 JOB_URL = "https://gitlab.example/acme/docs/-/jobs/7"
 GITHUB_LIMIT = 65_536
 HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
-HEAD_LINE = f"\nPull request head `{HEAD_SHA}`, planned by [this run]({RUN_URL}).\n"
+HEAD_LINE = (
+    f"\nOrganization `manifests`, pull request head `{HEAD_SHA}`, planned by "
+    f"[this run]({RUN_URL}).\n"
+)
 SHOW_PLAN = "Show the plan in the job summary and on the pull request (one comment, updated)"
 
 FAKE_GH = """#!/bin/bash
@@ -90,6 +93,7 @@ def ci_env(tmp_path: Path) -> dict[str, str]:
         "PLAN_MARKER": MARKER,
         "DRIFT_LABEL": "docform-drift",
         "MANIFESTS": "manifests",
+        "ARTIFACT": "docform-plan-manifests",
         "CI_DEFAULT_BRANCH": "main",
     }
 
@@ -142,7 +146,8 @@ def test_github_posts_a_long_plan_summarised_and_publishes_the_whole(acme, ci_en
     assert len(posted) < GITHUB_LIMIT
     assert posted == (
         f"{MARKER}\n{read(acme / 'plan.md')}{HEAD_LINE}\nThe whole plan: the job summary of "
-        f"[this run]({RUN_URL}) (up to 1 MiB), and `plan-full.md` in its docform-plan artifact.\n"
+        f"[this run]({RUN_URL}) (up to 1 MiB), and `plan-full.md` in its "
+        "docform-plan-manifests artifact.\n"
     )
     assert "The whole plan is in `plan-full.md`." in posted
     assert read(ci_env["GITHUB_STEP_SUMMARY"]) == whole
@@ -242,15 +247,17 @@ def test_gitlab_marks_the_plan_note_outdated_when_an_earlier_job_failed(acme, ci
     assert done.returncode == 0, done.stderr
     assert read(ci_env["CALLS"]) == "PUT /merge_requests/3/notes/41\n"
     assert read(ci_env["POSTED"]) == (
-        f"{MARKER}\n### docform plan\n\n:warning: **Outdated**: no plan was made for the last "
-        "commit (the install, validation or plan failed: see "
+        f"{MARKER}\n### docform plan: manifests\n\n:warning: **Outdated**: no plan was made "
+        "for the last commit (the install, validation or plan failed: see "
         "https://gitlab.example/acme/docs/-/pipelines/5), so no earlier plan of this merge "
         "request applies.\n"
     )
 
 
 def test_gitlab_leaves_the_note_the_plan_job_posted(acme, ci_env):
-    (acme / "note-posted").touch()  # the plan job's artifact: it posted what happened
+    # The plan job's artifact: it posted what happened on this organization's note.
+    (acme / "note-posted" / "manifests").mkdir(parents=True)
+    (acme / "note-posted" / "manifests" / "posted").touch()
     done = bash_step(gitlab_job("plan-outdated", EARLIER_NOTE), acme, ci_env)
     assert done.returncode == 0, done.stderr
     assert not Path(ci_env["CALLS"]).exists()
@@ -308,7 +315,7 @@ def test_gitlab_writes_docform_lock_back_to_the_default_branch(acme, gitlab_orig
         ["git", "--git-dir", gitlab_origin["ORIGIN"], "log", "-1", "--format=%s", "main"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    assert log == "docform.lock: live objects after applying abc1234 [skip ci]\n"
+    assert log == "manifests/docform.lock: live objects after applying abc1234 [skip ci]\n"
 
 
 def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(acme, gitlab_origin, tmp_path):

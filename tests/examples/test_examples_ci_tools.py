@@ -218,7 +218,9 @@ def test_github_validation_problems_become_annotations_on_their_lines(example_re
         "# a comment\nteams: {qa: {titel: QA}}\n"
     )
     done = bash_step(
-        step("docform-plan.yml", "Validate the manifests")["run"], example_repository, {}
+        step("docform-plan.yml", "Validate the manifests")["run"],
+        example_repository,
+        {"MANIFESTS": "manifests"},
     )
     assert done.returncode == 1
     # In a property, "," ":" and "%" are escaped.
@@ -252,6 +254,7 @@ def test_github_fork_gets_the_validation_failure_in_the_job_summary(example_repo
         "GITHUB_REPOSITORY": "acme/docs",
         "GITHUB_RUN_ID": "42",
         "PR": "7",
+        "MANIFESTS": "manifests",
     }
     script = step(
         "docform-plan.yml",
@@ -260,8 +263,8 @@ def test_github_fork_gets_the_validation_failure_in_the_job_summary(example_repo
     done = bash_step(script, example_repository, env)
     assert done.returncode == 0, done.stderr
     assert summary.read_text(encoding="utf-8") == (
-        "### docform plan\n\n:x: **The manifests are not valid**, so nothing was planned "
-        "([log](https://github.example/acme/docs/actions/runs/42)):\n\n```text\n"
+        "### docform plan: manifests\n\n:x: **The manifests are not valid**, so nothing was "
+        "planned ([log](https://github.example/acme/docs/actions/runs/42)):\n\n```text\n"
         "manifests/people.yaml:3:5: teams.qa.titel: unknown key 'titel' (did you mean "
         "'title'?)\n```\n\n:warning: **Outdated**: no plan was made for the last commit, so "
         "no earlier plan of this pull request applies.\n"
@@ -468,58 +471,80 @@ def answer(folder: Path, path: str, value: Any) -> None:
     (folder / (path.replace("/", "_") + ".json")).write_text(json.dumps(value))
 
 
-def test_github_apply_waits_for_every_earlier_apply_then_runs(answers):
-    """A queue, not `concurrency`: run 30 waits while 28 or 29 runs or waits, whatever the
-    order they finish in, and never for a later run (31)."""
-    answer(answers, "run-list-1", [
-        {"databaseId": 28, "status": "in_progress"}, {"databaseId": 29, "status": "queued"},
-        {"databaseId": 31, "status": "queued"},
-    ])  # fmt: skip
-    answer(answers, "run-list-2", [
-        {"databaseId": 28, "status": "completed"}, {"databaseId": 29, "status": "in_progress"},
-    ])  # fmt: skip
-    answer(answers, "run-list-3", [
-        {"databaseId": 29, "status": "completed"}, {"databaseId": 31, "status": "waiting"},
-    ])  # fmt: skip
-    env = {
+APPLY_JOB = {"name": "Apply manifests", "status": "in_progress"}
+LISTING_JOB = {"name": "List the organizations this merge touches", "status": "in_progress"}
+
+
+def jobs(folder: Path, run: int, *listed: dict[str, str]) -> None:
+    answer(folder, f"repos/acme/docs/actions/runs/{run}/jobs", {"jobs": list(listed)})
+
+
+def queue_env(answers: Path, attempt: str) -> dict[str, str]:
+    return {
         "PATH": f"{answers.parent / 'standins'}{os.pathsep}{os.environ['PATH']}",
         "ANSWERS": str(answers),
         "GITHUB_REPOSITORY": "acme/docs",
         "GITHUB_RUN_ID": "30",
-        "GITHUB_RUN_ATTEMPT": "1",
+        "GITHUB_RUN_ATTEMPT": attempt,
+        "GITHUB_SHA": "abc123",
+        "MANIFESTS": "manifests",
+        "JOB": "Apply manifests",
+        "LISTING": "List the organizations this merge touches",
     }
-    done = bash_step(apply_step("Wait for the applies of earlier merges"), answers, env)
+
+
+def test_github_apply_waits_for_every_earlier_apply_of_its_organization_then_runs(answers):
+    """A queue per organization, not `concurrency`: run 30 waits while 28 applies this
+    organization or 29 is still listing what it will apply, whatever the order they finish
+    in; never for 27, which applies another organization only, nor for a later run (31)."""
+    answer(answers, "run-list-1", [
+        {"databaseId": 27, "status": "in_progress"}, {"databaseId": 28, "status": "in_progress"},
+        {"databaseId": 29, "status": "queued"}, {"databaseId": 31, "status": "queued"},
+    ])  # fmt: skip
+    answer(answers, "run-list-2", [
+        {"databaseId": 27, "status": "in_progress"}, {"databaseId": 28, "status": "completed"},
+        {"databaseId": 29, "status": "in_progress"},
+    ])  # fmt: skip
+    answer(answers, "run-list-3", [
+        {"databaseId": 27, "status": "in_progress"}, {"databaseId": 29, "status": "completed"},
+        {"databaseId": 31, "status": "waiting"},
+    ])  # fmt: skip
+    done_listing = LISTING_JOB | {"status": "completed"}
+    jobs(answers, 27, done_listing, APPLY_JOB | {"name": "Apply organizations/globex"})
+    jobs(answers, 28, done_listing, APPLY_JOB)
+    jobs(answers, 29, LISTING_JOB)
+    done = bash_step(
+        apply_step("Wait for the applies of earlier merges"), answers, queue_env(answers, "1")
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
-        "Waiting for 2 earlier apply run(s) to finish.\n"
-        "Waiting for 1 earlier apply run(s) to finish.\n"
+        "Waiting for 2 earlier apply run(s) of manifests to finish.\n"
+        "Waiting for 1 earlier apply run(s) of manifests to finish.\n"
     )
 
 
-@pytest.mark.parametrize("later", [True, False], ids=["later-run", "newest"])
+@pytest.mark.parametrize("later", ["same-organization", "other-organization", "newest"])
 def test_github_refuses_a_re_run_of_an_apply_that_a_later_apply_followed(answers, later):
     """A re-run keeps its run's id: re-running the apply of run 30 after run 31 applied a
-    later merge would apply 30's older commit over it. The re-run of the newest apply waits
-    for earlier runs as a first run does."""
+    later merge to the same organization would apply 30's older commit over it. A later run
+    that applied other organizations only changes nothing, and the re-run of the newest
+    apply waits for earlier runs as a first run does."""
     runs = [{"databaseId": 29, "status": "completed"}, {"databaseId": 30, "status": "in_progress"}]
-    if later:
+    if later != "newest":
         runs.append({"databaseId": 31, "status": "completed"})
+        other = APPLY_JOB | {"name": "Apply organizations/globex"}
+        jobs(answers, 31, APPLY_JOB if later == "same-organization" else other)
     answer(answers, "run-list-1", runs)
-    env = {
-        "PATH": f"{answers.parent / 'standins'}{os.pathsep}{os.environ['PATH']}",
-        "ANSWERS": str(answers),
-        "GITHUB_REPOSITORY": "acme/docs",
-        "GITHUB_RUN_ID": "30",
-        "GITHUB_RUN_ATTEMPT": "2",
-        "GITHUB_SHA": "abc123",
-    }
-    done = bash_step(apply_step("Wait for the applies of earlier merges"), answers, env)
-    if later:
+    done = bash_step(
+        apply_step("Wait for the applies of earlier merges"), answers, queue_env(answers, "2")
+    )
+    if later == "same-organization":
         assert done.returncode == 1
         assert done.stdout == (
-            "::error::this is a re-run (attempt 2) of the apply of abc123, which 1 later apply "
-            "run(s) followed: applying it again would undo what they applied. Nothing applied. "
-            "To apply main as it is now, run this workflow by hand (docs/ci.md).\n"
+            "::error::this is a re-run (attempt 2) of the apply of manifests at abc123, which 1 "
+            "later apply run(s) of it followed: applying it again would undo what they applied. "
+            "Nothing applied. To apply main as it is now, run this workflow by hand "
+            "(docs/ci.md).\n"
         )
     else:
         assert (done.returncode, done.stdout) == (0, "")
@@ -555,16 +580,3 @@ def test_github_drift_checks_each_folder_of_manifests_in_a_job_of_its_own(exampl
     assert job["env"] == {"MANIFESTS": "${{ matrix.manifests }}"}
     issue = step("docform-drift.yml", "Open or update the drift issue", "drift")["run"]
     assert 'title="docform: the live organization of $MANIFESTS drifted from main"' in issue
-
-
-def test_gitlab_drift_matrix_lists_every_folder_of_manifests():
-    """GitLab's parallel:matrix is written out in the file: it must name every folder that
-    holds an organization.yaml (and nothing else), as the GitHub workflow lists them."""
-    gitlab = yaml.safe_load((EXAMPLE / ".gitlab-ci.yml").read_text(encoding="utf-8"))
-    matrix = gitlab["drift"]["parallel"]["matrix"]
-    listed = sorted(name for entry in matrix for name in entry["MANIFESTS"])
-    folders = sorted(
-        path.parent.relative_to(EXAMPLE).as_posix() for path in EXAMPLE.rglob("organization.yaml")
-    )
-    assert listed == folders
-    assert gitlab["drift"]["resource_group"] == "docform-drift-$MANIFESTS"

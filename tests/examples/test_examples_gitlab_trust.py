@@ -21,7 +21,16 @@ from typing import Any
 
 import pytest
 import yaml
-from gitlab_standin import GitLab, Pipeline, Token, Variable, job_environment, job_runs, served
+from gitlab_standin import (
+    GitLab,
+    Pipeline,
+    Token,
+    Variable,
+    first_of_matrix,
+    job_environment,
+    job_runs,
+    served,
+)
 from test_examples_ci_tools import BIN, EXAMPLE, bash_step
 
 from planning import live_api, plan_json, seeded_sandbox
@@ -30,6 +39,7 @@ ADMIN = "tok_gitlab_trust_admin_0123"
 BOT = 77
 MERGE = "fedcba9876543210fedcba9876543210fedcba98"
 MR_PIPELINE, PLAN_JOB = 100, 1000
+PLAN_JOB_NAME = "plan: [manifests]"  # a matrix job is named after its variables
 SETTINGS = [
     Variable("DOCFORM_PLAN_TOKEN", ADMIN, protected=False),
     Variable("GITLAB_API_TOKEN", "glpat-bot-reporter", protected=False),
@@ -97,7 +107,7 @@ def forge(tmp_path: Path) -> Iterator[dict[str, Any]]:
         assert done.returncode == 0, done.stderr
         names = ["plan.md", "plan-full.md", "plan.json"]
         files = {name: (checkout / name).read_text() for name in names}
-        gitlab.finish_job(PLAN_JOB, MR_PIPELINE, "plan", "success", files)
+        gitlab.finish_job(PLAN_JOB, MR_PIPELINE, PLAN_JOB_NAME, "success", files)
         gitlab.merge_requests[1] = {
             "iid": 1,
             "merge_commit_sha": MERGE,
@@ -119,7 +129,8 @@ def run_job(name: str, pipeline: Pipeline, checkout: Path, base: dict[str, str],
     ci = gitlab_ci()
     job = ci[name]
     assert job_runs(job, pipeline), f"{name} does not run in {pipeline}"
-    env = base | job_environment(job, pipeline, SETTINGS, ci["variables"])
+    matrix = first_of_matrix(job, ci)
+    env = base | job_environment(job, pipeline, SETTINGS, ci["variables"], matrix)
     return bash_step("\n".join(job["after_script" if after else "script"]), checkout, env)
 
 
@@ -158,7 +169,7 @@ api() {
 }
 note="$(api GET /merge_requests/1/notes \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')"
-printf '<!-- docform-plan -->\nPlan: checksum `%s`\n' "$FORGED" > forged.md
+printf '<!-- docform-plan manifests -->\nPlan: checksum `%s`\n' "$FORGED" > forged.md
 api PUT "/merge_requests/1/notes/$note" --data-urlencode body@forged.md
 api PUT /jobs/1000/artifacts --data-urlencode body@forged.md
 api DELETE /jobs/1000/artifacts
@@ -202,7 +213,7 @@ def test_a_branch_pipeline_cannot_make_apply_accept_a_checksum(forge):
     assert posted.returncode == 0, posted.stderr
     result = gitlab.notes[1][-1]
     assert result["author"]["id"] == BOT
-    assert result["body"].startswith("### docform apply\n\n:x: **Not applied**")
+    assert result["body"].startswith("### docform apply: manifests\n\n:x: **Not applied**")
     assert "its plan note shows checksum" in result["body"]
 
 
@@ -214,7 +225,8 @@ def test_the_apply_applies_what_the_merge_requests_pipeline_planned_and_posts_it
     posted = run_job("apply", MAIN, checkout, base | {"CI_JOB_STATUS": "success"}, after=True)
     assert posted.returncode == 0, posted.stderr
     assert gitlab.notes[1][-1]["body"].startswith(
-        "### docform apply\n\n:white_check_mark: **Applied**: the reviewed plan is live. "
+        "### docform apply: manifests\n\n:white_check_mark: **Applied**: the reviewed plan is "
+        "live. "
     )
 
 

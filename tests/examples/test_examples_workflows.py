@@ -59,6 +59,9 @@ def parse_line(source: str, line: str, variables: dict[str, str]) -> Command:
         command.stdout_file, rest = rest[-1], rest[:-2]
     for token in rest:
         assert not set(token) & set("<>|;&`"), f"{source}: shell syntax not understood: {line}"
+        if token.startswith("${") and token.endswith("[@]}"):  # a bash array: its words
+            command.args += variables.get(token[2:-1], "").split()
+            continue
         if token.startswith("$"):
             name = token.strip("${}")
             assert name in variables, f"{source}: unknown variable {token} in {line!r}"
@@ -87,7 +90,9 @@ def triggers(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def github_commands(name: str, event: str, variables: dict[str, str] | None = None) -> list:
-    """The docform commands of workflow ``name`` that run on ``event``, in order."""
+    """The docform commands of workflow ``name`` that run on ``event``, in order, for the
+    example's one organization (its matrix jobs' MANIFESTS)."""
+    variables = {"MANIFESTS": "manifests", **(variables or {})}
     document = workflow(name)
     assert event in triggers(document), f"{name} does not run on {event}"
     found = []
@@ -100,7 +105,7 @@ def github_commands(name: str, event: str, variables: dict[str, str] | None = No
             lines = docform_lines(step.get("run", ""))
             if is_docform_action(step) and step.get("with", {}).get("command"):
                 lines.append(f"docform {step['with']['command']}")
-            found += [parse_line(source, line, variables or {}) for line in lines]
+            found += [parse_line(source, line, variables) for line in lines]
     return found
 
 
@@ -109,11 +114,10 @@ def gitlab_ci() -> dict[str, Any]:
 
 
 def gitlab_commands(job: str, variables: dict[str, str] | None = None) -> list[Command]:
+    """The docform commands of GitLab job ``job``, for the example's one organization."""
+    variables = {"MANIFESTS": "manifests", **(variables or {})}
     script = "\n".join(gitlab_ci()[job]["script"])
-    return [
-        parse_line(f".gitlab-ci.yml: {job}", line, variables or {})
-        for line in docform_lines(script)
-    ]
+    return [parse_line(f".gitlab-ci.yml: {job}", line, variables) for line in docform_lines(script)]
 
 
 def execute(commands: list[Command], sandbox: Path) -> list[int]:
@@ -231,8 +235,9 @@ def test_every_apply_runs_one_at_a_time_in_order():
     }
     first = apply_workflow["jobs"]["apply"]["steps"][0]
     assert first["name"] == "Wait for the applies of earlier merges"
-    assert gitlab_ci()["apply"]["resource_group"] == "docform-apply"
-    assert gitlab_ci()["apply-approved"]["resource_group"] == "docform-apply"
+    # Each organization is its own queue.
+    assert gitlab_ci()["apply"]["resource_group"] == "docform-apply-$MANIFESTS"
+    assert gitlab_ci()["apply-approved"]["resource_group"] == "docform-apply-$MANIFESTS"
 
 
 def test_gitlab_apply_refuses_a_plan_that_changed_since_review_then_the_manual_job_applies_it(
@@ -421,6 +426,7 @@ def origin(
         "NO_COLOR": "1",
         "GITHUB_SHA": git("rev-parse", "HEAD"),
         "GITHUB_REF_NAME": "main",
+        "MANIFESTS": "manifests",
         "GITHUB_SERVER_URL": "https://github.example",
         "GITHUB_REPOSITORY": "acme/docs",
         "PUSH_TOKEN": "ghs_push_token",
@@ -462,7 +468,7 @@ def test_github_writes_docform_lock_back_pinned_on_the_newest_main(repo, origin,
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert git("--git-dir", str(bare), "log", "-1", "--format=%s %an %P") == (
-        f"docform.lock: live objects after applying {env['GITHUB_SHA']} [skip ci] "
+        f"manifests/docform.lock: live objects after applying {env['GITHUB_SHA']} [skip ci] "
         f"github-actions[bot] {newest}"
     )
     assert git("--git-dir", str(bare), "show", "--name-only", "--format=", "main") == (
