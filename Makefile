@@ -102,8 +102,9 @@ bench-quick: $(STAMP)
 schema: $(STAMP)
 	$(VENV)/bin/docform schema --write schemas/ -q
 
-# What the client's answer checks are derived from, taken out of the service's published
-# definition that node-tools pins (src/docform/service/service_answers.json).
+# What the client's answer checks and the sandbox's answer descriptions are derived from, taken out of the service's published
+# definition that node-tools pins (src/docform/service/service_answers.json, and the
+# sandbox's src/docform_sandbox/definition_answers.json).
 answers: $(STAMP) node-tools
 	$(PY) scripts/service_answers.py
 

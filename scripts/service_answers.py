@@ -1,12 +1,15 @@
-"""Writes src/docform/service/service_answers.json from the service's published definition.
+"""Writes src/docform/service/service_answers.json and src/docform_sandbox/definition_answers.json
+from the service's published definition.
 
     .venv/bin/python scripts/service_answers.py      # make answers
 
 The definition is the npm package ``@gitbook/api`` that ``.ci/node-tools`` pins (``make
-node-tools`` installs it); what is taken out of it are the answers of the GET operations the
-kinds read, cut down to the fields they use (`docform.service.extract`). Run it after moving the
-pin or changing what a kind reads (its ``Reads``); tests/service/test_service_answers.py fails
-while the file is stale.
+node-tools`` installs it). Taken out of it: for docform, the answers of the GET operations the
+kinds read, cut down to the fields they use (`docform.service.extract`); for the sandbox, the
+success answers of every operation it serves and the schemas they use
+(`docform_sandbox.answer_schema`). Run it after moving the pin, changing what a kind reads (its
+``Reads``) or adding a sandbox route; tests/service/test_service_answers.py and
+tests/sandbox/test_sandbox_answers.py fail while a file is stale.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from docform import kind_registry
 from docform.service.answer_description import DESCRIPTION_FILE
 from docform.service.extract import ExtractError, rendered
+from docform_sandbox import answer_schema
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / ".ci" / "node-tools" / "node_modules" / "@gitbook" / "api"
@@ -45,20 +49,38 @@ def expected_text() -> str:
     return rendered(document, version, reads, items_as)
 
 
+def sandbox_expected_text() -> str:
+    """What the sandbox's file holds when it is fresh."""
+    from docform_sandbox.routes import ENDPOINTS
+
+    document, version = pinned_definition()
+    operations = [(ep.method, ep.path) for ep in ENDPOINTS]
+    return answer_schema.rendered(answer_schema.extracted(document, version, operations))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", type=Path, default=DESCRIPTION_FILE, help="another file")
-    target: Path = parser.parse_args().output
+    parser.add_argument(
+        "--sandbox-output", type=Path, default=answer_schema.ANSWERS_FILE, help="another file"
+    )
+    arguments = parser.parse_args()
     try:
-        text = expected_text()
-    except ExtractError as exc:
+        text, sandbox_text = expected_text(), sandbox_expected_text()
+    except (ExtractError, answer_schema.AnswerError) as exc:
         print(f"make answers: {exc}", file=sys.stderr)
         return 1
-    target.write_text(text, encoding="utf-8")
+    arguments.output.write_text(text, encoding="utf-8")
+    arguments.sandbox_output.write_text(sandbox_text, encoding="utf-8")
     routes = len(json.loads(text)["routes"])
-    shown = target.relative_to(REPO) if target.is_relative_to(REPO) else target
-    print(f"wrote {shown}: the answers of {routes} GET routes")
+    operations = len(json.loads(sandbox_text)["answers"])
+    print(f"wrote {shown(arguments.output)}: the answers of {routes} GET routes")
+    print(f"wrote {shown(arguments.sandbox_output)}: the answers of {operations} sandbox routes")
     return 0
+
+
+def shown(target: Path) -> Path:
+    return target.relative_to(REPO) if target.is_relative_to(REPO) else target
 
 
 if __name__ == "__main__":

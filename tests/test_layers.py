@@ -314,31 +314,26 @@ def test_a_plan_against_an_https_service_loads_no_sandbox_or_server() -> None:
     assert among(imported, ("starlette", "uvicorn", "docform_sandbox", "filelock")) == []
 
 
-def test_a_plan_against_the_sandbox_builds_no_seed_models_or_object_descriptions(
+def test_a_plan_against_the_sandbox_builds_no_seed_models_or_answer_descriptions(
     sandbox: Path,
 ) -> None:
     """A `sandbox:` plan starts the sandbox, but not what only seeding uses (the seed file's
-    pydantic models), nor the JSON Schema of the objects its routes answer (only the OpenAPI
-    description, `make answers` and the tests gather those: `routes.objects()`)."""
+    pydantic models), nor the description of its answers (the definition's, read from
+    `docform_sandbox.answer_schema`'s file only by the OpenAPI description, `make answers` and
+    the tests)."""
     result, imported = loaded_by("plan", str(FIXTURES / "basic"), url=f"sandbox:{sandbox}")
     assert result.returncode == 0, result.stderr
     assert "docform_sandbox.app" in imported
     assert among(imported, ("docform_sandbox.seed", "docform_sandbox.openapi_description")) == []
     probe = (
-        "import docform.service.site_customization as described\n"
-        "built = []\n"
-        "schema = described.document_schema\n"
-        "described.document_schema = lambda: built.append(1) or schema()\n"
         "import docform_sandbox.app\n"
-        "import docform_sandbox.routes as routes\n"
-        "print(len(built), end=' ')\n"
-        "routes.objects()\n"
-        "print(len(built))\n"
+        "from docform_sandbox import answer_schema\n"
+        "print(answer_schema.definition_answers.cache_info().currsize)\n"
     )
     started = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
-    assert started.stdout == "0 1\n"
+    assert started.stdout == "0\n"
 
 
 # What only some commands use: every docform process would pay for it at start-up otherwise

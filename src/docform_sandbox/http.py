@@ -125,28 +125,22 @@ Handler = Callable[[Ctx], Any]
 
 @dataclass(frozen=True)
 class Endpoint:
-    """One route: ``METHOD /v1{path}``, its handler, its success status and summary, and the
-    JSON Schema of its success answer (`docform_sandbox.answer_schema`; None: no body)."""
+    """One route: ``METHOD /v1{path}``, its handler, its success status and summary. What it
+    answers is the service's definition's answer of the operation (`docform_sandbox.answer_schema`).
+    """
 
     method: str
     path: str
     handler: Handler
     status: int = 200
     summary: str = ""
-    # Keyword-only and without a default: a route cannot be declared without saying what it
-    # answers, which the sandbox's OpenAPI description and the answer tests take from here.
-    answer: dict[str, Any] | None = field(kw_only=True)
 
 
-def endpoint(
-    method: str, path: str, status: int = 200, *, answer: dict[str, Any] | None
-) -> Callable[[Handler], Endpoint]:
-    """Declare a handler for ``METHOD /v1{path}`` that answers ``answer`` on success; it
-    returns the JSON body or None (204)."""
+def endpoint(method: str, path: str, status: int = 200) -> Callable[[Handler], Endpoint]:
+    """Declare a handler for ``METHOD /v1{path}``; it returns the JSON body or None (204)."""
 
     def wrap(handler: Handler) -> Endpoint:
-        summary = (handler.__doc__ or "").strip()
-        return Endpoint(method, path, handler, status, summary, answer=answer)
+        return Endpoint(method, path, handler, status, (handler.__doc__ or "").strip())
 
     return wrap
 

@@ -7,9 +7,9 @@ body and query parameters are the `Body` and `Query` models its handler reads wi
 uses and the values it closes over (a handler made by a function, as in ``permissions.py``); a
 handler answering a list page (``list_page``) takes ``page``, ``limit`` and ``order``.
 Every operation may also answer an error, ``{"error": {"code", "message"}}``, with the statuses
-the sandbox uses (400, 401, 403, 404, 409, 429). Success answers are described field by field
-(the objects of docs/service.md, which each route module describes beside its endpoints; see
-`docform_sandbox.routes`), so a client or a test can validate every answer against this
+the sandbox uses (400, 401, 403, 404, 409, 429). Success answers are the service's published
+definition's, with the optional fields the sandbox always fills required
+(`docform_sandbox.answer_schema`), so a client or a test can validate every answer against this
 document.
 """
 
@@ -22,8 +22,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from docform import __version__
+from docform_sandbox.answer_schema import answer_of, definition_answers, described_schemas
 from docform_sandbox.http import Body, Endpoint, ListQuery, Query
-from docform_sandbox.routes import ENDPOINTS, objects
+from docform_sandbox.routes import ENDPOINTS, FILLS
 
 ERROR_STATUSES = {
     "400": "The request is invalid: its JSON, a field, a value or a query parameter.",
@@ -46,13 +47,15 @@ ERROR_SCHEMA = {
 }
 _PATH_PARAMETER = re.compile(r"\{(\w+)\}")
 _REF = "#/components/schemas/{model}"
+# The models a request body uses, apart from the definition's objects of the same name.
+_NESTED = "request."
 
 
 def openapi_description(endpoints: Iterable[Endpoint] | None = None) -> dict[str, Any]:
     """The OpenAPI document of ``endpoints`` (default: every route of the sandbox)."""
     if endpoints is None:
         endpoints = ENDPOINTS
-    schemas: dict[str, Any] = {"Error": ERROR_SCHEMA, **objects()}
+    schemas: dict[str, Any] = {"Error": ERROR_SCHEMA, **described_schemas(FILLS)}
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
         paths.setdefault(ep.path, {})[ep.method.lower()] = _operation(ep, schemas)
@@ -61,7 +64,8 @@ def openapi_description(endpoints: Iterable[Endpoint] | None = None) -> dict[str
         "info": {
             "title": "docform sandbox",
             "version": __version__,
-            "description": "The emulated documentation service API (docform's docs/service.md).",
+            "description": "The emulated documentation service API (docform's docs/service.md); "
+            f"its answers are those of {definition_answers()['definition']}'s definition.",
         },
         "servers": [{"url": "/v1"}],
         "security": [{"bearer": []}],
@@ -131,8 +135,9 @@ def _query_parameters(ep: Endpoint) -> list[dict[str, Any]]:
 
 def _responses(ep: Endpoint) -> dict[str, Any]:
     success: dict[str, Any] = {"description": "Success."}
-    if ep.answer is not None:
-        success["content"] = {"application/json": {"schema": ep.answer}}
+    answer = answer_of(ep.method, ep.path, ep.status)
+    if answer is not None:
+        success["content"] = {"application/json": {"schema": answer}}
     responses = {str(ep.status): success}
     if ep.method == "DELETE":
         responses["204"] = {"description": "Deleted, or there was nothing to delete."}
@@ -148,9 +153,9 @@ def _schema_ref(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, st
     """A reference to ``model``'s schema, added (with the models it uses) to ``schemas``."""
     # Route modules may reuse a class name (MoveBody), so the module is part of the name.
     name = f"{model.__module__.rsplit('.', 1)[-1]}.{model.__name__}"
-    schema = model.model_json_schema(ref_template=_REF)
+    schema = model.model_json_schema(ref_template=_REF.format(model=_NESTED + "{model}"))
     for nested, nested_schema in schema.pop("$defs", {}).items():
-        if schemas.setdefault(nested, nested_schema) != nested_schema:
+        if schemas.setdefault(_NESTED + nested, nested_schema) != nested_schema:
             raise ValueError(f"two different schemas are both called {nested}")
     schemas[name] = schema
     return {"$ref": _REF.format(model=name)}

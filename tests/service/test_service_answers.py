@@ -16,6 +16,8 @@ from conftest import needs_the_definition
 from docform.kind_registry import items_read_as, reads_by_kind
 from docform.service.answer_description import DESCRIPTION_FILE, description
 from docform.service.extract import rendered
+from docform_sandbox.answer_schema import ANSWERS_FILE
+from docform_sandbox.routes import ENDPOINTS
 
 needs_the_definition()
 
@@ -50,12 +52,14 @@ def test_it_is_small() -> None:
 
 def test_make_answers_writes_it_and_says_so(tmp_path: Path) -> None:
     """The command the stale message names, run as make runs it (into another file here)."""
-    written = tmp_path / "service_answers.json"
+    written, sandbox = tmp_path / "service_answers.json", tmp_path / "definition_answers.json"
     command = [sys.executable, "scripts/service_answers.py", "--output", str(written)]
+    command += ["--sandbox-output", str(sandbox)]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert (
-        done.stdout
-        == f"wrote {written}: the answers of {len(description()['routes'])} GET routes\n"
+    assert done.stdout == (
+        f"wrote {written}: the answers of {len(description()['routes'])} GET routes\n"
+        f"wrote {sandbox}: the answers of {len(ENDPOINTS)} sandbox routes\n"
     )
     assert written.read_bytes() == DESCRIPTION_FILE.read_bytes()
+    assert sandbox.read_bytes() == ANSWERS_FILE.read_bytes()

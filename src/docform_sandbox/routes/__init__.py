@@ -1,22 +1,18 @@
 """The emulated API, one module per resource family, found rather than listed.
 
 A route family is one module of this package: its endpoints (`endpoint` handlers, or a list
-named ``ENDPOINTS`` when it builds them), each saying what it answers on success, and the
-objects those answers are made of in a dict named ``OBJECTS`` (`docform_sandbox.answer_schema`;
-a module whose description costs work to build gives it from a module ``__getattr__``).
-Modules that declare neither are helpers the families share. Adding a route family is adding
-its module; the app, the OpenAPI description and the tests pick it up from here. docform's
-client checks answers against the service's published definition, not against these
-(`docform.service.answer_description`).
+named ``ENDPOINTS`` when it builds them) and, in a dict named ``FILLS``, the optional fields of
+the definition's objects its answers always hold (`docform_sandbox.answer_schema`: what the
+routes answer is the service's definition's, not described here). Modules that declare
+neither are helpers the families share. Adding a route family is adding its module; the app,
+the OpenAPI description and the tests pick it up from here.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
 import pkgutil
 from types import ModuleType
-from typing import Any
 
 from docform_sandbox.http import Endpoint, collect
 
@@ -43,16 +39,18 @@ def _endpoints(modules: list[ModuleType]) -> list[Endpoint]:
     return list(found.values())
 
 
-def _objects(modules: list[ModuleType]) -> dict[str, dict[str, Any]]:
-    objects: dict[str, dict[str, Any]] = {}
+def _fills(modules: list[ModuleType]) -> dict[str, tuple[str, ...]]:
+    fills: dict[str, tuple[str, ...]] = {}
     for module in modules:
-        for name, schema in getattr(module, "OBJECTS", {}).items():
-            if objects.setdefault(name, schema) is not schema:
-                raise RouteDeclarationError(
-                    f"{module.__name__} describes {name}, which another route module does: "
-                    "describe each object once and refer to it with ref()"
-                )
-    return objects
+        if hasattr(module, "OBJECTS"):
+            raise RouteDeclarationError(
+                f"{module.__name__} describes its answers (OBJECTS): they are the service's "
+                "definition's now; state only the optional fields it always fills, in FILLS "
+                "(docs/development.md, how to add a route family)"
+            )
+        for name, fields in getattr(module, "FILLS", {}).items():
+            fills[name] = (*fills.get(name, ()), *fields)
+    return fills
 
 
 _MODULES = route_modules()
@@ -60,10 +58,5 @@ ENDPOINTS: list[Endpoint] = _endpoints(_MODULES)
 """Every route of the sandbox (a module's in the order it declares them)."""
 
 
-@functools.cache
-def objects() -> dict[str, dict[str, Any]]:
-    """Every object a route answers, by name (OpenAPI ``components/schemas``).
-
-    Gathered on first use: answering requests needs none of them, and a `sandbox:` plan would
-    otherwise pay for describing them (the customization document's JSON Schema) at start."""
-    return _objects(_MODULES)
+FILLS: dict[str, tuple[str, ...]] = _fills(_MODULES)
+"""By the definition's name of an object, the optional fields the sandbox's answers always hold."""

@@ -13,30 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from docform_sandbox.access import require_org
-from docform_sandbox.answer_schema import STRING, TIME, Schema, array, const, obj, urls
 from docform_sandbox.http import API_BASE, Body, Ctx, bad_request, endpoint, timestamp
 
 PATH = "/orgs/{organizationId}/agent-instructions"
 KIND = "agent-instructions"
-
-DOCUMENT: Schema = {
-    "type": "object",
-    "required": ["object", "nodes"],
-    "properties": {"object": const("document"), "nodes": array({"type": "object"})},
-}
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "AgentInstructions": obj(
-        {
-            "object": const("agent-instructions"),
-            "instructions": DOCUMENT,
-            "updatedAt": TIME,
-            "updatedBy": STRING,
-            "urls": urls("location"),
-        }
-    ),
-}
 
 
 class InstructionsBody(Body):
@@ -71,14 +51,14 @@ def render(org: dict[str, Any], stored: dict[str, Any] | None) -> dict[str, Any]
     }
 
 
-@endpoint("GET", PATH, answer={"$ref": "#/components/schemas/AgentInstructions"})
+@endpoint("GET", PATH)
 def get_instructions(ctx: Ctx) -> dict[str, Any]:
     """The organization's agent instructions."""
     org = require_org(ctx, ctx.params["organizationId"])
     return render(org, ctx.store.get(KIND, org["id"]))
 
 
-@endpoint("PUT", PATH, answer={"$ref": "#/components/schemas/AgentInstructions"})
+@endpoint("PUT", PATH)
 def put_instructions(ctx: Ctx) -> dict[str, Any]:
     """Replace the organization's agent instructions."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)

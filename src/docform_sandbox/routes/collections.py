@@ -24,18 +24,6 @@ from typing import Any
 from pydantic import Field
 
 from docform_sandbox.access import is_admin, require_in_org, require_org
-from docform_sandbox.answer_schema import (
-    ID,
-    LEVEL,
-    STRING,
-    Schema,
-    const,
-    flags,
-    obj,
-    page,
-    ref,
-    urls,
-)
 from docform_sandbox.grants import forget_target
 from docform_sandbox.http import (
     API_BASE,
@@ -52,22 +40,6 @@ from docform_sandbox.routes.placement import NOT_DELETED, MoveBody, move_item
 from docform_sandbox.routes.shared import check_level
 from docform_sandbox.routes.space_rows import soft_delete_space
 from docform_sandbox.routes.spaces import check_parent_collection
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "Collection": obj(
-        {
-            "object": const("collection"),
-            "id": ID,
-            "title": STRING,
-            "organization": ID,
-            "defaultLevel": LEVEL,
-            "urls": urls("location", "app"),
-            "permissions": flags("view", "admin", "viewInviteLinks", "create"),
-        },
-        {"description": STRING, "parent": ID},
-    ),
-}
 
 COLLECTION_FIELDS = ("id", "title", "description", "organization", "parent", "defaultLevel")
 
@@ -88,7 +60,7 @@ class CollectionListQuery(Query):
     nested: bool = True
 
 
-@endpoint("GET", "/orgs/{organizationId}/collections", answer=page("Collection"))
+@endpoint("GET", "/orgs/{organizationId}/collections")
 def list_collections(ctx: Ctx) -> dict[str, Any]:
     """The organization's collections; with ``nested=false`` only the top-level ones."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -103,7 +75,7 @@ class CollectionCreate(Body):
     parent: str | None = None
 
 
-@endpoint("POST", "/orgs/{organizationId}/collections", status=201, answer=ref("Collection"))
+@endpoint("POST", "/orgs/{organizationId}/collections", status=201)
 def create_collection(ctx: Ctx) -> dict[str, Any]:
     """A new collection, at the top level or inside ``parent``."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -122,7 +94,7 @@ def create_collection(ctx: Ctx) -> dict[str, Any]:
     return render_collection(ctx, doc)
 
 
-@endpoint("GET", "/collections/{collectionId}", answer=ref("Collection"))
+@endpoint("GET", "/collections/{collectionId}")
 def get_collection(ctx: Ctx) -> dict[str, Any]:
     return render_collection(ctx, require_in_org(ctx, "collection", ctx.params["collectionId"]))
 
@@ -133,7 +105,7 @@ class CollectionPatch(Body):
     defaultLevel: Any = None
 
 
-@endpoint("PATCH", "/collections/{collectionId}", answer=ref("Collection"))
+@endpoint("PATCH", "/collections/{collectionId}")
 def patch_collection(ctx: Ctx) -> dict[str, Any]:
     """Change a collection's title, description or default level."""
     doc = require_in_org(ctx, "collection", ctx.params["collectionId"], write=True)
@@ -164,7 +136,7 @@ def _subtree(ctx: Ctx, collection: dict[str, Any]) -> list[str]:
     return ids
 
 
-@endpoint("DELETE", "/collections/{collectionId}", status=204, answer=None)
+@endpoint("DELETE", "/collections/{collectionId}", status=204)
 def delete_collection(ctx: Ctx) -> None:
     """Delete a collection with its nested collections; their spaces are soft-deleted."""
     collection_id = ctx.params["collectionId"]
@@ -179,7 +151,7 @@ def delete_collection(ctx: Ctx) -> None:
     return None
 
 
-@endpoint("POST", "/collections/{collectionId}/move", answer=ref("Collection"))
+@endpoint("POST", "/collections/{collectionId}/move")
 def move_collection(ctx: Ctx) -> dict[str, Any]:
     """Move a collection under another one or to the top level, and/or next to a sibling."""
     doc = require_in_org(ctx, "collection", ctx.params["collectionId"], write=True)

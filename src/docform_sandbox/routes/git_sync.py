@@ -25,18 +25,6 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform_sandbox.access import require_in_org, require_org
-from docform_sandbox.answer_schema import (
-    BOOL,
-    ID,
-    STRING,
-    TIME,
-    Schema,
-    array,
-    const,
-    obj,
-    ref,
-    urls,
-)
 from docform_sandbox.http import (
     API_BASE,
     ApiError,
@@ -53,54 +41,6 @@ from docform_sandbox.routes.shared import removed
 SERVICE_PRIORITY = "gitbook"
 KIND = "git-installation"
 ONE = "/git/installations/{gitInstallationId}"
-PRIORITY: Schema = {"enum": ["git", SERVICE_PRIORITY]}
-PROVIDER: Schema = {"enum": ["github", "gitlab"]}
-STATUS: Schema = {"enum": ["unauthenticated", "active", "pending"]}
-TARGET: Schema = obj({"type": {"enum": ["space", "site"]}}, {"spaceId": ID, "siteId": ID})
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "GitSyncInstallation": obj(
-        {
-            "object": const("git-sync-installation"),
-            "id": ID,
-            "target": TARGET,
-            "status": STATUS,
-            "provider": PROVIDER,
-            "providerConfiguration": {"type": "object"},
-            "createdAt": TIME,
-            "createdBy": STRING,
-            "updatedAt": TIME,
-            "urls": urls("location"),
-        },
-        {
-            "projectDirectory": STRING,
-            "commitMessageTemplate": STRING,
-            "previewExternalBranches": BOOL,
-            "agentInstructions": array({"enum": ["agents", "claude"]}),
-            "priority": PRIORITY,
-        },
-    ),
-    "GitSyncInstallations": obj({"items": array(ref("GitSyncInstallation"))}),
-    "GitSyncState": obj(
-        {
-            "installationId": ID,
-            "installationProvider": PROVIDER,
-            "installationStatus": STATUS,
-        },
-        {
-            "operation": obj(
-                {
-                    "state": {"enum": ["running", "failure", "success", "timeout"]},
-                    "direction": {"enum": ["export", "import"]},
-                    "startedAt": TIME,
-                },
-                {"endedAt": TIME},
-            ),
-            "updatedAt": TIME,
-        },
-    ),
-}
 
 
 class GitSyncTarget(Body):
@@ -210,7 +150,7 @@ def require_installation(ctx: Ctx, *, write: bool = False) -> dict[str, Any]:
     return require_in_org(ctx, KIND, ctx.params["gitInstallationId"], write=write)
 
 
-@endpoint("POST", "/git/installations", 201, answer=ref("GitSyncInstallation"))
+@endpoint("POST", "/git/installations", 201)
 def create_installation(ctx: Ctx) -> dict[str, Any]:
     """Start syncing a space or a site; set it up with a PATCH."""
     body = ctx.body_as(GitSyncCreate)
@@ -235,12 +175,12 @@ def create_installation(ctx: Ctx) -> dict[str, Any]:
     return render(doc)
 
 
-@endpoint("GET", ONE, answer=ref("GitSyncInstallation"))
+@endpoint("GET", ONE)
 def get_installation(ctx: Ctx) -> dict[str, Any]:
     return render(require_installation(ctx))
 
 
-@endpoint("PATCH", ONE, answer=ref("GitSyncInstallation"))
+@endpoint("PATCH", ONE)
 def patch_installation(ctx: Ctx) -> dict[str, Any]:
     """Save the setup, then queue a sync (import with priority git, else export)."""
     doc = require_installation(ctx, write=True)
@@ -273,7 +213,7 @@ def patch_installation(ctx: Ctx) -> dict[str, Any]:
     return render(doc)
 
 
-@endpoint("DELETE", ONE, 205, answer=None)
+@endpoint("DELETE", ONE, 205)
 def delete_installation(ctx: Ctx) -> Response:
     """Stop syncing (205)."""
     doc = require_installation(ctx, write=True)
@@ -285,7 +225,6 @@ def delete_installation(ctx: Ctx) -> Response:
 @endpoint(
     "GET",
     "/orgs/{organizationId}/sites/{siteId}/spaces/git/installations",
-    answer=ref("GitSyncInstallations"),
 )
 def list_site_installations(ctx: Ctx) -> dict[str, Any]:
     """The site's installation and those of the spaces it manages (not paginated)."""
@@ -302,7 +241,7 @@ def list_site_installations(ctx: Ctx) -> dict[str, Any]:
     return {"items": [render(d) for d in found]}
 
 
-@endpoint("GET", "/spaces/{spaceId}/git/info", answer=ref("GitSyncState"))
+@endpoint("GET", "/spaces/{spaceId}/git/info")
 def get_space_git_info(ctx: Ctx) -> dict[str, Any]:
     """The space's Git Sync state; 404 when it is not synced."""
     space = require_in_org(ctx, "space", ctx.params["spaceId"])

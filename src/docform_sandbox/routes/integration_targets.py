@@ -17,7 +17,6 @@ from typing import Any
 from pydantic import Field
 from starlette.responses import Response
 
-from docform_sandbox.answer_schema import ID, STRING, Schema, array, obj, page, ref, urls
 from docform_sandbox.http import (
     API_BASE,
     PUBLISHED_BASE,
@@ -30,37 +29,11 @@ from docform_sandbox.http import (
     not_found,
 )
 from docform_sandbox.routes.integrations import (
-    CONFIGURATION,
     INSTALLATION,
-    STATUS,
     TARGET_KIND,
     require_installation,
 )
 from docform_sandbox.routes.shared import removed
-
-
-def _target_object(field: str, extended: str) -> Schema:
-    # The target's id; the service answers the whole object instead when asked with
-    # ``extended=true`` and calls the id form deprecated (the sandbox sends the id).
-    target = {"anyOf": [ID, ref(extended)]}
-    return obj(
-        {
-            "integration": STRING,
-            "installation": ID,
-            "status": STATUS,
-            "configuration": CONFIGURATION,
-            "externalIds": array(STRING),
-            "urls": urls("location", "publicEndpoint", "publicContentEndpoint"),
-            field: target,
-        }
-    )
-
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "SpaceInstallation": _target_object("space", "Space"),
-    "SiteInstallation": _target_object("site", "Site"),
-}
 
 
 class SpaceInstall(Body):
@@ -72,7 +45,7 @@ class SiteInstall(Body):
 
 
 class TargetPatch(Body):
-    externalIds: list[str] | None = Field(None, max_length=5)
+    externalIds: list[str] | None = Field(max_length=5)
     configuration: dict[str, Any] | None = None
 
 
@@ -122,7 +95,6 @@ def family(target: str, create: type[Body], id_field: str) -> list[Endpoint]:
     """The five routes of the installations on one kind of target (``space``, ``site``)."""
     base = f"{INSTALLATION}/{target}s"
     one = f"{base}/{{{target}Id}}"
-    name = "SpaceInstallation" if target == "space" else "SiteInstallation"
 
     def list_targets(ctx: Ctx) -> dict[str, Any]:
         installation = require_installation(ctx)
@@ -172,16 +144,16 @@ def family(target: str, create: type[Body], id_field: str) -> list[Endpoint]:
         ctx.store.delete(TARGET_KIND, doc_id)
         return removed()
 
-    routes: list[tuple[str, str, Callable[[Ctx], Any], int, Schema | None, str]] = [
-        ("GET", base, list_targets, 200, page(name), f"The {target}s it is installed on."),
-        ("POST", base, install_on, 201, ref(name), f"Install it on a {target}."),
-        ("GET", one, get_target, 200, ref(name), f"Its installation on a {target}."),
-        ("PATCH", one, patch_target, 200, ref(name), f"Configure it on a {target}."),
-        ("DELETE", one, uninstall_from, 205, None, f"Uninstall it from a {target}."),
+    routes: list[tuple[str, str, Callable[[Ctx], Any], int, str]] = [
+        ("GET", base, list_targets, 200, f"The {target}s it is installed on."),
+        ("POST", base, install_on, 201, f"Install it on a {target}."),
+        ("GET", one, get_target, 200, f"Its installation on a {target}."),
+        ("PATCH", one, patch_target, 200, f"Configure it on a {target}."),
+        ("DELETE", one, uninstall_from, 205, f"Uninstall it from a {target}."),
     ]
     return [
-        Endpoint(method, path, handler, status, summary, answer=answer)
-        for method, path, handler, status, answer, summary in routes
+        Endpoint(method, path, handler, status, summary)
+        for method, path, handler, status, summary in routes
     ]
 
 

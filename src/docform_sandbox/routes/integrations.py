@@ -25,20 +25,6 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform_sandbox.access import require_admin_to_read, require_org
-from docform_sandbox.answer_schema import (
-    BOOL,
-    ID,
-    INTEGER,
-    STRING,
-    TIME,
-    Schema,
-    array,
-    const,
-    obj,
-    page,
-    ref,
-    urls,
-)
 from docform_sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -65,61 +51,6 @@ INSTALLATIONS = "/integrations/{integrationName}/installations"
 INSTALLATION = INSTALLATIONS + "/{installationId}"
 KIND = "installation"
 TARGET_KIND = "installation-target"
-STATUS: Schema = {"enum": ["active", "pending", "paused"]}
-SELECTION: Schema = {"enum": ["all", "selected"]}
-CONFIGURATION: Schema = {"type": "object"}
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "Integration": obj(
-        {
-            "object": const("integration"),
-            "name": {"type": "string", "pattern": NAME_PATTERN},
-            "title": STRING,
-            "version": {"type": "number"},
-            "target": STRING,
-            "visibility": STRING,
-            "verified": BOOL,
-            "scopes": array(STRING),
-            "categories": array(STRING),
-            "previewImages": array(STRING),
-            "externalLinks": array(obj({"url": STRING, "label": STRING})),
-            "owner": ref("Organization"),
-            "permissions": obj({"admin": BOOL}),
-            "urls": urls("location", "app", "assets", "publicEndpoint", "publicContentEndpoint"),
-        }
-    ),
-    "Installation": obj(
-        {
-            "id": ID,
-            "status": STATUS,
-            "space_selection": SELECTION,
-            "site_selection": SELECTION,
-            "spaces": INTEGER,
-            "configuration": CONFIGURATION,
-            "createdAt": TIME,
-            "updatedAt": TIME,
-            "urls": urls("location", "app", "publicEndpoint", "publicContentEndpoint"),
-            "externalIds": array(STRING),
-            "target": obj({"organization": ID}),
-        },
-        {"network": obj({}, {"proxy": {"type": "boolean"}})},
-    ),
-    "OrganizationInstallation": obj(
-        {"integration": ref("Integration"), "installation": ref("Installation")}
-    ),
-    "InstallationStatus": obj({"status": STATUS}),
-    "InstallationTargetStatus": obj(
-        {
-            "status": STATUS,
-            "integration": ref("Integration"),
-            "target": obj(
-                {"type": {"enum": ["organization", "site", "space"]}},
-                {"organizationId": ID, "siteId": ID, "spaceId": ID},
-            ),
-        }
-    ),
-}
 
 
 class InstallBody(Body):
@@ -235,7 +166,7 @@ def installed(ctx: Ctx, org_id: str, name: str) -> dict[str, Any] | None:
     return found[0] if found else None
 
 
-@endpoint("GET", "/orgs/{organizationId}/installations", answer=page("OrganizationInstallation"))
+@endpoint("GET", "/orgs/{organizationId}/installations")
 def list_org_installations(ctx: Ctx) -> dict[str, Any]:
     """The organization's installations, each with its integration."""
     org_id = ctx.params["organizationId"]
@@ -258,7 +189,6 @@ def list_org_installations(ctx: Ctx) -> dict[str, Any]:
 @endpoint(
     "GET",
     "/orgs/{organizationId}/integrations/installations-status",
-    answer=page("InstallationTargetStatus"),
 )
 def list_statuses(ctx: Ctx) -> dict[str, Any]:
     """Where the organization's integrations are installed: the organization, a space, a site."""
@@ -299,7 +229,6 @@ def list_statuses(ctx: Ctx) -> dict[str, Any]:
 @endpoint(
     "GET",
     "/orgs/{organizationId}/integrations/{integrationName}/installation_status",
-    answer=ref("InstallationStatus"),
 )
 def get_status(ctx: Ctx) -> dict[str, Any]:
     """Whether the organization installed the integration (404 when it did not)."""
@@ -311,7 +240,7 @@ def get_status(ctx: Ctx) -> dict[str, Any]:
     return {"status": "active"}
 
 
-@endpoint("POST", INSTALLATIONS, 201, answer=ref("Installation"))
+@endpoint("POST", INSTALLATIONS, 201)
 def install(ctx: Ctx) -> dict[str, Any]:
     """Install the integration on an organization."""
     name = require_integration(ctx)
@@ -335,12 +264,12 @@ def install(ctx: Ctx) -> dict[str, Any]:
     return render_installation(ctx, doc)
 
 
-@endpoint("GET", INSTALLATION, answer=ref("Installation"))
+@endpoint("GET", INSTALLATION)
 def get_installation(ctx: Ctx) -> dict[str, Any]:
     return render_installation(ctx, require_installation(ctx))
 
 
-@endpoint("PATCH", INSTALLATION, answer=ref("Installation"))
+@endpoint("PATCH", INSTALLATION)
 def patch_installation(ctx: Ctx) -> dict[str, Any]:
     doc = require_installation(ctx, write=True)
     body = ctx.body_as(InstallationPatch)
@@ -353,7 +282,7 @@ def patch_installation(ctx: Ctx) -> dict[str, Any]:
     return render_installation(ctx, doc)
 
 
-@endpoint("DELETE", INSTALLATION, 205, answer=None)
+@endpoint("DELETE", INSTALLATION, 205)
 def uninstall(ctx: Ctx) -> Response | None:
     """Uninstall (205); 204 when there was no such installation. A user's token only."""
     require_integration(ctx)

@@ -29,7 +29,6 @@ from typing import Any, Literal
 from starlette.responses import JSONResponse, Response
 
 from docform_sandbox.access import caller_membership, require_org
-from docform_sandbox.answer_schema import BOOL, ID, ROLE_OR_GUEST, Schema, const, obj, page, ref
 from docform_sandbox.grants import Target, effective_roles, rank
 from docform_sandbox.http import (
     API_BASE,
@@ -50,22 +49,6 @@ INVITE = "link-invite"
 PATH = "/orgs/{organizationId}/link-invites"
 TARGETS = ("space", "collection")
 Form = Literal["organization", "space", "collection"]
-
-
-#: The objects this family's routes answer (OpenAPI components/schemas): one of three forms,
-#: described as their union (an organization invite has ``role``; a space or collection invite
-#: ``level`` and its target), as docform's client checks read objects.
-OBJECTS: dict[str, Schema] = {
-    "InviteLink": obj(
-        {"object": const("invite"), "id": ID, "redundant": BOOL},
-        {
-            "role": ROLE_OR_GUEST,
-            "level": ROLE_OR_GUEST,
-            "space": ref("Space"),
-            "collection": ref("Collection"),
-        },
-    ),
-}
 
 
 class InviteBody(Body):
@@ -158,7 +141,7 @@ def _forget_orphans(ctx: Ctx, org_id: str) -> None:
             ctx.store.delete(INVITE, doc["id"])
 
 
-@endpoint("GET", PATH, answer=page("InviteLink"))
+@endpoint("GET", PATH)
 def list_invites(ctx: Ctx) -> dict[str, Any]:
     org_id = require_org(ctx, ctx.params["organizationId"], write=True)["id"]
     _forget_orphans(ctx, org_id)
@@ -167,7 +150,7 @@ def list_invites(ctx: Ctx) -> dict[str, Any]:
     )
 
 
-@endpoint("POST", PATH, 201, answer=ref("InviteLink"))
+@endpoint("POST", PATH, 201)
 def create_invite(ctx: Ctx) -> JSONResponse:
     """A new invite; the answer carries ``Location`` (which holds the id, like the answer)."""
     org_id = require_org(ctx, ctx.params["organizationId"], write=True)["id"]
@@ -182,7 +165,7 @@ def create_invite(ctx: Ctx) -> JSONResponse:
     return JSONResponse(render_invite(ctx, doc), status_code=201, headers={"Location": location})
 
 
-@endpoint("GET", PATH + "/{inviteId}", answer=ref("InviteLink"))
+@endpoint("GET", PATH + "/{inviteId}")
 def get_invite(ctx: Ctx) -> dict[str, Any]:
     org_id = require_org(ctx, ctx.params["organizationId"], write=True)["id"]
     doc = _invite_of(ctx, org_id)
@@ -191,7 +174,7 @@ def get_invite(ctx: Ctx) -> dict[str, Any]:
     return render_invite(ctx, doc)
 
 
-@endpoint("PATCH", PATH + "/{inviteId}", answer=ref("InviteLink"))
+@endpoint("PATCH", PATH + "/{inviteId}")
 def patch_invite(ctx: Ctx) -> dict[str, Any]:
     org_id = require_org(ctx, ctx.params["organizationId"], write=True)["id"]
     doc = _invite_of(ctx, org_id)
@@ -209,7 +192,7 @@ def patch_invite(ctx: Ctx) -> dict[str, Any]:
     return render_invite(ctx, doc)
 
 
-@endpoint("DELETE", PATH + "/{inviteId}", 205, answer=None)
+@endpoint("DELETE", PATH + "/{inviteId}", 205)
 def delete_invite(ctx: Ctx) -> Response | None:
     """205 when it deleted the invite, 204 when there was none."""
     org_id = require_org(ctx, ctx.params["organizationId"], write=True)["id"]

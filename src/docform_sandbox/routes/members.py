@@ -32,21 +32,6 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform_sandbox.access import caller_membership, is_admin, member_key, require_org
-from docform_sandbox.answer_schema import (
-    BOOL,
-    ID,
-    INTEGER,
-    NUMBER,
-    ROLE_OR_GUEST,
-    STRING,
-    TIME,
-    Schema,
-    array,
-    const,
-    obj,
-    page,
-    ref,
-)
 from docform_sandbox.documents import member_document, user_document
 from docform_sandbox.grants import USER, forget_principal, granted_count
 from docform_sandbox.http import (
@@ -64,27 +49,6 @@ from docform_sandbox.http import (
     timestamp,
 )
 from docform_sandbox.routes.shared import removed
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "Member": obj(
-        {
-            "object": const("member"),
-            "id": ID,
-            "role": ROLE_OR_GUEST,
-            "user": ref("User"),
-            "disabled": BOOL,
-            "joinedAt": TIME,
-            "sso": BOOL,
-            "spaces": NUMBER,
-            "teams": NUMBER,
-            "sites": NUMBER,
-        },
-        {"lastSeenAt": TIME},
-    ),
-    "Invited": obj({"users": array(ID), "invited": INTEGER}, {"failedSSOEmails": array(STRING)}),
-    "Ping": obj({"gitbookVisitorClaims": STRING}),
-}
 
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 GUEST = "guest"
@@ -191,7 +155,7 @@ def _member_filters(org_id: str, q: MemberListQuery) -> list[tuple[str, list[Any
     return where
 
 
-@endpoint("GET", "/orgs/{organizationId}/members", answer=page("Member"))
+@endpoint("GET", "/orgs/{organizationId}/members")
 def list_members(ctx: Ctx) -> dict[str, Any]:
     """Members of an organization, filtered by role and search, in the order ``sort`` names."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -206,7 +170,7 @@ def list_members(ctx: Ctx) -> dict[str, Any]:
 # -- one member --------------------------------------------------------------------------------
 
 
-@endpoint("GET", "/orgs/{organizationId}/members/{userId}", answer=ref("Member"))
+@endpoint("GET", "/orgs/{organizationId}/members/{userId}")
 def get_member(ctx: Ctx) -> dict[str, Any]:
     org = require_org(ctx, ctx.params["organizationId"])
     return render_member(ctx, find_member(ctx, org["id"], ctx.params["userId"]))
@@ -216,7 +180,7 @@ class MemberPatch(Body):
     role: str | None = None
 
 
-@endpoint("PATCH", "/orgs/{organizationId}/members/{userId}", answer=ref("Member"))
+@endpoint("PATCH", "/orgs/{organizationId}/members/{userId}")
 def patch_member(ctx: Ctx) -> dict[str, Any]:
     """Change a member's role (null makes the member a guest)."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -229,7 +193,7 @@ def patch_member(ctx: Ctx) -> dict[str, Any]:
     return render_member(ctx, member)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 205, answer=None)
+@endpoint("DELETE", "/orgs/{organizationId}/members/{userId}", 205)
 def delete_member(ctx: Ctx) -> Response:
     """Remove a member, its team memberships and content grants (205); 204 when not a member;
     202 when the caller is a member but no admin, or the organization's removals wait for
@@ -252,7 +216,7 @@ def delete_member(ctx: Ctx) -> Response:
     return removed()
 
 
-@endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso", answer=ref("Member"))
+@endpoint("POST", "/orgs/{organizationId}/members/{userId}/sso")
 def set_member_sso(ctx: Ctx) -> dict[str, Any]:
     """Mark a member as signing in through SSO."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -262,7 +226,7 @@ def set_member_sso(ctx: Ctx) -> dict[str, Any]:
     return render_member(ctx, member)
 
 
-@endpoint("POST", "/orgs/{organizationId}/ping", answer=ref("Ping"))
+@endpoint("POST", "/orgs/{organizationId}/ping")
 def ping(ctx: Ctx) -> dict[str, Any]:
     """Update the caller's last-seen time in the organization."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -300,7 +264,7 @@ def _parse_invitees(body: InviteBody, default_role: str | None) -> list[tuple[st
     return invitees
 
 
-@endpoint("POST", "/orgs/{organizationId}/invites", answer=ref("Invited"))
+@endpoint("POST", "/orgs/{organizationId}/invites")
 def invite_members(ctx: Ctx) -> dict[str, Any]:
     """Add users to the organization by email, creating users unknown to the service."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)

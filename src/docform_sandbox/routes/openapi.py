@@ -26,21 +26,6 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from docform_sandbox.access import is_admin, require_org
-from docform_sandbox.answer_schema import (
-    ID,
-    INTEGER,
-    STRING,
-    TIME,
-    URL,
-    Schema,
-    array,
-    const,
-    flags,
-    obj,
-    page,
-    ref,
-    urls,
-)
 from docform_sandbox.http import (
     API_BASE,
     APP_BASE,
@@ -57,39 +42,9 @@ from docform_sandbox.http import (
     timestamp,
 )
 
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "OpenAPISpec": obj(
-        {
-            "object": const("openapi-spec"),
-            "id": ID,
-            "createdAt": TIME,
-            "updatedAt": TIME,
-            "slug": STRING,
-            "processingState": {"enum": ["pending", "progress", "complete"]},
-            "lastProcessedErrorCount": INTEGER,
-            "permissions": flags("view", "edit"),
-            "urls": urls("location", "app", "published"),
-        },
-        {
-            "sourceURL": URL,
-            "visibility": {"enum": ["private", "public"]},
-            "lastVersion": ID,
-            "lastProcessedAt": TIME,
-            "lastProcessErrorCode": STRING,
-            "lastProcessedErrors": array(obj({"message": STRING, "code": STRING})),
-        },
-    ),
-    "OpenAPISpecVersion": obj(
-        {"object": const("openapi-spec-version"), "id": ID, "url": URL, "urls": urls("location")},
-        {"createdAt": TIME},
-    ),
-    "OpenAPISpecContent": obj(
-        {
-            "filesystem": {"type": "object"},
-            "urls": obj({"source": URL, "public": {"anyOf": [URL, {"type": "null"}]}}),
-        }
-    ),
+#: The optional fields of the definition's objects that this family's answers always hold.
+FILLS: dict[str, tuple[str, ...]] = {
+    "OpenAPISpec": ("urls.published",),
 }
 
 SLUG_PATTERN = r"^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$"
@@ -214,14 +169,14 @@ def create_spec(ctx: Ctx, org_id: str, slug: str, url: str) -> dict[str, Any]:
 # -- specs -------------------------------------------------------------------------------------
 
 
-@endpoint("GET", PREFIX, answer=page("OpenAPISpec"))
+@endpoint("GET", PREFIX)
 def list_specs(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id)
     return list_page(ctx, "openapi-spec", [("org = ?", [org_id])], lambda d: render_spec(ctx, d))
 
 
-@endpoint("POST", PREFIX, 201, answer=ref("OpenAPISpec"))
+@endpoint("POST", PREFIX, 201)
 def post_spec(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id, write=True)
@@ -231,12 +186,12 @@ def post_spec(ctx: Ctx) -> dict[str, Any]:
     return render_spec(ctx, create_spec(ctx, org_id, body.slug, body.source.url))
 
 
-@endpoint("GET", PREFIX + "/{specSlug}", answer=ref("OpenAPISpec"))
+@endpoint("GET", PREFIX + "/{specSlug}")
 def get_spec(ctx: Ctx) -> dict[str, Any]:
     return render_spec(ctx, require_spec(ctx))
 
 
-@endpoint("PUT", PREFIX + "/{specSlug}", answer=ref("OpenAPISpec"))
+@endpoint("PUT", PREFIX + "/{specSlug}")
 def put_spec(ctx: Ctx) -> dict[str, Any]:
     """Create the spec with this slug, or point it at a new source URL."""
     org_id, slug = ctx.params["organizationId"], ctx.params["specSlug"]
@@ -255,7 +210,7 @@ def put_spec(ctx: Ctx) -> dict[str, Any]:
     return render_spec(ctx, spec)
 
 
-@endpoint("PATCH", PREFIX + "/{specSlug}", answer=ref("OpenAPISpec"))
+@endpoint("PATCH", PREFIX + "/{specSlug}")
 def patch_spec(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx, write=True)
     body = ctx.body_as(SpecPatch)
@@ -266,7 +221,7 @@ def patch_spec(ctx: Ctx) -> dict[str, Any]:
     return render_spec(ctx, spec)
 
 
-@endpoint("DELETE", PREFIX + "/{specSlug}", 204, answer=None)
+@endpoint("DELETE", PREFIX + "/{specSlug}", 204)
 def delete_spec(ctx: Ctx) -> None:
     """Delete the spec and its versions; 204 also when there is no such spec."""
     org_id, slug = ctx.params["organizationId"], ctx.params["specSlug"]
@@ -297,7 +252,7 @@ def require_version(ctx: Ctx, spec: dict[str, Any]) -> dict[str, Any]:
     return version
 
 
-@endpoint("GET", PREFIX + "/{specSlug}/versions", answer=page("OpenAPISpecVersion"))
+@endpoint("GET", PREFIX + "/{specSlug}/versions")
 def list_versions(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     where = [("parent = ?", [spec["id"]])]
@@ -305,27 +260,25 @@ def list_versions(ctx: Ctx) -> dict[str, Any]:
 
 
 # The `latest` routes come before `{versionId}` so that the literal path wins.
-@endpoint("GET", PREFIX + "/{specSlug}/versions/latest", answer=ref("OpenAPISpecVersion"))
+@endpoint("GET", PREFIX + "/{specSlug}/versions/latest")
 def get_latest_version(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     return render_version(spec, latest_version(ctx, spec))
 
 
-@endpoint("GET", PREFIX + "/{specSlug}/versions/latest/content", answer=ref("OpenAPISpecContent"))
+@endpoint("GET", PREFIX + "/{specSlug}/versions/latest/content")
 def get_latest_content(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     return render_content(spec, latest_version(ctx, spec))
 
 
-@endpoint("GET", PREFIX + "/{specSlug}/versions/{versionId}", answer=ref("OpenAPISpecVersion"))
+@endpoint("GET", PREFIX + "/{specSlug}/versions/{versionId}")
 def get_version(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     return render_version(spec, require_version(ctx, spec))
 
 
-@endpoint(
-    "GET", PREFIX + "/{specSlug}/versions/{versionId}/content", answer=ref("OpenAPISpecContent")
-)
+@endpoint("GET", PREFIX + "/{specSlug}/versions/{versionId}/content")
 def get_version_content(ctx: Ctx) -> dict[str, Any]:
     spec = require_spec(ctx)
     return render_content(spec, require_version(ctx, spec))

@@ -38,7 +38,6 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform_sandbox.access import member_key, require_in_org
-from docform_sandbox.answer_schema import BOOL, ID, ROLE_OR_GUEST, STRING, Schema, obj, page, ref
 from docform_sandbox.documents import Role
 from docform_sandbox.grants import (
     GRANT,
@@ -69,25 +68,6 @@ from docform_sandbox.routes.site_lists import page_of
 from docform_sandbox.routes.site_tree import site_of
 from docform_sandbox.routes.space_rows import active_space
 from docform_sandbox.routes.teams import render_team
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "TeamPermission": obj({"permission": ROLE_OR_GUEST, "team": ref("Team")}),
-    # A user's grant, and an entry of an `aggregate` list (who ends up with access).
-    "UserPermission": obj({"permission": ROLE_OR_GUEST, "user": ref("User")}),
-    # An entry of a site's `aggregate` list: also where the role comes from.
-    "UserSitePermission": obj(
-        {
-            "permission": ROLE_OR_GUEST,
-            "user": ref("User"),
-            "origin": obj(
-                {"type": {"enum": ["organization", "space", "site"]}},
-                {"organization": ID, "space": ID, "site": ID, "reason": STRING, "team": ID},
-            ),
-            "disabled": BOOL,
-        }
-    ),
-}
 
 SPACES, COLLECTIONS = "/spaces/{spaceId}/permissions", "/collections/{collectionId}/permissions"
 SITES = "/orgs/{organizationId}/sites/{siteId}/permissions"
@@ -299,7 +279,6 @@ def permission_endpoints(on: GrantsOn) -> list[Endpoint]:
             grant_on,
             204,
             f"Give teams or users {on.given} on a {on.noun}.",
-            answer=None,
         ),
         *_principal_endpoints(on, TEAM, render_team_grant),
         *_principal_endpoints(on, USER, render_user_grant),
@@ -308,7 +287,6 @@ def permission_endpoints(on: GrantsOn) -> list[Endpoint]:
             f"{on.base}/aggregate",
             list_access,
             summary=f"Who ends up with access to a {on.noun}, whatever the source (read only).",
-            answer=page("UserSitePermission" if on.noun == "site" else "UserPermission"),
         ),
     ]
 
@@ -336,7 +314,6 @@ def _principal_endpoints(
             f"{on.base}/{principal}s",
             list_grants,
             summary=f"The {principal}s granted a role on a {on.noun}.",
-            answer=page(f"{principal.capitalize()}Permission"),
         ),
         Endpoint(
             "PATCH",
@@ -344,7 +321,6 @@ def _principal_endpoints(
             change_grant,
             204,
             f"Change the role a {principal} has on a {on.noun}.",
-            answer=None,
         ),
         Endpoint(
             "DELETE",
@@ -352,7 +328,6 @@ def _principal_endpoints(
             remove_grant,
             205,
             f"Take a {principal}'s role on a {on.noun} away.",
-            answer=None,
         ),
     ]
 

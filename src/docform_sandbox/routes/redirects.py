@@ -29,7 +29,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from docform_sandbox.answer_schema import BOOL, ID, TIME, URL, Schema, const, obj, page, ref
 from docform_sandbox.documents import MAX_REDIRECT_SOURCE, REDIRECT_SOURCE
 from docform_sandbox.http import (
     ApiError,
@@ -44,30 +43,6 @@ from docform_sandbox.http import (
     timestamp,
 )
 from docform_sandbox.routes.site_tree import REDIRECT, load_tree, site_of
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "SiteRedirect": obj(
-        {
-            "object": const("site-redirect"),
-            "id": ID,
-            "source": {"type": "string", "pattern": "^/", "maxLength": 512},
-            "destination": {
-                "oneOf": [
-                    obj({"kind": const("site-section"), "siteSectionId": ID}),
-                    obj({"kind": const("site-space"), "siteSpaceId": ID}),
-                    obj({"kind": const("site-page"), "siteSpaceId": ID, "pageId": ID}),
-                    obj({"kind": const("external"), "url": URL}),
-                ]
-            },
-            "captureWildcard": BOOL,
-            "permanent": BOOL,
-            "draft": BOOL,
-            "createdAt": TIME,
-        },
-        {"updatedAt": TIME},
-    ),
-}
 
 EXTERNAL_URL = re.compile(r"https?://[^\s/?#]+\S*")
 ORDER_BY = {
@@ -201,7 +176,7 @@ def render_redirect(doc: dict[str, Any]) -> dict[str, Any]:
 # -- endpoints -----------------------------------------------------------------------------------
 
 
-@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}/redirects", answer=page("SiteRedirect"))
+@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}/redirects")
 def list_redirects(ctx: Ctx) -> dict[str, Any]:
     """A site's redirects, newest first unless ``orderBy`` says otherwise."""
     site = site_of(ctx)
@@ -220,9 +195,7 @@ def list_redirects(ctx: Ctx) -> dict[str, Any]:
     return list_page(ctx, REDIRECT, where, render_redirect, sort=sort, default_order=order)
 
 
-@endpoint(
-    "POST", "/orgs/{organizationId}/sites/{siteId}/redirects", 201, answer=ref("SiteRedirect")
-)
+@endpoint("POST", "/orgs/{organizationId}/sites/{siteId}/redirects", 201)
 def create_redirect(ctx: Ctx) -> dict[str, Any]:
     """Redirect visitors of a path of the site to a section, site space, page or URL."""
     site = site_of(ctx, write=True)
@@ -239,7 +212,6 @@ def create_redirect(ctx: Ctx) -> dict[str, Any]:
 @endpoint(
     "PATCH",
     "/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}",
-    answer=ref("SiteRedirect"),
 )
 def patch_redirect(ctx: Ctx) -> dict[str, Any]:
     """Change the fields given of a redirect."""
@@ -267,9 +239,7 @@ def patch_redirect(ctx: Ctx) -> dict[str, Any]:
     return render_redirect(changed)
 
 
-@endpoint(
-    "DELETE", "/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}", 204, answer=None
-)
+@endpoint("DELETE", "/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}", 204)
 def delete_redirect(ctx: Ctx) -> None:
     """Remove a redirect; 204 also when there is no such redirect."""
     site = site_of(ctx, write=True)

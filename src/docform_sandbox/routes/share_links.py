@@ -23,7 +23,6 @@ from typing import Any
 from pydantic import Field
 from starlette.responses import JSONResponse, Response
 
-from docform_sandbox.answer_schema import BOOL, ID, TIME, Schema, const, obj, page, ref, urls
 from docform_sandbox.http import (
     API_BASE,
     Body,
@@ -41,19 +40,6 @@ from docform_sandbox.routes.site_tree import site_of, site_published_url
 
 LINK = "share-link"
 PATH = "/orgs/{organizationId}/sites/{siteId}/share-links"
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "ShareLink": obj(
-        {
-            "object": const("share-link"),
-            "id": ID,
-            "createdAt": TIME,
-            "urls": urls(optional=("published",)),
-        },
-        {"name": {"type": "string", "maxLength": 50}, "active": BOOL},
-    ),
-}
 
 
 class LinkCreate(Body):
@@ -94,14 +80,14 @@ def _search(search: str | None) -> list[tuple[str, list[Any]]]:
     return [(clause, [search.lower(), search])]
 
 
-@endpoint("GET", PATH, answer=page("ShareLink"))
+@endpoint("GET", PATH)
 def list_links(ctx: Ctx) -> dict[str, Any]:
     site = site_of(ctx, write=True)
     where = [("parent = ?", [site["id"]]), *_search(ctx.query_as(LinkQuery).search)]
     return list_page(ctx, LINK, where, lambda doc: render_link(site, doc))
 
 
-@endpoint("POST", PATH, 201, answer=ref("ShareLink"))
+@endpoint("POST", PATH, 201)
 def create_link(ctx: Ctx) -> JSONResponse:
     """A new link, active, with a key of its own; the answer carries ``Location``."""
     site = site_of(ctx, write=True)
@@ -114,7 +100,7 @@ def create_link(ctx: Ctx) -> JSONResponse:
     return JSONResponse(render_link(site, doc), status_code=201, headers={"Location": location})
 
 
-@endpoint("PATCH", PATH + "/{shareLinkId}", answer=ref("ShareLink"))
+@endpoint("PATCH", PATH + "/{shareLinkId}")
 def patch_link(ctx: Ctx) -> dict[str, Any]:
     site = site_of(ctx, write=True)
     doc = _link_of(ctx, site)
@@ -129,7 +115,7 @@ def patch_link(ctx: Ctx) -> dict[str, Any]:
     return render_link(site, doc)
 
 
-@endpoint("DELETE", PATH + "/{shareLinkId}", 205, answer=None)
+@endpoint("DELETE", PATH + "/{shareLinkId}", 205)
 def delete_link(ctx: Ctx) -> Response | None:
     """205 when it deleted the link, 204 when there was none."""
     site = site_of(ctx, write=True)

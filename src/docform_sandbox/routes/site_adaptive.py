@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from docform.service.adaptive_schema import VisitorSchema, as_sent
-from docform_sandbox.answer_schema import obj, ref
 from docform_sandbox.http import Body, Ctx, endpoint, timestamp
 from docform_sandbox.routes.site_tree import site_of
 
@@ -35,13 +34,13 @@ def _answer(site: dict[str, Any]) -> dict[str, Any]:
     return {"object": "site-adaptive-schema", **stored}
 
 
-@endpoint("GET", PATH, answer=ref("AdaptiveSchema"))
+@endpoint("GET", PATH)
 def get_adaptive_schema(ctx: Ctx) -> dict[str, Any]:
     """The schema of the claims the site's visitors carry (none until one is set)."""
     return _answer(site_of(ctx))
 
 
-@endpoint("PUT", PATH, answer=ref("AdaptiveSchema"))
+@endpoint("PUT", PATH)
 def put_adaptive_schema(ctx: Ctx) -> dict[str, Any]:
     """Replace the site's adaptive schema."""
     site = site_of(ctx, write=True)
@@ -52,14 +51,3 @@ def put_adaptive_schema(ctx: Ctx) -> dict[str, Any]:
     }
     ctx.store.update("site", site)
     return _answer(site)
-
-
-OBJECTS = {
-    "AdaptiveSchema": obj(
-        {
-            "object": {"const": "site-adaptive-schema"},
-            "jsonSchema": {"type": "object"},
-            "updatedAt": {"type": "string", "format": "date-time"},
-        }
-    )
-}

@@ -21,8 +21,7 @@ from typing import Any
 from pydantic import ConfigDict
 
 from docform.service.customization_stored import as_stored, defaults
-from docform.service.site_customization import Customization, document_schema
-from docform_sandbox.answer_schema import ref
+from docform.service.site_customization import Customization
 from docform_sandbox.http import Body, Ctx, endpoint, timestamp
 from docform_sandbox.routes.site_tree import site_of
 
@@ -47,13 +46,13 @@ def _answer(site: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-@endpoint("GET", PATH, answer=ref("Customization"))
+@endpoint("GET", PATH)
 def get_customization(ctx: Ctx) -> dict[str, Any]:
     """The site's customization: its defaults until a PUT changed it."""
     return _answer(site_of(ctx))
 
 
-@endpoint("PUT", PATH, answer=ref("Customization"))
+@endpoint("PUT", PATH)
 def put_customization(ctx: Ctx) -> dict[str, Any]:
     """Replace the site's customization with the body (left-out optional keys are absent)."""
     site = site_of(ctx, write=True)
@@ -62,33 +61,3 @@ def put_customization(ctx: Ctx) -> dict[str, Any]:
     site["customizationUpdatedAt"] = timestamp(ctx.now())
     ctx.store.update("site", site)
     return _answer(site)
-
-
-def _customization_schema() -> dict[str, Any]:
-    # The document's model takes null to clear a field; an answer leaves such a field out.
-    schema: dict[str, Any] = _without_null(document_schema())
-    schema["properties"]["updatedAt"] = {"type": "string", "format": "date-time"}
-    return schema
-
-
-def _without_null(schema: Any) -> Any:
-    """``schema`` with null taken out of every ``anyOf`` that allows it beside other values."""
-    if isinstance(schema, list):
-        return [_without_null(value) for value in schema]
-    if not isinstance(schema, dict):
-        return schema
-    choices = schema.get("anyOf")
-    if choices and {"type": "null"} in choices and len(choices) > 1:
-        rest = [choice for choice in choices if choice != {"type": "null"}]
-        others = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
-        narrowed = {**others, "anyOf": rest} if len(rest) > 1 else {**others, **rest[0]}
-        return _without_null(narrowed)
-    return {key: _without_null(value) for key, value in schema.items()}
-
-
-def __getattr__(name: str) -> dict[str, Any]:
-    # OBJECTS is built when the routes' objects are first gathered, not when a sandbox starts:
-    # pydantic's JSON Schema of the document is a measurable part of a `sandbox:` plan's start.
-    if name == "OBJECTS":
-        return {"Customization": _customization_schema()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

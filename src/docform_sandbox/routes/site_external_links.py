@@ -24,7 +24,6 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform.service.site_customization import URL_PATTERN, LocalizedString128
-from docform_sandbox.answer_schema import ref
 from docform_sandbox.http import Body, Ctx, bad_request, endpoint, new_id, not_found
 from docform_sandbox.routes.shared import removed
 from docform_sandbox.routes.site_tree import (
@@ -78,7 +77,7 @@ def _group(tree: SiteTree, group_id: str | None) -> str | None:
     return group_id
 
 
-@endpoint("POST", BASE, status=201, answer=ref("ExternalLink"))
+@endpoint("POST", BASE, status=201)
 def create_external_link(ctx: Ctx) -> dict[str, Any]:
     """Add a link to the site's navigation, last at the top level or in the group ``parent``."""
     site = site_of(ctx, write=True)
@@ -95,7 +94,7 @@ def create_external_link(ctx: Ctx) -> dict[str, Any]:
     return render_link(doc)
 
 
-@endpoint("PATCH", BASE + "/{siteExternalLinkId}", answer=ref("ExternalLink"))
+@endpoint("PATCH", BASE + "/{siteExternalLinkId}")
 def update_external_link(ctx: Ctx) -> Any:
     """Change a link's fields, or move it to another group (``parent``; null: the top level)."""
     site = site_of(ctx, write=True)
@@ -121,7 +120,7 @@ def update_external_link(ctx: Ctx) -> Any:
     return render_link(doc)
 
 
-@endpoint("DELETE", BASE + "/{siteExternalLinkId}", 204, answer=None)
+@endpoint("DELETE", BASE + "/{siteExternalLinkId}", 204)
 def delete_external_link(ctx: Ctx) -> Response | None:
     """Remove a link from the navigation: 205, or 204 when there was none."""
     tree = load_tree(ctx, site_of(ctx, write=True))
@@ -130,28 +129,3 @@ def delete_external_link(ctx: Ctx) -> Response | None:
         return None
     ctx.store.delete(LINK, link_id)
     return removed()
-
-
-OBJECTS = {
-    "ExternalLink": {
-        "type": "object",
-        "properties": {
-            "object": {"const": LINK},
-            "id": {"type": "string"},
-            "title": {"type": "string", "minLength": 2, "maxLength": 128},
-            "localizedTitle": {"type": "object", "additionalProperties": {"type": "string"}},
-            "description": {"type": "string", "maxLength": 256},
-            "localizedDescription": {
-                "type": "object",
-                "additionalProperties": {"type": "string"},
-            },
-            "icon": {"type": "string", "maxLength": 50},
-            "url": {"type": "string", "maxLength": 2048},
-            "sectionGroup": {"type": "string"},
-            "draft": {"type": "boolean"},
-            "condition": {"type": "string", "maxLength": 1024},
-        },
-        "required": ["object", "id", "title", "url", "draft"],
-        "additionalProperties": False,
-    }
-}

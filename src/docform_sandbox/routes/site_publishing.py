@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from docform_sandbox.answer_schema import ref
 from docform_sandbox.http import Ctx, endpoint
 from docform_sandbox.routes.site_tree import render_site, site_of
 
@@ -25,13 +24,13 @@ def _set_published(ctx: Ctx, published: bool) -> dict[str, Any]:
     return render_site(ctx, site)
 
 
-@endpoint("POST", "/orgs/{organizationId}/sites/{siteId}/publish", answer=ref("Site"))
+@endpoint("POST", "/orgs/{organizationId}/sites/{siteId}/publish")
 def publish_site(ctx: Ctx) -> dict[str, Any]:
     """Publish a site: it is served to its visitors."""
     return _set_published(ctx, True)
 
 
-@endpoint("POST", "/orgs/{organizationId}/sites/{siteId}/unpublish", answer=ref("Site"))
+@endpoint("POST", "/orgs/{organizationId}/sites/{siteId}/unpublish")
 def unpublish_site(ctx: Ctx) -> dict[str, Any]:
     """Unpublish a site: it is no longer served."""
     return _set_published(ctx, False)

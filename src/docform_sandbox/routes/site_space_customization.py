@@ -21,7 +21,6 @@ from typing import Any
 from starlette.responses import Response
 
 from docform.service.site_overrides import Override, merged_overrides
-from docform_sandbox.answer_schema import ref
 from docform_sandbox.http import Body, Ctx, endpoint, not_found
 from docform_sandbox.routes.shared import removed
 from docform_sandbox.routes.site_customization import site_document
@@ -48,14 +47,14 @@ def _effective(site: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     return merged_overrides(site_document(site), doc.get("overrides") or {})
 
 
-@endpoint("GET", PATH, answer=ref("Customization"))
+@endpoint("GET", PATH)
 def get_site_space_customization(ctx: Ctx) -> dict[str, Any]:
     """The site space's effective customization (the site's values where not overridden)."""
     site, doc = _site_space(ctx)
     return _effective(site, doc)
 
 
-@endpoint("PATCH", PATH, answer=ref("Customization"))
+@endpoint("PATCH", PATH)
 def patch_site_space_customization(ctx: Ctx) -> dict[str, Any]:
     """Set or clear (null) some of the site space's overrides."""
     site, doc = _site_space(ctx, write=True)
@@ -66,7 +65,7 @@ def patch_site_space_customization(ctx: Ctx) -> dict[str, Any]:
     return _effective(site, doc)
 
 
-@endpoint("DELETE", PATH, 204, answer=None)
+@endpoint("DELETE", PATH, 204)
 def delete_site_space_customization(ctx: Ctx) -> Response | None:
     """Clear every override of the site space: 205, or 204 when it had none."""
     _, doc = _site_space(ctx, write=True)

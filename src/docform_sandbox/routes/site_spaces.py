@@ -8,7 +8,6 @@ from typing import Any
 
 from pydantic import Field
 
-from docform_sandbox.answer_schema import BOOL, ID, STRING, Schema, const, obj, page, ref, urls
 from docform_sandbox.http import ApiError, Body, Ctx, Query, bad_request, endpoint
 from docform_sandbox.routes.site_lists import page_of
 from docform_sandbox.routes.site_structure import BASE
@@ -28,26 +27,9 @@ from docform_sandbox.routes.structure_edits import (
     reject_nulls,
 )
 
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "SiteSpace": obj(
-        {
-            "object": const("site-space"),
-            "id": ID,
-            "path": STRING,
-            "space": ref("Space"),
-            "title": STRING,
-            "draft": BOOL,
-            "urls": urls("published"),
-        },
-        {
-            "section": ID,
-            "default": BOOL,
-            "condition": STRING,
-            "hasAdvancedCustomizationFeature": BOOL,
-            "hidden": BOOL,
-        },
-    ),
+#: The optional fields of the definition's objects that this family's answers always hold.
+FILLS: dict[str, tuple[str, ...]] = {
+    "SiteSpace": ("urls.published",),
 }
 
 
@@ -55,7 +37,7 @@ class SiteSpaceListQuery(Query):
     default: bool | None = None
 
 
-@endpoint("GET", BASE + "/site-spaces", answer=page("SiteSpace"))
+@endpoint("GET", BASE + "/site-spaces")
 def list_site_spaces(ctx: Ctx) -> dict[str, Any]:
     """Every site space of the site in structure order; ``default`` keeps (or drops) defaults."""
     tree = load_tree(ctx, site_of(ctx))
@@ -73,7 +55,7 @@ class SiteSpaceCreate(Body):
     sectionId: str | None = None
 
 
-@endpoint("POST", BASE + "/site-spaces", status=201, answer=ref("SiteSpace"))
+@endpoint("POST", BASE + "/site-spaces", status=201)
 def create_site_space(ctx: Ctx) -> dict[str, Any]:
     """Show a space in the site: in ``sectionId``, else the default section, else the root."""
     site = site_of(ctx, write=True)
@@ -94,7 +76,7 @@ class SiteSpacePatch(Body):
     hidden: bool | None = None
 
 
-@endpoint("PATCH", BASE + "/site-spaces/{siteSpaceId}", answer=ref("SiteSpace"))
+@endpoint("PATCH", BASE + "/site-spaces/{siteSpaceId}")
 def patch_site_space(ctx: Ctx) -> dict[str, Any]:
     """Change a site space's path, condition, space or visibility in navigation."""
     site = site_of(ctx, write=True)
@@ -113,7 +95,7 @@ def patch_site_space(ctx: Ctx) -> dict[str, Any]:
     return render_site_space(ctx, tree, doc)
 
 
-@endpoint("DELETE", BASE + "/site-spaces/{siteSpaceId}", status=204, answer=None)
+@endpoint("DELETE", BASE + "/site-spaces/{siteSpaceId}", status=204)
 def delete_site_space(ctx: Ctx) -> None:
     """Take a space off the site; an absent site space answers 204."""
     site = site_of(ctx, write=True)
@@ -123,7 +105,7 @@ def delete_site_space(ctx: Ctx) -> None:
     return None
 
 
-@endpoint("POST", BASE + "/site-spaces/{siteSpaceId}/move", answer=ref("SiteSpace"))
+@endpoint("POST", BASE + "/site-spaces/{siteSpaceId}/move")
 def move_site_space(ctx: Ctx) -> dict[str, Any]:
     """Deprecated: put a site space next to another one (the sort operation replaces it)."""
     site = site_of(ctx, write=True)

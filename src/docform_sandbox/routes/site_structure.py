@@ -41,18 +41,6 @@ from typing import Any
 
 from pydantic import Field
 
-from docform_sandbox.answer_schema import (
-    BOOL,
-    ID,
-    STRING,
-    Schema,
-    array,
-    const,
-    obj,
-    page,
-    ref,
-    urls,
-)
 from docform_sandbox.http import (
     ApiError,
     Body,
@@ -90,60 +78,9 @@ from docform_sandbox.routes.structure_edits import (
     reject_nulls,
 )
 
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "SiteSection": obj(
-        {
-            "object": const("site-section"),
-            "id": ID,
-            "title": STRING,
-            "path": STRING,
-            "siteSpaces": array(ref("SiteSpace")),
-            "draft": BOOL,
-            "urls": urls("published"),
-        },
-        {
-            "description": STRING,
-            "default": BOOL,
-            "condition": STRING,
-            "sectionGroup": ID,
-            "icon": STRING,
-        },
-    ),
-    "SiteSectionGroup": obj(
-        {
-            "object": const("site-section-group"),
-            "id": ID,
-            "title": STRING,
-            # In order: sections, nested groups and external links.
-            "children": array(
-                {"anyOf": [ref("SiteSection"), ref("SiteSectionGroup"), ref("ExternalLink")]}
-            ),
-            "draft": BOOL,
-            # Deprecated by the service in favour of `children`, yet promised in every answer.
-            "sections": array(ref("SiteSection")),
-        },
-        {
-            "icon": STRING,
-            "sectionGroup": ID,
-        },
-    ),
-    # One shape for both types (the list of a site without sections holds site spaces).
-    "SiteStructure": obj(
-        {
-            "type": {"enum": ["sections", "siteSpaces"]},
-            "structure": array(
-                {
-                    "anyOf": [
-                        ref("SiteSection"),
-                        ref("SiteSectionGroup"),
-                        ref("ExternalLink"),
-                        ref("SiteSpace"),
-                    ]
-                }
-            ),
-        }
-    ),
+#: The optional fields of the definition's objects that this family's answers always hold.
+FILLS: dict[str, tuple[str, ...]] = {
+    "SiteSection": ("urls.published",),
 }
 
 BASE = "/orgs/{organizationId}/sites/{siteId}"
@@ -152,7 +89,7 @@ BASE = "/orgs/{organizationId}/sites/{siteId}"
 # -- section groups ------------------------------------------------------------------------------
 
 
-@endpoint("GET", BASE + "/section-groups", answer=page("SiteSectionGroup"))
+@endpoint("GET", BASE + "/section-groups")
 def list_section_groups(ctx: Ctx) -> dict[str, Any]:
     """Every section group of the site, nested ones included, in structure order."""
     tree = load_tree(ctx, site_of(ctx))
@@ -166,7 +103,7 @@ class GroupCreate(Body):
     parent: str | None = None
 
 
-@endpoint("POST", BASE + "/section-groups", status=201, answer=ref("SiteSectionGroup"))
+@endpoint("POST", BASE + "/section-groups", status=201)
 def create_section_group(ctx: Ctx) -> dict[str, Any]:
     """A new group, last at the site root or in ``parent``, holding ``sections`` in order."""
     site = site_of(ctx, write=True)
@@ -201,7 +138,7 @@ class GroupPatch(Body):
     parentSectionGroupId: str | None = None
 
 
-@endpoint("PATCH", BASE + "/section-groups/{siteSectionGroupId}", answer=ref("SiteSectionGroup"))
+@endpoint("PATCH", BASE + "/section-groups/{siteSectionGroupId}")
 def patch_section_group(ctx: Ctx) -> dict[str, Any]:
     """Rename a group, change its icon (null removes the icon) or move it into another group
     (``parentSectionGroupId``; null: the site's top level), last there."""
@@ -219,7 +156,7 @@ def patch_section_group(ctx: Ctx) -> dict[str, Any]:
     return render_group(ctx, load_tree(ctx, site), doc)
 
 
-@endpoint("DELETE", BASE + "/section-groups/{siteSectionGroupId}", status=204, answer=None)
+@endpoint("DELETE", BASE + "/section-groups/{siteSectionGroupId}", status=204)
 def delete_section_group(ctx: Ctx) -> None:
     """Remove a group; its sections and nested groups take its place."""
     site = site_of(ctx, write=True)
@@ -239,9 +176,7 @@ def delete_section_group(ctx: Ctx) -> None:
     return None
 
 
-@endpoint(
-    "POST", BASE + "/section-groups/{siteSectionGroupId}/move", answer=ref("SiteSectionGroup")
-)
+@endpoint("POST", BASE + "/section-groups/{siteSectionGroupId}/move")
 def move_section_group(ctx: Ctx) -> dict[str, Any]:
     """Put a group next to a section or group; without ``position``, last in its container."""
     site = site_of(ctx, write=True)
@@ -258,7 +193,7 @@ def move_section_group(ctx: Ctx) -> dict[str, Any]:
 # -- sections ------------------------------------------------------------------------------------
 
 
-@endpoint("GET", BASE + "/sections", answer=page("SiteSection"))
+@endpoint("GET", BASE + "/sections")
 def list_sections(ctx: Ctx) -> dict[str, Any]:
     """Every section of the site, grouped ones at their group's place, in structure order."""
     tree = load_tree(ctx, site_of(ctx))
@@ -271,7 +206,7 @@ class SectionCreate(Body):
     icon: str | None = Field(None, max_length=50)
 
 
-@endpoint("POST", BASE + "/sections", status=201, answer=ref("SiteSection"))
+@endpoint("POST", BASE + "/sections", status=201)
 def create_section(ctx: Ctx) -> dict[str, Any]:
     """A new section, last at the site root, showing ``spaceId`` as its first new site space."""
     site = site_of(ctx, write=True)
@@ -315,7 +250,7 @@ class SectionPatch(Body):
     siteSectionGroupId: str | None = None
 
 
-@endpoint("PATCH", BASE + "/sections/{siteSectionId}", answer=ref("SiteSection"))
+@endpoint("PATCH", BASE + "/sections/{siteSectionId}")
 def patch_section(ctx: Ctx) -> dict[str, Any]:
     """Change a section's title, path, default site space, condition, icon or description, or
     move it into a group (``siteSectionGroupId``; null: the site's top level), last there."""
@@ -344,7 +279,7 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
     return render_section(ctx, load_tree(ctx, site), doc)
 
 
-@endpoint("DELETE", BASE + "/sections/{siteSectionId}", status=204, answer=None)
+@endpoint("DELETE", BASE + "/sections/{siteSectionId}", status=204)
 def delete_section(ctx: Ctx) -> None:
     """Remove a section and its site spaces; an absent section answers 204."""
     site = site_of(ctx, write=True)
@@ -363,7 +298,7 @@ def _in_section(section_id: str) -> tuple[str, list[str]]:
     return ("json_extract(data, '$.section') = ?", [section_id])
 
 
-@endpoint("POST", BASE + "/sections/{siteSectionId}/move", answer=ref("SiteSection"))
+@endpoint("POST", BASE + "/sections/{siteSectionId}/move")
 def move_section(ctx: Ctx) -> dict[str, Any]:
     """Deprecated: put a section next to another section (the sort operation replaces it)."""
     site = site_of(ctx, write=True)

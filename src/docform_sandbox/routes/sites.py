@@ -56,22 +56,6 @@ from pydantic import Field
 from starlette.responses import Response
 
 from docform_sandbox.access import require_org
-from docform_sandbox.answer_schema import (
-    BOOL,
-    ID,
-    LEVEL,
-    NUMBER,
-    STRING,
-    TIME,
-    Schema,
-    array,
-    const,
-    flags,
-    obj,
-    page,
-    ref,
-    urls,
-)
 from docform_sandbox.grants import forget_target
 from docform_sandbox.http import (
     ApiError,
@@ -92,7 +76,6 @@ from docform_sandbox.routes.site_tree import (
     LINK,
     REDIRECT,
     SECTION,
-    SITE_PERMISSIONS,
     SITE_SPACE,
     SiteType,
     SiteVisibility,
@@ -107,45 +90,6 @@ from docform_sandbox.routes.site_tree import (
     unique_path,
 )
 from docform_sandbox.routes.structure_placement import anchor_node, place, position_side
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-#: A structure item moved by ``structure/sort``: a site space, a section or a section group.
-STRUCTURE_ITEM: Schema = {
-    "anyOf": [ref("SiteSpace"), ref("SiteSection"), ref("SiteSectionGroup"), ref("ExternalLink")]
-}
-
-OBJECTS: dict[str, Schema] = {
-    "Site": obj(
-        {
-            "object": const("site"),
-            "id": ID,
-            "type": STRING,
-            "appliedType": STRING,
-            "title": STRING,
-            "visibility": {"enum": ["public", "unlisted", "share-link", "visitor-auth"]},
-            "defaultLevel": LEVEL,
-            "permissions": flags(*SITE_PERMISSIONS),
-            "published": BOOL,
-            "siteSpaces": NUMBER,
-            "createdAt": TIME,
-            "features": array(
-                obj(
-                    {"id": STRING, "plan": STRING, "frozen": BOOL},
-                    {"customizations": array(STRING)},
-                )
-            ),
-            "urls": urls("location", "app", "preview", optional=("published",)),
-        },
-        {
-            "icon": STRING,
-            "hostname": STRING,
-            "basename": STRING,
-            "proxy": obj({"origin": STRING, "target": STRING}),
-            "gitSync": ref("GitSyncState"),
-            "adaptiveContent": obj({"enabled": BOOL}),
-        },
-    ),
-}
 
 # -- site endpoints ------------------------------------------------------------------------------
 
@@ -162,7 +106,7 @@ PROXY = re.compile(r"([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(/[\w-]+)+", re.ASCII)
 _SHOWS_SITE_SPACE = "id IN (SELECT s.parent FROM objects s WHERE s.kind = 'site-space'{})"
 
 
-@endpoint("GET", "/orgs/{organizationId}/sites", answer=page("Site"))
+@endpoint("GET", "/orgs/{organizationId}/sites")
 def list_sites(ctx: Ctx) -> dict[str, Any]:
     """The organization's sites, newest first by default, with the four documented filters."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -192,7 +136,7 @@ def _taken_basenames(ctx: Ctx, org_id: str, except_site: str | None = None) -> d
     return {s["basename"]: s["id"] for s in sites if s["id"] != except_site}
 
 
-@endpoint("POST", "/orgs/{organizationId}/sites", status=201, answer=ref("Site"))
+@endpoint("POST", "/orgs/{organizationId}/sites", status=201)
 def create_site(ctx: Ctx) -> dict[str, Any]:
     """A new site; the listed spaces become its site spaces, in order."""
     # Stored as a seeded site is; the seed's models are built here, not by every sandbox.
@@ -214,7 +158,7 @@ def create_site(ctx: Ctx) -> dict[str, Any]:
     return render_site(ctx, site)
 
 
-@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}", answer=ref("Site"))
+@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}")
 def get_site(ctx: Ctx) -> dict[str, Any]:
     return render_site(ctx, site_of(ctx))
 
@@ -278,7 +222,7 @@ def _set_site_defaults(ctx: Ctx, site: dict[str, Any], patch: SitePatch) -> None
         ctx.store.update(SECTION, section)
 
 
-@endpoint("PATCH", "/orgs/{organizationId}/sites/{siteId}", answer=ref("Site"))
+@endpoint("PATCH", "/orgs/{organizationId}/sites/{siteId}")
 def patch_site(ctx: Ctx) -> dict[str, Any]:
     """Change a site's title, visibility, basename, level, defaults or proxy."""
     site = site_of(ctx, write=True)
@@ -295,7 +239,7 @@ def patch_site(ctx: Ctx) -> dict[str, Any]:
     return render_site(ctx, site)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/sites/{siteId}", status=205, answer=None)
+@endpoint("DELETE", "/orgs/{organizationId}/sites/{siteId}", status=205)
 def delete_site(ctx: Ctx) -> Response | None:
     """Remove a site with its structure, redirects and grants; an absent site answers 204."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -315,7 +259,7 @@ def delete_site(ctx: Ctx) -> Response | None:
 # -- structure endpoints ---------------------------------------------------------------------------
 
 
-@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}/structure", answer=ref("SiteStructure"))
+@endpoint("GET", "/orgs/{organizationId}/sites/{siteId}/structure")
 def get_structure(ctx: Ctx) -> dict[str, Any]:
     """The site's ordered tree of section groups, sections and site spaces."""
     site = site_of(ctx)
@@ -340,7 +284,7 @@ class SortBody(Body):
     position: SortPosition
 
 
-@endpoint("PATCH", "/orgs/{organizationId}/sites/{siteId}/structure/sort", answer=STRUCTURE_ITEM)
+@endpoint("PATCH", "/orgs/{organizationId}/sites/{siteId}/structure/sort")
 def sort_structure(ctx: Ctx) -> dict[str, Any]:
     """Put a site space, section or group right before or after another item."""
     site = site_of(ctx, write=True)

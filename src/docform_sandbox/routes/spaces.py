@@ -42,21 +42,6 @@ from pydantic import Field
 from starlette.responses import JSONResponse
 
 from docform_sandbox.access import require_in_org, require_org
-from docform_sandbox.answer_schema import (
-    ID,
-    LEVEL,
-    MERGE_RULES,
-    NUMBER,
-    STRING,
-    TIME,
-    Schema,
-    const,
-    flags,
-    obj,
-    page,
-    ref,
-    urls,
-)
 from docform_sandbox.http import (
     API_BASE,
     Body,
@@ -85,37 +70,6 @@ SPACE_VISIBILITIES = [
     "public", "unlisted", "share-link", "visitor-auth", "in-collection", "private",
 ]  # fmt: skip
 
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "Space": obj(
-        {
-            "object": const("space"),
-            "id": ID,
-            "title": STRING,
-            "emoji": STRING,
-            "organization": ID,
-            "visibility": {"enum": SPACE_VISIBILITIES},
-            "revision": STRING,
-            "createdAt": TIME,
-            "updatedAt": TIME,
-            "comments": NUMBER,
-            "changeRequests": NUMBER,
-            "changeRequestsOpen": NUMBER,
-            "changeRequestsDraft": NUMBER,
-            "mergeRules": MERGE_RULES,
-            "defaultLevel": LEVEL,
-            "urls": urls("location", "app", optional=("published", "public", "icon")),
-            "permissions": flags(*SPACE_PERMISSIONS),
-        },
-        {
-            "deletedAt": TIME,
-            "editMode": {"enum": ["live", "locked"]},
-            "parent": ID,
-            "language": STRING,
-            "gitSync": ref("GitSyncState"),
-        },
-    ),
-}
 
 LANGUAGES = (
     "en", "fr", "de", "es", "it", "pt", "pt-br", "ru", "ja", "zh", "zh-tw", "yue", "ko", "ar",
@@ -146,7 +100,7 @@ def check_language(value: Any) -> None:
 # -- endpoints ---------------------------------------------------------------------------------
 
 
-@endpoint("GET", "/orgs/{organizationId}/spaces", answer=page("Space"))
+@endpoint("GET", "/orgs/{organizationId}/spaces")
 def list_org_spaces(ctx: Ctx) -> dict[str, Any]:
     """Every space of the organization that is not deleted."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -154,7 +108,7 @@ def list_org_spaces(ctx: Ctx) -> dict[str, Any]:
     return list_page(ctx, "space", where, lambda d: render_space(ctx, d), sort="seq")
 
 
-@endpoint("GET", "/collections/{collectionId}/spaces", answer=page("Space"))
+@endpoint("GET", "/collections/{collectionId}/spaces")
 def list_collection_spaces(ctx: Ctx) -> dict[str, Any]:
     """The spaces directly in a collection that are not deleted, in position order."""
     collection = require_in_org(ctx, "collection", ctx.params["collectionId"])
@@ -170,7 +124,7 @@ class SpaceCreate(Body):
     editMode: Any = "live"
 
 
-@endpoint("POST", "/orgs/{organizationId}/spaces", status=201, answer=ref("Space"))
+@endpoint("POST", "/orgs/{organizationId}/spaces", status=201)
 def create_space(ctx: Ctx) -> JSONResponse:
     """A new space, at the top level or in a collection; the answer carries ``Location``."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -202,7 +156,7 @@ def create_space(ctx: Ctx) -> JSONResponse:
     return JSONResponse(render_space(ctx, doc), status_code=201, headers={"Location": location})
 
 
-@endpoint("GET", "/spaces/{spaceId}", answer=ref("Space"))
+@endpoint("GET", "/spaces/{spaceId}")
 def get_space(ctx: Ctx) -> dict[str, Any]:
     """A deleted space still answers, with ``deletedAt``, while it can be restored."""
     return render_space(ctx, space_row(ctx, ctx.params["spaceId"]))
@@ -252,7 +206,7 @@ def _apply_icon(doc: dict[str, Any], values: dict[str, Any]) -> None:
         doc["icon"] = icon
 
 
-@endpoint("PATCH", "/spaces/{spaceId}", answer=ref("Space"))
+@endpoint("PATCH", "/spaces/{spaceId}")
 def patch_space(ctx: Ctx) -> dict[str, Any]:
     """Change a space's title, emoji or icon, edit mode, level, language or merge rules."""
     doc = active_space(ctx, ctx.params["spaceId"], write=True)
@@ -273,7 +227,7 @@ def patch_space(ctx: Ctx) -> dict[str, Any]:
     return render_space(ctx, doc)
 
 
-@endpoint("DELETE", "/spaces/{spaceId}", status=204, answer=None)
+@endpoint("DELETE", "/spaces/{spaceId}", status=204)
 def delete_space(ctx: Ctx) -> None:
     """Soft delete: restorable for 7 days. Absent or already deleted spaces answer 204."""
     space_id = ctx.params["spaceId"]
@@ -285,7 +239,7 @@ def delete_space(ctx: Ctx) -> None:
     return None
 
 
-@endpoint("POST", "/spaces/{spaceId}/restore", answer=ref("Space"))
+@endpoint("POST", "/spaces/{spaceId}/restore")
 def restore_space(ctx: Ctx) -> dict[str, Any]:
     """Bring back a space deleted within the last 7 days."""
     doc = space_row(ctx, ctx.params["spaceId"], write=True)
@@ -308,7 +262,7 @@ def _leave_collection(doc: dict[str, Any]) -> None:
         doc["visibility"] = "private"
 
 
-@endpoint("POST", "/spaces/{spaceId}/move", answer=ref("Space"))
+@endpoint("POST", "/spaces/{spaceId}/move")
 def move_space(ctx: Ctx) -> dict[str, Any]:
     """Move a space to another collection or the top level, and/or next to a sibling."""
     doc = active_space(ctx, ctx.params["spaceId"], write=True)

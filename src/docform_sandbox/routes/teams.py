@@ -21,19 +21,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from docform_sandbox.access import is_admin, member_key, require_org
-from docform_sandbox.answer_schema import (
-    ID,
-    INTEGER,
-    NUMBER,
-    STRING,
-    TIME,
-    Schema,
-    const,
-    flags,
-    obj,
-    page,
-    ref,
-)
 from docform_sandbox.grants import TEAM, forget_principal, granted_count
 from docform_sandbox.http import (
     ApiError,
@@ -48,28 +35,6 @@ from docform_sandbox.http import (
     timestamp,
 )
 from docform_sandbox.routes.members import find_user_by_email, render_member
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "Team": obj(
-        {
-            "object": const("team"),
-            "id": ID,
-            "title": STRING,
-            "members": INTEGER,
-            "spaces": NUMBER,
-            "createdAt": TIME,
-            "permissions": flags("admin", "view"),
-        }
-    ),
-    "TeamMember": obj(
-        {
-            "organization": ref("Member"),
-            "team": obj({"role": {"enum": ["owner", "member"]}}),
-            "permissions": flags("view"),
-        }
-    ),
-}
 
 TeamRole = Literal["owner", "member"]
 
@@ -137,7 +102,7 @@ class TeamListQuery(Query):
     owner: str | None = None
 
 
-@endpoint("GET", "/orgs/{organizationId}/teams", answer=page("Team"))
+@endpoint("GET", "/orgs/{organizationId}/teams")
 def list_teams(ctx: Ctx) -> dict[str, Any]:
     """Teams of an organization, filtered by title (contains) and by an owner's member id."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -160,7 +125,7 @@ class TeamCreate(Body):
     members: list[str] | None = None
 
 
-@endpoint("PUT", "/orgs/{organizationId}/teams", 201, answer=ref("Team"))
+@endpoint("PUT", "/orgs/{organizationId}/teams", 201)
 def create_team(ctx: Ctx) -> dict[str, Any]:
     """Create a team; the listed org members join it with the role ``member``."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -181,7 +146,7 @@ def create_team(ctx: Ctx) -> dict[str, Any]:
     return render_team(ctx, team)
 
 
-@endpoint("GET", "/orgs/{organizationId}/teams/{teamId}", answer=ref("Team"))
+@endpoint("GET", "/orgs/{organizationId}/teams/{teamId}")
 def get_team(ctx: Ctx) -> dict[str, Any]:
     org = require_org(ctx, ctx.params["organizationId"])
     return render_team(ctx, find_team(ctx, org["id"], ctx.params["teamId"]))
@@ -191,7 +156,7 @@ class TeamPatch(Body):
     title: str | None = Field(None, min_length=1, max_length=64)
 
 
-@endpoint("PATCH", "/orgs/{organizationId}/teams/{teamId}", answer=ref("Team"))
+@endpoint("PATCH", "/orgs/{organizationId}/teams/{teamId}")
 def patch_team(ctx: Ctx) -> dict[str, Any]:
     """Rename a team."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -205,7 +170,7 @@ def patch_team(ctx: Ctx) -> dict[str, Any]:
     return render_team(ctx, team)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/teams/{teamId}", 204, answer=None)
+@endpoint("DELETE", "/orgs/{organizationId}/teams/{teamId}", 204)
 def delete_team(ctx: Ctx) -> None:
     """Delete a team and its memberships; 204 also when there is no such team."""
     org = require_org(ctx, ctx.params["organizationId"], write=True)
@@ -221,7 +186,7 @@ def delete_team(ctx: Ctx) -> None:
 # -- team members ------------------------------------------------------------------------------
 
 
-@endpoint("GET", "/orgs/{organizationId}/teams/{teamId}/members", answer=page("TeamMember"))
+@endpoint("GET", "/orgs/{organizationId}/teams/{teamId}/members")
 def list_team_members(ctx: Ctx) -> dict[str, Any]:
     """The team's members, each with its organization Member and its role in the team."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -261,7 +226,7 @@ def _resolve_user(ctx: Ctx, org_id: str, entry: str, where: str) -> str:
     raise bad_request(f"{where}: '{entry}' is not a member of this organization")
 
 
-@endpoint("PUT", "/orgs/{organizationId}/teams/{teamId}/members", 204, answer=None)
+@endpoint("PUT", "/orgs/{organizationId}/teams/{teamId}/members", 204)
 def change_team_members(ctx: Ctx) -> None:
     """Add, remove and re-role many team members in one call; removal wins over addition."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -289,7 +254,7 @@ class TeamMemberPut(Body):
     role: TeamRole | None = None
 
 
-@endpoint("PUT", "/orgs/{organizationId}/teams/{teamId}/members/{userId}", 204, answer=None)
+@endpoint("PUT", "/orgs/{organizationId}/teams/{teamId}/members/{userId}", 204)
 def put_team_member(ctx: Ctx) -> None:
     """Add one org member to the team, or change its role there."""
     org = require_org(ctx, ctx.params["organizationId"])
@@ -302,7 +267,7 @@ def put_team_member(ctx: Ctx) -> None:
     _set_membership(ctx, team, user_id, body.role)
 
 
-@endpoint("DELETE", "/orgs/{organizationId}/teams/{teamId}/members/{userId}", 204, answer=None)
+@endpoint("DELETE", "/orgs/{organizationId}/teams/{teamId}/members/{userId}", 204)
 def delete_team_member(ctx: Ctx) -> None:
     """Remove a user from the team; 204 also when the user was not in it."""
     org = require_org(ctx, ctx.params["organizationId"])

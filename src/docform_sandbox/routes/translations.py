@@ -16,17 +16,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from docform_sandbox.access import require_org
-from docform_sandbox.answer_schema import (
-    ID,
-    INTEGER,
-    TIME,
-    Schema,
-    const,
-    obj,
-    page,
-    ref,
-    urls,
-)
 from docform_sandbox.http import (
     API_BASE,
     ApiError,
@@ -39,13 +28,12 @@ from docform_sandbox.http import (
     not_found,
     timestamp,
 )
-from docform_sandbox.routes.agent_instructions import DOCUMENT, check_document, empty_document
+from docform_sandbox.routes.agent_instructions import check_document, empty_document
 from docform_sandbox.routes.spaces import LANGUAGES
 
 PREFIX = "/orgs/{organizationId}/translations"
 ITEM = PREFIX + "/{translationId}"
 KIND = "translation"
-LANGUAGE: Schema = {"enum": list(LANGUAGES)}
 STATS = (
     "runs",
     "totalWords",
@@ -56,24 +44,6 @@ STATS = (
     "latestWords",
 )
 
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "Translation": obj(
-        {
-            "object": const("translation"),
-            "id": ID,
-            "status": {"enum": ["pending"]},
-            "source": obj({"space": ID, "language": LANGUAGE}),
-            "language": LANGUAGE,
-            "instructions": DOCUMENT,
-            "createdAt": TIME,
-            "updatedAt": TIME,
-            "stats": obj(dict.fromkeys(STATS, INTEGER)),
-            "permissions": obj({"view": {"type": "boolean"}, "edit": {"type": "boolean"}}),
-            "urls": urls("location"),
-        },
-    ),
-}
 
 Language = Literal[LANGUAGES]  # type: ignore[valid-type]
 
@@ -135,14 +105,14 @@ def check_source(ctx: Ctx, org_id: str, body: TranslationCreate) -> None:
         )
 
 
-@endpoint("GET", PREFIX, answer=page("Translation"))
+@endpoint("GET", PREFIX)
 def list_translations(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id)
     return list_page(ctx, KIND, [("org = ?", [org_id])], render)
 
 
-@endpoint("POST", PREFIX, 201, answer=ref("Translation"))
+@endpoint("POST", PREFIX, 201)
 def post_translation(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id, write=True)
@@ -164,14 +134,14 @@ def post_translation(ctx: Ctx) -> dict[str, Any]:
     return render(doc)
 
 
-@endpoint("GET", ITEM, answer=ref("Translation"))
+@endpoint("GET", ITEM)
 def get_translation(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id)
     return render(require_translation(ctx, org_id))
 
 
-@endpoint("PUT", ITEM, answer=ref("Translation"))
+@endpoint("PUT", ITEM)
 def put_translation(ctx: Ctx) -> dict[str, Any]:
     org_id = ctx.params["organizationId"]
     require_org(ctx, org_id, write=True)
@@ -185,7 +155,7 @@ def put_translation(ctx: Ctx) -> dict[str, Any]:
     return render(doc)
 
 
-@endpoint("DELETE", ITEM, 204, answer=None)
+@endpoint("DELETE", ITEM, 204)
 def delete_translation(ctx: Ctx) -> None:
     """Delete the translation; 204 also when there is none with this id."""
     org_id = ctx.params["organizationId"]
@@ -195,7 +165,7 @@ def delete_translation(ctx: Ctx) -> None:
         ctx.store.delete(KIND, ctx.params["translationId"])
 
 
-@endpoint("POST", ITEM + "/run", 204, answer=None)
+@endpoint("POST", ITEM + "/run", 204)
 def run_translation(ctx: Ctx) -> None:
     """Translate again (the sandbox counts the run)."""
     org_id = ctx.params["organizationId"]

@@ -10,20 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from docform_sandbox.answer_schema import ID, STRING, URL, Schema, const, obj, ref, urls
 from docform_sandbox.http import ApiError, Ctx, endpoint
 from docform_sandbox.routes.members import render_user
 
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "User": obj(
-        {"object": const("user"), "id": ID, "displayName": STRING, "urls": urls("location")},
-        {"email": STRING, "photoURL": URL},
-    ),
-}
 
-
-@endpoint("GET", "/user", answer=ref("User"))
+@endpoint("GET", "/user")
 def get_own_user(ctx: Ctx) -> dict[str, Any]:
     """The user the token belongs to."""
     user_id = ctx.caller.user_id

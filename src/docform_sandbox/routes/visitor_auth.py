@@ -22,25 +22,12 @@ from urllib.parse import urlsplit
 
 from pydantic import field_validator
 
-from docform_sandbox.answer_schema import STRING, URL, Schema, const, obj, ref
 from docform_sandbox.http import Body, Ctx, endpoint
 from docform_sandbox.routes.site_tree import site_of
 
 AUTH = "publishing-auth"
 PATH = "/orgs/{organizationId}/sites/{siteId}/publishing/auth"
 URL_FIELDS = ("fallbackURL", "logoutURL")
-
-#: The objects this family's routes answer (OpenAPI components/schemas).
-OBJECTS: dict[str, Schema] = {
-    "PublishingAuth": obj(
-        {
-            "object": const("publishing-auth"),
-            "backend": {"enum": ["custom", "integration"]},
-            "privateKey": STRING,
-        },
-        {"fallbackURL": URL, "logoutURL": URL, "integration": STRING},
-    ),
-}
 
 
 class AuthPatch(Body):
@@ -78,12 +65,12 @@ def render_auth(doc: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-@endpoint("GET", PATH, answer=ref("PublishingAuth"))
+@endpoint("GET", PATH)
 def get_auth(ctx: Ctx) -> dict[str, Any]:
     return render_auth(auth_of(ctx))
 
 
-@endpoint("PATCH", PATH, answer=ref("PublishingAuth"))
+@endpoint("PATCH", PATH)
 def patch_auth(ctx: Ctx) -> dict[str, Any]:
     doc = auth_of(ctx)
     patch = ctx.body_as(AuthPatch)
@@ -95,7 +82,7 @@ def patch_auth(ctx: Ctx) -> dict[str, Any]:
     return render_auth(doc)
 
 
-@endpoint("POST", PATH + "/regenerate", answer=ref("PublishingAuth"))
+@endpoint("POST", PATH + "/regenerate")
 def regenerate_key(ctx: Ctx) -> dict[str, Any]:
     doc = auth_of(ctx)
     doc["privateKey"] = new_private_key()
