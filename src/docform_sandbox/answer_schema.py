@@ -109,22 +109,24 @@ def rendered(extract: Mapping[str, Any]) -> str:
 def definition_answers() -> dict[str, Any]:
     """The extract (read once, when a description of the answers is first needed)."""
     loaded: dict[str, Any] = json.loads(ANSWERS_FILE.read_text(encoding="utf-8"))
-    loaded["by_key"] = {
-        operation_key(*key.split(" ", 1)): value for key, value in loaded["answers"].items()
-    }
     return loaded
+
+
+@functools.cache
+def _answers_by_operation() -> dict[str, dict[str, Schema | None]]:
+    answers: dict[str, dict[str, Schema | None]] = definition_answers()["answers"]
+    return {operation_key(*key.split(" ", 1)): value for key, value in answers.items()}
 
 
 def answer_of(method: str, path: str, status: int) -> Schema | None:
     """The definition's answer of ``METHOD path`` with ``status`` (None: it has no body)."""
-    answers = definition_answers()["by_key"].get(operation_key(method, path))
-    if answers is None or str(status) not in answers:
+    answers = _answers_by_operation().get(operation_key(method, path), {})
+    if str(status) not in answers:
         raise AnswerError(
             f"{method} {path} {status}: not in {ANSWERS_FILE.name}; run `make answers` "
             "(the definition must have the operation and list the status)"
         )
-    answer: Schema | None = answers[str(status)]
-    return answer
+    return answers[str(status)]
 
 
 def filled(fields: Iterable[str]) -> Schema:
