@@ -38,7 +38,7 @@ class Shape:
 def shape(schema: Schema, components: Mapping[str, Schema]) -> Shape | None:
     """What ``schema`` names, or None when it says nothing of fields (any are allowed)."""
     while "$ref" in schema:
-        schema = components[schema["$ref"][len(REF) :]]
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
     found: Shape | None = None
     if {"properties", "additionalProperties", "patternProperties", "items"} & set(schema):
         more = schema.get("additionalProperties")
@@ -65,7 +65,7 @@ def shape(schema: Schema, components: Mapping[str, Schema]) -> Shape | None:
 
 def may_be_an_object(schema: Schema, components: Mapping[str, Schema]) -> bool:
     while "$ref" in schema:
-        schema = components[schema["$ref"][len(REF) :]]
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
     if "const" in schema or "enum" in schema:
         return False
     kind = schema.get("type", "object")

@@ -45,7 +45,7 @@ class SiteInstall(Body):
 
 
 class TargetPatch(Body):
-    externalIds: list[str] | None = Field(max_length=5)
+    externalIds: list[str] | None = Field(None, max_length=5)
     configuration: dict[str, Any] | None = None
 
 
