@@ -129,8 +129,9 @@ def test_a_read_retried_after_a_passing_fault_gives_the_same_plan(
 
 def test_json_plan_has_exactly_the_documented_keys(sandbox: Path, basic: Path) -> None:
     plan = plan_json(basic, sandbox)
-    assert list(plan) == PLAN_KEYS
-    assert plan["format_version"] == "1.1"
+    # The basic manifests send a secret: its keyed fingerprint follows the changes.
+    assert list(plan) == [*PLAN_KEYS[:3], "secret_fingerprints", *PLAN_KEYS[3:]]
+    assert plan["format_version"] == "1.2"
     assert plan["changes"]
     for change in plan["changes"]:
         assert list(change) == CHANGE_KEYS, change["address"]

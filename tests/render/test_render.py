@@ -104,7 +104,7 @@ def test_json_has_the_documented_keys_and_placeholders():
         "fingerprints",
         "checksum",
     }  # fmt: skip
-    assert doc["format_version"] == "1.1"
+    assert doc["format_version"] == "1.2"
     assert doc["summary"] == {"create": 1, "update": 1, "delete": 1, "move": 1, "restore": 0}
     move = doc["changes"][1]
     assert set(move) == {

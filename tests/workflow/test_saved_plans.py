@@ -56,8 +56,9 @@ def rewrite(path: Path, edit: Any) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
     edit(doc)
     body = {k: doc[k] for k in ("format_version", "organization", "changes")}
-    if "allowed" in doc:
-        body["allowed"] = doc["allowed"]
+    for optional in ("allowed", "secret_fingerprints"):
+        if optional in doc:
+            body[optional] = doc[optional]
     doc["checksum"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
     doc["shown_checksum"] = shown_checksum(doc)
     path.write_text(json.dumps(doc), encoding="utf-8")
@@ -159,6 +160,44 @@ def test_a_certificate_replaced_after_the_plan_is_refused(saved, repo, sandbox):
         "another value)"
     ) in result.stderr
     assert live_api(sandbox, "GET", f"/orgs/{ORG}/saml")["items"] == []
+
+
+@pytest.mark.parametrize("how", ["file", "environment"])
+def test_a_secret_replaced_after_the_review_changes_the_checksum_apply_checks(
+    repo, sandbox, how, monkeypatch
+):
+    """The path CI takes, `apply DIR --checksum SHA` with no saved plan: the checksum covers a
+    keyed fingerprint of each secret the plan sends, so a secret swapped after the review (a
+    file replaced, or the variable it is read from set to another value) is refused."""
+    manifests = repo / "manifests"
+    if how == "environment":
+        monkeypatch.setenv("OKTA_CERTIFICATE", (manifests / "certs" / "okta.pem").read_text())
+        saml = manifests / "integrations.yaml"
+        text = saml.read_text(encoding="utf-8")
+        assert "certificate: {file: certs/okta.pem}" in text
+        saml.write_text(text.replace("{file: certs/okta.pem}", "${env:OKTA_CERTIFICATE}"))
+    reviewed = run(["plan", manifests, "--json"], sandbox)
+    assert reviewed.exit_code == 0, reviewed.output
+    checksum = json.loads(reviewed.stdout)["checksum"]
+    pem = (manifests / "certs" / "okta.pem").read_text().splitlines()[1]
+    assert pem[:30] not in reviewed.stdout
+    other = (ROOT / "examples" / "quickstart" / "certs" / "okta.pem").read_text()
+    if how == "environment":
+        monkeypatch.setenv("OKTA_CERTIFICATE", other)
+    else:
+        (manifests / "certs" / "okta.pem").write_text(other)
+    result = run(["apply", manifests, "--checksum", checksum], sandbox)
+    assert result.exit_code == 1, result.output
+    assert f"not the approved {checksum}" in result.stderr
+    assert live_api(sandbox, "GET", f"/orgs/{ORG}/saml")["items"] == []
+    assert other.splitlines()[1][:30] not in result.output
+
+
+def test_the_checksum_of_a_plan_is_the_same_while_its_secrets_are(repo, sandbox):
+    planned = [run(["plan", repo / "manifests", "--json"], sandbox) for _ in range(2)]
+    first, second = (json.loads(p.stdout) for p in planned)
+    assert first["checksum"] == second["checksum"]
+    assert list(first["secret_fingerprints"]) == ["saml.okta.certificate"]
 
 
 def test_a_saved_plan_holds_keyed_fingerprints_of_its_secrets_never_the_values(saved, repo):

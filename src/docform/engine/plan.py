@@ -22,7 +22,7 @@ from typing import Any
 from docform.engine.fingerprints import digest
 from docform.untrusted.lookalikes import escape_controls
 
-FORMAT_VERSION = "1.1"
+FORMAT_VERSION = "1.2"
 ACTIONS = (
     "create", "update", "delete", "move", "restore", "membership", "reorder", "rotate",
     "release",
@@ -298,6 +298,10 @@ class Plan:
     """The doors apply checks once the plan is applied (`docform.engine.doors.DoorCheck`);
     None for a plan not made from live state."""
     rails: Any = None
+    secret_prints: dict[str, str] = field(default_factory=dict, repr=False)
+    """A keyed fingerprint of each secret the calls send, by where the manifests hold it
+    (`docform.workflow.receipt.checksum_prints`): in the body, so that a checksum approves
+    the secrets' values too, never the values themselves."""
     """Every safety rail as evaluated for this plan (`docform.engine.rails.RailReport`), once
     the commands have evaluated them; None before."""
     not_planned: dict[str, str] = field(default_factory=dict)
@@ -343,6 +347,9 @@ class Plan:
         allowed = list(getattr(self.rails, "allowed", None) or [])
         if allowed:
             body["allowed"] = allowed
+        prints = prints_sent(self.secret_prints, body["changes"])
+        if prints:
+            body["secret_fingerprints"] = prints
         return body
 
     def checksum(self) -> str:
@@ -368,6 +375,23 @@ class Plan:
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc
+
+
+def prints_sent(prints: Mapping[str, str], changes: Any) -> dict[str, str]:
+    """The fingerprints in ``prints`` of the secrets that ``changes`` (as JSON) send."""
+    sent = set(_secrets_named(changes))
+    return {source: prints[source] for source in sorted(sent) if source in prints}
+
+
+def _secrets_named(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"$secret"} and isinstance(value["$secret"], str):
+            yield value["$secret"]
+        for item in value.values():
+            yield from _secrets_named(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _secrets_named(item)
 
 
 def _jsonable(value: Any) -> Any:

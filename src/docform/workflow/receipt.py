@@ -48,6 +48,18 @@ def _sources_in(value: Any) -> Iterator[str]:
             yield from _sources_in(item)
 
 
+def checksum_prints(plan: Plan, resolve: Callable[[str], str]) -> dict[str, str]:
+    """A fingerprint of each secret ``plan`` sends (read with ``resolve``), for its checksum:
+    an HMAC-SHA256 keyed by the organization, so that the plan and the apply that checks its
+    checksum, in two processes, agree without sharing a key; two organizations' plans of one
+    secret do not show that it is the same."""
+    key = hashlib.sha256(f"docform plan secrets\0{plan.organization}".encode()).digest()
+    return {
+        source: hmac.new(key, resolve(source).encode(), hashlib.sha256).hexdigest()
+        for source in secret_sources(plan)
+    }
+
+
 def secret_fingerprints(
     plan: Plan, resolve: Callable[[str], str], key: str | None = None
 ) -> dict[str, Any]:

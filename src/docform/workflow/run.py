@@ -40,6 +40,7 @@ from docform.workflow.audience import (
 from docform.workflow.connect import Client, api_url, open_client
 from docform.workflow.early import EarlyView, load_seen_early
 from docform.workflow.identity import CreatedIds
+from docform.workflow.receipt import checksum_prints, secret_sources
 from docform.workflow.saved import secret_resolver
 from docform.workflow.verify import Verification, verify_applied
 
@@ -111,6 +112,8 @@ async def plan_while_loading(
         await take_bystanders(plan, kinds, reader)
         if manifests.lock.organization == org_id:
             plan.notes[:0] = manifests.lock.notes
+        if secret_sources(plan):
+            plan.secret_prints = checksum_prints(plan, secret_resolver(manifests))
     stats = getattr(client, "stats", None)  # a client counting its calls (`CallStats`)
     plan.requests = stats.requests if isinstance(stats, CallStats) else 0
     return plan

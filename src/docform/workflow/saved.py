@@ -111,8 +111,9 @@ def read_saved(path: Path) -> dict[str, Any]:
             f"{path}: not a docform plan of format 1.x; save one with 'docform plan --out'"
         )
     body = {key: doc.get(key) for key in BODY_KEYS}
-    if "allowed" in doc:
-        body["allowed"] = doc["allowed"]
+    for optional in ("allowed", "secret_fingerprints"):
+        if optional in doc:
+            body[optional] = doc[optional]
     if digest(body) != doc.get("checksum") or shown_checksum(doc) != doc.get("shown_checksum"):
         what = "its checksum" if digest(body) != doc.get("checksum") else "what it shows"
         raise SavedPlanError(
@@ -127,6 +128,7 @@ def load_plan(path: Path) -> tuple[Plan, dict[str, Any]]:
     doc = read_saved(path)
     try:
         plan = Plan(organization=doc["organization"], fingerprints=doc.get("fingerprints", {}))
+        plan.secret_prints = dict(doc.get("secret_fingerprints") or {})
         plan.changes = [_change(c) for c in doc["changes"]]
         _read_context(plan, doc)
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:

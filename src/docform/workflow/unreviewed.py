@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from docform.engine.fingerprints import digest
-from docform.engine.plan import Change, Plan
+from docform.engine.plan import Change, Plan, prints_sent
 
 WAY_ON = "docs/ci.md, 'When the reviewed plan no longer applies'"
 SUBSETS_TRIED_WHOLE = 8
@@ -101,6 +101,10 @@ def _dropped(
 def _checksum(fresh: Plan, changes: list[dict[str, Any]]) -> str:
     body = fresh.body()
     body["changes"] = changes
+    body.pop("secret_fingerprints", None)
+    prints = prints_sent(fresh.secret_prints, changes)
+    if prints:
+        body["secret_fingerprints"] = prints
     return digest(body)
 
 
