@@ -25,6 +25,7 @@ from planning import (
 )
 
 ADOPT = FIXTURES / "adopt"
+ROOT = Path(__file__).parents[2]
 ALICE = "alice@acme.test"
 TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 
@@ -286,3 +287,61 @@ def test_adopt_says_what_it_wrote_only_when_the_next_plan_agrees(tmp_path, sandb
     ).read_text(encoding="utf-8")
     assert invite["id"] not in (directory / "main.yaml").read_text(encoding="utf-8")
     assert_converged(directory, sandbox)
+
+
+SITE_BLOCKS = """
+    customization:
+      styling: {primaryColor: {light: "#0B5FFF", dark: "#5C8DFF"}, corners: circular}
+      announcement: {enabled: true, message: "v2 is out", style: info}
+    adaptiveContent:
+      enabled: true
+      schema:
+        properties:
+          plan: {type: string, enum: [free, pro], description: The visitor's plan}
+"""
+DEVDOCS = "/orgs/org_acme/sites/site_devdocs"
+
+
+def _customization_by_hand(sandbox: Path) -> None:
+    document = live_api(sandbox, "GET", f"{DEVDOCS}/customization")
+    for answer_only in ("object", "updatedAt"):
+        document.pop(answer_only, None)
+    document["styling"]["corners"] = "straight"
+    in_ui(sandbox, "u_maria", "PUT", f"{DEVDOCS}/customization", document)
+
+
+def _adaptive_schema_by_hand(sandbox: Path) -> None:
+    schema = live_api(sandbox, "GET", f"{DEVDOCS}/adaptive-schema")["jsonSchema"]
+    schema["properties"]["plan"]["enum"] = ["free", "pro", "enterprise"]
+    in_ui(sandbox, "u_maria", "PUT", f"{DEVDOCS}/adaptive-schema", {"jsonSchema": schema})
+
+
+@pytest.mark.parametrize(
+    ("hand_change", "block", "written"),
+    [
+        (_customization_by_hand, "customization", "corners: straight"),
+        (_adaptive_schema_by_hand, "adaptiveContent", "enum: [free, pro, enterprise]"),
+    ],
+    ids=["customization", "adaptive-content"],
+)
+def test_a_block_that_is_one_live_object_is_written_back_whole_never_emptied(
+    tmp_path, hand_change, block, written
+):
+    """A site's customization or adaptive content is one live object at the block's own
+    address (not several under it, as a space's access is): adopt writes its live value into
+    the block, never `{}` (which would drop it from management while the next plan agrees)."""
+    manifests = tmp_path / "manifests"
+    shutil.copytree(ROOT / "examples" / "acme" / "manifests", manifests)
+    sites = manifests / "sites.yaml"
+    text = sites.read_text(encoding="utf-8")
+    anchor = "    visibility: public\n    published: true\n    protect: true\n"
+    sites.write_text(text.replace(anchor, anchor + SITE_BLOCKS.lstrip("\n"), 1), encoding="utf-8")
+    sandbox = seeded_sandbox(tmp_path, ROOT / "examples" / "acme" / "sandbox-seed.yaml")
+    apply(manifests, sandbox)
+    hand_change(sandbox)
+    result = run(["adopt", manifests], sandbox)
+    assert result.exit_code == 0, result.output
+    adopted = sites.read_text(encoding="utf-8")
+    assert f"{block}: {{}}" not in adopted
+    assert written in adopted
+    assert_converged(manifests, sandbox)

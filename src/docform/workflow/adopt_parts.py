@@ -18,11 +18,13 @@ def part_value(
 ) -> tuple[dict[str, Any] | None, str]:
     """The value of ``key`` (``access``) for the entry at address ``holder`` as the live
     objects of ``kind`` inside it are, or None and why it cannot be written."""
-    prefix = f"{holder}.{key}."
+    # A block that is one live object (a site's customization) sits at the address itself;
+    # one that lists several (a space's access) holds them under it.
+    whole, prefix = f"{holder}.{key}", f"{holder}.{key}."
     live = {**plan.live_objects, **plan.unmatched_objects}
     value: dict[str, Any] = {}
     for address, raw in sorted(live.items()):
-        if not address.startswith(prefix):
+        if address != whole and not address.startswith(prefix):
             continue
         part = kind.export_entry(raw)
         if part is None or not part.part:
