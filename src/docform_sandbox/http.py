@@ -236,7 +236,8 @@ def list_page(
     sort: str = "rank",
     default_order: str | None = None,
 ) -> dict[str, Any]:
-    """A list answer: ``{next?, previous?, count, items}`` with keyset cursors.
+    """A list answer: ``{next?, count, items}`` with keyset cursors (the definition's lists
+    have no ``previous``).
 
     Lists whose order carries meaning (site structure) pass ``default_order="asc"`` and ignore
     ``order``; the others honour it, newest first by default as the API documents.
@@ -249,19 +250,13 @@ def list_page(
         )
     except CursorError:
         raise bad_request("page: not a cursor this list issued") from None
-    return envelope(
-        [render_item(item) for item in page.items], page.count, page.next, page.previous
-    )
+    return envelope([render_item(item) for item in page.items], page.count, page.next)
 
 
-def envelope(
-    items: list[dict[str, Any]], count: int, next: str | None = None, previous: str | None = None
-) -> dict[str, Any]:
+def envelope(items: list[dict[str, Any]], count: int, next: str | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if next:
         body["next"] = {"page": next}
-    if previous:
-        body["previous"] = {"page": previous}
     body["count"] = count
     body["items"] = items
     return body

@@ -74,7 +74,6 @@ class CursorError(ValueError):
 class Page:
     items: list[dict[str, Any]]
     next: str | None
-    previous: str | None
     count: int
 
 
@@ -236,13 +235,12 @@ class Store:
         """
         sql, params = _where_sql(where)
         total = self.count(kind, where)
-        backwards = False
         if cursor:
-            value, seq, backwards = _decode_cursor(cursor)
-            op = "<" if descending != backwards else ">"
+            value, seq = _decode_cursor(cursor)
+            op = "<" if descending else ">"
             sql += f" AND (({sort}) {op} ? OR (({sort}) = ? AND seq {op} ?))"
             params += [value, value, seq]
-        direction = "DESC" if descending != backwards else "ASC"
+        direction = "DESC" if descending else "ASC"
         with self._lock:
             rows = self._db.execute(
                 f"SELECT data, ({sort}), seq FROM objects WHERE kind = ?{sql} "
@@ -251,16 +249,10 @@ class Store:
             ).fetchall()
         more = len(rows) > limit
         rows = rows[:limit]
-        if backwards:
-            rows.reverse()
-        items = [json.loads(r[0]) for r in rows]
-        has_next = more if not backwards else bool(cursor)
-        has_previous = bool(cursor) if not backwards else more
-        first, last = (rows[0], rows[-1]) if rows else (None, None)
+        last = rows[-1] if rows else None
         return Page(
-            items=items,
-            next=_encode_cursor(last[1], last[2], False) if has_next and last else None,
-            previous=_encode_cursor(first[1], first[2], True) if has_previous and first else None,
+            items=[json.loads(r[0]) for r in rows],
+            next=_encode_cursor(last[1], last[2]) if more and last else None,
             count=total,
         )
 
@@ -315,14 +307,14 @@ def unpack_cursor(cursor: str) -> Any:
         raise ValueError("a cursor nested too deeply") from None
 
 
-def _encode_cursor(value: Any, seq: int, backwards: bool) -> str:
-    return pack_cursor([value, seq, int(backwards)])
+def _encode_cursor(value: Any, seq: int) -> str:
+    return pack_cursor([value, seq])
 
 
-def _decode_cursor(cursor: str) -> tuple[Any, int, bool]:
+def _decode_cursor(cursor: str) -> tuple[Any, int]:
     try:
-        value, seq, backwards = unpack_cursor(cursor)
-        if not _is_sqlite_integer(seq) or backwards not in (0, 1):
+        value, seq = unpack_cursor(cursor)
+        if not _is_sqlite_integer(seq):
             raise ValueError(seq)
         # SQLite binds only scalars: a forged list or object would fail the query itself.
         if value is not None and not isinstance(value, str | int | float):
@@ -331,7 +323,7 @@ def _decode_cursor(cursor: str) -> tuple[Any, int, bool]:
             raise ValueError(value)
         if isinstance(value, str):
             value.encode("utf-8")  # a lone surrogate ("\\ud800") is no text SQLite can bind
-        return value, seq, bool(backwards)
+        return value, seq
     except (ValueError, TypeError) as exc:
         raise CursorError(cursor) from exc
 

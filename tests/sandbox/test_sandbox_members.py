@@ -157,12 +157,13 @@ def test_list_members_pages_return_each_member_once(api, extra_members, sort):
     assert len(set(seen)) == expected
 
 
-def test_list_members_second_page_has_previous(api, extra_members):
+def test_list_members_second_page_follows_the_first_and_names_no_previous(api, extra_members):
+    """The definition's list envelope is ``items``, ``count`` and ``next``: no ``previous``."""
     first = api.get(f"orgs/{ORG}/members", params={"limit": 2}).json()
     second = api.get(
         f"orgs/{ORG}/members", params={"limit": 2, "page": first["next"]["page"]}
     ).json()
-    assert "previous" in second
+    assert "previous" not in second and set(second) <= {"count", "items", "next"}
     assert set(ids(first)).isdisjoint(ids(second))
 
 

@@ -144,9 +144,7 @@ def test_list_groups_pages_in_structure_order(api):
     assert (first["count"], titles(first["items"])) == (3, ["One", "Two"])
     second = api.get(GROUPS, params={"limit": 2, "page": first["next"]["page"]}).json()
     assert titles(second["items"]) == ["Three"]
-    assert "next" not in second
-    back = api.get(GROUPS, params={"limit": 2, "page": second["previous"]["page"]}).json()
-    assert titles(back["items"]) == ["One", "Two"]
+    assert set(second) == {"count", "items"}
 
 
 @pytest.mark.contract_exempt("sends requests the service refuses, to check the refusal")

@@ -62,7 +62,7 @@ def list_audit_events(ctx: Ctx) -> dict[str, Any]:
     except CursorError:
         raise bad_request("page: not a cursor this list issued") from None
     items = [{k: e[k] for k in _LISTED} for e in found.items]
-    return envelope(items, found.count, found.next, found.previous)
+    return envelope(items, found.count, found.next)
 
 
 @endpoint("GET", "/orgs/{organizationId}/audit-events/{auditEventId}")

@@ -23,38 +23,31 @@ def page_of(
     ids = [item["id"] for item in items]
     start, end = 0, min(len(ids), q.limit)
     if q.page:
-        shown_id, unshown_id, index, backwards = _decode_cursor(q.page)
-        if backwards:
-            end = _resume(ids, shown_id, unshown_id, index, backwards)
-            start = max(0, end - q.limit)
-        else:
-            start = _resume(ids, shown_id, unshown_id, index, backwards)
-            end = min(len(ids), start + q.limit)
+        start = _resume(ids, *_decode_cursor(q.page))
+        end = min(len(ids), start + q.limit)
     shown = items[start:end]
-    next_page = previous = None
+    next_page = None
     if shown and end < len(ids):
-        next_page = pack_cursor([ids[end - 1], ids[end], end, 0])
-    if shown and start > 0:
-        previous = pack_cursor([ids[start], ids[start - 1], start, 1])
-    return envelope([render_item(item) for item in shown], len(items), next_page, previous)
+        next_page = pack_cursor([ids[end - 1], ids[end], end])
+    return envelope([render_item(item) for item in shown], len(items), next_page)
 
 
-def _resume(ids: list[str], shown_id: str, unshown_id: str, index: int, backwards: bool) -> int:
+def _resume(ids: list[str], shown_id: str, unshown_id: str, index: int) -> int:
     """Where the boundary a cursor names is now in ``ids``."""
     if shown_id in ids:
-        return ids.index(shown_id) + (0 if backwards else 1)
+        return ids.index(shown_id) + 1
     if unshown_id in ids:
-        return ids.index(unshown_id) + (1 if backwards else 0)
+        return ids.index(unshown_id)
     return min(index, len(ids))
 
 
-def _decode_cursor(cursor: str) -> tuple[str, str, int, bool]:
+def _decode_cursor(cursor: str) -> tuple[str, str, int]:
     try:
-        shown_id, unshown_id, index, backwards = unpack_cursor(cursor)
+        shown_id, unshown_id, index = unpack_cursor(cursor)
         if not (isinstance(shown_id, str) and isinstance(unshown_id, str)):
             raise ValueError(cursor)
-        if type(index) is not int or backwards not in (0, 1):
+        if type(index) is not int:
             raise ValueError(cursor)
-        return shown_id, unshown_id, max(index, 0), bool(backwards)
+        return shown_id, unshown_id, max(index, 0)
     except (ValueError, TypeError):
         raise bad_request("page: not a cursor this list issued") from None
