@@ -84,10 +84,15 @@ def test_a_field_the_definition_does_not_name_is_found() -> None:
     schema alone lets it through), in an object and in an object of a list."""
     site = {"$ref": "#/components/schemas/Site"}
     listed = {"type": "object", "properties": {"items": {"type": "array", "items": site}}}
-    answer = {"items": [{"object": "site", "nickname": "docs", "urls": {"home": "x"}}]}
+    # icon: a oneOf of CustomizationFavicon's forms or null, which opens nothing.
+    icon = {"emoji": "1f600", "size": 2}
+    answer = {
+        "items": [{"object": "site", "nickname": "docs", "urls": {"home": "x"}, "icon": icon}]
+    }
     assert unnamed_fields(answer, [listed], SCHEMAS) == [
         "$.items[0].nickname",
         "$.items[0].urls.home",
+        "$.items[0].icon.size",
     ]
 
 
