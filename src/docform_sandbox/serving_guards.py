@@ -1,11 +1,13 @@
 """What a served sandbox refuses before the app sees a request: a ``Host`` that is not this
-machine (when it listens on loopback), and a client that takes too long to send its headers.
+machine (when it listens on loopback), and a client that takes too long to send its headers,
+or then its body.
 
 DNS rebinding: a web page at ``evil.test`` whose name then resolves to 127.0.0.1 can make the
 browser call the sandbox, with the example token the docs print; the browser still sends
 ``Host: evil.test``, which a loopback server never needs to accept. Slowloris: uvicorn bounds
 how long an idle kept-alive connection stays open, but not how long one may take to send the
-headers of a request, so connections sending a byte now and then were held for minutes.
+headers of a request, nor its body, so connections sending a byte now and then were held for
+minutes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 HEADER_SECONDS = 10.0
 """Seconds a connection has to send a request's headers (a new one, or the next one on a
-kept-alive connection); ``DOCFORM_SANDBOX_HEADER_SECONDS`` changes it."""
+kept-alive connection), and then as many to send its whole body;
+``DOCFORM_SANDBOX_HEADER_SECONDS`` changes it."""
 
 
 def loopback_hosts_only(app: ASGIApp) -> ASGIApp:
@@ -68,19 +71,27 @@ def is_loopback(host: str) -> bool:
 
 class HeaderDeadlineProtocol(H11Protocol):
     """uvicorn's h11 protocol, closing a connection that has not sent a request's headers
-    within `header_seconds` of opening or of its last answer."""
+    within `header_seconds` of opening or of its last answer, or its whole body within as many
+    seconds of its headers."""
 
     header_seconds = HEADER_SECONDS
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
+        self._timed: object = None
         self._arm()
 
     def handle_events(self) -> None:
         super().handle_events()
-        if self.cycle is not None and not self.cycle.response_complete:
-            self._disarm()  # the headers of a request are in
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete:
+            return
+        if not cycle.more_body:
+            self._disarm()  # the whole request is in
+        elif self._timed is not cycle:
+            self._arm()  # the headers are in: the body has as long again
+            self._timed = cycle
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -100,5 +111,6 @@ class HeaderDeadlineProtocol(H11Protocol):
             self._deadline = None
 
     def _too_slow(self) -> None:
-        if self.cycle is None or self.cycle.response_complete:
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete or cycle.more_body:
             self.transport.close()

@@ -185,3 +185,33 @@ def test_a_chunked_body_over_the_limit_gets_the_documented_400(served: Served) -
             answer += part
     assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
     assert b"request body is larger than 1000000 bytes" in answer
+
+
+@pytest.mark.contract_exempt(
+    "a body never finished: the connection is closed unanswered", answers=True
+)
+def test_a_connection_that_sends_its_body_too_slowly_is_closed(served: Served) -> None:
+    """Headers in time, then a body a byte at a time: the body has as long as the headers had
+    (DOCFORM_SANDBOX_HEADER_SECONDS=1), then the connection is closed, unanswered."""
+    host, port = served.root.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as slow:
+        slow.sendall(
+            b"PUT /v1/orgs/org_acme/teams HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Authorization: Bearer " + SERVE_TOKEN.encode() + b"\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
+        started = time.monotonic()
+        slow.settimeout(0.2)
+        closed = False
+        while not closed and time.monotonic() - started < 8:
+            try:
+                closed = slow.recv(1024) == b""
+            except TimeoutError:
+                try:
+                    slow.sendall(b" ")  # a byte now and then: never the whole body
+                except OSError:
+                    closed = True
+        held = time.monotonic() - started
+    assert closed
+    assert 0.5 < held < 5, held
+    assert httpx.get(f"{served.root}/_sandbox/openapi.json").status_code == 200
