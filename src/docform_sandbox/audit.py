@@ -44,6 +44,9 @@ _VERBS = {
 }
 #: Routes that change nothing a person would audit.
 _NOT_CHANGES = frozenset({"POST /orgs/{organizationId}/ping"})
+#: Trailing segments that name one document of the object before them, though plural: a PUT
+#: there replaces it (an organization's agent instructions), it creates nothing.
+_DOCUMENTS = frozenset({"agent-instructions", "agent-settings"})
 #: Store kinds whose name differs from their path segment's singular.
 _STORE_KINDS = {"redirect": "site-redirect", "saml": "saml-provider", "openapi": "openapi-spec"}
 _LABEL_FIELDS = ("title", "label", "displayName", "email", "slug", "path")
@@ -70,6 +73,10 @@ def describe(ep: Endpoint) -> Recorded | None:
     named = [i for i, (_, param) in enumerate(tokens) if param]
     last = named[-1] if named else -1
     trailing = [word for word, _ in tokens[last + 1 :]]
+    if len(trailing) == 1 and trailing[0] in _DOCUMENTS and last >= 0:
+        # Recorded on the object holding the document: the document has no id of its own.
+        action = f"{_area(tokens[: last + 1])}.{trailing[0]}.updated"
+        return Recorded(action, trailing[0], tokens[last][1])
     collection = trailing[0].endswith("s") or trailing[0] in _STORE_KINDS if trailing else False
     if len(trailing) == 1 and collection and ep.method in ("POST", "PUT"):
         resource = _singular(trailing[0])

@@ -196,3 +196,55 @@ def test_an_actors_name_is_shown_never_followed(applied, sandbox):
     body = run(["drift", applied, "--markdown"], sandbox).stdout
     assert "[Approve](" not in body
     assert "\\[Approve\\]" in body
+
+
+INVITE = "/orgs/org_acme/link-invites"
+
+
+def _agent_instructions_by_hand(sandbox: Path) -> None:
+    document = live_api(sandbox, "GET", "/orgs/org_acme/agent-instructions")["instructions"]
+    in_ui(sandbox, "alice@acme.test", "PUT", "/orgs/org_acme/agent-instructions",
+          {"instructions": {**document, "nodes": document["nodes"][:1] * 2}})  # fmt: skip
+
+
+def _link_invite_by_hand(sandbox: Path) -> None:
+    invite = live_api(sandbox, "GET", INVITE)["items"][0]
+    in_ui(sandbox, "alice@acme.test", "PATCH", f"{INVITE}/{invite['id']}", {"role": "edit"})
+
+
+@pytest.mark.parametrize(
+    ("extra", "hand_change", "action"),
+    [
+        (
+            "    organization:\n"
+            "      {id: org_acme, title: Acme, agentInstructions: {markdown: Be kind}}\n",
+            _agent_instructions_by_hand,
+            "organization.agent-instructions.updated",
+        ),
+        (
+            "    linkInvites: {readers: {role: read}}\n",
+            _link_invite_by_hand,
+            "organization.link-invite.updated",
+        ),
+    ],
+    ids=["agent-instructions", "link-invite"],
+)
+def test_a_hand_change_of_an_object_without_an_id_of_its_own_is_attributed(
+    tmp_path, sandbox, extra, hand_change, action
+):
+    """Agent instructions are one document of the organization (no id of their own); a link
+    invite is known by a keyed fingerprint, never its id (which admits its holder): drift
+    still names who changed them, and shows no invite id."""
+    text = MANIFESTS.replace("    organization: {id: org_acme, title: Acme}\n", "") + extra
+    if "organization:" not in extra:
+        text = "    organization: {id: org_acme, title: Acme}\n" + text
+    directory = write_manifests(tmp_path / "m", text)
+    apply(directory, sandbox)
+    hand_change(sandbox)
+    result = run(["drift", directory, "--json"], sandbox)
+    assert result.exit_code == 2, result.output
+    report = result.stdout
+    assert '"actor_label": "Alice Admin"' in report or "Alice Admin" in report, report
+    assert action in report
+    for invite in live_api(sandbox, "GET", INVITE)["items"]:
+        assert invite["id"] not in result.output

@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from docform.api import ApiError
+from docform.engine.capabilities import LocksOtherThanId
 from docform.engine.client import ServiceClient
 from docform.engine.plan import Plan
 from docform.errors import DocformError
+from docform.kind_registry import build_kinds
 from docform.manifest import ManifestSet
 from docform.untrusted.lookalikes import escape_controls
 from docform.workflow.connect import open_client
@@ -60,6 +62,9 @@ class AuditEvent:
     actor_email: str | None
     target_id: str
     own: bool
+    known_as: frozenset[str] = frozenset()
+    """The ids docform may know the target by: its id, and what a kind keeps in its place (a
+    link invite's keyed fingerprint, `LocksOtherThanId`)."""
 
     def who(self) -> str:
         """``Alice Admin <alice@acme.test>``, or the actor's id when it has no name."""
@@ -107,7 +112,7 @@ class AuditTrail:
         """The events on any of ``ids``, newest first, newer than docform's own last one; or
         docform's own last one, when no one else changed the object since."""
         wanted = {i for i in ids if i}
-        found = [e for e in self.events if e.target_id in wanted]
+        found = [e for e in self.events if wanted & (e.known_as or {e.target_id})]
         others: list[AuditEvent] = []
         for event in found:
             if event.own:
@@ -156,7 +161,14 @@ async def read_trail(
             raise
         trail.unavailable = _unavailable(exc)
         return trail
-    trail.events = [_event(item, own_user, emails) for item in items]
+    keepers = [k for k in build_kinds(org_id) if isinstance(k, LocksOtherThanId)]
+    trail.events = [
+        replace(
+            event,
+            known_as=frozenset({event.target_id, *(k.lock_id(event.target_id) for k in keepers)}),
+        )
+        for event in (_event(item, own_user, emails) for item in items)
+    ]
     return trail
 
 
