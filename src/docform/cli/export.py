@@ -9,6 +9,7 @@ import click
 
 from docform.cli.group import cli
 from docform.cli.output import output, output_options
+from docform.errors import DocformError
 from docform.untrusted.lookalikes import escape_for_terminal
 
 
@@ -55,6 +56,18 @@ def export(org_id: str, directory: Path, force: bool) -> int:
         f"Exported {result.objects} objects of {org_id} into {directory}: "
         f"{', '.join(result.files)}."
     )
+    if result.problems:
+        for problem in result.problems:
+            click.echo(escape_for_terminal(str(problem.seen_from(directory))), err=True)
+        count = len(result.problems)
+        raise DocformError(
+            f"the exported manifests do not validate ({count} "
+            f"{'problem' if count == 1 else 'problems'} above): the live organization holds "
+            "objects docform cannot manage as they are, written as they are so that you can "
+            "see them. Fix each in the service (an email that passes for another address, two "
+            "members whose emails differ only in case) or remove its entry, then run docform "
+            f"validate {directory}"
+        )
     if not output().quiet:
         click.echo(f"Check it with: docform validate {directory} && docform plan {directory}")
     return 0

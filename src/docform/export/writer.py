@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from docform.errors import DocformError
+from docform.untrusted.lookalikes import misread_when_raw
 
 SCHEMA_FILE = "docform.schema.json"
 SCHEMA_IN_REPOSITORY = Path("schemas") / SCHEMA_FILE
@@ -82,11 +83,30 @@ def _styled(value: Any, *, one_line: bool = True) -> Any:
 
 
 def render_yaml(sections: Mapping[str, Any], schema: str) -> str:
-    """One manifest file: the schema line, then ``sections`` in the order given."""
+    """One manifest file: the schema line, then ``sections`` in the order given.
+
+    Text is written as it reads (``Zürich``), except in a file holding an invisible,
+    direction-changing or control character or a Unicode line break: YAML writes those raw,
+    where a reader sees another text than the file holds (and reads a NEL back as a space),
+    so that file writes every character beyond ASCII
+    as an escape (``"eve\\u202E@acme.test"``), which reads back as itself."""
     # A section is always a block, even when it would fit on one line.
     styled = {key: _styled(value, one_line=False) for key, value in sections.items()}
-    body: str = yaml.dump(styled, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    readable = not _holds_invisible(sections)
+    body: str = yaml.dump(
+        styled, Dumper=_Dumper, sort_keys=False, allow_unicode=readable, width=100
+    )
     return MODELINE.format(schema) + body
+
+
+def _holds_invisible(value: Any) -> bool:
+    if isinstance(value, str):
+        return misread_when_raw(value)
+    if isinstance(value, Mapping):
+        return any(_holds_invisible(k) or _holds_invisible(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_invisible(item) for item in value)
+    return False
 
 
 def check_target(directory: Path, force: bool) -> None:

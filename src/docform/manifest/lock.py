@@ -24,6 +24,7 @@ from typing import Any
 from docform.manifest.problems import Problem
 from docform.manifest.yaml_reader import YamlFile, read_yaml_file
 from docform.model.entry import ID_PATTERN
+from docform.untrusted.lookalikes import misread_when_raw
 
 LOCK_NAME = "docform.lock"
 FORMAT_VERSION = 1
@@ -132,8 +133,11 @@ def _line(address: str, live_id: str) -> str:
 
 
 def _key(address: str) -> str:
-    # A JSON string is a valid YAML double-quoted scalar.
-    return address if _PLAIN_KEY.match(address) else json.dumps(address, ensure_ascii=False)
+    # A JSON string is a valid YAML double-quoted scalar; one holding a control character
+    # (a NEL, which YAML reads as a line break) is written all in escapes.
+    if _PLAIN_KEY.match(address):
+        return address
+    return json.dumps(address, ensure_ascii=misread_when_raw(address))
 
 
 def write_lock(directory: FsPath, organization: str, ids: Mapping[str, str]) -> bool:

@@ -30,6 +30,16 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: _SHORT_ESCAPES.get(m.group(0), f"\\u{ord(m.group(0)):04x}"), text)
 
 
+_MISREAD = re.compile(rf"[{INVISIBLE_CHARACTERS}\x7f-\x9f\u2028\u2029]")
+
+
+def misread_when_raw(text: str) -> bool:
+    """Whether ``text`` holds a character a file written in UTF-8 shows as something else, or
+    not at all, and YAML does not escape (it even reads a raw NEL back as a space): an
+    invisible or direction-changing character, a C1 control, a Unicode line break."""
+    return _MISREAD.search(text) is not None
+
+
 def escape_for_terminal(text: str) -> str:
     """`escape_controls` but for line ends: text docform laid out in lines (a rendered plan,
     an error listing problems), whose every part from the service or a manifest may still

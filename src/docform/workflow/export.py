@@ -32,12 +32,15 @@ from docform.export.writer import (
     write_files,
 )
 from docform.kind_registry import build_kinds, export_files, nested_order
-from docform.manifest import schema_text
+from docform.manifest import ManifestError, load_manifest_set, schema_text
 from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.lock import LOCK_NAME, write_lock
+from docform.manifest.problems import Problem
 from docform.manifest.sources import manifest_files
 from docform.model.entry import ID_PATTERN, Entry, Location
 from docform.untrusted.redact import holds_credentials
+
+UNSET_VARIABLE = re.compile(r"environment variable '[^']*' is not set")
 
 
 def _files() -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -58,6 +61,10 @@ class ExportResult:
     files: list[str] = field(default_factory=list)
     objects: int = 0
     notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    """What in the written manifests does not validate: live objects docform cannot manage
+    as they are (an email that passes for another), written as they are for the user to
+    see (`problems_written`)."""
 
 
 async def export_organization(
@@ -85,7 +92,18 @@ async def export_organization(
     write_files(directory, files, stale)
     write_lock(directory, org_id, _lock_ids(org_id, built.ids))
     built.notes += _foreign_manifests(directory, files)
-    return ExportResult(directory, sorted([*files, LOCK_NAME]), len(entries), built.notes)
+    written = sorted([*files, LOCK_NAME])
+    return ExportResult(directory, written, len(entries), built.notes, problems_written(directory))
+
+
+def problems_written(directory: Path) -> list[Problem]:
+    """The problems validating the manifests written in ``directory`` finds, but for the
+    variables it names that are not set here (export writes them for the user to set)."""
+    try:
+        load_manifest_set(directory)
+    except ManifestError as exc:
+        return [p for p in exc.problems if not UNSET_VARIABLE.search(p.message)]
+    return []
 
 
 def _lock_ids(org_id: str, ids: Mapping[tuple[str, ...], LiveRef]) -> dict[str, str]:
