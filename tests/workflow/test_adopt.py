@@ -277,11 +277,15 @@ def test_adopt_says_what_it_wrote_only_when_the_next_plan_agrees(tmp_path, sandb
     in_ui(sandbox, ALICE, "PATCH", f"/orgs/org_acme/link-invites/{invite['id']}", {"level": "read"})
     result = run(["adopt", directory, "--target", "link_invite.*"], sandbox)
     assert result.exit_code == 0, result.output
-    assert result.stdout.endswith(
-        "  link_invite.guests: wrote level in main.yaml\n"
-        "Planning the written manifests shows no changes for what was adopted; review the "
-        "files and commit them.\n"
-    )
+    # Attributed through the fingerprint docform keeps in the invite id's place.
+    assert re.search(
+        r"  link_invite\.guests: wrote level in main\.yaml\n"
+        rf"    changed by Alice Admin <alice@acme\.test> at {TIME} in the UI "
+        r"\(organization\.link-invite\.updated\)\n"
+        r"Planning the written manifests shows no changes for what was adopted; review the "
+        r"files and commit them\.\n$",
+        result.stdout,
+    ), result.stdout
     assert "linkInvites: {guests: {level: read, space: handbook}}" in (
         directory / "main.yaml"
     ).read_text(encoding="utf-8")
