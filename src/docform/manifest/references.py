@@ -28,6 +28,19 @@ from docform.model.entry import BoundModel, Entry
 from docform.model.fields import RefTo
 
 
+def _still_named(noun: str, section: str, name: str, path: Path) -> str:
+    """An entry removed from its section (docform.lock still ties it) that ``path`` names:
+    ``'noah@acme.test' was removed from members, but team support still names it``."""
+    if path[0] == "organization" or len(path) < 2:
+        holder = "the organization"
+    else:
+        holder = f"{ENTRY_SECTIONS[str(path[0])].noun} {path[1]}"
+    return (
+        f"{noun} '{name}' was removed from {section}, but {holder} still names it: remove it "
+        f"here too (every place that names it is listed), or keep the {noun}"
+    )
+
+
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -107,7 +120,11 @@ class ReferenceChecker:
     def _refer(self, kind: str, name: Any, path: Path) -> None:
         section = section_of(kind)
         known = self._known(section.name)
-        if isinstance(name, str) and name not in known:
+        if not isinstance(name, str) or name in known:
+            return
+        if f"{kind}.{name}" in self.locked:
+            self._problem(path, _still_named(section.noun, section.name, name, path))
+        else:
             self._problem(path, unknown_name(section.noun, name, list(known)))
 
     def _former_keys(self, path: Path, entry: Any) -> list[tuple[Path, dict[str, Any]]]:
