@@ -101,7 +101,7 @@ class ManifestModel(BaseModel):
     listed in ``nullable_fields``, where the API takes null to remove a value.
     """
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra=_schema_without_nulls)
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_schema_without_nulls)
     nullable_fields: ClassVar[frozenset[str]] = frozenset()
     #: What to say of a key this model does not have but users write (``token``: never in a
     #: manifest), instead of the closest field name.
