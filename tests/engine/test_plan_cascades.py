@@ -338,3 +338,28 @@ def test_what_a_delete_takes_along_counts_against_max_deletions(
         "2 allowed per apply"
     ) in refused.stdout
     assert allowed.exit_code == 0, allowed.output
+
+
+@pytest.mark.parametrize("named", ["address", "title"])
+def test_an_allow_naming_the_object_by_its_title_has_one_verdict(
+    applied_acme: tuple[Path, Path], named: str
+) -> None:
+    """`--allow cascade:space.Help center` accepts the rail as the plan's own address does,
+    and is then never also listed as accepting no rail this plan breaks."""
+    directory, sandbox = applied_acme
+    drop_help_center(directory)
+    drop_help_site_space(directory)
+    prune_too(directory, "spaces")
+    space = live_id(sandbox, "/orgs/org_acme/spaces", title="Help center")
+    item = f"cascade:space.~{space}" if named == "address" else "cascade:space.Help center"
+    text = run(["plan", directory, "--allow", item], sandbox)
+    assert text.exit_code == 0, text.output
+    assert f"Safety rails accepted with --allow ({item}) (1):" in text.stdout
+    assert "accepts no rail this plan breaks" not in text.output
+    markdown = run(["plan", directory, "--markdown", "--allow", item], sandbox)
+    assert "accepts no rail this plan breaks" not in markdown.output
+    plan = json.loads(run(["plan", directory, "--json", "--allow", item], sandbox).stdout)
+    assert plan["rails"]["unused_allows"] == []
+    unused = run(["plan", directory, "--allow", item, "--allow", "cascade:space.Nothing"], sandbox)
+    assert "--allow cascade:space.Nothing accepts no rail this plan breaks." in unused.stdout
+    assert f"--allow {item} accepts" not in unused.stdout

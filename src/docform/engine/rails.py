@@ -55,6 +55,9 @@ class RailReport:
     """``--allow RAIL:ADDRESS`` as given: each accepts one rail for the objects it names."""
     accepted: list[Violation] = field(default_factory=list)
     """The violations an ``allowed`` item accepts: not blocking, listed as accepted."""
+    unused: list[str] | None = None
+    """The ``allowed`` items that accept none of the violations (`accepted_by`, which knows
+    how a person may name an object); None: compute them from ``accepted`` by address."""
 
     @property
     def blocking(self) -> list[Violation]:
@@ -75,6 +78,8 @@ class RailReport:
     @property
     def unused_allows(self) -> list[str]:
         """``--allow`` items that accept no violation of this plan (a typo, or a rail fixed)."""
+        if self.unused is not None:
+            return list(self.unused)
         used = {item for item in self.allowed for v in self.accepted if allows(item, v)}
         return [item for item in self.allowed if item not in used]
 
@@ -87,6 +92,7 @@ class RailReport:
             "forced": self.forced,
             "allowed": list(self.allowed),
             "accepted": [v.to_json() for v in self.accepted],
+            "unused_allows": self.unused_allows,
             "checked_at_apply": [v.to_json() for v in self.at_apply],
         }
 
@@ -98,6 +104,7 @@ class RailReport:
             at_apply=[Violation.from_json(v) for v in doc.get("checked_at_apply", [])],
             allowed=list(doc.get("allowed", [])),
             accepted=[Violation.from_json(v) for v in doc.get("accepted", [])],
+            unused=list(doc["unused_allows"]) if "unused_allows" in doc else None,
         )
 
 
@@ -127,18 +134,19 @@ def allows(item: str, violation: Violation, aliases: Sequence[str] = ()) -> bool
 
 def accepted_by(
     allowed: Sequence[str], violations: Sequence[Violation], plan: Plan
-) -> list[Violation]:
-    """The violations that an item of ``allowed`` accepts; an unmanaged object may be named
-    as the plan shows it (``collection.~c_1``) or by its title (``collection.Runbooks``)."""
-    if not allowed:
-        return []
+) -> tuple[list[Violation], list[str]]:
+    """The violations that an item of ``allowed`` accepts, and the items that accept none;
+    an object may be named as the plan shows it (``collection.~c_1``) or by its title
+    (``space.Python SDK``)."""
     named = {c.address: n for c in plan.changes if (n := named_address(c)) is not None}
-    found = []
+    found, used = [], set()
     for violation in violations:
         aliases = [named[violation.address]] if violation.address in named else []
-        if any(allows(item, violation, aliases) for item in allowed):
+        accepting = {item for item in allowed if allows(item, violation, aliases)}
+        if accepting:
             found.append(violation)
-    return found
+            used |= accepting
+    return found, [item for item in allowed if item not in used]
 
 
 def check_rails(

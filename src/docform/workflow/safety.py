@@ -60,12 +60,14 @@ def assess_rails(
     violations += assess_policies(manifests, plan, labels, as_live=policies_on_live)
     at_apply = checked_at_apply(plan, build_kinds(manifests.organization.id))
     allowed = list(dict.fromkeys(allow))
+    accepted, unused = accepted_by(allowed, violations, plan)
     report = RailReport(
         violations,
         forced=force,
         at_apply=at_apply,
         allowed=allowed,
-        accepted=accepted_by(allowed, violations, plan),
+        accepted=accepted,
+        unused=unused,
     )
     plan.rails = report
     return report
