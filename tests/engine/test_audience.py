@@ -301,3 +301,39 @@ def test_a_team_and_a_site_created_in_the_same_apply_are_predicted(base: tuple[P
     output = applied(manifests, sandbox)
     assert "Note: audience read back: 2 objects as the plan predicted" in output
     assert "Note: ways in read back: 1 object open and closed as the plan predicted" in output
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("space.handbook", {}),
+        ("member.bob@acme.test", {"organization": ["~ member bob@acme.test: guest -> edit"]}),
+        ("space.handbook+member", {"organization": ["~ member bob@acme.test: guest -> edit"]}),
+    ],
+    ids=["other-change", "the-change", "both"],
+)
+def test_a_targeted_plan_tells_only_the_audience_its_changes_make(
+    base: tuple[Path, Path], target: str, expected: dict[str, list[str]]
+) -> None:
+    """A role change and a retitled space, planned with --target: the audience (and the doors
+    apply checks) are those of the changes the narrowed plan makes, never those it leaves
+    out; its apply then reads back what it predicted."""
+    manifests, sandbox = base
+    doc = json.loads(json.dumps(BASE))
+    doc["members"]["bob@acme.test"] = "edit"
+    doc["spaces"]["handbook"]["title"] = "The Handbook"
+    write_manifests(manifests, yaml.safe_dump(doc, sort_keys=False))
+    targets = ["space.handbook", "member.bob@acme.test"] if "+" in target else [target]
+    options = [option for t in targets for option in ("--target", t)]
+    result = run(["plan", manifests, "--json", *options], sandbox)
+    assert result.exit_code == 0, result.output
+    told = {
+        i["on"]: [_text(line) for line in i["changes"]]
+        for i in json.loads(result.stdout)["audience"]
+    }
+    assert told == expected
+    text = run(["plan", manifests, *options], sandbox).output
+    assert ("Audience" in text) == bool(expected), text
+    applied = run(["apply", manifests, "--yes", *options], sandbox)
+    assert applied.exit_code == 0, applied.output
+    assert "audience differs" not in applied.output and "Note: doors" not in applied.output

@@ -106,14 +106,32 @@ def live_side(matching: Matching, unmatched_address: Any) -> list[Seen]:
     ]  # fmt: skip
 
 
-def planned_side(matching: Matching, unmatched_address: Any, deleted: set[str]) -> list[Seen]:
-    """Every object of one kind as it stands once the plan is applied."""
+def planned_side(
+    matching: Matching,
+    unmatched_address: Any,
+    deleted: set[str],
+    changed: set[str] | None = None,
+) -> list[Seen]:
+    """Every object of one kind as it stands once the plan is applied; with ``changed``, once
+    only the changes of those addresses are (a plan narrowed by ``--target``)."""
+
+    def made(address: str) -> bool:
+        return changed is None or address in changed
+
     found = [
         Seen(p.desired.address, p.desired.key, {**p.observed.fields, **p.desired.fields},
              p.observed.raw)
-        for p in (*matching.pairs, *matching.restores)
+        if made(p.desired.address)
+        else Seen(p.desired.address, p.observed.key, p.observed.fields, p.observed.raw)
+        for p in matching.pairs
     ]  # fmt: skip
-    found += [Seen(d.address, d.key, d.fields, None) for d in matching.creates]
+    found += [
+        Seen(p.desired.address, p.desired.key, {**p.observed.fields, **p.desired.fields},
+             p.observed.raw)
+        for p in matching.restores
+        if made(p.desired.address)
+    ]  # fmt: skip
+    found += [Seen(d.address, d.key, d.fields, None) for d in matching.creates if made(d.address)]
     for o in matching.unmatched:
         address = unmatched_address(o)
         if address not in deleted:

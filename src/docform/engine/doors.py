@@ -29,10 +29,13 @@ class DoorCheck:
 
 
 def kind_facts(
-    matchings: Iterable[tuple[Kind, Matching]], deleted: set[str]
+    matchings: Iterable[tuple[Kind, Matching]],
+    deleted: set[str],
+    changed: set[str] | None = None,
 ) -> Iterator[tuple[str, list[Fact], list[Fact]]]:
     """Per kind that tells of who reaches what: its name and the facts of its live side and
-    of its planned side (``deleted``: the addresses the plan deletes)."""
+    of its planned side (``deleted``: the addresses the plan deletes; ``changed``: when only
+    the changes of these addresses are made, see `planned_side`)."""
     for kind, matching in matchings:
         if not isinstance(kind, TellsAudience):
             continue
@@ -41,7 +44,7 @@ def kind_facts(
             return unmatched_address(name, obs)
 
         old = list(kind.audience_facts(live_side(matching, where)))
-        new = list(kind.audience_facts(planned_side(matching, where, deleted)))
+        new = list(kind.audience_facts(planned_side(matching, where, deleted, changed)))
         yield kind.name, old, new
 
 

@@ -314,6 +314,9 @@ class Plan:
     """The organization's own policies as evaluated for this plan
     (`docform.policies.evaluate.PolicyReport`); None when it has none or before."""
     matchings: list[tuple[str, Any]] = field(default_factory=list, repr=False)
+    audience_of: Any = field(default=None, repr=False)
+    """``(changes) -> (audience, doors)`` as they are when only ``changes`` of this plan are
+    made (a plan narrowed by ``--target``); None for a plan not made from live state."""
     gone: list[Any] = field(default_factory=list, repr=False)
     """What the plan deletes and what its deletes take along (`docform.engine.objects.Gone`):
     where the kinds look for bystanders (`docform.engine.bystanders`)."""

@@ -124,12 +124,16 @@ def plan_from_matcher(
 def _audience(plan: Plan, matchings: Sequence[tuple[Kind, Matching]]) -> None:
     """The audience diff (`docform.engine.audience`) from the facts the kinds give of the live
     side and of the planned side, and the doors apply checks (`docform.engine.doors`)."""
-    deleted = {c.address for c in plan.changes if c.action == "delete"}
-    per_kind = list(kind_facts(matchings, deleted))
-    plan.audience = plan_audience(
-        [f for _, old, _ in per_kind for f in old], [f for _, _, new in per_kind for f in new]
-    )
-    plan.doors = door_check(per_kind)
+
+    def of(changes: Sequence[Change], changed: set[str] | None) -> tuple[list[Any], Any]:
+        deleted = {c.address for c in changes if c.action == "delete"}
+        per_kind = list(kind_facts(matchings, deleted, changed))
+        old = [f for _, facts, _ in per_kind for f in facts]
+        new = [f for _, _, facts in per_kind for f in facts]
+        return plan_audience(old, new), door_check(per_kind)
+
+    plan.audience, plan.doors = of(plan.changes, None)
+    plan.audience_of = lambda kept: of(kept, {c.address for c in kept})
 
 
 def unread_with_referrers(order: Sequence[Kind], unreadable: Mapping[str, str]) -> dict[str, str]:

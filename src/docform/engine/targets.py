@@ -95,7 +95,11 @@ def narrow_plan(
     kept = [c for c in plan.changes if c.key in keep and c.key not in dropped]
     targeting = Targeting(tuple(targets), tuple(excludes), len(plan.changes) - len(kept))
     violations = judged_within(plan.violations, kept)
-    return replace(plan, changes=kept, targeting=targeting, violations=violations)
+    narrowed = replace(plan, changes=kept, targeting=targeting, violations=violations)
+    if plan.audience_of is not None:
+        # Only the audience the kept changes make, and only their doors to check.
+        narrowed.audience, narrowed.doors = plan.audience_of(kept)
+    return narrowed
 
 
 def judged_within(violations: Sequence[Violation], changes: Sequence[Change]) -> list[Violation]:
