@@ -154,5 +154,7 @@ def test_mutated_valid_manifest_is_accepted_or_located(document: dict[str, Any])
 def test_unmutated_full_manifest_loads_as_one_file(tmp_path: Path) -> None:
     (tmp_path / "certs").mkdir()
     (tmp_path / "certs" / "okta.pem").write_text("PEM", encoding="utf-8")
-    (tmp_path / "m.yaml").write_text(yaml.safe_dump(FULL_MANIFEST, allow_unicode=True))
+    (tmp_path / "m.yaml").write_text(
+        yaml.safe_dump(FULL_MANIFEST, allow_unicode=True, sort_keys=False)
+    )
     assert load_manifest_set(tmp_path, env=VALID_ENV).summary().startswith("1 organization, 3 ")

@@ -79,7 +79,27 @@ def _group_problems(
             elif section not in sections:
                 yield path, _unknown_section(site_name, sections, section, sites, unknown)
             placed.setdefault(section, group_name)
+        yield from _order_problems(site_name, group_name, listed, sections)
     yield from _nesting_problems(site_name, _mapping(site.get("sectionGroups")), sites, unknown)
+
+
+def _order_problems(
+    site_name: str, group_name: str, listed: Any, sections: dict[str, Any]
+) -> WrittenProblems:
+    """A group's ``sections:`` list is the order of its sections on the site: the same
+    sections written under the site's ``sections:`` in another order say two orders."""
+    named = [name for name in (listed if isinstance(listed, list) else []) if name in sections]
+    written = [name for name in sections if name in named]
+    if named != written and len(set(named)) == len(named):
+        path = (site_name, "sectionGroups", group_name, "sections")
+        yield (
+            path,
+            (
+                f"section group '{group_name}' lists its sections as {', '.join(named)}, but "
+                f"sites.{site_name}.sections writes them as {', '.join(written)}: write them in "
+                "one order (the group's list is their order on the site)"
+            ),
+        )
 
 
 def _nesting_problems(
