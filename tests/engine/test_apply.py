@@ -116,8 +116,9 @@ def test_apply_json_reports_the_status_of_each_successful_call(tmp_path):
     )
     result = run(["apply", manifests, "--yes", "--json"], sandbox)
     assert result.exit_code == 0, result.output
-    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    assert {(e["method"], e["change"], e["status"], e["ok"]) for e in events} == {
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    calls = [e for e in events if e["type"] == "call"]
+    assert {(e["method"], e["change"], e["status"], e["ok"]) for e in calls} == {
         ("PATCH", "organization#update", 200, True),
         ("PUT", "team.core#create", 201, True),
         ("DELETE", "member.~u_bob#delete", 205, True),

@@ -60,8 +60,9 @@ def test_apply_json_marks_the_call_pending(tmp_path: Path) -> None:
     manifests = write_manifests(tmp_path / "m", MANIFESTS)
     result = run(["apply", manifests, "--yes", "--json"], sandbox)
     assert result.exit_code == 0, result.output
-    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    [removal] = [e for e in events if e["change"] == "member.~u_bob#delete"]
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    [removal] = [e for e in events if e["type"] == "call" and e["change"] == "member.~u_bob#delete"]
+    assert [p["change"] for p in events[-1]["pending"]] == ["member.~u_bob#delete"]
     assert (removal["ok"], removal["status"], removal["pending"]) == (True, 202, True)
     assert removal["message"].startswith("pending: the service sent a request to remove")
 

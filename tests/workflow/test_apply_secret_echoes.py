@@ -61,7 +61,7 @@ def echoing_sandbox(sandbox: Path) -> Iterator[str]:
         store.close()
 
 
-def apply_with_secrets(root: str, manifests: Path) -> Result:
+def apply_with_secrets(root: str, manifests: Path, *more: str) -> Result:
     env = {
         "DOCFORM_API_URL": root,
         "DOCFORM_API_TOKEN": TOKEN,
@@ -69,7 +69,7 @@ def apply_with_secrets(root: str, manifests: Path) -> Result:
         "CERT": CERT,
         "SPEC_URL": SOURCE,
     }
-    return CliRunner().invoke(cli, ["apply", str(manifests), "--yes", "--json"], env=env)
+    return CliRunner().invoke(cli, ["apply", str(manifests), "--yes", *more], env=env)
 
 
 MANIFESTS = """\
@@ -103,9 +103,18 @@ def test_secrets_the_service_echoes_in_errors_are_masked(tmp_path, sandbox):
         "  failed: saml.okta#create: POST /orgs/org_acme/saml failed: 400 not accepted: ***. "
         "The service refused the request as invalid; check the value the message names.",
     ]
-    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    with echoing_sandbox(sandbox) as root:
+        as_json = apply_with_secrets(root, write_manifests(tmp_path / "j", MANIFESTS), "--json")
+    for secret in (CERT, CERT_LINE, SOURCE, PRIVATE):
+        assert secret not in as_json.output
+    events = [json.loads(line) for line in as_json.stdout.splitlines()]
+    calls = [e for e in events if e["type"] == "call"]
     # Events are written as the calls fail, and the two creates run concurrently.
-    assert sorted(e["message"].split(": 400 ")[1][:18] for e in events) == [
+    assert sorted(e["message"].split(": 400 ")[1][:18] for e in calls) == [
+        "not accepted: ***.",
+        "not accepted: http",
+    ]
+    assert sorted(f["message"].split(": 400 ")[1][:18] for f in events[-1]["failed"]) == [
         "not accepted: ***.",
         "not accepted: http",
     ]

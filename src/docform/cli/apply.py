@@ -33,6 +33,7 @@ from docform.errors import DocformError
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     from docform.engine.plan import Plan
     from docform.manifest.discover import ManifestDir
+    from docform.render.apply_events import ApplyEvents
     from docform.workflow.safety import RailOptions
 
 
@@ -74,7 +75,13 @@ if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     help="Bypass the deletion limits and the kinds' rails (last admin, team owner, "
     "replacement...; never protect), listing each bypassed rail.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON line per finished call.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON lines only, one event per line (the plan, each call, notes, and a final "
+    "summary, always); needs --yes, --checksum or a saved plan. See docs/json-formats.md.",
+)
 @click.option(
     "--target",
     "targets",
@@ -125,9 +132,53 @@ def apply(
     named. The rails it accepts (its --allow list) count only when repeated here or covered
     by --checksum. Safety rails are checked before the first call.
 
+    With --json, stdout holds JSON lines only, one event per line, ending with a summary
+    event whatever happens (docs/json-formats.md).
+
     apply records in docform.lock, beside the manifests, the live object each entry manages
     (commit it): a later rename or move of an entry then keeps its object.
     """
+    given = (source, yes, checksum, reviewed, manifest_directory, parallelism, max_deletions,
+             force, targets, excludes, no_lock_file, allow, labels)  # fmt: skip
+    if not as_json:
+        return _apply(*given)
+    from docform.render.apply_events import ApplyEvents
+
+    events = ApplyEvents()
+    events.start()
+    try:
+        if not (yes or checksum or not source.is_dir()):
+            raise click.UsageError(
+                "apply --json asks nothing: give --yes, --checksum SHA or a saved plan"
+            )
+        code = _apply(*given, events)
+    except click.ClickException as exc:
+        events.summary(1, exc.format_message())  # every refusal exits 1 (cli.group)
+        raise
+    except DocformError as exc:
+        events.summary(1, str(exc))
+        raise
+    events.summary(code)
+    return code
+
+
+def _apply(
+    source: Path,
+    yes: bool,
+    checksum: str | None,
+    reviewed: Path | None,
+    manifest_directory: Path | None,
+    parallelism: int | None,
+    max_deletions: int | None,
+    force: bool,
+    targets: tuple[str, ...],
+    excludes: tuple[str, ...],
+    no_lock_file: bool,
+    allow: tuple[str, ...],
+    labels: tuple[str, ...],
+    events: ApplyEvents | None = None,
+) -> int:
+    """The apply of the command, its options as given; with ``events``, as JSON lines."""
     from docform.render import render_text
     from docform.workflow.safety import assess_rails, check_safety
 
@@ -137,6 +188,11 @@ def apply(
             refuse_single_plan_option("apply", "--checksum", source, sets)
         if targets or excludes:
             refuse_single_plan_option("apply", "--target", source, sets)
+        if events is not None:
+            raise click.UsageError(
+                f"apply --json applies one manifest set, and {source} holds {len(sets)}: give "
+                "the directory of one"
+            )
         return apply_several(
             sets,
             yes=yes,
@@ -144,7 +200,7 @@ def apply(
             max_deletions=max_deletions,
             force=force,
             allow=allow,
-            as_json=as_json,
+            as_json=False,
             lock_file=not no_lock_file,
             labels=labels,
         )
@@ -167,7 +223,10 @@ def apply(
         if the_plan.rails is not None:  # what its reviewer accepted stays accepted
             rails["allow"] = _saved_allowances(source, the_plan.rails.allowed, allow, checksum)
         assess_rails(manifests, the_plan, **rails)
-    click.echo(render_text(the_plan, color=use_color()), nl=False)
+    if events is not None:
+        events.plan(the_plan)
+    else:
+        click.echo(render_text(the_plan, color=use_color()), nl=False)
     if checksum and checksum != the_plan.checksum():
         from docform.workflow.saved import secret_resolver
         from docform.workflow.unreviewed import refusal
@@ -181,9 +240,18 @@ def apply(
     if not (yes or checksum or not source.is_dir()):
         confirm_apply("Apply these changes?")
     for rail in passed:
-        click.echo(f"Warning: {passed_by(the_plan.rails, rail)} the safety rail {rail}", err=True)
+        warning = f"{passed_by(the_plan.rails, rail)} the safety rail {rail}"
+        if events is not None:
+            events.warning(warning)
+        else:
+            click.echo(f"Warning: {warning}", err=True)
     applied = apply_with_progress(
-        manifests, the_plan, parallelism, as_json, lock_file=not no_lock_file
+        manifests,
+        the_plan,
+        parallelism,
+        events is not None,
+        lock_file=not no_lock_file,
+        events=events,
     )
     return 0 if applied else 1
 

@@ -68,10 +68,12 @@ def apply_with_progress(
     as_json: bool,
     *,
     lock_file: bool = True,
+    events: Any = None,
 ) -> bool:
     """Make the calls of ``plan``, showing progress, then print the report; True when every
     change was made. ``lock_file``: keep docform.lock in step (`docform.workflow.identity`). Ctrl-C
-    stops it cleanly (`stop_on_ctrl_c`)."""
+    stops it cleanly (`stop_on_ctrl_c`). ``events`` (`docform.render.apply_events.ApplyEvents`,
+    ``apply --json``): the report and notes go there as events, never as text."""
 
     from docform.engine.stop import ApplyStop
     from docform.render.apply import ApplyProgress, render_report
@@ -99,6 +101,13 @@ def apply_with_progress(
         plan.changes, as_json=as_json, console=shown.console(), show_calls=not shown.quiet
     ) as progress:
         report = run_async(apply())
+    if events is not None:
+        events.report = report
+        for note in report.notes:
+            events.note(note)
+        if recorder and recorder.warning:
+            events.warning(recorder.warning)
+        return bool(report.ok)
     click.echo(render_report(report), err=not report.ok)
     for note in report.notes:
         click.echo(escape_for_terminal(f"Note: {note}"), err=True)

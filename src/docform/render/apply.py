@@ -20,6 +20,7 @@ def render_event(event: CallEvent, *, as_json: bool) -> str:
     if as_json:
         return json.dumps(
             {
+                "type": "call",
                 "change": event.change,
                 "method": event.method,
                 "path": event.path,
