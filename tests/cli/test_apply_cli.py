@@ -85,6 +85,9 @@ def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, ba
     in_flight = [line for line in applying if re.search(r" \d+/14 changes, [12] in flight ", line)]
     assert in_flight, applying
     assert lines[-2:] == [applying[-1], "Apply complete: 14 changes made."]
+    # Above the bar, one line per finished change with its time: the scrollback is the record.
+    finished = [line for line in lines if re.fullmatch(r"[-+~>] \S+: \w+ done in \d+\.\ds", line)]
+    assert len(finished) == len({line.split(":")[0] for line in finished}) == 14, screen
 
 
 # -- Ctrl-C ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -84,7 +85,8 @@ def _report(report: ApplyReport) -> str:
 
 class ApplyProgress:
     """Changes as they are made. On a terminal: a bar of the changes done out of all, the
-    changes in flight and the failures, left on screen as a record when apply ends. Elsewhere:
+    changes in flight and the failures, with a line per finished change (and its time) or
+    failed call printed above it, so that the scrollback is the record. Elsewhere:
     one line per finished call unless ``show_calls`` is off (``--json``: one JSON object per
     line, always)."""
 
@@ -102,6 +104,7 @@ class ApplyProgress:
         self.calls = {change.key: len(change.calls) for change in changes}
         self.calls_done: dict[str, int] = {}
         self.in_flight: set[str] = set()
+        self.started_at: dict[str, float] = {}
         self.done = 0
         self.failed = 0
         self._bar: Progress | None = None
@@ -127,14 +130,18 @@ class ApplyProgress:
 
     def started(self, change: Change) -> None:
         self.in_flight.add(change.key)
+        self.started_at.setdefault(change.key, time.monotonic())
         self._show()
 
     def __call__(self, event: CallEvent) -> None:
-        self._count(event)
+        finished = self._count(event)
         if self._bar is not None:
             self._show()
             if not event.ok:
                 self._bar.console.print(render_event(event, as_json=False), highlight=False)
+            elif finished:
+                # Above the bar, one line per change, so the scrollback is the record.
+                self._bar.console.print(self._finished_line(event.change), highlight=False)
         elif self.show_calls:
             print(render_event(event, as_json=self.as_json), flush=True)
 
@@ -145,15 +152,26 @@ class ApplyProgress:
         else:
             print(text, file=sys.stderr, flush=True)
 
-    def _count(self, event: CallEvent) -> None:
+    def _count(self, event: CallEvent) -> bool:
+        """Count ``event``; whether it finished its change."""
         if not event.ok:
             self.failed += 1
             self.in_flight.discard(event.change)
-            return
+            return False
         self.calls_done[event.change] = self.calls_done.get(event.change, 0) + 1
-        if self.calls_done[event.change] == self.calls.get(event.change):
-            self.done += 1
-            self.in_flight.discard(event.change)
+        if self.calls_done[event.change] != self.calls.get(event.change):
+            return False
+        self.done += 1
+        self.in_flight.discard(event.change)
+        return True
+
+    def _finished_line(self, key: str) -> str:
+        """``+ space.handbook#create: done in 0.4s`` (the time since its first call began)."""
+        began = self.started_at.get(key)
+        took = f" in {time.monotonic() - began:.1f}s" if began is not None else ""
+        address, _, action = key.rpartition("#")
+        mark = ACTION_SYMBOLS.get(action, "~")
+        return escape_controls(f"{mark} {address}: {action} done{took}")
 
     def _show(self) -> None:
         if self._bar is None or self._task is None:
