@@ -597,6 +597,7 @@ def test_plan_breaks_the_replacement_rail_when_a_space_is_renamed_without_its_lo
         "forced": False,
         "allowed": [],
         "accepted": [],
+        "unused_allows": [],
         "checked_at_apply": [],
     }
     forced = run(["plan", directory, "--force"], sandbox)
@@ -643,6 +644,7 @@ def test_plan_breaks_the_protect_rail_of_a_renamed_protected_space_even_with_for
         "forced": True,
         "allowed": [],
         "accepted": [],
+        "unused_allows": [],
         "checked_at_apply": [],
     }
 

@@ -19,8 +19,11 @@ class PolicyResult:
     address: str
     message: str
     location: str
+    """Where the rule is written (``policies.yaml:7:3``)."""
     error: bool = False
     """The rule could not be evaluated (which fails the plan whatever the severity)."""
+    entry_location: str | None = None
+    """Where the entry of ``address`` is written (``people.yaml:5:3``), when one is."""
 
     @property
     def blocks(self) -> bool:
@@ -28,7 +31,12 @@ class PolicyResult:
 
     def __str__(self) -> str:
         where = "" if self.address == ORGANIZATION else f"{self.address}: "
-        return f"[policy.{self.policy}] {where}{self.message}"
+        return f"[policy.{self.policy}] {where}{self.message} ({self.places()})"
+
+    def places(self) -> str:
+        """``people.yaml:5:3; rule at policies.yaml:7:3``: the entry, then the rule."""
+        rule = f"rule at {self.location}"
+        return f"{self.entry_location}; {rule}" if self.entry_location else rule
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,6 +45,7 @@ class PolicyResult:
             "address": self.address,
             "message": self.message,
             "location": self.location,
+            "entry_location": self.entry_location,
         }
 
 
@@ -69,6 +78,7 @@ class PolicyReport:
                 str(item["message"]),
                 str(item.get("location", "")),
                 error=severity == "error",
+                entry_location=item.get("entry_location"),
             )
 
         return cls(list(doc.get("evaluated", [])), [result(r) for r in doc.get("results", [])])

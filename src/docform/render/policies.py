@@ -61,4 +61,4 @@ def _summary(report: Any) -> str:
 
 def _item(result: Any) -> str:
     where = "" if result.address == "organization" else f"{result.address}: "
-    return f"{where}{result.message}"
+    return f"{where}{result.message} ({result.places()})"

@@ -4,6 +4,7 @@ apply will judge them, for the plan's renderings and before apply's first call."
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TypedDict
 
 from docform import runtime
@@ -84,6 +85,7 @@ def assess_policies(
     # Like planning, evaluating builds many objects among the plan's large heap.
     with runtime.collecting_rarely():
         plan.policies = evaluate_policies(list(manifests.policies.values()), inputs)
+    plan.policies.results = located(plan.policies.results, manifests)
     return [] if as_live else [_policy_violation(r) for r in plan.policies.blocking]
 
 
@@ -102,7 +104,15 @@ def _policy_violation(result: PolicyResult) -> Violation:
 
 def _policy_message(result: PolicyResult) -> str:
     where = "" if result.address == ORGANIZATION else f"{result.address}: "
-    return f"{where}{result.message} ({result.location})"
+    return f"{where}{result.message} ({result.places()})"
+
+
+def located(results: Sequence[PolicyResult], manifests: ManifestSet) -> list[PolicyResult]:
+    """``results`` each with where its entry is written, when the manifests write one."""
+    if not results:
+        return []
+    written = {entry.address: str(entry.location) for entry in manifests.entries()}
+    return [replace(r, entry_location=written.get(r.address)) for r in results]
 
 
 def check_safety(
