@@ -46,7 +46,7 @@ _VERBS = {
 _NOT_CHANGES = frozenset({"POST /orgs/{organizationId}/ping"})
 #: Trailing segments that name one document of the object before them, though plural: a PUT
 #: there replaces it (an organization's agent instructions), it creates nothing.
-_DOCUMENTS = frozenset({"agent-instructions", "agent-settings"})
+_DOCUMENTS = frozenset({"agent-instructions", "agent-settings", "ads"})
 #: Store kinds whose name differs from their path segment's singular.
 _STORE_KINDS = {"redirect": "site-redirect", "saml": "saml-provider", "openapi": "openapi-spec"}
 _LABEL_FIELDS = ("title", "label", "displayName", "email", "slug", "path")

@@ -37,6 +37,7 @@ from docform.kind_framework.rest import PathValues, RestKind, created
 from docform.kind_framework.site_bystanders import site_holdings
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.adaptive_content import AdaptiveContent
+from docform.kinds.advertising import Advertising
 from docform.kinds.customization_block import CustomizationBlock
 from docform.kinds.external_link import ExternalLinkEntry
 from docform.kinds.navigation import NAVIGATION_DESCRIPTION
@@ -86,6 +87,7 @@ class SiteEntry(Entry):
             "shareLinks",
             "customization",
             "adaptiveContent",
+            "advertising",
             "navigation",
         }
     )
@@ -119,6 +121,9 @@ class SiteEntry(Entry):
     customization: CustomizationBlock | None = None
     adaptiveContent: AdaptiveContent | None = Field(
         None, description="Adaptive content: its switch and the schema of visitors' claims."
+    )
+    advertising: Advertising | None = Field(
+        None, description="Ads on the site: submitted to the ad network or not, and its topic."
     )
     sectionGroups: dict[Name, SectionGroupEntry] = Field(default_factory=dict)
     sections: dict[Name, SectionEntry] = Field(default_factory=dict)

@@ -91,6 +91,9 @@ def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
     ]
     if "adaptiveContent" in site:
         body["adaptiveContent"] = site["adaptiveContent"]
+    from docform_sandbox.routes.site_ads import site_ads
+
+    body["ads"] = site_ads(site)
     org_id, site_id = site["organization"], site["id"]
     body["urls"] = {
         "location": f"{API_BASE}/orgs/{org_id}/sites/{site_id}",
