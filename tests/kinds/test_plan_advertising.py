@@ -94,3 +94,11 @@ def test_a_site_never_submitted_is_withdrawn_to_pending(sandbox: Path) -> None:
     live_api(sandbox, "POST", f"{SITE}/ads", {"status": "in-review", "topic": "webdev"})
     live_api(sandbox, "POST", f"{SITE}/ads", {"status": "disabled"})
     assert ads(sandbox) == {"status": "pending", "submittable": True}
+
+
+def test_an_unknown_topic_is_refused_at_its_line(manifests: Path, sandbox: Path) -> None:
+    write_manifests(manifests, MANIFESTS % ", advertising: {enabled: true, topic: tv}")
+    result = run(["validate", manifests], sandbox)
+    assert result.exit_code == 1
+    assert "main.yaml:2:78: sites.docs.advertising.topic" in result.output
+    assert "advertising.topic: 'tv' is not one of: webdev, crypto" in result.output
