@@ -54,6 +54,7 @@ class SectionEntry(Entry):
     description: str | None = Field(None, max_length=256)
     condition: str | None = Field(None, min_length=1, max_length=1024)
     icon: str | None = Field(None, min_length=1, max_length=50)
+    draft: bool | None = Field(None, description="Not on the published site yet.")
     default: bool | None = Field(None, description="The default section of the site.")
     spaces: dict[Name, SiteSpaceEntry] = Field(default_factory=dict)
 
@@ -109,6 +110,7 @@ class SectionKind(SiteRestKind, OrdersSiblings):
                     "description",
                     "condition",
                     "icon",
+                    "draft",
                     "default",
                     "sectionGroup",
                     "siteSpaces[].space.id",
@@ -122,9 +124,9 @@ class SectionKind(SiteRestKind, OrdersSiblings):
     fields = SectionFields
     create_path = "{site}/sections"
     object_path = "{site}/sections/{id}"
-    created_with = ("title", "icon")
+    created_with = ("title", "icon", "draft")
     set_after_create = ("path", "description", "condition")
-    patched = ("title", "path", "description", "condition", "icon")
+    patched = ("title", "path", "description", "condition", "icon", "draft")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "sections")
@@ -247,7 +249,7 @@ class SectionKind(SiteRestKind, OrdersSiblings):
         return reorder_changes(self.name, "site-section", self.org_id, containers, index)
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
-        fields = {"id": raw["id"], **set_fields(raw, self.patched)}
+        fields = {"id": raw["id"], **set_fields(raw, self.patched, {"draft": False})}
         if raw.get("default"):
             fields["default"] = True
         site = LiveRef("site", raw["_site"])

@@ -38,6 +38,7 @@ class SectionGroupEntry(Entry):
 
     title: str = Field(min_length=1, max_length=100)
     icon: str | None = Field(None, min_length=1, max_length=50)
+    draft: bool | None = Field(None, description="Not on the published site yet.")
     sections: list[Name] | None = Field(None, description="Manifest names of sections.")
     group: Annotated[Name | None, ChangedBy("move")] = Field(
         None,
@@ -76,6 +77,7 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
                     "id",
                     "title",
                     "icon",
+                    "draft",
                     "sectionGroup",
                     # Sections, nested groups and external links: `object` says which.
                     "children[].object",
@@ -96,8 +98,8 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
     parent_field = "group"
     create_path = "{site}/section-groups"
     object_path = "{site}/section-groups/{id}"
-    created_with = ("title", "icon")
-    patched = ("title", "icon")
+    created_with = ("title", "icon", "draft")
+    patched = ("title", "icon", "draft")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "section-groups")
@@ -129,6 +131,7 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
         fields = {
             "title": raw["title"],
             "icon": raw.get("icon"),
+            "draft": raw.get("draft"),
             "group": live_group(raw, index),
             "site": site,
         }
@@ -167,6 +170,8 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
         fields: dict[str, Any] = {"id": raw["id"], "title": raw["title"]}
         if raw.get("icon") is not None:
             fields["icon"] = raw["icon"]
+        if raw.get("draft"):
+            fields["draft"] = True
         fields["sections"] = [LiveRef("section", s["id"]) for s in sections_of(raw)]
         if raw.get("sectionGroup") is not None:
             fields["group"] = LiveRef(self.name, raw["sectionGroup"])

@@ -52,6 +52,7 @@ class SiteSpaceEntry(Entry):
     path: str = Field(min_length=1, max_length=100)
     condition: str | None = Field(None, min_length=1, max_length=1024)
     hidden: bool | None = Field(None, description="Hidden from the site navigation.")
+    draft: bool | None = Field(None, description="Not on the published site yet.")
     default: bool | None = Field(
         None, description="The default site space of its section (or of a site without sections)."
     )
@@ -123,6 +124,7 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
                     "space.id",
                     "condition",
                     "hidden",
+                    "draft",
                     "default",
                 ),
             },
@@ -138,8 +140,8 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
     fields = SiteSpaceFields
     create_path = "{site}/site-spaces"
     object_path = "{site}/site-spaces/{id}"
-    set_after_create = ("path", "condition", "hidden")
-    patched = ("path", "condition", "hidden")
+    set_after_create = ("path", "condition", "hidden", "draft")
+    patched = ("path", "condition", "hidden", "draft")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "site-spaces")
@@ -299,6 +301,8 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
             fields["condition"] = raw["condition"]
         if raw.get("hidden"):
             fields["hidden"] = True
+        if raw.get("draft"):
+            fields["draft"] = True
         section = raw.get("section")
         if raw.get("default") and section:  # only a section has a default site space
             fields["default"] = True

@@ -53,6 +53,7 @@ def list_site_spaces(ctx: Ctx) -> dict[str, Any]:
 class SiteSpaceCreate(Body):
     spaceId: str
     sectionId: str | None = None
+    draft: bool = False
 
 
 @endpoint("POST", BASE + "/site-spaces", status=201)
@@ -66,6 +67,9 @@ def create_site_space(ctx: Ctx) -> dict[str, Any]:
         raise bad_request(f"sectionId: no section '{spec.sectionId}' in this site")
     section_id = spec.sectionId or tree.default_section()
     doc = add_site_space(ctx, tree, space, section_id)
+    if spec.draft:
+        doc["draft"] = True
+        ctx.store.update(SITE_SPACE, doc)
     return render_site_space(ctx, tree, doc)
 
 
@@ -74,6 +78,7 @@ class SiteSpacePatch(Body):
     condition: str | None = Field(None, max_length=1024)
     spaceId: str | None = None
     hidden: bool | None = None
+    draft: bool | None = None
 
 
 @endpoint("PATCH", BASE + "/site-spaces/{siteSpaceId}")
@@ -83,14 +88,14 @@ def patch_site_space(ctx: Ctx) -> dict[str, Any]:
     tree = load_tree(ctx, site)
     doc = found(tree, SITE_SPACE, ctx.params["siteSpaceId"])
     patch = ctx.body_as(SiteSpacePatch)
-    reject_nulls(patch, ("path", "spaceId", "hidden"))
+    reject_nulls(patch, ("path", "spaceId", "hidden", "draft"))
     if patch.spaceId is not None:
         doc["space"] = space_for(ctx, site["organization"], patch.spaceId, "spaceId")["id"]
     if patch.path is not None:
         siblings = tree.spaces_in(doc.get("section"))
         if any(s["path"] == patch.path and s["id"] != doc["id"] for s in siblings):
             raise ApiError(409, f"path: '{patch.path}' is already used in this section")
-    apply_patch(doc, patch, ("path", "condition", "hidden"))
+    apply_patch(doc, patch, ("path", "condition", "hidden", "draft"))
     ctx.store.update(SITE_SPACE, doc)
     return render_site_space(ctx, tree, doc)
 

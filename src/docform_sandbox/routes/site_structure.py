@@ -29,7 +29,9 @@ Choices where the API documents are silent:
 - A site with sections but no ``sectionId`` given puts a new site space in the default
   section; a site with none puts it at the root.
 - PATCH: an omitted field stays; null removes ``condition``, ``icon`` and ``description``;
-  null is a 400 for ``title``, ``path``, ``spaceId`` and ``hidden``.
+  null is a 400 for ``title``, ``path``, ``spaceId``, ``hidden`` and ``draft``.
+- ``draft`` (sections, groups, site spaces; false unless a create or PATCH sets it) is stored
+  and answered as set; the sandbox publishes nothing, so a draft differs only in that flag.
 - Deprecated moves accept anchors ``{type, <siteSection|siteSpace|siteSectionGroup>}`` (or
   ``{type, id}`` as the sort operation takes them). A group move without ``position`` puts the
   group last in its container.
@@ -101,6 +103,7 @@ class GroupCreate(Body):
     icon: str | None = Field(None, max_length=50)
     sections: list[str] | None = None
     parent: str | None = None
+    draft: bool = False
 
 
 @endpoint("POST", BASE + "/section-groups", status=201)
@@ -120,6 +123,7 @@ def create_section_group(ctx: Ctx) -> dict[str, Any]:
     doc["title"] = spec.title
     if spec.icon is not None:
         doc["icon"] = spec.icon
+    doc["draft"] = spec.draft
     if spec.parent is not None:
         doc["sectionGroup"] = spec.parent
     insert_at_end(ctx, tree, GROUP, doc)
@@ -135,6 +139,7 @@ def _put_in_group(ctx: Ctx, tree: SiteTree, section: dict[str, Any], group_id: s
 class GroupPatch(Body):
     title: str | None = Field(None, min_length=1, max_length=100)
     icon: str | None = Field(None, max_length=50)
+    draft: bool | None = None
     parentSectionGroupId: str | None = None
 
 
@@ -146,12 +151,12 @@ def patch_section_group(ctx: Ctx) -> dict[str, Any]:
     tree = load_tree(ctx, site)
     doc = found(tree, GROUP, ctx.params["siteSectionGroupId"])
     patch = ctx.body_as(GroupPatch)
-    reject_nulls(patch, ("title",))
+    reject_nulls(patch, ("title", "draft"))
     if "parentSectionGroupId" in patch.model_fields_set:
         parent = patch.parentSectionGroupId
         check_group_container(tree, doc, parent, "parentSectionGroupId")
         join_container(ctx, tree, GROUP, doc, parent)
-    apply_patch(doc, patch, ("title", "icon"))
+    apply_patch(doc, patch, ("title", "icon", "draft"))
     ctx.store.update(GROUP, doc)
     return render_group(ctx, load_tree(ctx, site), doc)
 
@@ -204,6 +209,7 @@ class SectionCreate(Body):
     spaceId: str
     title: str | None = Field(None, min_length=2, max_length=128)
     icon: str | None = Field(None, max_length=50)
+    draft: bool = False
 
 
 @endpoint("POST", BASE + "/sections", status=201)
@@ -220,6 +226,7 @@ def create_section(ctx: Ctx) -> dict[str, Any]:
     doc.update(title=title, path=unique_path(slugify(title, "section"), taken))
     if spec.icon is not None:
         doc["icon"] = spec.icon
+    doc["draft"] = spec.draft
     root_spaces = [] if tree.sections else tree.spaces_in(None)
     insert_at_end(ctx, tree, SECTION, doc)
     if root_spaces:
@@ -247,6 +254,7 @@ class SectionPatch(Body):
     condition: str | None = Field(None, max_length=1024)
     icon: str | None = Field(None, max_length=50)
     description: str | None = Field(None, max_length=256)
+    draft: bool | None = None
     siteSectionGroupId: str | None = None
 
 
@@ -258,7 +266,7 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
     tree = load_tree(ctx, site)
     doc = found(tree, SECTION, ctx.params["siteSectionId"])
     patch = ctx.body_as(SectionPatch)
-    reject_nulls(patch, ("title", "path"))
+    reject_nulls(patch, ("title", "path", "draft"))
     if patch.path is not None:
         others = {s["path"]: s["id"] for s in tree.sections.values() if s["id"] != doc["id"]}
         if patch.path in others:
@@ -273,7 +281,9 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
         check_group_container(tree, None, group, "siteSectionGroupId")
         join_container(ctx, tree, SECTION, doc, group)
     apply_patch(
-        doc, patch, ("title", "path", "defaultSiteSpace", "condition", "icon", "description")
+        doc,
+        patch,
+        ("title", "path", "defaultSiteSpace", "condition", "icon", "description", "draft"),
     )
     ctx.store.update(SECTION, doc)
     return render_section(ctx, load_tree(ctx, site), doc)

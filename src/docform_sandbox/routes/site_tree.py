@@ -311,7 +311,7 @@ def render_site_space(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str
     if "condition" in doc:
         body["condition"] = doc["condition"]
     body["hidden"] = doc.get("hidden", False)
-    body["draft"] = False  # the sandbox has no drafts: every change is live at once
+    body["draft"] = doc.get("draft", False)
     body["urls"] = {"published": f"{tree.section_url(section_id)}/{doc['path']}"}
     return body
 
@@ -327,7 +327,7 @@ def render_section(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, A
         if name in doc:
             body[name] = doc[name]
     body["siteSpaces"] = [render_site_space(ctx, tree, s) for s in tree.spaces_in(doc["id"])]
-    body["draft"] = False
+    body["draft"] = doc.get("draft", False)
     body["urls"] = {"published": tree.section_url(doc["id"])}
     if "icon" in doc:
         body["icon"] = doc["icon"]
@@ -344,7 +344,7 @@ def render_group(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, Any
     # `sections` is deprecated in favour of `children`, but the service still sends both.
     body["sections"] = [render_section(ctx, tree, d) for k, d in children if k == SECTION]
     body["children"] = [render_node(ctx, tree, node) for node in children]
-    body["draft"] = False
+    body["draft"] = doc.get("draft", False)
     return body
 
 

@@ -16,7 +16,7 @@ Choices where the API documents are silent:
   spaces the site shows, ``appliedType`` is ``type`` (no plan change is ever pending),
   ``features`` lists the same features on for every site (`SITE_FEATURES`), ``permissions``
   gives every key (members view and access, admins have all), ``adaptiveContent`` appears
-  once a PATCH set it, ``draft`` is false on every structure object. ``urls.published`` is
+  once a PATCH set it (a structure object's ``draft``: ``site_structure.py``). ``urls.published`` is
   always given (``https://`` and the ``proxy`` when set, else the sandbox's base URL followed
   by the basename). ``title`` filters case-insensitively by substring, ``space`` keeps sites
   that show that space, ``type`` takes a site type.
