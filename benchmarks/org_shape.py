@@ -190,6 +190,7 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         "published": True,  # read from the site list: no request of its own
         "proxy": "bench.test/docs",
         "advertising": {"enabled": True, "topic": "webdev"},  # read from the site list too
+        "styleguide": {"space": spaces[0]},  # as is its style guide
         "sectionGroups": groups,
         "sections": sections,
         "redirects": dict(_redirects(shape, sections)),

@@ -56,7 +56,13 @@ def test_which_kinds_have_which_ability() -> None:
     known = {
         "ExplainsCreates": ["agent_instructions", "member"],
         "ExplainsDeletes": ["access", "integration_target"],
-        "ComparesOwnWay": ["adaptive_content", "advertising", "customization", "override"],
+        "ComparesOwnWay": [
+            "adaptive_content",
+            "advertising",
+            "customization",
+            "override",
+            "styleguide",
+        ],
         "Nests": ["collection", "section_group"],
         "LimitsMoves": ["site_space"],
         "Restores": ["space"],

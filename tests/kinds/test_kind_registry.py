@@ -46,8 +46,8 @@ def test_the_registry_finds_every_kind_module_in_plan_order() -> None:
     # A new kind joins at its declared position; these stay, in this order.
     known = [
         "organization", "member", "team", "collection", "space", "site", "customization",
-        "adaptive_content", "advertising", "section", "section_group", "external_link",
-        "navigation", "site_space",
+        "adaptive_content", "advertising", "styleguide", "section", "section_group",
+        "external_link", "navigation", "site_space",
         "override",
         "redirect", "visitor_auth", "share_link", "openapi", "saml", "link_invite", "access",
         "translation", "agent_instructions", "integration", "integration_target",

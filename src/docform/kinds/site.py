@@ -47,6 +47,7 @@ from docform.kinds.section_group import SectionGroupEntry
 from docform.kinds.share_link import ShareLinkEntry
 from docform.kinds.site_rules import site_problems
 from docform.kinds.site_space import SiteSpaceEntry
+from docform.kinds.styleguide import Styleguide
 from docform.kinds.visitor_auth import VISITOR_AUTH_DESCRIPTION, VisitorAuth, site_audience
 from docform.model.entry import Entry, Unknown, WrittenProblems
 from docform.model.fields import Level, Name, SiteType, SiteVisibility
@@ -88,6 +89,7 @@ class SiteEntry(Entry):
             "customization",
             "adaptiveContent",
             "advertising",
+            "styleguide",
             "navigation",
         }
     )
@@ -124,6 +126,9 @@ class SiteEntry(Entry):
     )
     advertising: Advertising | None = Field(
         None, description="Ads on the site: submitted to the ad network or not, and its topic."
+    )
+    styleguide: Styleguide | None = Field(
+        None, description="The space holding the writing rules the editing agent checks against."
     )
     sectionGroups: dict[Name, SectionGroupEntry] = Field(default_factory=dict)
     sections: dict[Name, SectionEntry] = Field(default_factory=dict)

@@ -92,8 +92,12 @@ def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
     if "adaptiveContent" in site:
         body["adaptiveContent"] = site["adaptiveContent"]
     from docform_sandbox.routes.site_ads import site_ads
+    from docform_sandbox.routes.site_styleguide import live_styleguide
 
     body["ads"] = site_ads(site)
+    styleguide = live_styleguide(ctx, site)
+    if styleguide is not None:
+        body["styleguide"] = {"kind": "space", "space": styleguide["id"]}
     org_id, site_id = site["organization"], site["id"]
     body["urls"] = {
         "location": f"{API_BASE}/orgs/{org_id}/sites/{site_id}",

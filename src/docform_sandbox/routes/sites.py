@@ -70,6 +70,7 @@ from docform_sandbox.http import (
     timestamp,
 )
 from docform_sandbox.routes.shared import check_level, removed
+from docform_sandbox.routes.site_styleguide import check_styleguide
 from docform_sandbox.routes.site_tree import (
     GROUP,
     LABELS,
@@ -176,6 +177,7 @@ class SitePatch(Body):
     defaultSiteSection: str | None = None
     proxy: str | None = Field(None, max_length=512)
     adaptiveContent: AdaptiveSwitch | None = None
+    styleguide: str | None = None
 
 
 def _check_site_patch(ctx: Ctx, site: dict[str, Any], patch: SitePatch) -> None:
@@ -185,6 +187,8 @@ def _check_site_patch(ctx: Ctx, site: dict[str, Any], patch: SitePatch) -> None:
             raise bad_request(f"{name}: must not be null")
     if "defaultLevel" in given:
         check_level(patch.defaultLevel, "defaultLevel")
+    if patch.styleguide is not None:
+        check_styleguide(ctx, site, patch.styleguide)
     if patch.proxy is not None and not PROXY.fullmatch(patch.proxy):
         raise bad_request(
             f"proxy: must be a host and path without a scheme, such as 'example.com/docs', "
@@ -231,8 +235,8 @@ def patch_site(ctx: Ctx) -> dict[str, Any]:
     _set_site_defaults(ctx, site, patch)
     for name in patch.model_fields_set - {"defaultSiteSpace", "defaultSiteSection"}:
         value = getattr(patch, name)
-        if name == "proxy" and value is None:
-            site.pop("proxy", None)
+        if name in ("proxy", "styleguide") and value is None:
+            site.pop(name, None)
         else:
             site[name] = value.model_dump() if isinstance(value, Body) else value
     ctx.store.update("site", site)
