@@ -102,3 +102,24 @@ def test_an_unknown_topic_is_refused_at_its_line(manifests: Path, sandbox: Path)
     assert result.exit_code == 1
     assert "main.yaml:2:78: sites.docs.advertising.topic" in result.output
     assert "advertising.topic: 'tv' is not one of: webdev, crypto" in result.output
+
+
+POLICY = """\
+    policies:
+      no-crypto-ads:
+        description: No ads about crypto on our sites.
+        each: change
+        rule: >-
+          !(change.kind == 'advertising' && has(change.after.topic)
+            && change.after.topic == 'crypto')
+        message: "'no crypto ads on ' + change.address"
+"""
+
+
+def test_a_policy_sees_an_advertising_change(manifests: Path, sandbox: Path) -> None:
+    site = MANIFESTS % ", advertising: {enabled: true, topic: crypto}"
+    write_manifests(manifests, site + POLICY)
+    result = run(["plan", manifests, "--json"], sandbox)
+    assert result.exit_code == 1 and result.stdout, result.output
+    (found,) = json.loads(result.stdout)["policies"]["results"]
+    assert (found["address"], found["message"]) == (ADDRESS, f"no crypto ads on {ADDRESS}")
