@@ -37,6 +37,10 @@ from docform.kinds.site_space import SiteSpaceEntry
 from docform.model.entry import Entry
 from docform.model.fields import Name
 from docform.service.adaptive_schema import ConditionPath, conditions_of
+from docform.service.site_customization import LocalizedString128, LocalizedString256
+
+#: Titles and descriptions for the site's other languages: an empty map is none.
+LOCALIZED = ("localizedTitle", "localizedDescription")
 
 
 class SectionEntry(Entry):
@@ -52,6 +56,12 @@ class SectionEntry(Entry):
     title: str | None = Field(None, min_length=2, max_length=128)
     path: Annotated[str, Unique()] = Field(min_length=1, max_length=100)
     description: str | None = Field(None, max_length=256)
+    localizedTitle: LocalizedString128 | None = Field(
+        None, description="The title in other languages, by language code ({} for none)."
+    )
+    localizedDescription: LocalizedString256 | None = Field(
+        None, description="The description in other languages, by language code ({} for none)."
+    )
     condition: str | None = Field(None, min_length=1, max_length=1024)
     icon: str | None = Field(None, min_length=1, max_length=50)
     draft: bool | None = Field(None, description="Not on the published site yet.")
@@ -108,6 +118,8 @@ class SectionKind(SiteRestKind, OrdersSiblings):
                     "path",
                     "title",
                     "description",
+                    "localizedTitle",
+                    "localizedDescription",
                     "condition",
                     "icon",
                     "draft",
@@ -125,8 +137,8 @@ class SectionKind(SiteRestKind, OrdersSiblings):
     create_path = "{site}/sections"
     object_path = "{site}/sections/{id}"
     created_with = ("title", "icon", "draft")
-    set_after_create = ("path", "description", "condition")
-    patched = ("title", "path", "description", "condition", "icon", "draft")
+    set_after_create = ("path", "description", "condition", *LOCALIZED)
+    patched = ("title", "path", "description", "condition", "icon", "draft", *LOCALIZED)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "sections")
@@ -172,6 +184,7 @@ class SectionKind(SiteRestKind, OrdersSiblings):
         if site is None:
             return None
         fields = {k: raw.get(k) for k in (*self.patched, "default")}
+        fields |= {k: raw.get(k) or {} for k in LOCALIZED}
         fields["site"] = site
         fields["sectionGroup"] = live_group(raw, index)
         spaces = raw.get("siteSpaces") or []

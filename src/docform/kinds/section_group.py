@@ -23,6 +23,7 @@ from docform.kind_framework.rest import PathValues, SiteRestKind
 from docform.kinds.navigation import navigated_sites
 from docform.model.entry import Entry
 from docform.model.fields import Name
+from docform.service.site_customization import LocalizedString128
 
 SECTION_OBJECT = "site-section"
 
@@ -39,6 +40,9 @@ class SectionGroupEntry(Entry):
     title: str = Field(min_length=1, max_length=100)
     icon: str | None = Field(None, min_length=1, max_length=50)
     draft: bool | None = Field(None, description="Not on the published site yet.")
+    localizedTitle: LocalizedString128 | None = Field(
+        None, description="The title in other languages, by language code ({} for none)."
+    )
     sections: list[Name] | None = Field(None, description="Manifest names of sections.")
     group: Annotated[Name | None, ChangedBy("move")] = Field(
         None,
@@ -78,6 +82,7 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
                     "title",
                     "icon",
                     "draft",
+                    "localizedTitle",
                     "sectionGroup",
                     # Sections, nested groups and external links: `object` says which.
                     "children[].object",
@@ -99,7 +104,8 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
     create_path = "{site}/section-groups"
     object_path = "{site}/section-groups/{id}"
     created_with = ("title", "icon", "draft")
-    patched = ("title", "icon", "draft")
+    set_after_create = ("localizedTitle",)
+    patched = ("title", "icon", "draft", "localizedTitle")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "section-groups")
@@ -132,6 +138,7 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
             "title": raw["title"],
             "icon": raw.get("icon"),
             "draft": raw.get("draft"),
+            "localizedTitle": raw.get("localizedTitle") or {},
             "group": live_group(raw, index),
             "site": site,
         }
@@ -172,6 +179,8 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
             fields["icon"] = raw["icon"]
         if raw.get("draft"):
             fields["draft"] = True
+        if raw.get("localizedTitle"):
+            fields["localizedTitle"] = raw["localizedTitle"]
         fields["sections"] = [LiveRef("section", s["id"]) for s in sections_of(raw)]
         if raw.get("sectionGroup") is not None:
             fields["group"] = LiveRef(self.name, raw["sectionGroup"])

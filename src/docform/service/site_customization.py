@@ -34,6 +34,7 @@ Expression = Annotated[str, Field(max_length=1024)]
 LocalizedString = dict[Language, str]
 LocalizedString64 = dict[Language, Annotated[str, Field(max_length=64)]]
 LocalizedString128 = dict[Language, Annotated[str, Field(max_length=128)]]
+LocalizedString256 = dict[Language, Annotated[str, Field(max_length=256)]]
 
 CODE_THEMES = (
     "default-light", "default-dark", "monochrome-light", "monochrome-dark", "andromeeda",

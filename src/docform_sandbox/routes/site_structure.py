@@ -30,6 +30,9 @@ Choices where the API documents are silent:
   section; a site with none puts it at the root.
 - PATCH: an omitted field stays; null removes ``condition``, ``icon`` and ``description``;
   null is a 400 for ``title``, ``path``, ``spaceId``, ``hidden`` and ``draft``.
+- ``localizedTitle`` (sections, groups) and ``localizedDescription`` (sections) are taken by
+  PATCH only, as the definition's create bodies lack them; null is a 400 and an empty map
+  removes them (answers leave them out while unset).
 - ``draft`` (sections, groups, site spaces; false unless a create or PATCH sets it) is stored
   and answered as set; the sandbox publishes nothing, so a draft differs only in that flag.
 - Deprecated moves accept anchors ``{type, <siteSection|siteSpace|siteSectionGroup>}`` (or
@@ -43,6 +46,7 @@ from typing import Any
 
 from pydantic import Field
 
+from docform.service.site_customization import LocalizedString128, LocalizedString256
 from docform_sandbox.http import (
     ApiError,
     Body,
@@ -98,6 +102,9 @@ def list_section_groups(ctx: Ctx) -> dict[str, Any]:
     return page_of(ctx, tree.ordered(GROUP), lambda doc: render_group(ctx, tree, doc))
 
 
+LOCALIZED = ("localizedTitle", "localizedDescription")
+
+
 class GroupCreate(Body):
     title: str = Field(min_length=1, max_length=100)
     icon: str | None = Field(None, max_length=50)
@@ -140,6 +147,7 @@ class GroupPatch(Body):
     title: str | None = Field(None, min_length=1, max_length=100)
     icon: str | None = Field(None, max_length=50)
     draft: bool | None = None
+    localizedTitle: LocalizedString128 | None = None
     parentSectionGroupId: str | None = None
 
 
@@ -151,12 +159,12 @@ def patch_section_group(ctx: Ctx) -> dict[str, Any]:
     tree = load_tree(ctx, site)
     doc = found(tree, GROUP, ctx.params["siteSectionGroupId"])
     patch = ctx.body_as(GroupPatch)
-    reject_nulls(patch, ("title", "draft"))
+    reject_nulls(patch, ("title", "draft", "localizedTitle"))
     if "parentSectionGroupId" in patch.model_fields_set:
         parent = patch.parentSectionGroupId
         check_group_container(tree, doc, parent, "parentSectionGroupId")
         join_container(ctx, tree, GROUP, doc, parent)
-    apply_patch(doc, patch, ("title", "icon", "draft"))
+    apply_patch(doc, patch, ("title", "icon", "draft", "localizedTitle"))
     ctx.store.update(GROUP, doc)
     return render_group(ctx, load_tree(ctx, site), doc)
 
@@ -254,6 +262,8 @@ class SectionPatch(Body):
     condition: str | None = Field(None, max_length=1024)
     icon: str | None = Field(None, max_length=50)
     description: str | None = Field(None, max_length=256)
+    localizedTitle: LocalizedString128 | None = None
+    localizedDescription: LocalizedString256 | None = None
     draft: bool | None = None
     siteSectionGroupId: str | None = None
 
@@ -266,7 +276,7 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
     tree = load_tree(ctx, site)
     doc = found(tree, SECTION, ctx.params["siteSectionId"])
     patch = ctx.body_as(SectionPatch)
-    reject_nulls(patch, ("title", "path", "draft"))
+    reject_nulls(patch, ("title", "path", "draft", "localizedTitle", "localizedDescription"))
     if patch.path is not None:
         others = {s["path"]: s["id"] for s in tree.sections.values() if s["id"] != doc["id"]}
         if patch.path in others:
@@ -283,7 +293,16 @@ def patch_section(ctx: Ctx) -> dict[str, Any]:
     apply_patch(
         doc,
         patch,
-        ("title", "path", "defaultSiteSpace", "condition", "icon", "description", "draft"),
+        (
+            "title",
+            "path",
+            "defaultSiteSpace",
+            "condition",
+            "icon",
+            "description",
+            "draft",
+            *LOCALIZED,
+        ),
     )
     ctx.store.update(SECTION, doc)
     return render_section(ctx, load_tree(ctx, site), doc)

@@ -323,8 +323,12 @@ def render_site_space(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str
 def render_section(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, Any]:
     """The API's SiteSection, with its site spaces in order."""
     body: dict[str, Any] = {"object": "site-section", "id": doc["id"], "title": doc["title"]}
+    if doc.get("localizedTitle"):
+        body["localizedTitle"] = doc["localizedTitle"]
     if "description" in doc:
         body["description"] = doc["description"]
+    if doc.get("localizedDescription"):
+        body["localizedDescription"] = doc["localizedDescription"]
     body["default"] = tree.default_section() == doc["id"]
     body["path"] = doc["path"]
     for name in ("condition", "sectionGroup"):
@@ -341,6 +345,8 @@ def render_section(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, A
 def render_group(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str, Any]:
     """The API's SiteSectionGroup: ``sections`` its own sections, ``children`` all its content."""
     body: dict[str, Any] = {"object": "site-section-group", "id": doc["id"], "title": doc["title"]}
+    if doc.get("localizedTitle"):
+        body["localizedTitle"] = doc["localizedTitle"]
     for name in ("icon", "sectionGroup"):
         if name in doc:
             body[name] = doc[name]
