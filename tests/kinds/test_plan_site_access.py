@@ -216,3 +216,33 @@ def test_an_integration_backend_without_an_integration_is_refused_at_plan(
         "integration installed on the site, and it has none; install one in the service first, "
         "or use backend: custom" in result.output
     )
+
+
+def test_after_the_apply_the_user_is_told_where_the_hidden_values_are(
+    sandbox: Path, directory: Path
+) -> None:
+    """A share link's URL and a visitor signing key admit whoever holds them: docform never
+    prints them, and after the apply that made them says where to find them."""
+    manifests(
+        directory,
+        visibility="visitor-auth",
+        visitorAuth=LOGIN,
+        shareLinks={"partners": {"title": "Partners"}},
+    )
+    output = apply(directory, sandbox).output
+    link = live_api(sandbox, "GET", LINKS)["items"][0]
+    key = live_api(sandbox, "GET", AUTH)["privateKey"]
+    assert key not in output and link["urls"]["published"] not in output
+    flat = " ".join(output.split())
+    assert (
+        "Note: site.docs.shareLink.partners: its URL admits whoever holds it, so docform never "
+        "shows it: find it in the service's site settings (Share links), or read it with "
+        f"GET {LINKS}"
+    ) in flat
+    assert (
+        "Note: site.docs.visitorAuth: the service holds the site's visitor signing key, which your "
+        "sign-in backend needs and docform never shows: find it in the site's settings (visitor "
+        f"authentication), or read it with GET {AUTH}"
+    ) in flat
+    again = apply(directory, sandbox).output
+    assert "docform never shows" not in again

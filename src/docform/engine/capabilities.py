@@ -27,6 +27,14 @@ class ExplainsCreates(Protocol):
 
 
 @runtime_checkable
+class PointsToWhatItHides(Protocol):
+    def where_to_find(self, change: Change) -> str | None:
+        """For a change an apply made: where the user finds what the service made that docform
+        never shows (a share link's URL, a signing key), or None."""
+        ...
+
+
+@runtime_checkable
 class ExplainsDeletes(Protocol):
     def delete_reason(self, observed: Observed) -> str:
         """Why the plan deletes ``observed``, an object no entry matches (``action_reason``),

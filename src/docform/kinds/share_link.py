@@ -18,11 +18,11 @@ from typing import Any
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, address_of, door
-from docform.engine.capabilities import TellsAudience
+from docform.engine.capabilities import PointsToWhatItHides, TellsAudience
 from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
-from docform.engine.plan import Call
+from docform.engine.plan import Call, Change
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
@@ -60,7 +60,7 @@ class ShareLinkEntry(Entry):
         return self.link_name
 
 
-class ShareLinkKind(Kind, TellsAudience):
+class ShareLinkKind(Kind, TellsAudience, PointsToWhatItHides):
     """Share links of the managed sites that write ``shareLinks:``, tied by live id."""
 
     name = "share_link"
@@ -134,6 +134,15 @@ class ShareLinkKind(Kind, TellsAudience):
 
     def _path(self, observed: Observed) -> str:
         return f"{site_prefix(self.org_id, observed.raw['_site'])}/share-links/{observed.id}"
+
+    def where_to_find(self, change: Change) -> str | None:
+        if change.action != "create":
+            return None
+        listed = change.calls[0].path if change.calls else "the site's share links"
+        return (
+            f"{change.address}: its URL admits whoever holds it, so docform never shows it: "
+            f"find it in the service's site settings (Share links), or read it with GET {listed}"
+        )
 
     def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
         """Each active link opens its site while the site's visibility is share-link."""

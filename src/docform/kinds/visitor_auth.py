@@ -23,12 +23,12 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, address_of, default_level, door, gate
-from docform.engine.capabilities import TellsAudience
+from docform.engine.capabilities import PointsToWhatItHides, TellsAudience
 from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Ref, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
-from docform.engine.plan import Call
+from docform.engine.plan import Call, Change
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
@@ -70,7 +70,7 @@ class VisitorAuth(ManifestModel):
     rotate: Annotated[Marker | None, ChangedBy("rotate")] = None
 
 
-class VisitorAuthKind(Kind, TellsAudience):
+class VisitorAuthKind(Kind, TellsAudience, PointsToWhatItHides):
     """The visitor authentication of each managed site that writes ``visitorAuth:``."""
 
     name = "visitor_auth"
@@ -160,6 +160,15 @@ class VisitorAuthKind(Kind, TellsAudience):
 
     def _path(self, site_id: Any) -> str:
         return f"{site_prefix(self.org_id, site_id)}/publishing/auth"
+
+    def where_to_find(self, change: Change) -> str | None:
+        if not change.calls:
+            return None
+        return (
+            f"{change.address}: the service holds the site's visitor signing key, which your "
+            "sign-in backend needs and docform never shows: find it in the site's settings "
+            f"(visitor authentication), or read it with GET {change.calls[0].path}"
+        )
 
     def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
         """Visitors of a visitor-auth site: whoever its sign-in admits."""

@@ -13,6 +13,7 @@ from docform.api.scopes import user_token_only
 from docform.api.stats import CallStats
 from docform.engine.apply import ApplyReport, CallEvent, Created, Recover, apply_plan
 from docform.engine.bystanders import take_bystanders
+from docform.engine.capabilities import PointsToWhatItHides
 from docform.engine.client import ServiceClient
 from docform.engine.duplicates import CreateGuard
 from docform.engine.kind import Kind
@@ -235,7 +236,7 @@ async def apply_changes(
                 stop=stop,
                 kinds=kinds,
             )
-            report.notes += caller.notes + guard.notes
+            report.notes += caller.notes + guard.notes + where_to_find(report.done, kinds)
         if report.ok:
             report.verification = await verify_by_reading(manifests, plan, report.done, made.ids)
             # What the service took but has not made is still planned, as the report says.
@@ -313,3 +314,15 @@ def as_create_answer(live: dict[str, Any], id_path: str) -> dict[str, Any]:
     for part in reversed(rest):
         value = [value] if part.isdigit() else {part: value}
     return {**live, head: value}
+
+
+def where_to_find(done: Sequence[Change], kinds: Sequence[Kind]) -> list[str]:
+    """For each change made that the service answered with something docform never shows (a
+    share link's URL, a signing key): where the user finds it."""
+    by_name = {kind.name: kind for kind in kinds}
+    notes: list[str] = []
+    for change in done:
+        kind = by_name.get(change.kind)
+        if isinstance(kind, PointsToWhatItHides) and (note := kind.where_to_find(change)):
+            notes.append(note)
+    return notes
