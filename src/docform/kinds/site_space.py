@@ -33,7 +33,7 @@ from docform.kind_framework.planning import entry_desired, read_per_site, ref, s
 from docform.kind_framework.rest import PathValues, SiteRestKind, created, id_in_path
 from docform.kind_framework.site_bystanders import site_spaces_showing
 from docform.kinds.override import OverrideBlock
-from docform.model.entry import Entry
+from docform.model.entry import ID_PATTERN, Entry
 from docform.model.fields import SpaceName
 from docform.service.adaptive_schema import ConditionPath, conditions_of
 
@@ -42,7 +42,7 @@ class SiteSpaceEntry(Entry):
     """One site space; its scope is (site,) or (site, section)."""
 
     kind = "space"
-    nullable_fields = frozenset({"condition"})
+    nullable_fields = frozenset({"condition", "page"})
     child_fields = frozenset({"customization"})  # its own kind: `docform.kinds.override`
     key_is_unique = True
     key_label = "path"
@@ -53,6 +53,14 @@ class SiteSpaceEntry(Entry):
     condition: str | None = Field(None, min_length=1, max_length=1024)
     hidden: bool | None = Field(None, description="Hidden from the site navigation.")
     draft: bool | None = Field(None, description="Not on the published site yet.")
+    page: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        pattern=ID_PATTERN,
+        description="The live id of the page of its space shown at its path's root (its home "
+        "page); null: the space's own landing page.",
+    )
     default: bool | None = Field(
         None, description="The default site space of its section (or of a site without sections)."
     )
@@ -125,6 +133,7 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
                     "condition",
                     "hidden",
                     "draft",
+                    "pageId",
                     "default",
                 ),
             },
@@ -140,8 +149,8 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
     fields = SiteSpaceFields
     create_path = "{site}/site-spaces"
     object_path = "{site}/site-spaces/{id}"
-    set_after_create = ("path", "condition", "hidden", "draft")
-    patched = ("path", "condition", "hidden", "draft")
+    set_after_create = ("path", "condition", "hidden", "draft", "page")
+    patched = ("path", "condition", "hidden", "draft", "page")
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return await read_per_site(reader, self.name, self.org_id, "site-spaces")
@@ -186,6 +195,7 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
             return None
         section = index.ref("section", raw.get("section"))
         fields = {k: raw.get(k) for k in (*self.patched, "default")}
+        fields["page"] = raw.get("pageId")
         space = raw.get("space") or {}
         fields |= {"site": site, "section": section, "space": index.ref("space", space.get("id"))}
         return Observed(
@@ -222,8 +232,11 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
         holder = _default_holder(at["site"], resolve(desired.fields["section"]))
         return [Call("PATCH", holder, {"defaultSiteSpace": created(desired.address)})]
 
+    def settings_after_create(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
+        return _page_as_page_id(super().settings_after_create(desired, resolve))
+
     def patch_body(self, changed: Mapping[str, Any], resolve: Resolve) -> dict[str, Any]:
-        body = super().patch_body(changed, resolve)
+        body = _page_as_page_id(super().patch_body(changed, resolve))
         if "space" in changed:
             body["spaceId"] = resolve(changed["space"])
         return body
@@ -303,12 +316,21 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
             fields["hidden"] = True
         if raw.get("draft"):
             fields["draft"] = True
+        if raw.get("pageId"):
+            fields["page"] = raw["pageId"]
         section = raw.get("section")
         if raw.get("default") and section:  # only a section has a default site space
             fields["default"] = True
         within = LiveRef("section", section) if section else LiveRef("site", raw["_site"])
         return Exported("sites", self.name, raw["id"], raw["path"], fields, within=within,
                         nested_as="spaces")  # fmt: skip
+
+
+def _page_as_page_id(body: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's ``page`` is the API's ``pageId``."""
+    if "page" in body:
+        body["pageId"] = body.pop("page")
+    return body
 
 
 def _default_holder(prefix: str, section: str | Placeholder | None) -> str:

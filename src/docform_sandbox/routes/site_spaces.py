@@ -54,6 +54,7 @@ class SiteSpaceCreate(Body):
     spaceId: str
     sectionId: str | None = None
     draft: bool = False
+    pageId: str | None = Field(None, min_length=1, max_length=100)
 
 
 @endpoint("POST", BASE + "/site-spaces", status=201)
@@ -67,8 +68,8 @@ def create_site_space(ctx: Ctx) -> dict[str, Any]:
         raise bad_request(f"sectionId: no section '{spec.sectionId}' in this site")
     section_id = spec.sectionId or tree.default_section()
     doc = add_site_space(ctx, tree, space, section_id)
-    if spec.draft:
-        doc["draft"] = True
+    if spec.draft or spec.pageId is not None:
+        doc.update(draft=spec.draft, **({"pageId": spec.pageId} if spec.pageId else {}))
         ctx.store.update(SITE_SPACE, doc)
     return render_site_space(ctx, tree, doc)
 
@@ -79,6 +80,7 @@ class SiteSpacePatch(Body):
     spaceId: str | None = None
     hidden: bool | None = None
     draft: bool | None = None
+    pageId: str | None = Field(None, min_length=1, max_length=100)
 
 
 @endpoint("PATCH", BASE + "/site-spaces/{siteSpaceId}")
@@ -89,13 +91,16 @@ def patch_site_space(ctx: Ctx) -> dict[str, Any]:
     doc = found(tree, SITE_SPACE, ctx.params["siteSpaceId"])
     patch = ctx.body_as(SiteSpacePatch)
     reject_nulls(patch, ("path", "spaceId", "hidden", "draft"))
+    if patch.spaceId is not None and patch.spaceId != doc["space"]:
+        # Another space's pages are not this one's: its home page goes unless given anew.
+        doc.pop("pageId", None)
     if patch.spaceId is not None:
         doc["space"] = space_for(ctx, site["organization"], patch.spaceId, "spaceId")["id"]
     if patch.path is not None:
         siblings = tree.spaces_in(doc.get("section"))
         if any(s["path"] == patch.path and s["id"] != doc["id"] for s in siblings):
             raise ApiError(409, f"path: '{patch.path}' is already used in this section")
-    apply_patch(doc, patch, ("path", "condition", "hidden", "draft"))
+    apply_patch(doc, patch, ("path", "condition", "hidden", "draft", "pageId"))
     ctx.store.update(SITE_SPACE, doc)
     return render_site_space(ctx, tree, doc)
 

@@ -33,6 +33,8 @@ Choices where the API documents are silent:
 - ``localizedTitle`` (sections, groups) and ``localizedDescription`` (sections) are taken by
   PATCH only, as the definition's create bodies lack them; null is a 400 and an empty map
   removes them (answers leave them out while unset).
+- A site space's ``pageId`` (its home page) is taken as any page id: the sandbox models no
+  pages. Null removes it, and so does a ``spaceId`` that changes the space without a new one.
 - ``draft`` (sections, groups, site spaces; false unless a create or PATCH sets it) is stored
   and answered as set; the sandbox publishes nothing, so a draft differs only in that flag.
 - Deprecated moves accept anchors ``{type, <siteSection|siteSpace|siteSectionGroup>}`` (or

@@ -314,6 +314,8 @@ def render_site_space(ctx: Ctx, tree: SiteTree, doc: dict[str, Any]) -> dict[str
     body["default"] = tree.default_site_space(section_id) == doc["id"]
     if "condition" in doc:
         body["condition"] = doc["condition"]
+    if doc.get("pageId"):
+        body["pageId"] = doc["pageId"]
     body["hidden"] = doc.get("hidden", False)
     body["draft"] = doc.get("draft", False)
     body["urls"] = {"published": f"{tree.section_url(section_id)}/{doc['path']}"}
