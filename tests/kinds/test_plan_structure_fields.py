@@ -33,7 +33,7 @@ TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 BASE = """\
 organization: {id: org_acme}
 members: {alice@acme.test: admin}
-spaces: {handbook: {title: Handbook}}
+spaces: {handbook: {title: Handbook}, runbooks: {title: Runbooks}}
 sites: {docs: {id: site_docs}}
 """
 #: What an admin set by hand on each object, by the kind of object.
@@ -156,3 +156,19 @@ def test_drift_names_who_changed_one_by_hand(
         rf"Alice Admin <alice@acme\.test> at {TIME} in the UI ",
         result.stdout,
     ), result.stdout
+
+
+def test_a_site_space_showing_another_space_keeps_its_home_page(
+    tmp_path: Path, sandbox: Path
+) -> None:
+    exported, live = exported_by_hand(tmp_path, sandbox)
+    path, document = sites_file(exported)
+    entries(document)["space"]["space"] = "runbooks"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    plan = plan_json(exported, sandbox)
+    [(address, _)] = actions(plan)
+    [call] = change(plan, address)["calls"]
+    assert call["body"]["pageId"] == "welcome"
+    apply(exported, sandbox)
+    assert live_object(sandbox, live["space"])["pageId"] == "welcome"
+    assert_converged(exported, sandbox)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
@@ -231,6 +231,13 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
             return []
         holder = _default_holder(at["site"], resolve(desired.fields["section"]))
         return [Call("PATCH", holder, {"defaultSiteSpace": created(desired.address)})]
+
+    def change_calls(self, change: ChangeContext) -> list[Call]:
+        # The API drops a site space's home page when its space changes: a kept one goes again.
+        page = change.desired.fields.get("page")
+        if "space" in change.changed and page is not None and "page" not in change.changed:
+            change = replace(change, changed={**change.changed, "page": page})
+        return super().change_calls(change)
 
     def settings_after_create(self, desired: Desired, resolve: Resolve) -> dict[str, Any]:
         return _page_as_page_id(super().settings_after_create(desired, resolve))
