@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 
-from docform.cli import adopt, apply, drift, export, graph, pin, plan, show  # noqa: F401  (each registers its commands)
+from docform.cli import adopt, apply, drift, export, graph, pin, plan, show, state  # noqa: F401  (each registers its commands)
 from docform.cli.group import cli
 
 __all__ = ["cli", "main"]

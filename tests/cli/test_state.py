@@ -1,0 +1,123 @@
+"""`docform state list` / `state show` over every kind the registry has: the manifest corpus
+of every kind applied to the sandbox, then each address listed with the id docform.lock holds,
+and each shown through the CLI. A kind added to the registry is covered without naming it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from docform.kind_registry import KIND_CLASSES
+from kinds.test_lifecycle import SECRETS_IN_ENV, applicable_corpus
+from planning import apply, run, seeded_sandbox
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "acme"
+
+
+@pytest.fixture(autouse=True)
+def secrets_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS_IN_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.fixture(scope="module")
+def every_kind_applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, set[str]]:
+    """The corpus of every kind applied once, with the addresses its first plan made or changed."""
+    base = tmp_path_factory.mktemp("state")
+    directory, sandbox = applicable_corpus(base / "manifests"), seeded_sandbox(base)
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in SECRETS_IN_ENV.items():
+            env.setenv(name, value)
+        first = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
+        apply(directory, sandbox)
+    written = {c["address"] for c in first["changes"] if c["action"] != "delete"}
+    return directory, sandbox, written
+
+
+def listed(directory: Path, sandbox: Path) -> list[dict[str, Any]]:
+    result = run(["state", "list", directory, "--json"], sandbox)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["format_version"] == "1.0"
+    objects: list[dict[str, Any]] = document["objects"]
+    return objects
+
+
+def test_every_kind_is_listed_with_the_id_the_lock_records(every_kind_applied):
+    directory, sandbox, written = every_kind_applied
+    objects = listed(directory, sandbox)
+    by_address = {o["address"]: o for o in objects}
+    entry_kinds = {o["kind"] for o in objects}
+    assert entry_kinds <= {cls.name for cls in KIND_CLASSES}
+    assert written - set(by_address) == set()
+    assert all(o["id"] and o["pending"] is None for o in objects), objects
+    lock = yaml.safe_load((directory / "docform.lock").read_text())
+    locked = {address: str(live_id) for address, live_id in lock["ids"].items()}
+    assert set(locked) <= set(by_address)
+    marked = {cls.name for cls in KIND_CLASSES if cls.lock_field is not None}
+    ids = {a: i for a, i in locked.items() if by_address[a]["kind"] not in marked}
+    assert {a: o["id"] for a, o in by_address.items() if a in ids} == ids
+
+
+def test_each_kind_is_shown_by_its_address_in_text_and_json(every_kind_applied):
+    directory, sandbox, _written = every_kind_applied
+    objects = listed(directory, sandbox)
+    one_per_kind = {o["kind"]: o for o in objects}.values()
+    for listed_object in one_per_kind:
+        address = listed_object["address"]
+        text = run(["state", "show", directory, address], sandbox)
+        assert text.exit_code == 0, text.output
+        assert f"# {address}\n" in text.stdout
+        assert f"live id:  {listed_object['id']}" in text.stdout
+        assert f"manifest: {listed_object['location']}" in text.stdout
+        assert "status:   in sync" in text.stdout
+        shown = json.loads(run(["state", "show", directory, address, "--json"], sandbox).stdout)
+        (only,) = shown["objects"]
+        assert {k: only[k] for k in listed_object} == listed_object
+        assert isinstance(only["fields"], dict)
+
+
+def test_secrets_never_show(every_kind_applied):
+    directory, sandbox, _written = every_kind_applied
+    for address in (o["address"] for o in listed(directory, sandbox)):
+        for as_json in ([], ["--json"]):
+            result = run(["state", "show", directory, address, *as_json], sandbox)
+            for secret in SECRETS_IN_ENV.values():
+                assert secret not in result.output
+
+
+def test_a_manifest_set_not_applied_lists_its_entries_as_not_live(tmp_path):
+    manifests = tmp_path / "manifests"
+    shutil.copytree(EXAMPLE / "manifests", manifests)
+    sandbox = seeded_sandbox(tmp_path, EXAMPLE / "sandbox-seed.yaml")
+    result = run(["state", "list", manifests], sandbox)
+    assert result.exit_code == 0, result.output
+    rows = [line.split(maxsplit=1) for line in result.stdout.splitlines()]
+    assert rows and all(len(row) == 2 for row in rows)
+    assert "(not live yet)" in result.stdout
+    planned = json.loads(run(["plan", manifests, "--json"], sandbox).stdout)
+    created = {c["address"] for c in planned["changes"] if c["action"] == "create"}
+    assert {a for a, live in rows if live == "(not live yet)"} == created
+
+
+def test_an_unknown_address_is_refused_with_the_closest_and_how_to_list(tmp_path):
+    manifests = tmp_path / "manifests"
+    shutil.copytree(EXAMPLE / "manifests", manifests)
+    sandbox = seeded_sandbox(tmp_path, EXAMPLE / "sandbox-seed.yaml")
+    first = listed(manifests, sandbox)[0]["address"]
+    result = run(["state", "show", manifests, first + "x"], sandbox)
+    assert result.exit_code == 1
+    assert f"did you mean '{first}'" in result.stderr
+    assert f"docform state list {manifests}" in result.stderr
+
+
+def test_help_explains_both_commands():
+    for command in (["state"], ["state", "list"], ["state", "show"]):
+        result = run([*command, "--help"], Path("unused"))
+        assert result.exit_code == 0
+        assert "live" in result.output and "address" in result.output.lower()
