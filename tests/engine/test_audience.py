@@ -132,6 +132,30 @@ def test_a_share_link_and_a_visibility_change_open_and_close_doors(base: tuple[P
     assert "Note: ways in read back: 1 object open and closed as the plan predicted" in output
 
 
+def test_a_spec_made_public_and_private_again_opens_and_closes_a_door(
+    base: tuple[Path, Path],
+) -> None:
+    """A public OpenAPI spec is read by anyone with its link: made public, created public or
+    made private, it is an audience change, applied and read back as predicted."""
+    manifests, sandbox = base
+    spec = {"slug": "api", "source": {"url": "https://api.acme.test/openapi.yaml"}}
+    written(manifests, openapi={"api": {**spec, "visibility": "public"}})
+    assert audience(manifests, sandbox) == {
+        "openapi.api": ["+ anyone with its public link (public spec)"]
+    }
+    text = run(["plan", manifests], sandbox).output
+    assert "  openapi.api\n    + anyone with its public link (public spec)\n" in text
+    output = applied(manifests, sandbox)
+    assert "Note: ways in read back: 1 object open and closed as the plan predicted" in output
+    written(manifests, openapi={"api": {**spec, "visibility": "private"}})
+    assert audience(manifests, sandbox) == {
+        "openapi.api": ["- anyone with its public link (public spec)"]
+    }
+    applied(manifests, sandbox)
+    written(manifests, openapi={"api": spec})
+    assert audience(manifests, sandbox) == {}
+
+
 def test_a_member_removed_loses_their_grants(base: tuple[Path, Path]) -> None:
     manifests, sandbox = base
     doc = yaml.safe_load((manifests / "main.yaml").read_text())

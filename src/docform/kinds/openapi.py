@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from docform.engine.audience import Fact, Seen, door
+from docform.engine.capabilities import TellsAudience
 from docform.engine.field_rules import Immutable, Unique
 from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
@@ -21,6 +23,9 @@ from docform.kind_framework.planning import entry_desired, secret
 from docform.model.entry import Entry, ManifestModel
 from docform.model.fields import SLUG_PATTERN, SecretUrl
 from docform.untrusted.redact import holds_credentials
+
+PUBLIC_SPEC_AUDIENCE = "anyone with its public link (public spec)"
+"""Who reaches a public spec, in the definition's words for its ``public`` visibility."""
 
 
 class OpenApiSource(ManifestModel):
@@ -57,7 +62,7 @@ class OpenApiEntry(Entry):
         return self.slug
 
 
-class OpenApiKind(Kind):
+class OpenApiKind(Kind, TellsAudience):
     """OpenAPI specs by slug: created with their source, re-pointed with PUT, shown or hidden.
 
     The source URL is compared by value but treated as a secret whenever it may hold one
@@ -141,6 +146,14 @@ class OpenApiKind(Kind):
 
     def delete_calls(self, observed: Observed) -> list[Call]:
         return [Call("DELETE", f"/orgs/{self.org_id}/openapi/{observed.raw['slug']}")]
+
+    def audience_facts(self, objects: Sequence[Seen]) -> list[Fact]:
+        """A public spec opens its reference to anyone holding its public link."""
+        return [
+            door(seen.address, PUBLIC_SPEC_AUDIENCE)
+            for seen in objects
+            if seen.fields.get("visibility") == "public"
+        ]
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         url = raw.get("sourceURL")
