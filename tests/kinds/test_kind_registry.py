@@ -49,7 +49,8 @@ def test_the_registry_finds_every_kind_module_in_plan_order() -> None:
         "adaptive_content", "advertising", "styleguide", "section", "section_group",
         "external_link", "navigation", "site_space",
         "override",
-        "redirect", "visitor_auth", "share_link", "openapi", "saml", "link_invite", "access",
+        "redirect", "visitor_auth", "share_link", "context_connection", "openapi", "saml",
+        "link_invite", "access",
         "translation", "agent_instructions", "integration", "integration_target",
         "git_sync",
     ]  # fmt: skip

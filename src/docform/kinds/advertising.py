@@ -45,6 +45,7 @@ class AdvertisingKind(SettingsKind):
 
     name = "advertising"
     plural = "advertising settings"
+    prune_setting = None  # one per site, never deleted
     declaration = Declaration(
         position=67,
         reads=Reads(fields={"/orgs/*/sites": ("ads.status", "ads.topic")}),

@@ -38,6 +38,7 @@ from docform.kind_framework.site_bystanders import site_holdings
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.adaptive_content import AdaptiveContent
 from docform.kinds.advertising import Advertising
+from docform.kinds.context_connection import ContextConnectionEntry
 from docform.kinds.customization_block import CustomizationBlock
 from docform.kinds.external_link import ExternalLinkEntry
 from docform.kinds.navigation import NAVIGATION_DESCRIPTION
@@ -86,6 +87,7 @@ class SiteEntry(Entry):
             "access",
             "visitorAuth",
             "shareLinks",
+            "contextConnections",
             "customization",
             "adaptiveContent",
             "advertising",
@@ -119,6 +121,11 @@ class SiteEntry(Entry):
         None,
         description="Share links by manifest name; a site without this key has its share links "
         "left alone (neither read nor pruned).",
+    )
+    contextConnections: dict[Name, ContextConnectionEntry] | None = Field(
+        None,
+        description="Context connections by manifest name; a site without this key has its "
+        "connections left alone (neither read nor pruned).",
     )
     customization: CustomizationBlock | None = None
     adaptiveContent: AdaptiveContent | None = Field(
@@ -174,6 +181,7 @@ class SiteEntry(Entry):
         nested.extend(self.spaces.values())
         nested.extend((self.redirects or {}).values())
         nested.extend((self.shareLinks or {}).values())
+        nested.extend((self.contextConnections or {}).values())
         return nested
 
 

@@ -38,6 +38,7 @@ class StyleguideKind(SettingsKind):
 
     name = "styleguide"
     plural = "style guides"
+    prune_setting = None  # one per site, never deleted
     declaration = Declaration(
         position=68,
         reads=Reads(fields={"/orgs/*/sites": ("styleguide.space",)}),

@@ -1,0 +1,141 @@
+"""End to end: a site's context connections (``sites.<site>.contextConnections``), made by hand
+through the sandbox's API as an admin would, exported, planned, edited and drifted; their
+credentials in no output docform prints or saves (plan text, ``--json``, the ``--out`` file,
+export, drift, the lock and errors)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+import pytest
+import yaml
+
+from planning import (
+    actions,
+    apply,
+    assert_converged,
+    calls,
+    change,
+    in_ui,
+    live_api,
+    plan_json,
+    run,
+    write_manifests,
+)
+
+SITE = "/orgs/org_acme/sites/site_docs"
+LIST = f"{SITE}/context-connections"
+#: A credential nothing may show: fresh per test process, so nothing can hard-code it.
+TOKEN = f"zd-{secrets.token_hex(12)}"
+ZENDESK = """\
+    organization: {id: org_acme, title: Acme}
+    sites:
+      docs:
+        id: site_docs
+        title: Acme Docs
+        contextConnections:
+          desk:
+            label: Help desk
+            connector: builtin:zendesk
+            setupSettings:
+              subdomain: acme
+              email: support@acme.test
+              apiToken: ${env:ZENDESK_TOKEN}
+            usageSettings: {changeRequests: false, search: true, searchBoost: x1.0}
+"""
+USAGE = {"changeRequests": False, "search": True, "searchBoost": "x1.0"}
+
+
+@pytest.fixture(autouse=True)
+def zendesk_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ZENDESK_TOKEN", TOKEN)
+
+
+def files_under(directory: Path) -> str:
+    return "".join(p.read_text(errors="replace") for p in directory.rglob("*") if p.is_file())
+
+
+def test_a_connection_is_made_labelled_and_converges_with_its_credential_hidden(
+    sandbox: Path, manifests: Path, tmp_path: Path
+) -> None:
+    write_manifests(manifests, ZENDESK)
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == [("site.docs.contextConnection.desk", "create")]
+    (post, label) = calls(change(plan, "site.docs.contextConnection.desk"))
+    assert post[:2] == ("POST", LIST)
+    assert post[2]["setupSettings"]["apiToken"] == {
+        "$secret": "site.docs.contextConnection.desk.setupSettings.apiToken"
+    }
+    assert (label[0], label[2]) == ("PATCH", {"label": "Help desk"})
+    shown = run(["plan", manifests], sandbox).output
+    saved = tmp_path / "plan.json"
+    assert run(["plan", manifests, "--out", saved], sandbox).exit_code == 0
+    assert "(sensitive)" in shown
+    applied = run(["apply", saved, "--yes"], sandbox)
+    assert applied.exit_code == 0, applied.output
+    assert_converged(manifests, sandbox)
+    (live,) = live_api(sandbox, "GET", LIST)["items"]
+    assert (live["label"], live["setupSettings"]["apiToken"]) == ("Help desk", TOKEN)
+    texts = [shown, json.dumps(plan), saved.read_text(), applied.output, files_under(manifests)]
+    assert not [text for text in texts if TOKEN in text]
+
+
+def test_a_hand_made_connection_exports_plans_empty_edits_and_drifts(
+    sandbox: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup = {"subdomain": "acme", "email": "support@acme.test", "apiToken": TOKEN}
+    made = in_ui(
+        sandbox,
+        "alice@acme.test",
+        "POST",
+        LIST,
+        {"connector": "builtin:zendesk", "setupSettings": setup, "usageSettings": USAGE},
+    )
+    in_ui(sandbox, "alice@acme.test", "PATCH", f"{LIST}/{made['id']}", {"label": "Help desk"})
+    exported = tmp_path / "exported"
+    result = run(["export", "org_acme", exported], sandbox)
+    assert result.exit_code == 0, result.output
+    assert TOKEN not in result.output + files_under(exported)
+    sites = yaml.safe_load((exported / "sites.yaml").read_text())["sites"]
+    (entry,) = sites["acme-docs"]["contextConnections"].values()
+    variable = entry["setupSettings"]["apiToken"]
+    assert variable.startswith("${env:DOCFORM_") and variable.endswith("_API_TOKEN}")
+    monkeypatch.setenv(variable[len("${env:") : -1], TOKEN)
+    assert_converged(exported, sandbox)
+
+    text = (exported / "sites.yaml").read_text().replace("search: true", "search: false")
+    (exported / "sites.yaml").write_text(text)
+    plan = plan_json(exported, sandbox)
+    (address,) = [a for a, action in actions(plan) if action == "update"]
+    assert [f["path"] for f in change(plan, address)["fields"]] == ["usageSettings.search"]
+
+    apply(exported, sandbox)
+    in_ui(sandbox, "alice@acme.test", "PATCH", f"{LIST}/{made['id']}", {"usageSettings": USAGE})
+    drift = run(["drift", exported, "--json"], sandbox)
+    assert TOKEN not in drift.output
+    report = json.loads(drift.stdout)
+    (drifted,) = [c for c in report["organizations"][0]["changes"]
+                  if c["kind"] == "context_connection"]  # fmt: skip
+    assert drifted["changed_by"][0]["actor"]["email"] == "alice@acme.test"
+
+
+def test_a_credential_written_as_text_is_refused_at_its_line(
+    sandbox: Path, manifests: Path
+) -> None:
+    write_manifests(manifests, ZENDESK.replace("${env:ZENDESK_TOKEN}", TOKEN))
+    result = run(["validate", manifests], sandbox)
+    assert result.exit_code == 1
+    assert "main.yaml:" in result.output and "apiToken is a credential" in result.output
+    assert TOKEN not in result.output
+
+
+def test_a_missing_variable_is_an_error_without_the_value(sandbox: Path, manifests: Path) -> None:
+    write_manifests(manifests, ZENDESK)
+    apply(manifests, sandbox)
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("ZENDESK_TOKEN")
+        result = run(["plan", manifests], sandbox)
+    assert result.exit_code != 0
+    assert "ZENDESK_TOKEN" in result.output and TOKEN not in result.output
