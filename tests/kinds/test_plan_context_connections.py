@@ -139,3 +139,20 @@ def test_a_missing_variable_is_an_error_without_the_value(sandbox: Path, manifes
         result = run(["plan", manifests], sandbox)
     assert result.exit_code != 0
     assert "ZENDESK_TOKEN" in result.output and TOKEN not in result.output
+
+
+def test_an_unlisted_connection_is_listed_then_deleted_only_under_prune(
+    sandbox: Path, manifests: Path
+) -> None:
+    made = live_api(sandbox, "POST", LIST, {"connector": "builtin:api"})
+    bare = ZENDESK.split("        contextConnections:")[0] + "        contextConnections: {}\n"
+    write_manifests(manifests, bare)
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == []
+    assert made["id"] in [u["id"] for u in plan["unmanaged"]]
+    write_manifests(manifests, bare + "    docform: {prune: {contextConnections: true}}\n")
+    plan = plan_json(manifests, sandbox)
+    (gone,) = [c for c in plan["changes"] if c["action"] == "delete"]
+    assert calls(gone) == [("DELETE", f"{LIST}/{made['id']}", None)]
+    apply(manifests, sandbox)
+    assert live_api(sandbox, "GET", LIST)["items"] == []
