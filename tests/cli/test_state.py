@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from docform.engine.targets import same_spelled
 from docform.kind_registry import KIND_CLASSES
 from kinds.test_lifecycle import SECRETS_IN_ENV, applicable_corpus
 from planning import apply, run, seeded_sandbox
@@ -64,7 +65,7 @@ def test_every_kind_is_listed_with_the_id_the_lock_records(every_kind_applied):
     assert {a: o["id"] for a, o in by_address.items() if a in ids} == ids
 
 
-def test_each_kind_is_shown_by_its_address_in_text_and_json(every_kind_applied):
+def test_each_kind_is_shown_by_its_address_in_text_and_json_without_secrets(every_kind_applied):
     directory, sandbox, _written = every_kind_applied
     objects = listed(directory, sandbox)
     one_per_kind = {o["kind"]: o for o in objects}.values()
@@ -76,19 +77,13 @@ def test_each_kind_is_shown_by_its_address_in_text_and_json(every_kind_applied):
         assert f"live id:  {listed_object['id']}" in text.stdout
         assert f"manifest: {listed_object['location']}" in text.stdout
         assert "status:   in sync" in text.stdout
-        shown = json.loads(run(["state", "show", directory, address, "--json"], sandbox).stdout)
+        as_json = run(["state", "show", directory, address, "--json"], sandbox)
+        for secret in SECRETS_IN_ENV.values():
+            assert secret not in text.output + as_json.output
+        shown = json.loads(as_json.stdout)
         (only,) = shown["objects"]
         assert {k: only[k] for k in listed_object} == listed_object
         assert isinstance(only["fields"], dict)
-
-
-def test_secrets_never_show(every_kind_applied):
-    directory, sandbox, _written = every_kind_applied
-    for address in (o["address"] for o in listed(directory, sandbox)):
-        for as_json in ([], ["--json"]):
-            result = run(["state", "show", directory, address, *as_json], sandbox)
-            for secret in SECRETS_IN_ENV.values():
-                assert secret not in result.output
 
 
 def test_a_manifest_set_not_applied_lists_its_entries_as_not_live(tmp_path):
@@ -121,3 +116,49 @@ def test_help_explains_both_commands():
         result = run([*command, "--help"], Path("unused"))
         assert result.exit_code == 0
         assert "live" in result.output and "address" in result.output.lower()
+
+
+def _respellings(address: str) -> list[str]:
+    """``address`` as a person may write it from the manifests: each part camel-cased (with
+    a plural ``s`` on the first), and each part snake-cased."""
+
+    def camel(part: str) -> str:
+        head, *rest = part.split("_")
+        return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+    def snake(part: str) -> str:
+        return "".join(f"_{c.lower()}" if c.isupper() else c for c in part)
+
+    parts = address.split(".")
+    plural = camel(parts[0]).removesuffix("s") + "s"
+    return [
+        ".".join(map(camel, parts)),
+        ".".join([plural, *parts[1:]]),
+        ".".join(map(snake, parts)),
+    ]
+
+
+def test_every_address_written_with_another_spelling_gets_its_own_suggested(every_kind_applied):
+    directory, sandbox, _written = every_kind_applied
+    known = [o["address"] for o in listed(directory, sandbox)]
+    one_per_kind = {o["kind"]: o["address"] for o in listed(directory, sandbox)}
+    for address in one_per_kind.values():
+        for spelling in {*_respellings(address)} - {address}:
+            assert address in same_spelled(spelling, known), (spelling, address)
+            if "." in address:
+                wildcard = spelling.split(".")[0] + ".*"
+                assert same_spelled(wildcard, known) == [address.split(".")[0] + ".*"]
+
+
+def test_a_target_in_a_manifest_spelling_names_the_address_and_how_to_list(every_kind_applied):
+    directory, sandbox, _written = every_kind_applied
+    known = {o["address"] for o in listed(directory, sandbox)}
+    git_sync = next(a for a in sorted(known) if a.startswith("git_sync."))
+    for target, suggested in [
+        ("gitSync." + git_sync.split(".", 1)[1], git_sync),
+        ("linkInvites.*", "link_invite.*"),
+    ]:
+        result = run(["plan", directory, "--target", target], sandbox)
+        assert result.exit_code == 1
+        assert f"(closest: {suggested})" in result.stderr
+        assert "docform state list DIR" in result.stderr

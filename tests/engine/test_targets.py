@@ -22,7 +22,7 @@ def test_a_target_that_matches_nothing_is_an_error_naming_the_closest(sandbox, b
     assert result.stderr == (
         "Error: --target team.platfrom matches no address in the manifests or the live "
         "organization (closest: team.platform); check the spelling, or list the addresses "
-        "with 'docform plan --json'\n"
+        "with 'docform state list DIR'\n"
     )
 
 
@@ -182,7 +182,7 @@ def test_narrow_plan_refuses_a_pattern_that_matches_nothing_unless_told_not_to_c
     assert str(caught.value) == (
         "--target space.handbok matches no address in the manifests or the live organization "
         "(closest: space.handbook); check the spelling, or list the addresses with "
-        "'docform plan --json'"
+        "'docform state list DIR'"
     )
     unchecked = narrow_plan(three_changes(), ["space.handbok"], [], check=False)
     assert unchecked.changes == []

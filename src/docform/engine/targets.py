@@ -125,12 +125,32 @@ def check_patterns(plans: Iterable[Plan], targets: Sequence[str], excludes: Sequ
 
 
 def _no_match(option: str, pattern: str, known: Collection[str]) -> str:
-    closest = difflib.get_close_matches(pattern, sorted(known), n=3, cutoff=0.6)
+    closest = same_spelled(pattern, known) or difflib.get_close_matches(
+        pattern, sorted(known), n=3, cutoff=0.6
+    )
     hint = f"closest: {', '.join(closest)}" if closest else "no address is close to it"
     return (
         f"{option} {pattern} matches no address in the manifests or the live organization "
-        f"({hint}); check the spelling, or list the addresses with 'docform plan --json'"
+        f"({hint}); check the spelling, or list the addresses with 'docform state list DIR'"
     )
+
+
+def same_spelled(pattern: str, known: Collection[str]) -> list[str]:
+    """The addresses (or, for a wildcard pattern, the pattern respelled) that ``pattern``
+    names once case, ``_``, ``-`` and a plural ``s`` are set aside in each part: a manifest
+    key (``linkInvites.*``, ``gitSync.docs``) written for an address (``link_invite.*``)."""
+    folded = _folded(pattern)
+    if GLOB_CHARACTERS & set(pattern):
+        heads = {_folded(a.split(".")[0]): a.split(".")[0] for a in known}
+        head, _, rest = pattern.partition(".")
+        respelled = f"{heads[_folded(head)]}.{rest}" if _folded(head) in heads and rest else ""
+        return [respelled] if respelled and any(matches(a, respelled) for a in known) else []
+    return sorted(a for a in known if _folded(a) == folded)[:3]
+
+
+def _folded(address: str) -> str:
+    parts = (p.lower().replace("_", "").replace("-", "") for p in address.split("."))
+    return ".".join(p[:-1] if p.endswith("s") else p for p in parts)
 
 
 def _with_dependencies(selected: list[Change], by_key: dict[str, Change]) -> set[str]:
