@@ -274,3 +274,15 @@ def test_a_gitlab_access_token_never_shows(
     assert not [text for text in written if GITLAB_TOKEN in text]
     assert_converged(manifests, sandbox)
     assert live_sync(sandbox)["providerConfiguration"]["accessToken"] == GITLAB_TOKEN
+
+
+def test_an_exported_sync_is_named_after_its_space(
+    sandbox: Path, manifests: Path, tmp_path: Path
+) -> None:
+    write(manifests, {"mine": handbook_sync()})
+    apply(manifests, sandbox)
+    exported = tmp_path / "exported"
+    assert run(["export", ORG, exported], sandbox).exit_code == 0
+    syncs = yaml.safe_load((exported / "git-sync.yaml").read_text())["gitSync"]
+    assert list(syncs) == ["handbook"]
+    assert syncs["handbook"]["space"] == "handbook"

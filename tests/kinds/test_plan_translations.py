@@ -143,7 +143,9 @@ def test_export_writes_translations_that_plan_no_change(
     exported = tmp_path / "exported"
     result = run(["export", "org_acme", exported], sandbox)
     assert result.exit_code == 0, result.output
-    (entry,) = yaml.safe_load((exported / "translations.yaml").read_text())["translations"].values()
+    translations = yaml.safe_load((exported / "translations.yaml").read_text())["translations"]
+    assert list(translations) == ["handbook-fr"]
+    entry = translations["handbook-fr"]
     assert entry["language"] == "fr"
     assert entry["instructions"] == {"markdown": "Formal register."}
     assert_converged(exported, sandbox)

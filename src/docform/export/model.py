@@ -58,7 +58,10 @@ class Exported:
     marks a piece of the entry it lives in rather than an entry: its fields are merged into
     that entry's ``nested_as`` value (a grant into its space's ``access``), with no name.
     ``created_at`` is the live ``createdAt`` (set by the exporter), which decides who keeps a
-    plain name when several would get the same one.
+    plain name when several would get the same one. ``named_after`` is an entry whose manifest
+    name this one's is made of, and what follows it (a Git Sync takes its space's name, a
+    translation its source space's and its language), so a key reads like what it is about
+    rather than a live id; ``hint`` serves when that entry is not exported.
     """
 
     section: str
@@ -73,6 +76,7 @@ class Exported:
     part: bool = False
     created_at: str = ""
     notes: list[str] = field(default_factory=list)
+    named_after: tuple[LiveRef, str] | None = None
 
     @property
     def ref(self) -> LiveRef:

@@ -36,18 +36,28 @@ def assign_names(entries: Iterable[Exported]) -> dict[LiveRef, str]:
         if not entry.single and not entry.part:
             scopes[(entry.section, entry.within, entry.nested_as)].append(entry)
     names: dict[LiveRef, str] = {}
-    for siblings in scopes.values():
-        names |= _names_in_scope(siblings)
+    # A scope whose entries are named after others is named once every other scope is.
+    for siblings in sorted(scopes.values(), key=lambda s: any(e.named_after for e in s)):
+        names |= _names_in_scope(siblings, names)
     return names
 
 
-def _names_in_scope(siblings: list[Exported]) -> dict[LiveRef, str]:
+def _base(entry: Exported, names: dict[LiveRef, str]) -> str:
+    if entry.name:
+        return entry.name
+    if entry.named_after is not None and entry.named_after[0] in names:
+        other, tail = entry.named_after
+        return slugify(f"{names[other]}-{tail}" if tail else names[other], entry.kind)
+    return slugify(entry.hint, entry.kind)
+
+
+def _names_in_scope(siblings: list[Exported], named: dict[LiveRef, str]) -> dict[LiveRef, str]:
     oldest_first = sorted(siblings, key=lambda e: (e.created_at, e.id))
     names: dict[LiveRef, str] = {}
     taken: set[str] = set()
     later: list[tuple[Exported, str]] = []
     for entry in oldest_first:
-        base = entry.name or slugify(entry.hint, entry.kind)
+        base = _base(entry, named)
         if base in taken:
             later.append((entry, base))
         else:

@@ -301,7 +301,10 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
                     fields[name] = EnvValue("ACCESS_TOKEN")
             elif value is not None:
                 fields[name] = value
-        return Exported("gitSync", self.name, raw["id"], _target_id(raw), fields)
+        return Exported(
+            "gitSync", self.name, raw["id"], _target_id(raw), fields,
+            named_after=(LiveRef(target, _target_id(raw)), ""),
+        )  # fmt: skip
 
 
 def _entries(matching: Matching) -> list[Desired]:

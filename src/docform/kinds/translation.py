@@ -152,4 +152,7 @@ class TranslationKind(Kind):
         if document_text(raw.get("instructions")):
             fields["instructions"] = document_entry(raw["instructions"])
         hint = f"{source['space']}-{raw['language']}"
-        return Exported("translations", self.name, raw["id"], hint, fields)
+        return Exported(
+            "translations", self.name, raw["id"], hint, fields,
+            named_after=(LiveRef("space", source["space"]), raw["language"]),
+        )  # fmt: skip
