@@ -84,6 +84,8 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
     # Its customization and its structure (where external links are read): one GET each.
     _chain(graph, "site.customization", 1, after="sites.0")
     _chain(graph, "site.structure", 1, after="sites.0")
+    # Its context connections: one page.
+    _chain(graph, "site.context-connections", 1, after="sites.0")
     return graph
 
 

@@ -191,6 +191,13 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         "proxy": "bench.test/docs",
         "advertising": {"enabled": True, "topic": "webdev"},  # read from the site list too
         "styleguide": {"space": spaces[0]},  # as is its style guide
+        "contextConnections": {
+            "blog": {
+                "connector": "builtin:website",
+                "setupSettings": {"url": "https://blog.bench.test"},
+                "usageSettings": {"changeRequests": False, "search": True, "searchBoost": "x1.0"},
+            }
+        },
         "sectionGroups": groups,
         "sections": sections,
         "redirects": dict(_redirects(shape, sections)),
