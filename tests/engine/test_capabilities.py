@@ -72,6 +72,7 @@ def test_which_kinds_have_which_ability() -> None:
         "HasRailsAcrossKinds": ["saml", "team"],
         "WarnsAcrossKinds": ["adaptive_content", "git_sync", "member"],
         "GuardsCaller": ["member"],
+        "PointsToWhatItHides": ["share_link", "visitor_auth"],
         "NamesByKey": ["team"],
         "FinishesOnRefusal": rest,
         "LocksOtherThanId": ["link_invite"],
