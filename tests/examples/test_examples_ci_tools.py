@@ -30,6 +30,8 @@ from planning import run, seeded_sandbox
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "acme"
 WORKFLOWS = sorted((EXAMPLE / ".github" / "workflows").glob("*.yml"))
+# docform's own CI on a schedule (make explore), linted by the same tools as the example's.
+OWN_WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 BIN = Path(sys.executable).parent
 READER_TOKEN = "tok_hannah_reader_0123456789"
 ADMIN_TOKEN = "tok_ci_tools_admin_5e6f7a8b"
@@ -55,6 +57,8 @@ def tool(name: str, *args: Any, cwd: Path = ROOT, env: dict[str, str] | None = N
     [
         ("vendor.github-workflows", WORKFLOWS),
         ("custom.github-workflows-require-timeout", WORKFLOWS),
+        ("vendor.github-workflows", OWN_WORKFLOWS),
+        ("custom.github-workflows-require-timeout", OWN_WORKFLOWS),
         ("vendor.github-actions", [ROOT / "action.yml"]),
         ("vendor.gitlab-ci", [EXAMPLE / ".gitlab-ci.yml"]),
     ],
@@ -412,6 +416,34 @@ def test_workflows_and_action_pass_zizmor(persona: str):
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings to report." in done.stdout
+
+
+@pytest.mark.parametrize("persona", ["regular", "auditor"])
+def test_own_workflows_pass_zizmor(persona: str):
+    """docform's own scheduled CI, every action pinned by commit (no configuration)."""
+    done = tool(
+        "zizmor", "--offline", "--no-progress", "--persona", persona, "--min-severity", "low",
+        ".github/workflows",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings to report." in done.stdout
+
+
+def test_own_ci_explores_the_property_tests_on_a_schedule():
+    """The scheduled job's command is `make explore`, and make resolves it to the random
+    exploration (the explore profile, the number of examples it asks for)."""
+    assert [path.name for path in OWN_WORKFLOWS] == ["explore.yml"]
+    document = yaml.safe_load(OWN_WORKFLOWS[0].read_text(encoding="utf-8"))
+    assert document[True]["schedule"], "explore.yml runs on a schedule"
+    commands = [step["run"] for step in document["jobs"]["explore"]["steps"] if "run" in step]
+    assert commands == ["make explore EXPLORE_EXAMPLES=2000"]
+    dry = subprocess.run(
+        ["make", "-n", *commands[0].split()[1:]],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    assert "DOCFORM_FUZZ_EXAMPLES=2000" in dry.stdout
+    assert "--hypothesis-profile=explore" in dry.stdout
 
 
 # -- the pinned docform runs the example -----------------------------------------------------
