@@ -4,8 +4,16 @@ long ones over several lines, human keys after addresses, a compact form, named 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import fuzz_examples
+from docform.render.values import word_changes
+from docform.untrusted.lookalikes import escape_controls
 from planning import apply, live_api, run, write_manifests
 
 ORG = "organization: {id: org_acme}\n"
@@ -108,3 +116,44 @@ def test_an_invited_guest_reads_guest(tmp_path, sandbox):
     manifests = write_manifests(tmp_path / "m", ORG + PEOPLE + "  dave@acme.test: guest\n")
     result = run(["plan", manifests], sandbox)
     assert "  + member.dave@acme.test  (create)\n      + role: guest\n" in result.stdout
+
+
+WORDS = st.lists(
+    st.sampled_from(["alpha", "beta", "gamma", "delta", "\u202e", "x\ny"]), max_size=40
+)
+
+
+@settings(max_examples=fuzz_examples(100))  # quick: hypothesis' default count
+@given(WORDS, WORDS)
+def test_a_word_diff_names_every_word_gone_and_new_on_lines_of_its_own(
+    old: list[str], new: list[str]
+) -> None:
+    """Each removed word is in a ``[-...-]`` and each added one in a ``{+...+}``, counted
+    exactly, and no line holds a character a terminal acts on."""
+    lines = word_changes(" ".join(old), " ".join(new))
+    gone = [w for line in lines for run_ in re.findall(r"\[-(.*?)-\]", line) for w in run_.split()]
+    added = [
+        w for line in lines for run_ in re.findall(r"\{\+(.*?)\+\}", line) for w in run_.split()
+    ]
+    old_words, new_words = " ".join(old).split(), " ".join(new).split()
+    shown = [escape_controls(w) for w in old_words]
+    assert Counter(gone) <= Counter(shown)
+    assert len(old_words) - len(gone) == len(new_words) - len(added)
+    assert (lines == ["  (only spacing)"]) == (old_words == new_words)
+    assert not any("\n" in line or "\u202e" in line for line in lines)
+
+
+def test_a_long_text_edited_shows_the_words_changed(tmp_path, sandbox):
+    words = " ".join(f"rule{n}" for n in range(40))
+    org = "organization:\n  id: org_acme\n  agentInstructions: {{markdown: '{}'}}\n"
+    manifests = write_manifests(tmp_path / "m", org.format(words))
+    apply(manifests, sandbox)
+    write_manifests(manifests, org.format(words.replace("rule20", "law20")))
+    text = run(["plan", manifests], sandbox).stdout
+    assert "      ~ instructions: (words changed)\n" in text
+    assert (
+        "        ... rule17 rule18 rule19 [-rule20-] {+law20+} rule21 rule22 rule23 ...\n" in text
+    )
+    assert '- "rule0 ' not in text and '+ "rule0 ' not in text
+    markdown = run(["plan", manifests, "--markdown"], sandbox).stdout
+    assert "[-rule20-] {+law20+}" in markdown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from difflib import SequenceMatcher
 from typing import Any
 
 from docform.engine.plan import Call, Change, FieldChange, Placeholder, Plan
@@ -164,8 +165,33 @@ def field_lines(field: FieldChange, *, create: bool) -> list[str]:
         return [one]
     if create:
         return [f"{field.path}:", *_side("", field.after, after, field.sensitive)]
+    hidden = field.sensitive or field.hides_before
+    if not hidden and isinstance(field.before, str) and isinstance(field.after, str):
+        return [f"{field.path}: (words changed)", *word_changes(field.before, field.after)]
     before_lines = _side("- ", field.before, before, field.hides_before)
     return [f"{field.path}:", *before_lines, *_side("+ ", field.after, after, field.sensitive)]
+
+
+CONTEXT_WORDS = 3
+"""How many unchanged words a line of a word diff shows on each side of a change."""
+
+
+def word_changes(before: str, after: str) -> list[str]:
+    """A long text's edit, word by word: each run of changed words on a line, as ``[-gone-]``
+    and ``{+new+}`` between a few unchanged words, rather than both whole texts."""
+    old, new = before.split(), after.split()
+    lines = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        lead = old[max(0, i1 - CONTEXT_WORDS) : i1]
+        tail = old[i2 : i2 + CONTEXT_WORDS]
+        parts = [("..." if i1 > CONTEXT_WORDS else ""), *lead]
+        parts += [f"[-{' '.join(old[i1:i2])}-]"] if i2 > i1 else []
+        parts += [f"{{+{' '.join(new[j1:j2])}+}}"] if j2 > j1 else []
+        parts += [*tail, "..." if i2 + CONTEXT_WORDS < len(old) else ""]
+        lines.append("  " + escape_controls(" ".join(p for p in parts if p)))
+    return lines or ["  (only spacing)"]
 
 
 def _side(mark: str, value: Any, shown: str, hidden: bool) -> list[str]:
