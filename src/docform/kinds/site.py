@@ -41,6 +41,7 @@ from docform.kinds.advertising import Advertising
 from docform.kinds.context_connection import ContextConnectionEntry
 from docform.kinds.customization_block import CustomizationBlock
 from docform.kinds.external_link import ExternalLinkEntry
+from docform.kinds.mcp_server import McpServerEntry
 from docform.kinds.navigation import NAVIGATION_DESCRIPTION
 from docform.kinds.redirect import RedirectEntry, RedirectSource
 from docform.kinds.section import SectionEntry
@@ -88,6 +89,7 @@ class SiteEntry(Entry):
             "visitorAuth",
             "shareLinks",
             "contextConnections",
+            "mcpServers",
             "customization",
             "adaptiveContent",
             "advertising",
@@ -126,6 +128,11 @@ class SiteEntry(Entry):
         None,
         description="Context connections by manifest name; a site without this key has its "
         "connections left alone (neither read nor pruned).",
+    )
+    mcpServers: dict[Name, McpServerEntry] | None = Field(
+        None,
+        description="MCP servers by manifest name; a site without this key has its servers "
+        "left alone (neither read nor pruned).",
     )
     customization: CustomizationBlock | None = None
     adaptiveContent: AdaptiveContent | None = Field(
@@ -182,6 +189,7 @@ class SiteEntry(Entry):
         nested.extend((self.redirects or {}).values())
         nested.extend((self.shareLinks or {}).values())
         nested.extend((self.contextConnections or {}).values())
+        nested.extend((self.mcpServers or {}).values())
         return nested
 
 
