@@ -86,6 +86,8 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
     _chain(graph, "site.structure", 1, after="sites.0")
     # Its context connections: one page.
     _chain(graph, "site.context-connections", 1, after="sites.0")
+    # Its MCP servers: one page.
+    _chain(graph, "site.mcp-servers", 1, after="sites.0")
     return graph
 
 

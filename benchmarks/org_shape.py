@@ -198,6 +198,8 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
                 "usageSettings": {"changeRequests": False, "search": True, "searchBoost": "x1.0"},
             }
         },
+        # No headers: the benchmark's manifests name no environment variable.
+        "mcpServers": {"tools": {"url": "https://mcp.bench.test/sse"}},
         "sectionGroups": groups,
         "sections": sections,
         "redirects": dict(_redirects(shape, sections)),
