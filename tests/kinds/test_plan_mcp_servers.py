@@ -173,3 +173,46 @@ def test_an_unlisted_server_is_listed_then_deleted_only_under_prune(
     assert calls(gone) == [("DELETE", f"{LIST}/{made['id']}", None)]
     apply(manifests, sandbox)
     assert live_api(sandbox, "GET", LIST)["items"] == []
+
+
+SSE_ONLY = """\
+    policies:
+      sse-only:
+        description: MCP servers are reached over SSE.
+        each: change
+        rule: "!(change.kind == 'mcp_server' && change.after.transport != 'sse')"
+        message: "change.human_key + ' is not reached over SSE'"
+"""
+
+
+def test_a_policy_sees_a_servers_change_and_never_its_headers(
+    sandbox: Path, manifests: Path
+) -> None:
+    write_manifests(
+        manifests,
+        TOOLS.replace("    headers:", "    transport: http\n            headers:") + SSE_ONLY,
+    )
+    result = run(["plan", manifests, "--json"], sandbox)
+    assert result.exit_code == 1, result.output
+    (denied,) = json.loads(result.stdout)["policies"]["results"]
+    assert (denied["policy"], denied["address"]) == ("sse-only", "site.docs.mcpServer.tools")
+    assert TOKEN not in result.output
+
+
+def test_adopt_writes_a_hand_change_into_the_entry_and_keeps_comments(
+    sandbox: Path, manifests: Path
+) -> None:
+    commented = TOOLS.replace(
+        "        mcpServers:\n", "        # The assistant's tools.\n        mcpServers:\n"
+    )
+    write_manifests(manifests, commented)
+    apply(manifests, sandbox)
+    (live,) = live_api(sandbox, "GET", LIST)["items"]
+    in_ui(sandbox, "alice@acme.test", "PATCH", f"{LIST}/{live['id']}", {"transport": "http"})
+    result = run(["adopt", manifests], sandbox)
+    assert result.exit_code == 0, result.output
+    assert TOKEN not in result.output
+    text = (manifests / "main.yaml").read_text()
+    assert "# The assistant's tools." in text and "transport: http" in text
+    assert "${env:MCP_TOKEN}" in text and TOKEN not in text
+    assert_converged(manifests, sandbox)
