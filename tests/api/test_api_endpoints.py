@@ -505,6 +505,43 @@ async def test_share_links(session: Session) -> None:
 
 
 @family
+async def test_context_connections(session: Session) -> None:
+    s, connections = session, f"{SITES}/{SITE}/context-connections"
+    made = await s.send("POST", connections, 201, json={"connector": "builtin:api"})
+    connection_id = made["id"]
+    listed = await s.send("GET", connections, 200)
+    assert [item["id"] for item in listed["items"]] == [connection_id]
+    one = await s.send("GET", f"{connections}/{connection_id}", 200)
+    assert one["id"] == connection_id
+    patched = await s.send("PATCH", f"{connections}/{connection_id}", 200, json={"label": "API"})
+    assert patched["label"] == "API"
+    await s.send("DELETE", f"{connections}/{connection_id}", 205)
+    assert (await s.send("GET", connections, 200))["items"] == []
+
+
+@family
+async def test_mcp_servers(session: Session) -> None:
+    s, servers = session, f"{SITES}/{SITE}/mcp-servers"
+    body = {"name": "Search", "url": "https://mcp.acme.test/sse", "headers": {}}
+    server_id = (await s.send("POST", servers, 201, json=body))["id"]
+    listed = await s.send("GET", servers, 200)
+    assert [item["id"] for item in listed["items"]] == [server_id]
+    assert (await s.send("GET", f"{servers}/{server_id}", 200))["id"] == server_id
+    patched = await s.send("PATCH", f"{servers}/{server_id}", 200, json={"transport": "http"})
+    assert patched["transport"] == "http"
+    await s.send("DELETE", f"{servers}/{server_id}", 205)
+
+
+@family
+async def test_site_ads_and_styleguide(session: Session) -> None:
+    s, site = session, f"{SITES}/{SITE}"
+    await s.send("POST", f"{site}/ads", 204, json={"status": "in-review", "topic": "webdev"})
+    assert (await s.send("GET", site, 200))["ads"]["status"] == "in-review"
+    made = await s.send("POST", f"{site}/styleguide", 200, json={})
+    assert made is not None
+
+
+@family
 async def test_link_invites(session: Session) -> None:
     s, invites = session, f"/orgs/{ORG}/link-invites"
     invite_id = object_id(await s.send("POST", invites, 201, json={"role": "read"}), "invite")

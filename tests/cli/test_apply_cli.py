@@ -84,7 +84,9 @@ def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, ba
     assert re.fullmatch(r"Applying \S+ 14/14 changes \d:\d\d:\d\d", applying[-1]), applying
     in_flight = [line for line in applying if re.search(r" \d+/14 changes, [12] in flight ", line)]
     assert in_flight, applying
-    assert lines[-2:] == [applying[-1], "Apply complete: 14 changes made."]
+    done = lines.index("Apply complete: 14 changes made.")
+    assert lines[done - 1] == applying[-1]  # then the notes, each on a line of its own
+    assert all(line.startswith("Note: ") for line in lines[done + 1 :]), lines[done:]
     # Above the bar, one line per finished change with its time: the scrollback is the record.
     finished = [line for line in lines if re.fullmatch(r"[-+~>] \S+: \w+ done in \d+\.\ds", line)]
     assert len(finished) == len({line.split(":")[0] for line in finished}) == 14, screen

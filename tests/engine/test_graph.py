@@ -60,6 +60,8 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
         [
             "customization",
             "adaptive_content",
+            "advertising",
+            "styleguide",
             "section",
             "section_group",
             "navigation",
@@ -67,6 +69,8 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "redirect",
             "visitor_auth",
             "share_link",
+            "context_connection",
+            "mcp_server",
             "access",
             "agent_instructions",
             "integration_target",

@@ -280,10 +280,15 @@ def add_grants_and_redirects(client: SyncApi) -> None:
 
 
 def add_share_links_and_invites(client: SyncApi) -> None:
-    """A share link, and a link invite of each form (the organization, a space, a collection)."""
+    """A share link, a context connection, an MCP server, and a link invite of each form (the
+    organization, a space, a collection)."""
     ids = known_ids(client)
     site = f"orgs/{ORG}/sites/site_docs"
     assert client.post(f"{site}/share-links", json={"name": "Partners"}).status_code == 201
+    connection = {"connector": "builtin:api"}
+    assert client.post(f"{site}/context-connections", json=connection).status_code == 201
+    server = {"name": "Search", "url": "https://mcp.acme.test/sse", "headers": {}}
+    assert client.post(f"{site}/mcp-servers", json=server).status_code == 201
     bodies = [
         {"role": "read"},
         {"level": "edit", "space": ids["spaceId"][0]},
@@ -363,6 +368,8 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "versionId": ids(f"orgs/{ORG}/openapi/petstore/versions"),
         "siteRedirectId": ids(f"{site}/redirects"),
         "shareLinkId": ids(f"{site}/share-links"),
+        "siteContextConnectionId": ids(f"{site}/context-connections"),
+        "siteMcpServerId": ids(f"{site}/mcp-servers"),
         "inviteId": ids(f"orgs/{ORG}/link-invites"),
         "auditEventId": ids(f"orgs/{ORG}/audit-events?limit=5"),
         "translationId": ids(f"orgs/{ORG}/translations"),

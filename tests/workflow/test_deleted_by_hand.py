@@ -30,6 +30,10 @@ SITE_EXTRAS = """\
       status: {title: Status, url: "https://status.acme.test/"}
     shareLinks:
       partners: {title: Partners}
+    contextConnections:
+      api: {label: API, connector: "builtin:api"}
+    mcpServers:
+      tools: {title: Acme tools, url: "https://mcp.acme.test/sse"}
 """
 EXTRAS = """\
 linkInvites:
@@ -62,6 +66,10 @@ ROWS = {
     "site_space": Row("site.help.space.releases", f"{ORG}/sites/site_help/site-spaces/{{id}}"),
     "redirect": Row("site.devdocs.redirect./status", f"{DEVDOCS}/redirects/{{id}}"),
     "share_link": Row("site.devdocs.shareLink.partners", f"{DEVDOCS}/share-links/{{id}}"),
+    "context_connection": Row(
+        "site.devdocs.contextConnection.api", f"{DEVDOCS}/context-connections/{{id}}"
+    ),
+    "mcp_server": Row("site.devdocs.mcpServer.tools", f"{DEVDOCS}/mcp-servers/{{id}}"),
     "openapi": Row("openapi.platform-api", f"{ORG}/openapi/platform-api"),
     "saml": Row("saml.okta", f"{ORG}/saml/{{id}}"),
     "link_invite": Row("link_invite.readers", f"{ORG}/link-invites/{{id}}"),

@@ -22,25 +22,10 @@ from typing import Any, Literal
 from docform_sandbox.http import Body, Ctx, bad_request, endpoint
 from docform_sandbox.routes.site_tree import site_of
 
-PENDING = {"status": "pending", "submittable": True}
-
 
 class AdsBody(Body):
     status: Literal["in-review", "disabled"] | None = None
     topic: Literal["webdev", "crypto"] | None = None
-
-
-def site_ads(site: dict[str, Any]) -> dict[str, Any]:
-    """The site's ``ads`` as the API's SiteAds shows it."""
-    stored = site.get("ads") or {}
-    status = stored.get("status", "pending")
-    if status == "pending":
-        return dict(PENDING)
-    if status == "in-review":
-        return {"status": status, "topic": stored["topic"]}
-    if status == "rejected":
-        return {"status": status, **({"reason": stored["reason"]} if "reason" in stored else {})}
-    return {"status": status, "topic": stored["topic"], "zoneId": stored["zoneId"]}
 
 
 def _next(stored: dict[str, Any], status: str | None, topic: str | None) -> dict[str, Any]:

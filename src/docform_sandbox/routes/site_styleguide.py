@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from docform_sandbox.http import Body, Ctx, bad_request, endpoint, new_id, timestamp
+from docform_sandbox.routes.site_answer_parts import live_styleguide
 from docform_sandbox.routes.site_tree import site_of
 from docform_sandbox.routes.space_rows import render_space
 
@@ -25,15 +26,6 @@ TITLE = "Style guide"
 
 class StyleguideCreate(Body):
     template: str | None = None
-
-
-def live_styleguide(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any] | None:
-    """The space the site's style guide is, while it exists and is not deleted."""
-    space_id = site.get("styleguide")
-    space = ctx.store.get("space", space_id) if space_id else None
-    if space is None or space.get("deletedAt") or space["organization"] != site["organization"]:
-        return None
-    return space
 
 
 def check_styleguide(ctx: Ctx, site: dict[str, Any], space_id: str) -> None:

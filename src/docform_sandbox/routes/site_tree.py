@@ -21,6 +21,7 @@ from docform_sandbox.http import (
     new_id,
     not_found,
 )
+from docform_sandbox.routes.site_answer_parts import live_styleguide, site_ads
 
 GROUP, SECTION, SITE_SPACE = "site-section-group", "site-section", "site-space"
 LINK, REDIRECT = "site-external-link", "site-redirect"
@@ -91,8 +92,6 @@ def render_site(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
     ]
     if "adaptiveContent" in site:
         body["adaptiveContent"] = site["adaptiveContent"]
-    from docform_sandbox.routes.site_ads import site_ads
-    from docform_sandbox.routes.site_styleguide import live_styleguide
 
     body["ads"] = site_ads(site)
     styleguide = live_styleguide(ctx, site)
