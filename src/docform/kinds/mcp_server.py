@@ -15,7 +15,6 @@ compared and pruned.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -30,6 +29,7 @@ from docform.kind_framework import configuration
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import site_prefix
+from docform.kind_framework.site_reads import site_lists, sites_writing
 from docform.model.entry import Entry
 from docform.model.fields import Secret
 
@@ -107,18 +107,9 @@ class McpServerKind(Kind):
     unmanaged_go_with_container = True
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        sites = [
-            site["id"]
-            for site, desired in reader.managed_with_entries("site")
-            if desired is None or getattr(desired.entry, "mcpServers", None) is not None
-        ]
-        lists = await asyncio.gather(
-            *(reader.list(self.name, self._list_path(site)) for site in sites)
-        )
-        return [
-            {**item, "_site": site} for site, items in zip(sites, lists, strict=True)
-            for item in items
-        ]  # fmt: skip
+        sites = sites_writing(reader, "mcpServers")
+        listed = await site_lists(reader, self.name, sites, self._list_path)
+        return [{**item, "_site": site} for site, item in listed]
 
     def _list_path(self, site: Any) -> str:
         return f"{site_prefix(self.org_id, site)}/mcp-servers"

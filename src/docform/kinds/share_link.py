@@ -11,7 +11,6 @@ sites whose entry writes ``shareLinks:`` have theirs read, compared and pruned.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import created, id_in_path, site_prefix
+from docform.kind_framework.site_reads import site_lists, sites_writing
 from docform.model.entry import Entry
 
 #: Fields of an answer that hold the link's key: dropped as the answer is read.
@@ -80,19 +80,11 @@ class ShareLinkKind(Kind, TellsAudience, PointsToWhatItHides):
     unmanaged_go_with_container = True
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        sites = [
-            site["id"]
-            for site, desired in reader.managed_with_entries("site")
-            if desired is None or getattr(desired.entry, "shareLinks", None) is not None
-        ]
-        lists = await asyncio.gather(
-            *(reader.list(self.name, f"{site_prefix(self.org_id, s)}/share-links") for s in sites)
-        )
-        return [
-            without_key(item, site)
-            for site, items in zip(sites, lists, strict=True)
-            for item in items
-        ]
+        def path(site: str) -> str:
+            return f"{site_prefix(self.org_id, site)}/share-links"
+
+        listed = await site_lists(reader, self.name, sites_writing(reader, "shareLinks"), path)
+        return [without_key(item, site) for site, item in listed]
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
         return [
