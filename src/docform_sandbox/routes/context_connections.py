@@ -33,10 +33,9 @@ from docform_sandbox.http import (
     endpoint,
     list_page,
     new_id,
-    not_found,
     timestamp,
 )
-from docform_sandbox.routes.shared import removed
+from docform_sandbox.routes.shared import delete_held, held_by
 from docform_sandbox.routes.site_tree import site_of
 
 CONNECTION = "context-connection"
@@ -126,11 +125,7 @@ def render(site: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _connection_of(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
-    connection_id = ctx.params["siteContextConnectionId"]
-    doc = ctx.store.get(CONNECTION, connection_id)
-    if doc is None or doc.get("site") != site["id"]:
-        raise not_found("context connection", connection_id)
-    return doc
+    return held_by(ctx, site, CONNECTION, "siteContextConnectionId", "context connection")
 
 
 @endpoint("GET", PATH)
@@ -198,8 +193,4 @@ def patch_connection(ctx: Ctx) -> dict[str, Any]:
 def delete_connection(ctx: Ctx) -> Response | None:
     """205 when it deleted the connection, 204 when there was none."""
     site = site_of(ctx, write=True)
-    doc = ctx.store.get(CONNECTION, ctx.params["siteContextConnectionId"])
-    if doc is None or doc.get("site") != site["id"]:
-        return None
-    ctx.store.delete(CONNECTION, doc["id"])
-    return removed()
+    return delete_held(ctx, site, CONNECTION, "siteContextConnectionId")

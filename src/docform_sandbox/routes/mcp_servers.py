@@ -28,9 +28,8 @@ from docform_sandbox.http import (
     endpoint,
     list_page,
     new_id,
-    not_found,
 )
-from docform_sandbox.routes.shared import removed
+from docform_sandbox.routes.shared import delete_held, held_by
 from docform_sandbox.routes.site_tree import site_of
 
 SERVER = "site-mcp-server"
@@ -84,11 +83,7 @@ def render(site: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _server_of(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
-    server_id = ctx.params["siteMcpServerId"]
-    doc = ctx.store.get(SERVER, server_id)
-    if doc is None or doc.get("site") != site["id"]:
-        raise not_found("MCP server", server_id)
-    return doc
+    return held_by(ctx, site, SERVER, "siteMcpServerId", "MCP server")
 
 
 @endpoint("GET", PATH)
@@ -152,8 +147,4 @@ def patch_server(ctx: Ctx) -> dict[str, Any]:
 def delete_server(ctx: Ctx) -> Response | None:
     """205 when it deleted the server, 204 when there was none."""
     site = site_of(ctx, write=True)
-    doc = ctx.store.get(SERVER, ctx.params["siteMcpServerId"])
-    if doc is None or doc.get("site") != site["id"]:
-        return None
-    ctx.store.delete(SERVER, doc["id"])
-    return removed()
+    return delete_held(ctx, site, SERVER, "siteMcpServerId")

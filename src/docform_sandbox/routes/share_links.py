@@ -32,10 +32,9 @@ from docform_sandbox.http import (
     endpoint,
     list_page,
     new_id,
-    not_found,
     timestamp,
 )
-from docform_sandbox.routes.shared import removed
+from docform_sandbox.routes.shared import delete_held, held_by
 from docform_sandbox.routes.site_tree import site_of, site_published_url
 
 LINK = "share-link"
@@ -65,11 +64,7 @@ def render_link(site: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _link_of(ctx: Ctx, site: dict[str, Any]) -> dict[str, Any]:
-    link_id = ctx.params["shareLinkId"]
-    doc = ctx.store.get(LINK, link_id)
-    if doc is None or doc.get("site") != site["id"]:
-        raise not_found("share link", link_id)
-    return doc
+    return held_by(ctx, site, LINK, "shareLinkId", "share link")
 
 
 def _search(search: str | None) -> list[tuple[str, list[Any]]]:
@@ -119,8 +114,4 @@ def patch_link(ctx: Ctx) -> dict[str, Any]:
 def delete_link(ctx: Ctx) -> Response | None:
     """205 when it deleted the link, 204 when there was none."""
     site = site_of(ctx, write=True)
-    doc = ctx.store.get(LINK, ctx.params["shareLinkId"])
-    if doc is None or doc.get("site") != site["id"]:
-        return None
-    ctx.store.delete(LINK, doc["id"])
-    return removed()
+    return delete_held(ctx, site, LINK, "shareLinkId")

@@ -1,4 +1,5 @@
-"""What several resource families share: merge rules, levels, the answer of a removal."""
+"""What several resource families share: merge rules, levels, the answer of a removal, the
+objects a site holds in a list of its own."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from docform_sandbox.http import bad_request, check_role
+from docform_sandbox.http import Ctx, bad_request, check_role, not_found
 
 RULES_WITH_USERS = (
     "require_specific_reviewers",
@@ -60,3 +61,21 @@ def check_level(value: Any, field_name: str) -> None:
 def removed() -> Response:
     """The answer to a DELETE that removed something: 205, no body (204 means nothing was)."""
     return Response(status_code=205)
+
+
+def held_by(ctx: Ctx, site: dict[str, Any], kind: str, param: str, noun: str) -> dict[str, Any]:
+    """The object of ``kind`` the path parameter ``param`` names, which ``site`` holds (a share
+    link, a context connection); 404 naming it as ``noun`` otherwise."""
+    doc = ctx.store.get(kind, ctx.params[param])
+    if doc is None or doc.get("site") != site["id"]:
+        raise not_found(noun, ctx.params[param])
+    return doc
+
+
+def delete_held(ctx: Ctx, site: dict[str, Any], kind: str, param: str) -> Response | None:
+    """Delete what `held_by` finds: 205 when ``site`` held it, 204 (None) when not."""
+    doc = ctx.store.get(kind, ctx.params[param])
+    if doc is None or doc.get("site") != site["id"]:
+        return None
+    ctx.store.delete(kind, doc["id"])
+    return removed()
