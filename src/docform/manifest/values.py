@@ -85,12 +85,24 @@ SECRET_FIELDS: tuple[Path, ...] = tuple(
     )
 )
 _SECRET_SECTIONS = frozenset(pattern[0] for pattern in SECRET_FIELDS)
-SECRET_FIELD_NAMES = ", ".join(
-    f"{path[0]} {'.'.join(str(part) for part in path[2:])}" for path in SECRET_FIELDS
-)
 ENV_REFERENCE = re.compile(r"\$\{env:([^}]*)\}")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_SECRET_FILE_BYTES = 1024 * 1024
+
+
+def _only_in_secret_fields(path: Path, instead: str = "") -> str:
+    """Why a reference at ``path`` is refused, naming the secret fields of its own section only
+    (a list of every section's would grow with each kind and bury the one that matters)."""
+    section = str(path[0])
+    own = [secret for secret in SECRET_FIELDS if secret[0] == section]
+    names = [".".join(str(part) for part in secret[2:]) for secret in own]
+    if not names:
+        return (
+            f"is only allowed in secret fields, and `{section}:` has none: "
+            f"{instead or 'write the value itself'} (`docform schema` describes each field "
+            "that takes one)"
+        )
+    return f"is only allowed in secret fields (in `{section}:`: {', '.join(names)})"
 
 
 class UnresolvedReference(DocformError):
@@ -121,18 +133,13 @@ class ValueResolver:
             elif isinstance(item, dict | list):
                 child = (*path, key)
                 if _is_file_reference(item):
-                    message = (
-                        f"{{file: PATH}} is only allowed in secret fields ({SECRET_FIELD_NAMES})"
-                    )
-                    self._problem(child, message)
+                    self._problem(child, f"{{file: PATH}} {_only_in_secret_fields(child)}")
                 else:
                     self._walk(item, child)
 
     def _refuse_env(self, path: Path) -> None:
-        hint = "; set DOCFORM_API_URL instead" if path == ("docform", "api") else ""
-        self._problem(
-            path, f"${{env:...}} is only allowed in secret fields ({SECRET_FIELD_NAMES}){hint}"
-        )
+        instead = "set DOCFORM_API_URL instead" if path == ("docform", "api") else ""
+        self._problem(path, f"${{env:...}} {_only_in_secret_fields(path, instead)}")
 
     def _secret(self, value: Any, path: Path) -> Any:
         try:
