@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Annotated
 
 import pytest
@@ -97,3 +99,29 @@ def test_the_rules_the_kinds_declare() -> None:
         ("link_invite", "null_means", "role"),
         ("access", "null_means", "role"),
     }
+
+
+#: Classes that define ``__eq__``, and why: equality of their own kind only, never a value of
+#: another type made equal to them (that is a kind's `same_field`).
+OWN_EQUALITY = {
+    "Secret": "a reference and its value, equal to another Secret only",
+    "Concealed": "an integration configuration value; moving to the integration kind's field rules",
+}
+
+
+def test_no_value_class_bends_the_planners_comparison() -> None:
+    """A value class overriding ``__eq__`` to be equal to a live value of another type hides a
+    comparison rule where no reader of the kind looks: rules sit on the field (`field_rules`) or
+    in the kind's `same_field`."""
+    source = Path(__file__).resolve().parents[2] / "src" / "docform"
+    overriding = {
+        node.name
+        for path in source.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+        and any(
+            isinstance(item, ast.FunctionDef) and item.name in ("__eq__", "__ne__")
+            for item in node.body
+        )
+    }
+    assert overriding <= set(OWN_EQUALITY), sorted(overriding - set(OWN_EQUALITY))

@@ -52,19 +52,12 @@ ANSWER_ONLY = ("updatedAt", "hasOverrides", "id", "_site")
 
 class FollowsAiMode(list[str]):
     """Page actions written without the AI mode: the service keeps the assistant first while
-    the live mode is the assistant and drops it otherwise, which a non-empty live list shows."""
+    the live mode is the assistant and drops it otherwise, which a non-empty live list shows.
+    Sent and shown as the list written; `CustomizationKind.same_field` compares it."""
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, list):
-            return NotImplemented
-        assistant_on = "assistant" in other
-        return stored_page_actions(list(self), "assistant" if assistant_on else "none") == other
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    __hash__ = None
+    def as_stored_beside(self, live: list[str]) -> list[str]:
+        """The list as the service stores it under the AI mode ``live`` shows."""
+        return stored_page_actions(list(self), "assistant" if "assistant" in live else "none")
 
 
 class CustomizationKind(SettingsKind):
@@ -93,6 +86,11 @@ class CustomizationKind(SettingsKind):
     # A font's faces are one per weight: the browser picks by weight, not by place. Every other
     # list is shown in its order (links, footer groups, page actions: the first is the button).
     order_free = frozenset(f"styling.{font}.fontFaces" for font in FONTS)
+
+    def same_field(self, name: str, want: Any, have: Any) -> bool:
+        if isinstance(want, FollowsAiMode) and isinstance(have, list):
+            want = want.as_stored_beside(have)
+        return super().same_field(name, want, have)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         sites = [

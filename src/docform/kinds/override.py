@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field
@@ -56,17 +57,14 @@ class OverrideBlock(Override):
         return written
 
 
+@dataclass(frozen=True)
 class SiteValue:
-    """A field written null: the site space shows the site's own value. Equal to the live
-    effective value when that is the site's value, which `OverrideKind.observe` records."""
+    """A field written null: the site space shows the site's own value. The live effective
+    value already is it when it equals the site's value, which `OverrideKind.observe` records
+    and `OverrideKind.same_field` compares with."""
 
-    def __init__(self, site_values: Mapping[str, Any], address: str, leaf: tuple[str, ...]):
-        self._site_values, self._address, self._leaf = site_values, address, leaf
-
-    def __eq__(self, other: object) -> bool:
-        return bool(other == value_at(self._site_values.get(self._address) or {}, self._leaf))
-
-    __hash__ = None  # type: ignore[assignment]
+    address: str
+    leaf: tuple[str, ...]
 
     def plan_json(self) -> str:
         return "(the site's value)"
@@ -150,7 +148,12 @@ class OverrideKind(SettingsKind):
 
     def _wanted(self, address: str, written: Mapping[str, Any], leaf: tuple[str, ...]) -> Any:
         value = value_at(written, leaf)
-        return SiteValue(self._site_values, address, leaf) if value is None else value
+        return SiteValue(address, leaf) if value is None else value
+
+    def same_field(self, name: str, want: Any, have: Any) -> bool:
+        if isinstance(want, SiteValue):
+            return bool(have == value_at(self._site_values.get(want.address) or {}, want.leaf))
+        return super().same_field(name, want, have)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
         site = index.managed_ref("site", raw["_site"])
