@@ -200,6 +200,7 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         },
         # No headers: the benchmark's manifests name no environment variable.
         "mcpServers": {"tools": {"url": "https://mcp.bench.test/sse"}},
+        "agentSettings": {"scans": {"topics": "never"}, "findings": {"changeRequests": "never"}},
         "sectionGroups": groups,
         "sections": sections,
         "redirects": dict(_redirects(shape, sections)),

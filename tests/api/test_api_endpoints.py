@@ -533,6 +533,16 @@ async def test_mcp_servers(session: Session) -> None:
 
 
 @family
+async def test_site_agent_settings(session: Session) -> None:
+    s, settings = session, f"{SITES}/{SITE}/agent-settings"
+    made = await s.send("GET", settings, 200)
+    assert (made["scans"]["topics"], "updatedAt" in made) == ("auto", False)
+    body = {name: made[name] for name in ("scans", "findings", "editing")}
+    put = await s.send("PUT", settings, 200, json={**body, "scans": {"topics": "never"}})
+    assert put["scans"]["topics"] == "never" and put["findings"] == made["findings"]
+
+
+@family
 async def test_site_ads_and_styleguide(session: Session) -> None:
     s, site = session, f"{SITES}/{SITE}"
     await s.send("POST", f"{site}/ads", 204, json={"status": "in-review", "topic": "webdev"})

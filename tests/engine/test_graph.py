@@ -62,6 +62,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "adaptive_content",
             "advertising",
             "styleguide",
+            "agent_settings",
             "section",
             "section_group",
             "navigation",

@@ -38,6 +38,7 @@ from docform.kind_framework.site_bystanders import site_holdings
 from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.adaptive_content import AdaptiveContent
 from docform.kinds.advertising import Advertising
+from docform.kinds.agent_settings import AgentSettings
 from docform.kinds.context_connection import ContextConnectionEntry
 from docform.kinds.customization_block import CustomizationBlock
 from docform.kinds.external_link import ExternalLinkEntry
@@ -94,6 +95,7 @@ class SiteEntry(Entry):
             "adaptiveContent",
             "advertising",
             "styleguide",
+            "agentSettings",
             "navigation",
         }
     )
@@ -143,6 +145,11 @@ class SiteEntry(Entry):
     )
     styleguide: Styleguide | None = Field(
         None, description="The space holding the writing rules the editing agent checks against."
+    )
+    agentSettings: AgentSettings | None = Field(
+        None,
+        description="How the editor's AI agent works on the site: its scans, the change "
+        "requests it opens for findings, its instructions; a part left out is not managed.",
     )
     sectionGroups: dict[Name, SectionGroupEntry] = Field(default_factory=dict)
     sections: dict[Name, SectionEntry] = Field(default_factory=dict)
