@@ -88,6 +88,8 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
     _chain(graph, "site.context-connections", 1, after="sites.0")
     # Its MCP servers: one page.
     _chain(graph, "site.mcp-servers", 1, after="sites.0")
+    # Its agent channels: one page.
+    _chain(graph, "site.channels", 1, after="sites.0")
     # Its agent settings: one GET.
     _chain(graph, "site.agent-settings", 1, after="sites.0")
     return graph

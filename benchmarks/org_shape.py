@@ -200,6 +200,9 @@ def _site(shape: Shape, rng: random.Random, spaces: list[str]) -> dict[str, Any]
         },
         # No headers: the benchmark's manifests name no environment variable.
         "mcpServers": {"tools": {"url": "https://mcp.bench.test/sse"}},
+        "channels": {
+            "slack": {"type": "builtin:slack", "setupSettings": {"allowedChannels": ["docs"]}}
+        },
         "agentSettings": {"scans": {"topics": "never"}, "findings": {"changeRequests": "never"}},
         "sectionGroups": groups,
         "sections": sections,

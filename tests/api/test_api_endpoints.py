@@ -533,6 +533,21 @@ async def test_mcp_servers(session: Session) -> None:
 
 
 @family
+async def test_site_channels(session: Session) -> None:
+    s, channels = session, f"{SITES}/{SITE}/channels"
+    body = {"type": "builtin:slack", "setupSettings": {"allowedChannels": ["docs"]}}
+    made = await s.send("POST", channels, 201, json=body)
+    assert (made["status"], made["role"]) == ("pending", "support")
+    listed = await s.send("GET", channels, 200)
+    assert [item["id"] for item in listed["items"]] == [made["id"]]
+    assert (await s.send("GET", f"{channels}/{made['id']}", 200))["type"] == "builtin:slack"
+    patched = await s.send("PATCH", f"{channels}/{made['id']}", 200, json={"role": "collaborator"})
+    assert patched["role"] == "collaborator"
+    await s.send("DELETE", f"{channels}/{made['id']}", 205)
+    await s.send("DELETE", f"{channels}/{made['id']}", 204)
+
+
+@family
 async def test_site_agent_settings(session: Session) -> None:
     s, settings = session, f"{SITES}/{SITE}/agent-settings"
     made = await s.send("GET", settings, 200)

@@ -72,6 +72,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "share_link",
             "context_connection",
             "mcp_server",
+            "channel",
             "access",
             "agent_instructions",
             "integration_target",

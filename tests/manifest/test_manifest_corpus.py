@@ -43,8 +43,8 @@ def test_invalid_corpus_holds_at_least_40_mistake_classes() -> None:
         (
             "full",
             "1 organization, 3 members, 2 teams, 2 collections, 3 spaces, 2 sites, "
-            "1 share link, 1 context connection, 1 MCP server, 1 section group, 2 sections, "
-            "4 site spaces, "
+            "1 share link, 1 context connection, 1 MCP server, 3 agent channels, "
+            "1 section group, 2 sections, 4 site spaces, "
             "1 external link, 5 redirects, 2 OpenAPI specs, 2 SAML providers, 3 link invites, "
             "2 translations, 1 integration, 2 Git Sync installations in 6 files",
         ),

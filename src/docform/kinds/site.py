@@ -39,6 +39,7 @@ from docform.kinds.access import ACCESS_DESCRIPTION, Access
 from docform.kinds.adaptive_content import AdaptiveContent
 from docform.kinds.advertising import Advertising
 from docform.kinds.agent_settings import AgentSettings
+from docform.kinds.channel import ChannelEntry
 from docform.kinds.context_connection import ContextConnectionEntry
 from docform.kinds.customization_block import CustomizationBlock
 from docform.kinds.external_link import ExternalLinkEntry
@@ -91,6 +92,7 @@ class SiteEntry(Entry):
             "shareLinks",
             "contextConnections",
             "mcpServers",
+            "channels",
             "customization",
             "adaptiveContent",
             "advertising",
@@ -135,6 +137,11 @@ class SiteEntry(Entry):
         None,
         description="MCP servers by manifest name; a site without this key has its servers "
         "left alone (neither read nor pruned).",
+    )
+    channels: dict[Name, ChannelEntry] | None = Field(
+        None,
+        description="Agent channels (Slack, Discord, GitHub, Linear) by manifest name; a site "
+        "without this key has its channels left alone (neither read nor pruned).",
     )
     customization: CustomizationBlock | None = None
     adaptiveContent: AdaptiveContent | None = Field(
@@ -197,6 +204,7 @@ class SiteEntry(Entry):
         nested.extend((self.shareLinks or {}).values())
         nested.extend((self.contextConnections or {}).values())
         nested.extend((self.mcpServers or {}).values())
+        nested.extend((self.channels or {}).values())
         return nested
 
 
