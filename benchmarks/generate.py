@@ -54,6 +54,7 @@ def write_manifests(org: Org, directory: Path, *, changes: int = 0) -> None:
         "organization.yaml": {
             "docform": settings,
             "organization": {"id": ORG_ID, "title": "Bench Corp", "defaultRole": "read"},
+            "customFonts": org.fonts,
         },
         "members.yaml": {"members": org.members},
         "teams.yaml": {"teams": org.teams},

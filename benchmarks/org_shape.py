@@ -74,6 +74,7 @@ class Org:
     site: dict[str, Any] = field(default_factory=dict)
     openapi: dict[str, dict[str, Any]] = field(default_factory=dict)
     saml: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fonts: dict[str, dict[str, Any]] = field(default_factory=dict)
     integrations: dict[str, dict[str, Any]] = field(default_factory=dict)
     git_sync: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -121,6 +122,15 @@ def build_org(shape: Shape, seed: int = 7) -> Org:
             "defaultRole": "read",
         }
         for i in range(shape.saml)
+    }
+    org.fonts = {
+        "brand": {
+            "family": "Bench Sans",
+            "faces": [
+                {"weight": weight, "storageKey": f"fonts/bench-sans-{weight}.woff2"}
+                for weight in (400, 700)
+            ],
+        }
     }
     _integrate_and_sync(org)
     return org

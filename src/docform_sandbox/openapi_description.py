@@ -32,6 +32,7 @@ ERROR_STATUSES = {
     "403": "The token's user may not do this in this organization.",
     "404": "An id in the path names nothing (or nothing this token may see).",
     "409": "The change conflicts with the current state.",
+    "412": "The request's data cannot be carried out (a custom font without a regular face).",
     "429": "Over the rate limit (with Retry-After).",
 }
 ERROR_SCHEMA = {

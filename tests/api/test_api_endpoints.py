@@ -558,6 +558,20 @@ async def test_site_agent_settings(session: Session) -> None:
 
 
 @family
+async def test_custom_fonts(session: Session) -> None:
+    s, fonts = session, f"/orgs/{ORG}/fonts"
+    body = {"fontFamily": "Acme Sans", "fontFaces": [{"weight": 400, "storageKey": "a.woff2"}]}
+    font_id = (await s.send("PUT", fonts, 201, json=body))["id"]
+    listed = await s.send("GET", fonts, 200)
+    assert [item["id"] for item in listed["items"]] == [font_id]
+    assert (await s.send("GET", f"{fonts}/{font_id}", 200))["fontFamily"] == "Acme Sans"
+    renamed = await s.send("POST", f"{fonts}/{font_id}", 201, json={"fontFamily": "Acme"})
+    assert renamed["fontFamily"] == "Acme"
+    await s.send("DELETE", f"{fonts}/{font_id}", 205)
+    await s.send("DELETE", f"{fonts}/{font_id}", 204)
+
+
+@family
 async def test_site_ads_and_styleguide(session: Session) -> None:
     s, site = session, f"{SITES}/{SITE}"
     await s.send("POST", f"{site}/ads", 204, json={"status": "in-review", "topic": "webdev"})

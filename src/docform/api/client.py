@@ -253,13 +253,17 @@ class ApiClient:
     async def list_all(
         self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0
     ) -> list[dict[str, Any]]:
-        """Every item of a list, reading pages of 1000 and following ``next.page`` cursors.
+        """Every item of a list, reading pages of 1000 (``params`` may set ``limit`` to None
+        for a list without pages) and following ``next.page`` cursors.
 
         A next page goes before other waiting calls, the more pages remain the sooner: pages
         can only be read one after another (see `docform.api.slots`). ``priority``: the first
         page's (lower goes first), and at most the next pages'.
         """
-        query = {**(params or {}), "limit": LIST_PAGE_SIZE}
+        # A list whose operation takes no page size (an organization's fonts) is given
+        # ``limit: None``: the parameter is left out, and the list read whole.
+        query = {"limit": LIST_PAGE_SIZE, **(params or {})}
+        query = {name: value for name, value in query.items() if value is not None}
         items: list[dict[str, Any]] = []
         seen: set[str] = set()
         first = priority
