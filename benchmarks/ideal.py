@@ -71,6 +71,9 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
         # Each installation's spaces and sites, once the installations are listed.
         for target in ("spaces", "sites"):
             graph[f"installation{i}.{target}.0"] = ["installations.0"]
+        # What each integration declares of its configuration (which settings are secret): its
+        # entry writes one; read beside the list, as it needs only the entry's integration name.
+        graph[f"integration{i}.declared"] = []
     for i in range(shape.synced_spaces):
         # A synced space names its installation: one read each, once the spaces are listed.
         graph[f"git-sync{i}"] = [f"spaces.{pages(shape.spaces) - 1}"]

@@ -19,7 +19,11 @@ SEEDED_IDS = {"org_acme", "site_docs", "u_erin"}
 """Pinned ids of the corpus that the test seed holds; every other pin is dropped."""
 
 
-SECRETS_IN_ENV = {"DOCFORM_TEST_SPEC_AUTH": "bot:s3cret", "DOCFORM_TEST_AZURE_CERT": "MIIazureCERT"}
+SECRETS_IN_ENV = {
+    "DOCFORM_TEST_SPEC_AUTH": "bot:s3cret",
+    "DOCFORM_TEST_AZURE_CERT": "MIIazureCERT",
+    "DOCFORM_TEST_SEGMENT_KEY": "wk-full-corpus",
+}
 """The secrets the corpus reads from the environment."""
 
 

@@ -102,7 +102,7 @@ def test_the_configuration_diffs_key_by_key_and_secrets_stay_hidden(
     plan = plan_json(manifests, sandbox)
     updated = change(plan, "integration.analytics")
     assert updated["fields"] == [
-        {"path": "configuration.region", "before": "(sensitive)", "after": "us"},
+        {"path": "configuration.region", "before": "eu", "after": "us"},
         {"path": "configuration.writeKey", "before": "(sensitive)", "after": "(sensitive)"},
     ]
     ((method, _, body),) = calls(updated)
@@ -171,26 +171,27 @@ def test_coverage_is_read_only_for_entries_that_list_it(sandbox: Path, manifests
     assert plan_request_count(manifests, sandbox) == without + 1
 
 
-def test_export_reads_configuration_text_from_the_environment(
+def test_export_reads_only_declared_secrets_from_the_environment(
     sandbox: Path, manifests: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """segment declares its write key secret: only that becomes a variable, and the region,
+    a plain setting, is written as it is."""
     write(manifests, {"analytics": analytics(sites={"docs": {}})})
     apply(manifests, sandbox)
     exported = tmp_path / "exported"
     result = run(["export", ORG, exported], sandbox)
     assert result.exit_code == 0, result.output
     text = (exported / "integrations.yaml").read_text()
-    assert KEY not in text and '"eu"' not in text and "eu\n" not in text
+    assert KEY not in text
     (entry,) = yaml.safe_load(text)["integrations"].values()
-    assert entry["configuration"]["sampleRate"] == 50
-    names = {
-        k: v.removeprefix("${env:").removesuffix("}")
-        for k, v in entry["configuration"].items()
-        if isinstance(v, str)
+    variable = "DOCFORM_INTEGRATIONS_SEGMENT_CONFIGURATION_WRITEKEY"
+    assert entry["configuration"] == {
+        "writeKey": f"${{env:{variable}}}",
+        "region": "eu",
+        "sampleRate": 50,
     }
-    for key, value in (("writeKey", KEY), ("region", "eu")):
-        monkeypatch.setenv(names[key], value)
-    assert list(entry["sites"]) == ["acme-docs"] or len(entry["sites"]) == 1
+    monkeypatch.setenv(variable, KEY)
+    assert len(entry["sites"]) == 1
     assert_converged(exported, sandbox)
 
 

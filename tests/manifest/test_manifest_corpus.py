@@ -17,6 +17,7 @@ INVALID_CASES = sorted(path for path in (CORPUS / "invalid").iterdir() if path.i
 VALID_ENV = {
     "DOCFORM_TEST_SPEC_AUTH": "reader:s3cret",
     "DOCFORM_TEST_AZURE_CERT": "-----BEGIN CERTIFICATE-----\nAZURE\n-----END CERTIFICATE-----",
+    "DOCFORM_TEST_SEGMENT_KEY": "wk-full-corpus",
 }
 SCHEMA_MODELINE = "# yaml-language-server: $schema="
 

@@ -9,6 +9,7 @@ narrower"); this finds them. A field is named when any alternative of the schema
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,12 @@ from typing import Any
 Schema = dict[str, Any]
 REF = "#/components/schemas/"
 UNNAMED = "a field the definition does not name"
+#: An integration's declared setting is itself a JSON Schema, where the definition names no
+#: keyword that marks a secret: the sandbox marks one with JSON Schema's own (docs/service.md,
+#: "Integration configuration secrets"), and only there.
+SECRET_MARKS = re.compile(
+    r".*\.configurations\.(account|space|site)\.properties\.[^.]+\.(format|writeOnly)"
+)
 
 
 @dataclass
@@ -94,6 +101,6 @@ def unnamed_fields(
         named = found.properties.get(name) or found.more
         if named:
             paths += unnamed_fields(inner, named, components, f"{where}.{name}")
-        elif not found.open:
+        elif not found.open and not SECRET_MARKS.fullmatch(f"{where}.{name}"):
             paths.append(f"{where}.{name}")
     return paths

@@ -149,9 +149,15 @@ class Kind:
         """Every live object of this kind, with the fewest requests the API allows.
 
         ``wanted_ids`` are ids pinned in the manifests: a kind may look for those that the
-        lists do not return (a space deleted less than 7 days ago can be restored).
+        lists do not return (a space deleted less than 7 days ago can be restored); or, for a
+        kind that says otherwise in `wanted_for_read`, what its entries ask it to read.
         """
         raise NotImplementedError
+
+    def wanted_for_read(self, desired: Desired) -> str | None:
+        """What ``desired`` asks this kind's ``read`` to look for, when it `reads_pinned_ids`:
+        the id the entry pins or docform.lock records, unless the kind needs something else."""
+        return desired.pinned_id or desired.locked_id
 
     # -- manifest and live side ---------------------------------------------------------------
 

@@ -127,6 +127,11 @@ class LiveReader:
         what it refers to) alone; else None: read it."""
         return self._earlier.unchanged(kind, live_id) if self._earlier else None
 
+    @property
+    def with_manifests(self) -> bool:
+        """Whether this read plans manifests (export reads without: every object is wanted)."""
+        return self._manages is not None
+
     def live(self, kind: str) -> builtins.list[dict[str, Any]]:
         return self._state.of(kind)
 

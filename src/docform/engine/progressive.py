@@ -86,7 +86,7 @@ class ProgressiveMatcher:
         """The ids pinned by ``kind``'s entries, made only if the kind's read looks at them:
         making every kind's entries before the first request would delay all the reads."""
         return PinnedIds(
-            lambda: [i for d in self.desired(kind) if (i := d.pinned_id or d.locked_id)]
+            lambda: [i for d in self.desired(kind) if (i := kind.wanted_for_read(d))]
         )
 
     def kind_read(self, kind: Kind, raws: Sequence[Mapping[str, Any]]) -> None:

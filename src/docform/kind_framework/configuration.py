@@ -1,12 +1,15 @@
-"""A free-form configuration whose values may be secrets (an integration installation's).
+"""A configuration whose values may be secrets: an integration installation's, an MCP
+server's headers, a context connection's setup.
 
-The service says an installation's ``configuration`` may hold third-party credentials, so every
-text value of it, live or wanted, is `Concealed`: compared by value, shown as ``(sensitive)``.
-Plans still diff it key by key (``configuration.apiKey: (sensitive) -> (sensitive)``), and show
-what is not text (a number, a switch) and values written as plain text in the manifests
-(which are in the repository anyway). A value written ``${env:NAME}`` or ``{file: PATH}`` is
-sent as a ``$secret`` reference that apply resolves again; export writes every text value as
-``${env:...}``, never the value.
+Which values are secret comes from what the service declares, where it declares it: an
+integration's configuration schema marks a setting secret with ``format: "password"`` or
+``writeOnly: true`` (`declared_secrets`; docs/service.md). A secret is compared by value, shown
+as ``(sensitive)``, and must be written ``${env:NAME}`` or ``{file: PATH}``: in plain text it is
+refused at its file:line (`plain_secrets`). Any other value is shown like any other field,
+except a value written as a reference (whatever comes from the environment stays hidden) and,
+where nothing is declared, every live text value. A reference is sent as a ``$secret`` that
+apply resolves again; export writes each secret as ``${env:...}``, never its value, and every
+other value as it is.
 """
 
 from __future__ import annotations
@@ -71,11 +74,35 @@ def _wanted_value(value: Any) -> Any:
     return value
 
 
-def live(configuration: Any) -> dict[str, Any]:
-    """A live configuration as compared: every text value concealed."""
+Secrets = frozenset[str] | None
+"""The keys of a configuration that are secret; None where nothing is declared (every text
+value is then taken for one)."""
+
+
+def declared_secrets(schema: Any) -> Secrets:
+    """The secret settings of a declared configuration schema (``{properties: {...}}``): those
+    marked ``format: "password"`` or ``writeOnly: true``; None without a schema of settings
+    (nothing declared, or a configuration the service draws itself)."""
+    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
+        return None
+    return frozenset(
+        key
+        for key, setting in schema["properties"].items()
+        if isinstance(setting, Mapping)
+        and (setting.get("format") == "password" or setting.get("writeOnly") is True)
+    )
+
+
+def live(configuration: Any, secrets: Secrets = None) -> dict[str, Any]:
+    """A live configuration as compared: its secrets concealed (every text value, where
+    nothing is declared)."""
     if not isinstance(configuration, Mapping):
         return {}
-    return {key: _live_value(value) for key, value in configuration.items()}
+    if secrets is None:
+        return {key: _live_value(value) for key, value in configuration.items()}
+    return {
+        key: Concealed(value) if key in secrets else value for key, value in configuration.items()
+    }
 
 
 def _live_value(value: Any) -> Any:
@@ -86,6 +113,17 @@ def _live_value(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {key: _live_value(item) for key, item in value.items()}
     return value
+
+
+def plain_secrets(configuration: Mapping[str, Any] | None, secrets: Secrets) -> list[str]:
+    """The keys of ``configuration`` (as written) that hold a declared secret in plain text."""
+    if configuration is None or not secrets:
+        return []
+    return [
+        key
+        for key, value in configuration.items()
+        if key in secrets and not (isinstance(value, Secret) and not value.is_literal)
+    ]
 
 
 def body(configuration: Mapping[str, Any], source: str) -> dict[str, Any]:
@@ -99,13 +137,16 @@ def _sent(value: Any, source: str) -> Any:
     return value
 
 
-def exported(configuration: Any, prefix: str) -> dict[str, Any]:
-    """A live configuration as the manifests write it: text values read from the environment
-    (``${env:DOCFORM_..._PREFIX_KEY}``), everything else as it is."""
+def exported(configuration: Any, prefix: str, secrets: Secrets = None) -> dict[str, Any]:
+    """A live configuration as the manifests write it: its secrets read from the environment
+    (``${env:DOCFORM_..._PREFIX_KEY}``; every text value where nothing is declared), everything
+    else as it is."""
     if not isinstance(configuration, Mapping):
         return {}
     return {
-        key: EnvValue(_env_suffix(f"{prefix}_{key}")) if isinstance(value, str) else value
+        key: EnvValue(_env_suffix(f"{prefix}_{key}"))
+        if (key in secrets if secrets is not None else isinstance(value, str))
+        else value
         for key, value in configuration.items()
     }
 

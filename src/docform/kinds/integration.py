@@ -2,13 +2,17 @@
 
 An installation is what makes an integration (analytics, chat, search...) run for the
 organization; its spaces and sites are installations of their own, written inside the entry
-(`docform.kinds.integration_target`). The configuration is free-form and may hold credentials:
-see `docform.kinds.configuration` for how it is compared, shown and exported.
+(`docform.kinds.integration_target`). Which settings of a configuration are secret is what the
+integration declares (``GET /integrations/{name}``, read once per integration whose entry writes
+a configuration, beside the installations list; for every installed one when exporting): see
+`docform.kind_framework.configuration` for how secrets are compared, shown and exported. A
+secret written in plain text stops the plan at its file:line, before any call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import Field
@@ -17,13 +21,14 @@ from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Obse
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
+from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kind_framework import configuration
 from docform.kind_framework.configuration import Configuration
 from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired
 from docform.kind_framework.rest import created, id_in_path
-from docform.model.entry import Entry, ManifestModel
+from docform.model.entry import Entry, Location, ManifestModel
 from docform.model.fields import SiteName, SpaceName
 from docform.service.answer_description import within
 
@@ -39,6 +44,13 @@ PATCHED = {
 INSTALLATION_FIELDS = (
     "id", "status", "configuration", "space_selection", "site_selection", "externalIds[]",
 )  # fmt: skip
+#: Where an installation's configuration is declared, for each place it is installed on.
+TARGETS = ("account", "space", "site")
+ConfigPath = tuple[str, ...]
+
+
+class SecretInPlainText(DocformError):
+    """A setting an integration declares secret, written in plain text in the manifests."""
 
 
 class TargetEntry(ManifestModel):
@@ -73,6 +85,21 @@ class IntegrationEntry(Entry):
         # NOTE: an organization installs an integration once; its name is the installation's key.
         return self.integration
 
+    def configurations(self) -> Iterator[tuple[str, ConfigPath, Configuration]]:
+        """Each configuration the entry writes: where it is declared (`TARGETS`), its path in
+        the entry, and its settings."""
+        if self.configuration is not None:
+            yield "account", ("configuration",), self.configuration
+        for field, target in (("spaces", "space"), ("sites", "site")):
+            for name, written in (getattr(self, field) or {}).items():
+                if written.configuration is not None:
+                    yield target, (field, name, "configuration"), written.configuration
+
+    def located_paths(self) -> Iterator[tuple[str | int, ...]]:
+        # Secrets are checked at plan time, against what the integration declares.
+        for _, path, settings in self.configurations():
+            yield from ((*path, key) for key in settings)
+
 
 class IntegrationKind(Kind):
     """Organization installations: installed with a POST, set up with a PATCH, uninstalled."""
@@ -88,20 +115,58 @@ class IntegrationKind(Kind):
                     "integration.name",
                     *within("installation", INSTALLATION_FIELDS),
                 ),
+                "/integrations/*": ("name", "configurations"),
             },
             list_names=("installations",),
         ),
     )
     renamable = False
 
+    reads_pinned_ids = True  # its entries name the integrations whose declarations it reads
+
+    def __init__(self, org_id: str) -> None:
+        super().__init__(org_id)
+        self._entries: list[IntegrationEntry] = []
+        """The entries planned, checked against what their integrations declare (`read`)."""
+
+    def wanted_for_read(self, desired: Desired) -> str | None:
+        entry: IntegrationEntry = desired.entry
+        return entry.integration if any(entry.configurations()) else None
+
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        items = await reader.list(self.name, f"/orgs/{self.org_id}/installations")
+        listed, declared = await asyncio.gather(
+            reader.list(self.name, f"/orgs/{self.org_id}/installations"),
+            self._declarations(reader, wanted_ids),
+        )
+        if not reader.with_manifests:  # exporting: every installed integration's
+            names = {item["integration"]["name"] for item in listed}
+            declared = await self._declarations(reader, sorted(names))
+        refuse_plain_secrets(self._entries, declared)
         return [
-            {**item["installation"], "_integration": item["integration"]["name"]} for item in items
+            {
+                **item["installation"],
+                "_integration": item["integration"]["name"],
+                "_configurations": declared.get(item["integration"]["name"]),
+            }
+            for item in listed
         ]
 
+    async def _declarations(
+        self, reader: LiveReader, names: Sequence[str]
+    ) -> dict[str, dict[str, Any] | None]:
+        """What each integration declares of its configurations (None: not published)."""
+        unique = sorted(set(names))
+        answers = await asyncio.gather(
+            *(reader.get_or_none(self.name, f"/integrations/{name}") for name in unique)
+        )
+        return {
+            name: None if answer is None else dict(answer.get("configurations") or {})
+            for name, answer in zip(unique, answers, strict=True)
+        }
+
     def desired(self, manifests: ManifestView) -> list[Desired]:
-        return [self._desired(e) for e in manifests.section("integrations").values()]
+        self._entries = list(manifests.section("integrations").values())
+        return [self._desired(e) for e in self._entries]
 
     def _desired(self, e: IntegrationEntry) -> Desired:
         fields: dict[str, Any] = {}
@@ -114,7 +179,9 @@ class IntegrationKind(Kind):
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         fields = {
-            "configuration": configuration.live(raw.get("configuration")),
+            "configuration": configuration.live(
+                raw.get("configuration"), declared_secrets_of(raw, "account")
+            ),
             "spaceSelection": raw.get("space_selection"),
             "siteSelection": raw.get("site_selection"),
             "externalIds": raw.get("externalIds"),
@@ -153,10 +220,43 @@ class IntegrationKind(Kind):
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         name = raw["_integration"]
         fields: dict[str, Any] = {"id": raw["id"], "integration": name}
-        config = configuration.exported(raw.get("configuration"), "CONFIGURATION")
+        secrets = declared_secrets_of(raw, "account")
+        config = configuration.exported(raw.get("configuration"), "CONFIGURATION", secrets)
         if config:
             fields["configuration"] = config
         for field, api in PATCHED.items():
             if field != "configuration" and raw.get(api) not in (None, []):
                 fields[field] = raw[api]
         return Exported("integrations", self.name, raw["id"], name, fields)
+
+
+def declared_secrets_of(installation: Mapping[str, Any], target: str) -> configuration.Secrets:
+    """The secret settings the installation's integration declares for ``target``."""
+    declared = installation.get("_configurations") or {}
+    return configuration.declared_secrets(declared.get(target))
+
+
+def refuse_plain_secrets(
+    entries: Sequence[IntegrationEntry], declared: Mapping[str, Mapping[str, Any] | None]
+) -> None:
+    """Stop the plan, before any call, at each secret setting written in plain text."""
+    found = [
+        _plain_secret(entry.location_of((*path, key)), entry, (*path, key))
+        for entry in entries
+        for target, path, settings in entry.configurations()
+        for key in configuration.plain_secrets(
+            settings,
+            configuration.declared_secrets((declared.get(entry.integration) or {}).get(target)),
+        )
+    ]
+    if found:
+        raise SecretInPlainText("\n".join(found))
+
+
+def _plain_secret(where: Location, entry: IntegrationEntry, path: ConfigPath) -> str:
+    written = ".".join(path)
+    return (
+        f"{where}: {entry.address}: {written} is a secret of the {entry.integration} "
+        "integration (it declares it so), written in plain text: write it as ${env:NAME} or "
+        "{file: PATH}, and keep the value out of the repository"
+    )

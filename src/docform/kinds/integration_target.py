@@ -22,7 +22,7 @@ from docform.export.model import Exported, LiveRef
 from docform.kind_framework import configuration
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.rest import id_in_path
-from docform.kinds.integration import IntegrationEntry, TargetEntry
+from docform.kinds.integration import IntegrationEntry, TargetEntry, declared_secrets_of
 
 #: Target kind -> (the entry's field, the list's path segment, the create body's id field).
 TARGETS = {"space": ("spaces", "spaces", "space"), "site": ("sites", "sites", "siteId")}
@@ -107,7 +107,7 @@ class IntegrationTargetKind(Kind, ExplainsDeletes):
         return Observed(
             id=raw["id"],
             key=(on, target, what),
-            fields={"configuration": configuration.live(raw.get("configuration"))},
+            fields={"configuration": configuration.live(raw.get("configuration"), _secrets(raw))},
             title=f"{target} {raw['_target_id']}",
             raw=raw,
             address=target_address(on, target, what),
@@ -153,7 +153,8 @@ class IntegrationTargetKind(Kind, ExplainsDeletes):
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         target = raw["_target"]
         written: dict[str, Any] = {}
-        config = configuration.exported(raw.get("configuration"), f"{target}_{raw['_target_id']}")
+        prefix = f"{target}_{raw['_target_id']}"
+        config = configuration.exported(raw.get("configuration"), prefix, _secrets(raw))
         if config:
             written["configuration"] = config
         return Exported(
@@ -180,7 +181,7 @@ def _tagged(
 ) -> dict[str, Any]:
     """An installation on a space or site as listed, with the organization installation it
     belongs to and an id made of both (it has none of its own)."""
-    value = item[target]
+    value, secrets = item[target], declared_secrets_of(installation, target)
     target_id = value["id"] if isinstance(value, Mapping) else value
     return {
         **item,
@@ -189,4 +190,11 @@ def _tagged(
         "_installation": installation["id"],
         "_target": target,
         "_target_id": target_id,
+        # A list: raws are kept as JSON (saved plans, fingerprints).
+        "_secrets": None if secrets is None else sorted(secrets),
     }
+
+
+def _secrets(raw: Mapping[str, Any]) -> configuration.Secrets:
+    listed = raw.get("_secrets")
+    return None if listed is None else frozenset(listed)

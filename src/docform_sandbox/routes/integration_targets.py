@@ -28,9 +28,11 @@ from docform_sandbox.http import (
     list_page,
     not_found,
 )
+from docform_sandbox.routes.integration_catalogue import write_only
 from docform_sandbox.routes.integrations import (
     INSTALLATION,
     TARGET_KIND,
+    answered,
     require_installation,
 )
 from docform_sandbox.routes.shared import removed
@@ -64,7 +66,9 @@ def render(doc: dict[str, Any]) -> dict[str, Any]:
         "integration": doc["integration"],
         "installation": doc["parent"],
         "status": "active",
-        "configuration": doc["configuration"],
+        "configuration": answered(
+            doc["configuration"], write_only(doc["integration"], doc["target"])
+        ),
         "externalIds": doc["externalIds"],
         "urls": {
             "location": location,

@@ -2,8 +2,9 @@
 statuses, and ``/integrations/{integrationName}/installations[/{installationId}]``.
 
 Choices where the API documents are silent:
-- The sandbox knows a fixed catalogue of public integrations (`CATALOGUE`); installing any other
-  name answers 404. An organization installs an integration once: a second install answers 409.
+- The sandbox knows a fixed catalogue of public integrations
+  (`docform_sandbox.routes.integration_catalogue`); installing any other name answers 404.
+  An organization installs an integration once: a second install answers 409.
 - A new installation is ``active`` with ``space_selection`` and ``site_selection`` ``selected``,
   an empty configuration and no external ids. PATCH ``configuration`` replaces the whole
   configuration (the API does not say whether it merges); a selection of ``all`` is stored and
@@ -39,13 +40,13 @@ from docform_sandbox.http import (
     not_found,
     timestamp,
 )
-from docform_sandbox.routes.orgs import render_org
+from docform_sandbox.routes.integration_catalogue import (
+    render_integration,
+    require_integration,
+    write_only,
+)
 from docform_sandbox.routes.shared import removed
 
-CATALOGUE = (
-    "googleanalytics", "segment", "mixpanel", "plausible", "fathom", "hotjar", "intercom",
-    "slack", "algolia", "heap", "amplitude", "posthog",
-)  # fmt: skip
 NAME_PATTERN = r"^[a-zA-Z0-9-_.]+$"
 INSTALLATIONS = "/integrations/{integrationName}/installations"
 INSTALLATION = INSTALLATIONS + "/{installationId}"
@@ -74,48 +75,6 @@ class StatusQuery(Query):
     site: str | None = None
 
 
-#: The organization that publishes the catalogue's integrations (an Integration's ``owner``).
-PUBLISHER: dict[str, Any] = {
-    "id": "org_integrations",
-    "title": "Sandbox Integrations",
-    "createdAt": "2024-01-01T00:00:00.000Z",
-    "emailDomains": [],
-    "type": "business",
-    "useCase": "productDocs",
-    "plan": "free_2024",
-    "inviteLinks": False,
-    "mergeRules": {"type": "none"},
-}
-
-
-def render_integration(ctx: Ctx, name: str) -> dict[str, Any]:
-    """A catalogue integration as the definition's Integration: every required field, those
-    the sandbox has no value for empty (no scopes, categories, preview images or links)."""
-    location = f"{API_BASE}/integrations/{name}"
-    return {
-        "object": "integration",
-        "name": name,
-        "title": name,
-        "version": 1,
-        "target": "all",
-        "visibility": "public",
-        "verified": True,
-        "scopes": [],
-        "categories": [],
-        "previewImages": [],
-        "externalLinks": [],
-        "owner": render_org(ctx, PUBLISHER),
-        "permissions": {"admin": False},
-        "urls": {
-            "location": location,
-            "app": f"{APP_BASE}/integrations/{name}",
-            "assets": f"{location}/assets",
-            "publicEndpoint": f"{location}/public",
-            "publicContentEndpoint": f"{location}/public",
-        },
-    }
-
-
 def render_installation(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any]:
     name, inst_id = doc["integration"], doc["id"]
     on_spaces = [("parent = ?", [inst_id]), ("json_extract(data, '$.target') = ?", ["space"])]
@@ -126,7 +85,7 @@ def render_installation(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any]:
         "space_selection": doc["space_selection"],
         "site_selection": doc["site_selection"],
         "spaces": spaces,
-        "configuration": doc["configuration"],
+        "configuration": answered(doc["configuration"], write_only(name, "account")),
         "createdAt": doc["createdAt"],
         "updatedAt": doc["updatedAt"],
         "urls": {
@@ -140,11 +99,9 @@ def render_installation(ctx: Ctx, doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def require_integration(ctx: Ctx) -> str:
-    name = ctx.params["integrationName"]
-    if name not in CATALOGUE:
-        raise not_found("integration", name)
-    return name
+def answered(configuration: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
+    """A stored configuration as answers show it: without its write-only settings."""
+    return {key: value for key, value in configuration.items() if key not in hidden}
 
 
 def require_installation(ctx: Ctx, *, write: bool = False) -> dict[str, Any]:
