@@ -85,9 +85,7 @@ class ProgressiveMatcher:
     def pinned_ids(self, kind: Kind) -> Sequence[str]:
         """The ids pinned by ``kind``'s entries, made only if the kind's read looks at them:
         making every kind's entries before the first request would delay all the reads."""
-        return PinnedIds(
-            lambda: [i for d in self.desired(kind) if (i := kind.wanted_for_read(d))]
-        )
+        return PinnedIds(lambda: [i for d in self.desired(kind) if (i := kind.wanted_for_read(d))])
 
     def kind_read(self, kind: Kind, raws: Sequence[Mapping[str, Any]]) -> None:
         """``kind``'s live objects are all in: match it, and every kind that waited on it."""
