@@ -1,12 +1,13 @@
 """An object deleted by hand in the service is drift, whatever ties its entry to it.
 
 For every kind whose entries can pin an ``id`` (each row below), examples/acme, with a link
-invite, an external link, a share link, an integration and a Git Sync added, is applied; one
-object is deleted through the service's API as a person would; then, with the entry tied by
-docform.lock (what apply and export write) or by an ``id:`` pinned in the manifest, `docform
-drift` exits 2 ("drift", never 1, "error") and its plan brings the object back (a create, or a
-restore from the trash) with a note naming the lost id where it is created anew; once applied
-under a stale pin, the plan is empty (the lock records the new object, tried after the pin).
+invite, an external link, a share link, an agent channel, an integration and a Git Sync added,
+is applied; one object is deleted through the service's API as a person would; then, with the
+entry tied by docform.lock (what apply and export write) or by an ``id:`` pinned in the
+manifest, `docform drift` exits 2 ("drift", never 1, "error") and its plan brings the object
+back (a create, or a restore from the trash) with a note naming the lost id where it is created
+anew; once applied under a stale pin, the plan is empty (the lock records the new object, tried
+after the pin).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ SITE_EXTRAS = """\
       api: {label: API, connector: "builtin:api"}
     mcpServers:
       tools: {title: Acme tools, url: "https://mcp.acme.test/sse"}
+    channels:
+      slack: {type: "builtin:slack"}
 """
 EXTRAS = """\
 linkInvites:
@@ -70,6 +73,7 @@ ROWS = {
         "site.devdocs.contextConnection.api", f"{DEVDOCS}/context-connections/{{id}}"
     ),
     "mcp_server": Row("site.devdocs.mcpServer.tools", f"{DEVDOCS}/mcp-servers/{{id}}"),
+    "channel": Row("site.devdocs.channel.slack", f"{DEVDOCS}/channels/{{id}}"),
     "openapi": Row("openapi.platform-api", f"{ORG}/openapi/platform-api"),
     "saml": Row("saml.okta", f"{ORG}/saml/{{id}}"),
     "link_invite": Row("link_invite.readers", f"{ORG}/link-invites/{{id}}"),
