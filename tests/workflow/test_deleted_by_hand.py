@@ -1,13 +1,13 @@
 """An object deleted by hand in the service is drift, whatever ties its entry to it.
 
 For every kind whose entries can pin an ``id`` (each row below), examples/acme, with a link
-invite, an external link, a share link, an agent channel, an integration and a Git Sync added,
-is applied; one object is deleted through the service's API as a person would; then, with the
-entry tied by docform.lock (what apply and export write) or by an ``id:`` pinned in the
-manifest, `docform drift` exits 2 ("drift", never 1, "error") and its plan brings the object
-back (a create, or a restore from the trash) with a note naming the lost id where it is created
-anew; once applied under a stale pin, the plan is empty (the lock records the new object, tried
-after the pin).
+invite, an external link, a share link, an agent channel, an integration, a Git Sync and a
+custom font added, is applied; one object is deleted through the service's API as a person
+would; then, with the entry tied by docform.lock (what apply and export write) or by an ``id:``
+pinned in the manifest, `docform drift` exits 2 ("drift", never 1, "error") and its plan brings
+the object back (a create, or a restore from the trash) with a note naming the lost id where it
+is created anew; once applied under a stale pin, the plan is empty (the lock records the new
+object, tried after the pin).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ integrations:
   analytics: {integration: segment, configuration: {region: eu}}
 gitSync:
   handbook: {space: eng-handbook, provider: github, repository: 4242, branch: main}
+customFonts:
+  acme-sans: {family: Acme Sans, faces: [{weight: 400, storageKey: fonts/acme-sans.woff2}]}
 """
 
 
@@ -79,6 +81,7 @@ ROWS = {
     "link_invite": Row("link_invite.readers", f"{ORG}/link-invites/{{id}}"),
     "integration": Row("integration.analytics", "/integrations/segment/installations/{id}"),
     "git_sync": Row("git_sync.handbook", "/git/installations/{id}"),
+    "custom_font": Row("custom_font.acme-sans", f"{ORG}/fonts/{{id}}"),
 }
 # Kinds whose entries may pin an id but that this table leaves to their own tests, and why.
 ELSEWHERE = {
