@@ -29,6 +29,7 @@ from planning import (
     open_store,
     plan_json,
     plan_request_count,
+    replace_text,
     run,
     seeded_sandbox,
     write_manifests,
@@ -273,7 +274,54 @@ def test_a_gitlab_access_token_never_shows(
     ]
     assert not [text for text in written if GITLAB_TOKEN in text]
     assert_converged(manifests, sandbox)
-    assert live_sync(sandbox)["providerConfiguration"]["accessToken"] == GITLAB_TOKEN
+    synced = live_sync(sandbox)
+    assert "accessToken" not in synced["providerConfiguration"]  # held, never answered
+    with open_store(sandbox) as store:
+        held = store.get("git-installation", synced["id"])
+    assert held is not None and held["providerConfiguration"]["accessToken"] == GITLAB_TOKEN
+
+
+def test_a_write_only_token_is_sent_again_only_when_its_source_changes(
+    sandbox: Path, manifests: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service never answers the token: docform.lock records the variable it was sent
+    from, a new value in the same variable plans nothing, another variable sends it, and so
+    does deleting its line under ``secrets:``."""
+    monkeypatch.setenv("GITLAB_TOKEN", GITLAB_TOKEN)
+    write(
+        manifests, {"handbook": handbook_sync(provider="gitlab", accessToken="${env:GITLAB_TOKEN}")}
+    )
+    apply(manifests, sandbox)
+    lock = (manifests / "docform.lock").read_text()
+    assert 'secrets:\n  git_sync.handbook:\n    accessToken: "${env:GITLAB_TOKEN}"\n' in lock
+    monkeypatch.setenv("GITLAB_TOKEN", "glpat-rotated-in-the-environment")
+    assert_converged(manifests, sandbox)
+    monkeypatch.setenv("GITLAB_ROTATED", "glpat-from-another-variable")
+    write(
+        manifests,
+        {"handbook": handbook_sync(provider="gitlab", accessToken="${env:GITLAB_ROTATED}")},
+    )
+    plan = plan_json(manifests, sandbox)
+    ((method, _, body),) = calls(change(plan, "git_sync.handbook", "update"))
+    assert method == "PATCH"
+    assert body["providerConfiguration"]["accessToken"] == {
+        "$secret": "git_sync.handbook.accessToken"
+    }
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    assert "${env:GITLAB_ROTATED}" in (manifests / "docform.lock").read_text()
+    replace_text(manifests / "docform.lock", '    accessToken: "${env:GITLAB_ROTATED}"\n', "")
+    assert actions(plan_json(manifests, sandbox)) == [("git_sync.handbook", "update")]
+
+
+def test_a_token_in_plain_text_is_refused_at_its_line(sandbox: Path, manifests: Path) -> None:
+    write(manifests, {"handbook": handbook_sync(provider="gitlab", accessToken="glpat-PLAIN-0001")})
+    result = run(["validate", manifests], sandbox)
+    assert result.exit_code == 1
+    assert "accessToken is a secret, written in plain text: write it as ${env:NAME}" in (
+        result.output
+    )
+    assert "glpat-PLAIN-0001" not in result.output
 
 
 def test_an_exported_sync_is_named_after_its_space(

@@ -101,6 +101,8 @@ def apply_with_progress(
         plan.changes, as_json=as_json, console=shown.console(), show_calls=not shown.quiet
     ) as progress:
         report = run_async(apply())
+    if recorder:
+        recorder.finish(report.done, [change for change, _ in report.failed])
     if events is not None:
         events.report = report
         for note in report.notes:

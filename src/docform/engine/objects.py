@@ -60,6 +60,11 @@ class Desired:
     """Names of the last parts of ``key``, as a ``formerly`` mapping writes them."""
     sensitive: frozenset[str] = frozenset()
     requires: frozenset[str] = frozenset()
+    secret_sources: Mapping[str, str] = field(default_factory=dict)
+    """The ``${env:NAME}`` or ``{file: PATH}`` each secret of the entry is written with, by its
+    path (``accessToken``, ``configuration.apiKey``); `docform.engine.secret_sources`."""
+    locked_sources: Mapping[str, str] = field(default_factory=dict)
+    """The sources docform.lock records as last sent for this address."""
     entry: Any = None
     """The kind's own record of the entry (its manifest model, mostly): only the kind that made
     this `Desired` reads it, so the engine leaves its type to that kind."""
@@ -79,6 +84,9 @@ class Observed:
     the space it shows, a section as its create left it)."""
     sensitive: frozenset[str] = frozenset()
     """Fields whose live value must not be shown (a certificate, a URL with credentials)."""
+    unread: frozenset[str] = frozenset()
+    """Secrets the service holds but never answers (write-only), by path: compared by the
+    source docform.lock records (`docform.engine.secret_sources`)."""
     address: str | None = None
     """Where the plan names this object when no entry matches it, if its kind names it better
     than ``KIND.~ID`` (a grant, by the object it is on); see `match.unmatched_address`."""

@@ -280,6 +280,12 @@ class Plan:
     longer live, an entry that may replace a live object)."""
     identities: dict[str, str] = field(default_factory=dict, repr=False)
     """Address -> live id of every entry matched to a live object (what docform.lock holds)."""
+    secret_sources: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)
+    """Address -> the source of each secret its entry writes (`docform.engine.secret_sources`):
+    what docform.lock records once its changes are made."""
+    kept_sources: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)
+    """What docform.lock records of those before the apply: sources of entries left alone, and
+    the sources recorded so far for the others."""
     warnings: list[str] = field(default_factory=list)
     """What a person should look at that breaks nothing (an ``ignore:`` pattern matching
     nothing)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docform.engine import secret_sources
 from docform.engine.audience import plan_audience
 from docform.engine.capabilities import (
     ComparesOwnWay,
@@ -90,6 +91,7 @@ def plan_from_matcher(
         )
         if kind.locked:
             plan.identities.update(_identities(kind, matching))
+        _record_sources(plan, matching)
         plan.notes += matching.notes
     plan.fingerprints = matcher.fingerprints(matchings)
     plan.addresses = _known_addresses(matchings)
@@ -188,6 +190,13 @@ def _kind_changes(kind: Kind, matching: Matching, index: AddressIndex) -> list[C
     return changes
 
 
+def _record_sources(plan: Plan, matching: Matching) -> None:
+    entries = [*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores))]
+    changed = {c.address for c in plan.changes}
+    plan.secret_sources.update(secret_sources.wanted_sources(entries))
+    plan.kept_sources.update(secret_sources.kept_sources(entries, changed))
+
+
 def _identities(kind: Kind, matching: Matching) -> dict[str, str]:
     """What docform.lock records for each matched entry: its live id, or for a kind with a
     `lock_field`, the value the lock already holds (a change of it records the new one)."""
@@ -264,14 +273,18 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
         observed = {**observed, kind.lock_field: d.locked_id}
     rules = kind.rules
     by_action: dict[str, dict[str, Any]] = {}
+    unread = secret_sources.settled(d, obs)
     for name, want in d.fields.items():
+        if name in unread:
+            continue
         have = observed.get(name)
+        want = secret_sources.compared(name, want, unread)
         # Most fields of most pairs are equal: settled without a call (19,000 pairs a plan).
         if _same_field(kind, name, want, have):
             continue
         if name in rules.immutable:
             raise rules.immutable[name].refusal(d, obs, name)
-        by_action.setdefault(rules.actions.get(name, "update"), {})[name] = want
+        by_action.setdefault(rules.actions.get(name, "update"), {})[name] = d.fields[name]
     changes = []
     for action, changed in by_action.items():
         changes.append(

@@ -41,14 +41,16 @@ class ProgressiveMatcher:
         *,
         finishing: bool = False,
         locked: Mapping[str, str] | None = None,
+        sources: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         """``manifests``: None until `take_manifests`; ``locked``: the live id recorded for each
-        address in the identity file."""
+        address in the identity file; ``sources``: the secret sources it records as sent."""
         self.order = kinds_in_reference_order(kinds)
         self.index = AddressIndex()
         self._manifests = manifests
         self._finishing = finishing
         self._locked = locked or {}
+        self._sources = sources or {}
         self._names = {kind.name for kind in kinds}
         # kind_read runs in worker threads (`docform.engine.snapshot.KindRead`): one match
         # at a time. `manages` only looks up kinds matched before, so it needs no lock.
@@ -59,11 +61,17 @@ class ProgressiveMatcher:
         self._desired: dict[str, list[Desired]] = {}
         self._entries: dict[str, dict[str, Desired]] = {}
 
-    def take_manifests(self, manifests: Any, locked: Mapping[str, str] | None = None) -> None:
+    def take_manifests(
+        self,
+        manifests: Any,
+        locked: Mapping[str, str] | None = None,
+        sources: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
         """The manifests are loaded: match every kind read so far whose turn has come."""
         with self._matching:
             self._manifests = manifests
             self._locked = locked or {}
+            self._sources = sources or {}
             # Made here, in a worker thread: the read would make them on the event loop, where
             # no answer is taken while they are made.
             for kind in self.order:
@@ -79,6 +87,7 @@ class ProgressiveMatcher:
             desired = kind.desired(self._manifests)
             for d in desired:
                 d.locked_id = self._locked.get(d.address)
+                d.locked_sources = self._sources.get(d.address, {})
             self._desired[kind.name] = desired
         return self._desired[kind.name]
 

@@ -29,6 +29,9 @@ class Built:
     ids: dict[tuple[str, ...], LiveRef] = field(default_factory=dict)
     """The live object of each entry, by its path in ``sections`` (``("teams", "ops")``):
     what docform.lock records, since the entries themselves pin no ``id``."""
+    sources: dict[tuple[str, ...], dict[str, str]] = field(default_factory=dict)
+    """The variable each entry's write-only secrets read, by the entry's path as ``ids``."""
+    unread: dict[LiveRef, dict[str, str]] = field(default_factory=dict)
 
 
 class _Dangling(Exception):
@@ -70,6 +73,8 @@ def build_sections(
         live_id = node.pop("id", None)
         if live_id is not None:
             built.ids[_path(entry, placed, names)] = LiveRef(entry.kind, live_id)
+            if entry.ref in built.unread:
+                built.sources[_path(entry, placed, names)] = built.unread[entry.ref]
     for node in nodes.values():
         _nested_last(node, nested_order)
     for section, named in top.items():
@@ -195,6 +200,8 @@ def _resolve(
             f"{entry.section}.{name} holds credentials, so it reads ${{env:{variable}}}: "
             f"set {variable} before validate, plan or apply"
         )
+        if value.unread is not None:
+            built.unread.setdefault(entry.ref, {})[value.unread] = f"${{env:{variable}}}"
         return f"${{env:{variable}}}"
     if isinstance(value, Mapping):
         return {

@@ -41,9 +41,12 @@ class FileValue:
 
 @dataclass(frozen=True)
 class EnvValue:
-    """A secret left out of the files: written ``${env:DOCFORM_<SECTION>_<NAME>_<SUFFIX>}``."""
+    """A secret left out of the files: written ``${env:DOCFORM_<SECTION>_<NAME>_<SUFFIX>}``.
+    ``unread``: the path of a secret the service never answers (``accessToken``), which
+    docform.lock then records as sent from that variable (`docform.engine.secret_sources`)."""
 
     suffix: str
+    unread: str | None = None
 
 
 @dataclass

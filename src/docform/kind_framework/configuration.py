@@ -93,6 +93,46 @@ def declared_secrets(schema: Any) -> Secrets:
     )
 
 
+def declared_write_only(schema: Any) -> frozenset[str]:
+    """The settings a declared configuration schema marks ``writeOnly``: never answered."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return frozenset()
+    return frozenset(
+        key
+        for key, setting in properties.items()
+        if isinstance(setting, Mapping) and setting.get("writeOnly") is True
+    )
+
+
+def unread_exported(schema: Any, configuration: Any, prefix: str, path: str) -> dict[str, EnvValue]:
+    """The write-only settings a live configuration must hold (the schema requires them) but
+    does not show, each as the variable export writes for it (``PREFIX_KEY``); ``path``: the
+    configuration's in its entry."""
+    required = schema.get("required") if isinstance(schema, Mapping) else None
+    held = configuration if isinstance(configuration, Mapping) else {}
+    return {
+        key: EnvValue(_env_suffix(f"{prefix}_{key}"), unread=f"{path}.{key}")
+        for key in sorted(declared_write_only(schema))
+        if key in (required or ()) and key not in held
+    }
+
+
+def unread(configuration: Any, write_only: frozenset[str], prefix: str) -> frozenset[str]:
+    """The paths (``PREFIX.KEY``) of the write-only settings a live configuration lacks."""
+    held = configuration if isinstance(configuration, Mapping) else {}
+    return frozenset(f"{prefix}.{key}" for key in write_only if key not in held)
+
+
+def sources(configuration: Mapping[str, Any] | None, prefix: str) -> dict[str, str]:
+    """Where each setting written as a reference comes from, by path (``PREFIX.KEY``)."""
+    return {
+        f"{prefix}.{key}": value.describe()
+        for key, value in (configuration or {}).items()
+        if isinstance(value, Secret) and not value.is_literal
+    }
+
+
 def live(configuration: Any, secrets: Secrets = None) -> dict[str, Any]:
     """A live configuration as compared: its secrets concealed (every text value, where
     nothing is declared)."""

@@ -84,6 +84,11 @@ class GitSyncEntry(Entry):
             raise ValueError("name either the space or the site it syncs")
         if self.provider == "github" and (self.accessToken or self.customInstanceURL):
             raise ValueError("accessToken and customInstanceURL are for gitlab only")
+        if self.accessToken is not None and self.accessToken.is_literal:
+            raise ValueError(
+                "accessToken is a secret, written in plain text: write it as ${env:NAME} or "
+                "{file: PATH}, and keep the value out of the repository"
+            )
         return self
 
     def natural_key(self) -> tuple[str, str]:
@@ -165,7 +170,7 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
         if e.accessToken is not None:
             fields["accessToken"] = configuration.wanted({"t": e.accessToken})["t"]
         what = Ref(f"{target}.{name}")
-        return entry_desired(
+        desired = entry_desired(
             e,
             fields,
             what,
@@ -173,6 +178,9 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
             requires=frozenset({what.address}),
             sensitive=frozenset({"accessToken"}),
         )
+        if e.accessToken is not None:
+            desired.secret_sources = {"accessToken": e.accessToken.describe()}
+        return desired
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         target = raw["target"]["type"]
@@ -194,6 +202,7 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
             title=f"{target} {_target_id(raw)}",
             raw=raw,
             sensitive=frozenset({"accessToken"}),
+            unread=_unread_token(raw),
         )
 
     def set_aside(self, matching: Matching) -> list[str]:
@@ -297,8 +306,9 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
         fields: dict[str, Any] = {"id": raw["id"], target: LiveRef(target, _target_id(raw))}
         for name, value in observed.fields.items():
             if name == "accessToken":
-                if value is not None:
-                    fields[name] = EnvValue("ACCESS_TOKEN")
+                unread = "accessToken" if observed.unread else None
+                if value is not None or unread:
+                    fields[name] = EnvValue("ACCESS_TOKEN", unread=unread)
             elif value is not None:
                 fields[name] = value
         return Exported(
@@ -310,6 +320,14 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
 def _entries(matching: Matching) -> list[Desired]:
     """The entries of ``matching`` that are in the manifests, matched or to be created."""
     return [*matching.creates, *(p.desired for p in (*matching.pairs, *matching.restores))]
+
+
+def _unread_token(raw: Mapping[str, Any]) -> frozenset[str]:
+    """A GitLab sync's access token, which the service holds and does not answer."""
+    config = raw.get("providerConfiguration") or {}
+    if raw.get("provider") == "gitlab" and "accessToken" not in config:
+        return frozenset({"accessToken"})
+    return frozenset()
 
 
 def _target_id(raw: Mapping[str, Any]) -> str:

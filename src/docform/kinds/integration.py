@@ -175,7 +175,9 @@ class IntegrationKind(Kind):
         for name in ("spaceSelection", "siteSelection", "externalIds"):
             if getattr(e, name) is not None:
                 fields[name] = getattr(e, name)
-        return entry_desired(e, fields, e.integration)
+        desired = entry_desired(e, fields, e.integration)
+        desired.secret_sources = configuration.sources(e.configuration, "configuration")
+        return desired
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
         fields = {
@@ -187,7 +189,12 @@ class IntegrationKind(Kind):
             "externalIds": raw.get("externalIds"),
         }
         name = raw["_integration"]
-        return Observed(id=raw["id"], key=(name,), fields=fields, title=name, raw=raw)
+        declared = (raw.get("_configurations") or {}).get("account")
+        write_only = configuration.declared_write_only(declared)
+        unread = configuration.unread(raw.get("configuration"), write_only, "configuration")
+        return Observed(
+            id=raw["id"], key=(name,), fields=fields, title=name, raw=raw, unread=unread
+        )
 
     def create_calls(self, desired: Desired, resolve: Resolve) -> list[Call]:
         name = desired.entry.integration
@@ -221,7 +228,10 @@ class IntegrationKind(Kind):
         name = raw["_integration"]
         fields: dict[str, Any] = {"id": raw["id"], "integration": name}
         secrets = declared_secrets_of(raw, "account")
-        config = configuration.exported(raw.get("configuration"), "CONFIGURATION", secrets)
+        live = raw.get("configuration")
+        config = configuration.exported(live, "CONFIGURATION", secrets)
+        declared = (raw.get("_configurations") or {}).get("account")
+        config |= configuration.unread_exported(declared, live, "CONFIGURATION", "configuration")
         if config:
             fields["configuration"] = config
         for field, api in PATCHED.items():

@@ -94,6 +94,7 @@ class IntegrationTargetKind(Kind, ExplainsDeletes):
             fields=fields,
             location=str(entry.location),
             requires=frozenset({on.address, what.address}),
+            secret_sources=configuration.sources(written.configuration, "configuration"),
             entry=(entry, written),
         )
 
@@ -111,6 +112,9 @@ class IntegrationTargetKind(Kind, ExplainsDeletes):
             title=f"{target} {raw['_target_id']}",
             raw=raw,
             address=target_address(on, target, what),
+            unread=configuration.unread(
+                raw.get("configuration"), frozenset(raw["_write_only"]), "configuration"
+            ),
         )
 
     def delete_reason(self, observed: Observed) -> str:
@@ -182,6 +186,7 @@ def _tagged(
     """An installation on a space or site as listed, with the organization installation it
     belongs to and an id made of both (it has none of its own)."""
     value, secrets = item[target], declared_secrets_of(installation, target)
+    declared = (installation.get("_configurations") or {}).get(target)
     target_id = value["id"] if isinstance(value, Mapping) else value
     return {
         **item,
@@ -192,6 +197,7 @@ def _tagged(
         "_target_id": target_id,
         # A list: raws are kept as JSON (saved plans, fingerprints).
         "_secrets": None if secrets is None else sorted(secrets),
+        "_write_only": sorted(configuration.declared_write_only(declared)),
     }
 
 

@@ -90,7 +90,10 @@ async def export_organization(
     files = _manifest_texts({**built.sections, "docform": settings}, directory) | built.files
     stale = [name for name, _ in FILES if name not in files]
     write_files(directory, files, stale)
-    write_lock(directory, org_id, _lock_ids(org_id, built.ids))
+    ids = _lock_ids(org_id, built.ids)
+    # A secret export cannot read is taken as set from the variable written for it.
+    sources = {_address(path): held for path, held in built.sources.items()}
+    write_lock(directory, org_id, ids, {a: s for a, s in sources.items() if a in ids})
     built.notes += _foreign_manifests(directory, files)
     written = sorted([*files, LOCK_NAME])
     return ExportResult(directory, written, len(entries), built.notes, problems_written(directory))

@@ -8,7 +8,7 @@ the entry to its new object: the next plan finds the object through the lock and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.engine.apply import Created
@@ -28,21 +28,41 @@ class LockRecorder:
         self.directory = manifests.directory
         self.organization = manifests.organization.id
         self.ids: dict[str, str] = dict(plan.identities)
+        self.plan = plan
+        self.sources = dict(plan.kept_sources)
         self.tied = CreatedIds(self.organization)
         self.warning: str | None = None
-        self.writer = LockWriter(self.directory, self.organization, self.ids)
+        self.writer = LockWriter(self.directory, self.organization, self.ids, self.sources)
 
     def start(self) -> bool:
         """Write the ids the plan matched; refuses (before anything is applied) when the file
         cannot be written. Returns whether the file changed."""
         try:
-            return write_lock(self.directory, self.organization, self.ids)
+            return write_lock(self.directory, self.organization, self.ids, self.sources)
         except OSError as exc:
             raise DocformError(
                 f"cannot write {self.directory / LOCK_NAME}: {exc.strerror or exc}; nothing was "
                 "applied. Make the directory writable, or pass --no-lock-file to apply without "
                 "recording which live object each entry manages"
             ) from None
+
+    def finish(self, done: Sequence[Change], failed: Sequence[Change]) -> None:
+        """Record the sources of the secrets the ``done`` changes sent (an object with a
+        ``failed`` change keeps the sources recorded before, so they are sent again)."""
+        if self.warning is not None:
+            return
+        stopped = {c.address for c in failed}
+        for change in done:
+            sent = self.plan.secret_sources.get(change.address)
+            if sent and change.address not in stopped:
+                self.sources[change.address] = sent
+        try:
+            write_lock(self.directory, self.organization, self.ids, self.sources)
+        except OSError as exc:
+            self.warning = (
+                f"could not update {self.directory / LOCK_NAME} ({exc.strerror or exc}): the "
+                "secrets this apply sent are sent again by the next one"
+            )
 
     def created(self, change: Change, answer: Any) -> None:
         """A create answered (or was found again after its answer was lost), or a change of

@@ -86,7 +86,10 @@ async def plan_while_loading(
                 raise RuntimeError(f"planned {org_id}, but the manifests describe another")
             # The kinds read so far are matched now: in a thread, as `read_live_state` does.
             locked = manifests.lock.ids_for(org_id)
-            await beside_the_loop(runtime.frozen_after(matcher.take_manifests), manifests, locked)
+            sources = manifests.lock.sources_for(org_id)
+            await beside_the_loop(
+                runtime.frozen_after(matcher.take_manifests), manifests, locked, sources
+            )
             return manifests
 
         taken = asyncio.ensure_future(take_manifests())
@@ -269,6 +272,7 @@ async def verify_by_reading(
             applied,
             targeting=plan.targeting,
             locked={**plan.identities, **(created or {}), **recorded_by(applied)},
+            sources=sources_after(plan, applied),
             read_before=plan.live_objects,
             also_read=plan.doors.kinds if plan.doors else (),
         )
@@ -283,6 +287,13 @@ async def read_back_audience(manifests: ManifestSet, plan: Plan, ids: dict[str, 
         kinds = build_kinds(manifests.organization.id)
         read, differences = await audience_differences(client, kinds, plan.audience, ids)
     return audience_notes(read, differences) + unread_notes(plan.audience, ids)
+
+
+def sources_after(plan: Plan, applied: Sequence[Change]) -> dict[str, dict[str, str]]:
+    """The secret sources docform.lock records once the ``applied`` changes are made."""
+    done = {c.address for c in applied}
+    sent = {a: s for a, s in plan.secret_sources.items() if a in done}
+    return {**plan.kept_sources, **sent}
 
 
 def recorded_by(applied: Sequence[Change]) -> dict[str, str]:

@@ -87,6 +87,7 @@ async def verify_applied(
     *,
     targeting: Targeting | None = None,
     locked: Mapping[str, str] | None = None,
+    sources: Mapping[str, Mapping[str, str]] | None = None,
     read_before: Mapping[str, Mapping[str, Any]] | None = None,
     also_read: Collection[str] = (),
 ) -> Verification:
@@ -95,6 +96,7 @@ async def verify_applied(
     ``--target`` / ``--exclude``, which narrow the new plan as they narrowed the applied one
     (what they left out was not applied, so it is no sign of an apply that did not settle);
     ``locked``: the ids the applied plan matched its entries to, matched the same way again;
+    ``sources``: the secret sources sent by the apply or before it (`Plan.kept_sources`);
     ``read_before``: the live objects planning read (`Plan.live_objects`), whose parts are not
     read again for an object the apply left alone (`docform.engine.live.Earlier`);
     ``also_read``: kinds to read though the apply did not change them (the doors it checks)."""
@@ -104,7 +106,7 @@ async def verify_applied(
     org_id = manifests.organization.id
     reshaped = {change.kind for change in applied if change.action in RESHAPING}
     subset = kinds_to_read(kinds, changed, reshaped)
-    matcher = ProgressiveMatcher(subset, manifests, locked=locked)
+    matcher = ProgressiveMatcher(subset, manifests, locked=locked, sources=sources)
     wanted = {kind.name: matcher.pinned_ids(kind) for kind in subset}
     earlier = _earlier(read_before, subset, applied)
     try:

@@ -7,7 +7,8 @@ Choices where the API documents are silent:
   with ``target.siteId`` belongs to that site's list as well as the site's own installation.
 - A GitHub installation starts ``pending`` and is ``active`` once a PATCH gives it a repository
   and a branch. A GitLab one starts ``unauthenticated`` and is ``active`` once a PATCH gives it
-  an ``accessToken``. While ``unauthenticated`` (also when a test sets it so, as a revoked
+  an ``accessToken``, which it keeps and never answers (a token the service holds). While
+  ``unauthenticated`` (also when a test sets it so, as a revoked
   authorization), a PATCH without an ``accessToken`` answers 401: nothing is saved.
 - PATCH replaces what it sends and records the sync it queues as a finished ``operation``
   (``import`` when the priority is ``git``, else ``export``); nothing is read from a repository,
@@ -88,7 +89,10 @@ def render(doc: dict[str, Any]) -> dict[str, Any]:
         "target": doc["target"],
         "status": doc["status"],
         "provider": doc["provider"],
-        "providerConfiguration": doc["providerConfiguration"],
+        # The access token is kept to reach GitLab and never answered.
+        "providerConfiguration": {
+            k: v for k, v in doc["providerConfiguration"].items() if k != "accessToken"
+        },
         "createdAt": doc["createdAt"],
         "createdBy": doc["createdBy"],
         "updatedAt": doc["updatedAt"],

@@ -94,9 +94,11 @@ NOTIFICATIONS = {
     "account": _settings(
         {
             "channel": _text("Channel"),
-            "webhookSecret": _secret("Webhook signing secret"),
+            # Write-only: the service keeps it to sign its calls and never answers it.
+            "webhookSecret": _secret("Webhook signing secret", writeOnly=True),
             "notifyOn": _text("Notify on", enum=["publish", "change-request", "all"]),
-        }
+        },
+        required=("webhookSecret",),
     ),
     "space": _settings({"channel": _text("Channel")}),
 }
