@@ -94,7 +94,9 @@ class IntegrationTargetKind(Kind, ExplainsDeletes):
             fields=fields,
             location=str(entry.location),
             requires=frozenset({on.address, what.address}),
-            secret_sources=configuration.sources(written.configuration, "configuration"),
+            secret_sources=configuration.sources(
+                written.configuration, "configuration", entry.rotate
+            ),
             entry=(entry, written),
         )
 
