@@ -213,7 +213,7 @@ def test_a_write_only_integration_secret_is_sent_when_its_variable_changes(
     (exported / "integrations.yaml").write_text(text.replace(variable, "SLACK_SIGNING"))
     status, shown = plan_exit(exported, sandbox, {**case.variables, "SLACK_SIGNING": "whsec-new"})
     assert status == 2, shown
-    assert "~ configuration.webhookSecret: (none) -> (sensitive)" in shown, shown
+    assert "~ configuration.webhookSecret: (sensitive) -> (sensitive)" in shown, shown
     assert "whsec-new" not in shown
 
 

@@ -124,6 +124,13 @@ def unread(configuration: Any, write_only: frozenset[str], prefix: str) -> froze
     return frozenset(f"{prefix}.{key}" for key in write_only if key not in held)
 
 
+def held_unread(live_configuration: dict[str, Any], unread: frozenset[str], prefix: str) -> None:
+    """Show each write-only setting (``PREFIX.KEY`` in ``unread``) as held and hidden, not as
+    missing: the service keeps it, it only never answers it."""
+    for path in sorted(unread):
+        live_configuration[path.removeprefix(f"{prefix}.")] = Concealed(None)
+
+
 def sources(
     configuration: Mapping[str, Any] | None, prefix: str, rotate: str | None = None
 ) -> dict[str, str]:

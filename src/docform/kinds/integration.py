@@ -185,18 +185,18 @@ class IntegrationKind(Kind):
         return desired
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        declared = (raw.get("_configurations") or {}).get("account")
+        write_only = configuration.declared_write_only(declared)
+        unread = configuration.unread(raw.get("configuration"), write_only, "configuration")
+        live = configuration.live(raw.get("configuration"), declared_secrets_of(raw, "account"))
+        configuration.held_unread(live, unread, "configuration")
         fields = {
-            "configuration": configuration.live(
-                raw.get("configuration"), declared_secrets_of(raw, "account")
-            ),
+            "configuration": live,
             "spaceSelection": raw.get("space_selection"),
             "siteSelection": raw.get("site_selection"),
             "externalIds": raw.get("externalIds"),
         }
         name = raw["_integration"]
-        declared = (raw.get("_configurations") or {}).get("account")
-        write_only = configuration.declared_write_only(declared)
-        unread = configuration.unread(raw.get("configuration"), write_only, "configuration")
         return Observed(
             id=raw["id"], key=(name,), fields=fields, title=name, raw=raw, unread=unread
         )
