@@ -55,6 +55,7 @@ def write_manifests(org: Org, directory: Path, *, changes: int = 0) -> None:
             "docform": settings,
             "organization": {"id": ORG_ID, "title": "Bench Corp", "defaultRole": "read"},
             "customFonts": org.fonts,
+            "customHostnames": {org.hostname: {"site": "docs"}},
         },
         "members.yaml": {"members": org.members},
         "teams.yaml": {"teams": org.teams},
@@ -86,7 +87,9 @@ def seed_sandbox(org: Org, path: Path) -> None:
                     "title": "Bench Corp",
                     "emailDomains": [EMAIL_DOMAIN],
                     "members": members,
-                    "sites": [{"id": SITE_ID, "title": org.site["title"]}],
+                    "sites": [
+                        {"id": SITE_ID, "title": org.site["title"], "hostname": org.hostname}
+                    ],
                 }
             ]
         }

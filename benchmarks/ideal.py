@@ -88,6 +88,9 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
     # Its customization and its structure (where external links are read): one GET each.
     _chain(graph, "site.customization", 1, after="sites.0")
     _chain(graph, "site.structure", 1, after="sites.0")
+    # Its custom hostname, connected in the service's app, once the site and the organization
+    # (which would show one of its own) are read, and the members the organization refers to.
+    graph["site.custom-hostname"] = ["sites.0", "org", f"members.{pages(shape.members) - 1}"]
     # Its context connections: one page.
     _chain(graph, "site.context-connections", 1, after="sites.0")
     # Its MCP servers: one page.

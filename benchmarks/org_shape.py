@@ -75,6 +75,8 @@ class Org:
     openapi: dict[str, dict[str, Any]] = field(default_factory=dict)
     saml: dict[str, dict[str, Any]] = field(default_factory=dict)
     fonts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The custom hostname the site is served on (connected in the app: the seed does it).
+    hostname: str = f"docs.{EMAIL_DOMAIN}"
     integrations: dict[str, dict[str, Any]] = field(default_factory=dict)
     git_sync: dict[str, dict[str, Any]] = field(default_factory=dict)
 

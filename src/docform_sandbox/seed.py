@@ -7,6 +7,7 @@ The format (documented in the README, "Sandbox seed files")::
       - id: org_acme
         title: Acme
         emailDomains: [acme.test]          # optional organization fields
+        customHostname: acme.test.example  # the organization's custom hostname
         members:
           - {id: u_alice, email: alice@acme.test, displayName: Alice, role: admin}
           - {id: u_bob, email: bob@acme.test, displayName: Bob, role: null}   # a guest
@@ -17,6 +18,7 @@ The format (documented in the README, "Sandbox seed files")::
             title: Acme Docs
             visibility: public
             published: true
+            hostname: docs.acme.test          # a custom hostname the app connected to it
             access: {teams: {team_writers: edit}, users: {u_bob: null}}
             redirects:
               - {source: /old/*, url: https://acme.test/docs, permanent: true}
@@ -109,6 +111,8 @@ class SeedSite(_Strict):
     )
     basename: str | None = None
     published: bool = False
+    # A custom hostname the service's app connected to the site (no API operation does).
+    hostname: str | None = None
     access: SeedAccess = Field(default_factory=lambda: SeedAccess())
     redirects: list[SeedRedirect] = []
 
@@ -118,6 +122,8 @@ class SeedOrganization(_Strict):
     title: str = Field(min_length=2, max_length=255)
     emailDomains: list[str] = []
     hostname: str | None = None
+    # A custom hostname the service's app connected to the organization's public content.
+    customHostname: str | None = None
     defaultRole: Role | None = "read"
     sso: bool = False
     ai: bool = False
@@ -225,6 +231,17 @@ def _seed_org(store: Store, org: SeedOrganization) -> None:
         _seed_site_access(store, Target("site", site.id, org.id), site.access, now)
         for redirect in site.redirects:
             _seed_redirect(store, org.id, site.id, redirect, now)
+    _seed_hostnames(store, org)
+
+
+def _seed_hostnames(store: Store, org: SeedOrganization) -> None:
+    """Each custom hostname, connected as the app does unless it already serves its target."""
+    from docform_sandbox.routes.custom_hostnames import HOSTNAME, connect
+
+    wanted = [(org.customHostname, None)] + [(site.hostname, site.id) for site in org.sites]
+    for hostname, site_id in wanted:
+        if hostname is not None and store.get(HOSTNAME, hostname) is None:
+            connect(store, org.id, hostname, site_id)
 
 
 def _seed_team(store: Store, org_id: str, team: SeedTeam, now: str) -> None:
@@ -298,7 +315,6 @@ def site_document(org_id: str, site: SeedSite, now: str) -> dict[str, Any]:
         "organization": org_id,
         "type": site.type,
         "title": site.title,
-        "hostname": f"{org_id.replace('_', '-').lower()}.sandbox.test",
         "basename": site.basename or site.id.replace("_", "-").lower(),
         "visibility": site.visibility,
         "defaultLevel": None,

@@ -232,6 +232,8 @@ def example(schema: dict[str, Any], *, every_field: bool) -> Any:
     objects = objects_of(schema)
     if "allOf" in schema and not objects:
         typed = [p for p in schema["allOf"] if set(resolved(p)) - {"description", "title"}]
+        # The part naming the values (a type beside a oneOf of enums) is the one to follow.
+        typed.sort(key=lambda part: not {"enum", "const"} & set(resolved(part)))
         return example(typed[0], every_field=every_field)
     if "allOf" in schema or ("properties" in schema and len(objects) == 1):
         merged = objects[0]

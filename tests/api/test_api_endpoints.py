@@ -26,6 +26,7 @@ from docform.api.urls import API_PREFIX
 from docform.workflow.connect import Client
 from docform_sandbox.http import Endpoint
 from docform_sandbox.routes import ENDPOINTS
+from docform_sandbox.routes.custom_hostnames import connect
 from docform_sandbox.seed import apply_seed, load_seed_file
 from docform_sandbox.store import Store
 from docform_sandbox.transport import SandboxTransport
@@ -558,6 +559,25 @@ async def test_site_agent_settings(session: Session) -> None:
 
 
 @family
+async def test_custom_hostnames(session: Session) -> None:
+    s, hostname = session, "/custom-hostnames/docs.acme.test"
+    store = Store(s.sandbox)
+    try:
+        connect(store, ORG, "docs.acme.test", SITE)  # as the service's app connects one
+        connected = store.get("custom-hostname", "docs.acme.test")
+        assert connected is not None
+        store.update("custom-hostname", {**connected, "status": "dns_no_cname"})
+    finally:
+        store.close()
+    answer = await s.send("GET", hostname, 200)
+    assert (answer["target"], answer["isActive"]) == ({"type": "site", "site": SITE}, True)
+    await s.send("PATCH", hostname, 204)
+    assert (await s.send("GET", hostname, 200))["status"] == "live"
+    await s.send("DELETE", hostname, 205)
+    await s.send("DELETE", hostname, 204)
+
+
+@family
 async def test_custom_fonts(session: Session) -> None:
     s, fonts = session, f"/orgs/{ORG}/fonts"
     body = {"fontFamily": "Acme Sans", "fontFaces": [{"weight": 400, "storageKey": "a.woff2"}]}
@@ -710,6 +730,7 @@ async def test_agent_instructions(session: Session) -> None:
 @family
 async def test_integration_installations(session: Session) -> None:
     s, org = session, f"/orgs/{ORG}"
+    assert (await s.send("GET", "/integrations/segment", 200))["name"] == "segment"
     made = await s.send(
         "POST", "/integrations/segment/installations", 201, json={"organization": ORG}
     )

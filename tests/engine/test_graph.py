@@ -55,6 +55,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "saml",
             "link_invite",
             "translation",
+            "custom_font",
             "integration",
         ],
         [
@@ -74,6 +75,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "mcp_server",
             "channel",
             "access",
+            "custom_hostname",
             "agent_instructions",
             "integration_target",
             "git_sync",

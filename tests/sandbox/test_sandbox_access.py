@@ -11,6 +11,7 @@ import pytest
 from conftest import ADMIN_TOKEN, ORG, OTHER_ORG_TOKEN, SANDBOX_ADMIN_TOKEN, SyncApi
 from docform_sandbox.app import SandboxConfig, create_app
 from docform_sandbox.routes import ENDPOINTS
+from docform_sandbox.routes.custom_hostnames import connect
 
 PARAM = re.compile(r"{(\w+)}")
 
@@ -80,9 +81,11 @@ def test_every_endpoint_refuses_a_request_without_a_valid_token(served, token) -
 
 
 @pytest.mark.contract_exempt("calls every route with made-up ids, to check the refusal")
-def test_another_organizations_token_cannot_read_or_change_it(served) -> None:
+def test_another_organizations_token_cannot_read_or_change_it(served, store) -> None:
     alice, carol = served(ADMIN_TOKEN), served(OTHER_ORG_TOKEN)
     ids = acme_ids(alice)
+    connect(store, ORG, "docs.acme.test", "site_docs")  # as the service's app connects one
+    ids["hostname"] = "docs.acme.test"
     before = alice.get(f"orgs/{ORG}/spaces").json()["items"]
     # A route whose path names no object of the organization is aimed at it by its body.
     aimed = {

@@ -62,7 +62,8 @@ def test_every_endpoint_is_described_once() -> None:
 
 
 def test_every_write_with_a_body_has_a_body_schema() -> None:
-    """Only the writes that take no body at all (a restore, a ping, a publish) lack one."""
+    """Only the writes that take no body at all (a restore, a ping, a publish, a hostname's
+    revalidation) lack one."""
     bodyless = {
         f"{method} {path}"
         for method, path, operation in OPERATIONS
@@ -76,6 +77,7 @@ def test_every_write_with_a_body_has_a_body_schema() -> None:
         "POST /orgs/{organizationId}/sites/{siteId}/unpublish",
         "POST /spaces/{spaceId}/restore",
         "POST /orgs/{organizationId}/translations/{translationId}/run",
+        "PATCH /custom-hostnames/{hostname}",
     }
 
 
@@ -211,9 +213,10 @@ SUPERUSER_TOKEN = "tok_fuzz_superuser_0123456789"
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
     """A seeded sandbox with the basic fixture applied: objects of every kind to act on, and
-    what manifests cannot make: a member whose user has no email, a nested section group,
-    grants, redirects, and a site that is published behind a proxy; and its ids by path
-    parameter name (`known_ids`), the same in every copy of it."""
+    what manifests cannot make: a member whose user has no email, custom hostnames of the
+    organization and of a site, a nested section group, grants, redirects, and a site that is
+    published behind a proxy; and its ids by path parameter name (`known_ids`), the same in
+    every copy of it."""
     directory = tmp_path_factory.mktemp("openapi-description")
     sandbox = seeded_sandbox(directory)
     # A copy: apply writes docform.lock beside the manifests it applies.
@@ -221,8 +224,9 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, l
     apply(directory / "manifests", sandbox)
     extra = directory / "extra-seed.yaml"
     extra.write_text(
-        f"organizations: [{{id: {ORG}, title: Acme, members: "
-        "[{id: u_dana, displayName: Dana, role: read}]}]\n",
+        f"organizations: [{{id: {ORG}, title: Acme, customHostname: www.acme.test, members: "
+        "[{id: u_dana, displayName: Dana, role: read}], "
+        "sites: [{id: site_docs, title: Acme Docs, hostname: docs.acme.test}]}]\n",
         encoding="utf-8",
     )
     store = Store(sandbox)
@@ -376,6 +380,7 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "siteMcpServerId": ids(f"{site}/mcp-servers"),
         "siteChannelId": ids(f"{site}/channels"),
         "inviteId": ids(f"orgs/{ORG}/link-invites"),
+        "hostname": ["www.acme.test", "docs.acme.test"],
         "fontId": ids(f"orgs/{ORG}/fonts"),
         "auditEventId": ids(f"orgs/{ORG}/audit-events?limit=5"),
         "translationId": ids(f"orgs/{ORG}/translations"),

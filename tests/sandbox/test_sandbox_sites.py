@@ -109,7 +109,7 @@ def test_create_site_has_defaults(api):
         "basename": "untitled-site",
         "defaultLevel": None,
     }
-    assert site["hostname"] == "org-acme.sandbox.test"
+    assert "hostname" not in site  # no custom hostname is connected to a new site
     assert api.get(f"{SITES}/{site['id']}").json() == site
 
 

@@ -92,6 +92,16 @@ class SetsAside(Protocol):
 
 
 @runtime_checkable
+class MadeInTheApp(Protocol):
+    def made_in_the_app(self, change: Change) -> bool:
+        """Whether ``change``, planned without calls, is one no API operation makes, only the
+        service's app (connecting a custom hostname): so that plans and drift show it. The
+        kind refuses it with a rail of its own (`HasRails`) that nothing accepts, so it is
+        never applied."""
+        ...
+
+
+@runtime_checkable
 class OrdersSiblings(Protocol):
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex

@@ -13,6 +13,7 @@ from docform.engine.capabilities import (
     ExplainsDeletes,
     HasRails,
     HasRailsAcrossKinds,
+    MadeInTheApp,
     OrdersSiblings,
     Restores,
     SetsAside,
@@ -98,7 +99,7 @@ def plan_from_matcher(
     plan.warnings = _ignore_warnings(ignore, matchings, plan)
     plan.changes.extend(reversed(deletes))
     plan.changes.extend(order_handovers(plan.changes, matchings, index))
-    refuse_changes_without_calls(plan.changes)
+    refuse_changes_without_calls(plan.changes, {kind.name: kind for kind, _ in matchings})
     link_dependencies(plan.changes, matchings)
     plan.changes = topological_order(plan.changes, lambda c: c.key, lambda c: c.depends_on)
     ignore.drop_changes(plan)
@@ -169,13 +170,22 @@ class EmptyChangeError(DocformError):
     every later plan would show it again."""
 
 
-def refuse_changes_without_calls(changes: Sequence[Change]) -> None:
-    empty = [f"{c.address} ({c.action})" for c in changes if not c.calls]
+def refuse_changes_without_calls(changes: Sequence[Change], kinds: Mapping[str, Kind]) -> None:
+    """Refuses changes without calls but those only the service's app makes (`MadeInTheApp`)."""
+    empty = [
+        f"{c.address} ({c.action})"
+        for c in changes
+        if not c.calls and not _made_in_the_app(kinds.get(c.kind), c)
+    ]
     if empty:
         raise EmptyChangeError(
             "docform planned changes that no API call makes: " + ", ".join(empty) + "; this "
             "is a bug in docform, please report it with the manifests of these objects"
         )
+
+
+def _made_in_the_app(kind: Kind | None, change: Change) -> bool:
+    return isinstance(kind, MadeInTheApp) and kind.made_in_the_app(change)
 
 
 def _kind_changes(kind: Kind, matching: Matching, index: AddressIndex) -> list[Change]:
@@ -273,13 +283,12 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
         observed = {**observed, kind.lock_field: d.locked_id}
     rules = kind.rules
     by_action: dict[str, dict[str, Any]] = {}
-    settled = secret_sources.settled(d, obs)
+    unread = secret_sources.settled(d, obs)
     for name, want in d.fields.items():
-        if name in settled:
+        if name in unread:
             continue
-        # What the service never shows is only a placeholder on the live side.
-        have = secret_sources.compared(name, observed.get(name), obs.unread)
-        want = secret_sources.compared(name, want, settled)
+        have = observed.get(name)
+        want = secret_sources.compared(name, want, unread)
         # Most fields of most pairs are equal: settled without a call (19,000 pairs a plan).
         if _same_field(kind, name, want, have):
             continue

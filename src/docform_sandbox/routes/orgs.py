@@ -22,6 +22,7 @@ from docform_sandbox.routes.shared import check_merge_rules
 ORG_FIELDS = (
     "id", "title", "createdAt", "emailDomains", "hostname", "type", "useCase", "defaultRole",
     "defaultContent", "sso", "ai", "inviteLinks", "plan", "mergeRules", "auditLogs",
+    "customHostname",
 )  # fmt: skip
 
 
