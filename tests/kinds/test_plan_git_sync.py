@@ -314,6 +314,28 @@ def test_a_write_only_token_is_sent_again_only_when_its_source_changes(
     assert actions(plan_json(manifests, sandbox)) == [("git_sync.handbook", "update")]
 
 
+def test_a_new_rotate_marker_sends_the_token_again_from_the_same_source(
+    sandbox: Path, manifests: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITLAB_TOKEN", GITLAB_TOKEN)
+    sync = handbook_sync(provider="gitlab", accessToken="${env:GITLAB_TOKEN}")
+    write(manifests, {"handbook": sync})
+    apply(manifests, sandbox)
+    monkeypatch.setenv("GITLAB_TOKEN", "glpat-rotated-behind-the-variable")
+    write(manifests, {"handbook": {**sync, "rotate": "2026-11"}})
+    plan = plan_json(manifests, sandbox)
+    assert actions(plan) == [("git_sync.handbook", "update")]
+    apply(manifests, sandbox)
+    assert_converged(manifests, sandbox)
+    lock = (manifests / "docform.lock").read_text()
+    assert 'accessToken: "${env:GITLAB_TOKEN} (rotate 2026-11)"' in lock
+    synced = live_sync(sandbox)
+    with open_store(sandbox) as store:
+        held = store.get("git-installation", synced["id"])
+    assert held is not None
+    assert held["providerConfiguration"]["accessToken"] == "glpat-rotated-behind-the-variable"
+
+
 def test_a_token_in_plain_text_is_refused_at_its_line(sandbox: Path, manifests: Path) -> None:
     write(manifests, {"handbook": handbook_sync(provider="gitlab", accessToken="glpat-PLAIN-0001")})
     result = run(["validate", manifests], sandbox)

@@ -213,5 +213,24 @@ def test_a_write_only_integration_secret_is_sent_when_its_variable_changes(
     (exported / "integrations.yaml").write_text(text.replace(variable, "SLACK_SIGNING"))
     status, shown = plan_exit(exported, sandbox, {**case.variables, "SLACK_SIGNING": "whsec-new"})
     assert status == 2, shown
-    assert "~ configuration.webhookSecret: (none) -> (sensitive)" in shown, shown
+    assert "~ configuration.webhookSecret: (sensitive) -> (sensitive)" in shown, shown
     assert "whsec-new" not in shown
+
+
+def test_a_rotate_marker_sends_an_exported_write_only_secret_again(
+    sandbox: Path, manifests: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = CASES["integration"]
+    for name, value in case.env.items():
+        monkeypatch.setenv(name, value)
+    doc = {"organization": {"id": ORG}, "spaces": SPACES, "sites": {"docs": SITE}}
+    write_manifests(manifests, yaml.safe_dump({**doc, **case.manifests}, sort_keys=False))
+    apply(manifests, sandbox)
+    exported = tmp_path / "exported"
+    assert run(["export", ORG, exported], sandbox).exit_code == 0
+    written = yaml.safe_load((exported / "integrations.yaml").read_text())
+    written["integrations"]["slack"]["rotate"] = "2026-11"
+    (exported / "integrations.yaml").write_text(yaml.safe_dump(written))
+    status, shown = plan_exit(exported, sandbox, case.variables)
+    assert status == 2, shown
+    assert "~ integration.slack" in shown and "integration.segment" not in shown, shown

@@ -283,12 +283,13 @@ def _diff_changes(kind: Kind, pair: Pair, index: AddressIndex) -> list[Change]:
         observed = {**observed, kind.lock_field: d.locked_id}
     rules = kind.rules
     by_action: dict[str, dict[str, Any]] = {}
-    unread = secret_sources.settled(d, obs)
+    settled = secret_sources.settled(d, obs)
     for name, want in d.fields.items():
-        if name in unread:
+        if name in settled:
             continue
-        have = observed.get(name)
-        want = secret_sources.compared(name, want, unread)
+        # What the service never shows is only a placeholder on the live side.
+        have = secret_sources.compared(name, observed.get(name), obs.unread)
+        want = secret_sources.compared(name, want, settled)
         # Most fields of most pairs are equal: settled without a call (19,000 pairs a plan).
         if _same_field(kind, name, want, have):
             continue

@@ -124,13 +124,28 @@ def unread(configuration: Any, write_only: frozenset[str], prefix: str) -> froze
     return frozenset(f"{prefix}.{key}" for key in write_only if key not in held)
 
 
-def sources(configuration: Mapping[str, Any] | None, prefix: str) -> dict[str, str]:
+def held_unread(live_configuration: dict[str, Any], unread: frozenset[str], prefix: str) -> None:
+    """Show each write-only setting (``PREFIX.KEY`` in ``unread``) as held and hidden, not as
+    missing: the service keeps it, it only never answers it."""
+    for path in sorted(unread):
+        live_configuration[path.removeprefix(f"{prefix}.")] = Concealed(None)
+
+
+def sources(
+    configuration: Mapping[str, Any] | None, prefix: str, rotate: str | None = None
+) -> dict[str, str]:
     """Where each setting written as a reference comes from, by path (``PREFIX.KEY``)."""
     return {
-        f"{prefix}.{key}": value.describe()
+        f"{prefix}.{key}": sent_from(value, rotate)
         for key, value in (configuration or {}).items()
         if isinstance(value, Secret) and not value.is_literal
     }
+
+
+def sent_from(secret: Secret, rotate: str | None) -> str:
+    """The source docform.lock records for ``secret``: its reference, and the entry's
+    ``rotate`` marker, whose change sends it again from the same reference."""
+    return f"{secret.describe()} (rotate {rotate})" if rotate else secret.describe()
 
 
 def live(configuration: Any, secrets: Secrets = None) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired, secret
 from docform.kind_framework.rest import created, id_in_path
 from docform.model.entry import Entry
-from docform.model.fields import Secret, SiteName, SpaceName
+from docform.model.fields import Marker, Secret, SiteName, SpaceName
 
 #: The service's own word for its side as a sync's priority, as the API's definition names it
 #: (``GitSyncInstallationPriority``). Manifests write ``priority: service``: docform's word for
@@ -77,6 +77,11 @@ class GitSyncEntry(Entry):
     )
     accessToken: Secret | None = Field(None, description="GitLab only: ${env:NAME} or {file}.")
     customInstanceURL: str | None = Field(None, description="GitLab only: a self-hosted GitLab.")
+    rotate: Marker | None = Field(
+        None,
+        description="A date or word: a new one sends the access token again (once), from the "
+        "same source.",
+    )
 
     @model_validator(mode="after")
     def _one_target(self) -> GitSyncEntry:
@@ -163,7 +168,7 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
     def _desired(self, e: GitSyncEntry) -> Desired:
         fields = e.managed()
         target, name = e.target
-        for key in ("space", "site", "accessToken"):
+        for key in ("space", "site", "accessToken", "rotate"):
             fields.pop(key, None)
         if e.branch is not None:
             fields["branch"] = e.branch.removeprefix(BRANCH_PREFIX)
@@ -179,7 +184,9 @@ class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
             sensitive=frozenset({"accessToken"}),
         )
         if e.accessToken is not None:
-            desired.secret_sources = {"accessToken": e.accessToken.describe()}
+            desired.secret_sources = {
+                "accessToken": configuration.sent_from(e.accessToken, e.rotate)
+            }
         return desired
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:

@@ -29,7 +29,7 @@ from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired
 from docform.kind_framework.rest import created, id_in_path
 from docform.model.entry import Entry, Location, ManifestModel
-from docform.model.fields import SiteName, SpaceName
+from docform.model.fields import Marker, SiteName, SpaceName
 from docform.service.answer_description import within
 
 INTEGRATION_NAME = r"^[a-zA-Z0-9-_.]+$"
@@ -72,6 +72,11 @@ class IntegrationEntry(Entry):
     spaceSelection: Selection | None = None
     siteSelection: Selection | None = None
     externalIds: list[str] | None = Field(None, max_length=5)
+    rotate: Marker | None = Field(
+        None,
+        description="A date or word: a new one sends the secrets the service never shows "
+        "again (once), from the same sources.",
+    )
     spaces: dict[SpaceName, TargetEntry] | None = Field(
         None,
         description="Manifest names of the spaces it is installed on (all of them: others are "
@@ -176,22 +181,22 @@ class IntegrationKind(Kind):
             if getattr(e, name) is not None:
                 fields[name] = getattr(e, name)
         desired = entry_desired(e, fields, e.integration)
-        desired.secret_sources = configuration.sources(e.configuration, "configuration")
+        desired.secret_sources = configuration.sources(e.configuration, "configuration", e.rotate)
         return desired
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
+        declared = (raw.get("_configurations") or {}).get("account")
+        write_only = configuration.declared_write_only(declared)
+        unread = configuration.unread(raw.get("configuration"), write_only, "configuration")
+        live = configuration.live(raw.get("configuration"), declared_secrets_of(raw, "account"))
+        configuration.held_unread(live, unread, "configuration")
         fields = {
-            "configuration": configuration.live(
-                raw.get("configuration"), declared_secrets_of(raw, "account")
-            ),
+            "configuration": live,
             "spaceSelection": raw.get("space_selection"),
             "siteSelection": raw.get("site_selection"),
             "externalIds": raw.get("externalIds"),
         }
         name = raw["_integration"]
-        declared = (raw.get("_configurations") or {}).get("account")
-        write_only = configuration.declared_write_only(declared)
-        unread = configuration.unread(raw.get("configuration"), write_only, "configuration")
         return Observed(
             id=raw["id"], key=(name,), fields=fields, title=name, raw=raw, unread=unread
         )

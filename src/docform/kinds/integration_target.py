@@ -94,7 +94,9 @@ class IntegrationTargetKind(Kind, ExplainsDeletes):
             fields=fields,
             location=str(entry.location),
             requires=frozenset({on.address, what.address}),
-            secret_sources=configuration.sources(written.configuration, "configuration"),
+            secret_sources=configuration.sources(
+                written.configuration, "configuration", entry.rotate
+            ),
             entry=(entry, written),
         )
 
@@ -105,16 +107,18 @@ class IntegrationTargetKind(Kind, ExplainsDeletes):
         target = raw["_target"]
         what = index.ref(target, raw["_target_id"])
         assert what is not None
+        write_only = frozenset(raw["_write_only"])
+        unread = configuration.unread(raw.get("configuration"), write_only, "configuration")
+        live = configuration.live(raw.get("configuration"), _secrets(raw))
+        configuration.held_unread(live, unread, "configuration")
         return Observed(
             id=raw["id"],
             key=(on, target, what),
-            fields={"configuration": configuration.live(raw.get("configuration"), _secrets(raw))},
+            fields={"configuration": live},
             title=f"{target} {raw['_target_id']}",
             raw=raw,
             address=target_address(on, target, what),
-            unread=configuration.unread(
-                raw.get("configuration"), frozenset(raw["_write_only"]), "configuration"
-            ),
+            unread=unread,
         )
 
     def delete_reason(self, observed: Observed) -> str:

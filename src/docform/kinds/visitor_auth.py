@@ -16,7 +16,6 @@ the key was last made for, and a marker it does not record plans one ``regenerat
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
@@ -35,24 +34,19 @@ from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.model.entry import ManifestModel
-from docform.model.fields import Url
+from docform.model.fields import Marker, Url
 
 URL_FIELDS = ("fallbackURL", "logoutURL")
 #: Fields of an answer that hold the key: dropped as the answer is read.
 SECRET_FIELDS = ("privateKey",)
-MARKER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 VISIBILITY = "visitor-auth"
 
 VISITOR_AUTH_DESCRIPTION = (
     "How visitors of a visitor-auth site sign in: {backend, fallbackURL, logoutURL, rotate}."
 )
 
-Marker = Annotated[
-    str,
-    Field(
-        pattern=f"^{MARKER.pattern}$",
-        description="A date or word; a new one asks for one new private key (once).",
-    ),
+KeyMarker = Annotated[
+    Marker, Field(description="A date or word; a new one asks for one new private key (once).")
 ]
 
 
@@ -67,7 +61,7 @@ class VisitorAuth(ManifestModel):
     )
     fallbackURL: Url | None = Field(None, description="Where visitors with a bad token go.")
     logoutURL: Url | None = Field(None, description="Your sign-out, for visitors signing out.")
-    rotate: Annotated[Marker | None, ChangedBy("rotate")] = None
+    rotate: Annotated[KeyMarker | None, ChangedBy("rotate")] = None
 
 
 class VisitorAuthKind(Kind, TellsAudience, PointsToWhatItHides):

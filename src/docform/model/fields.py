@@ -192,6 +192,10 @@ def secret_check(max_length: int, check: Callable[[str], Any] | None = None) -> 
 
 SecretUrl = Annotated[Secret, secret_check(MAX_URL, _check_url)]
 
+MARKER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+#: A date or word whose change asks for something once (a new key, secrets sent again).
+Marker = Annotated[str, Field(pattern=f"^{MARKER.pattern}$")]
+
 
 RULES_WITH_USERS = (
     "require_specific_reviewers",
