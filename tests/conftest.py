@@ -220,8 +220,13 @@ def skipped_sandbox_time(monkeypatch: pytest.MonkeyPatch) -> SkippedTime:
     skipped = SkippedTime()
     original = SandboxTransport.__init__
 
-    def init(self: SandboxTransport, path: str | Path, config: SandboxConfig | None = None) -> None:
-        original(self, path, dataclasses.replace(config or SandboxConfig(), waits=skipped))
+    def init(
+        self: SandboxTransport,
+        path: str | Path,
+        config: SandboxConfig | None = None,
+        **given: Any,
+    ) -> None:
+        original(self, path, dataclasses.replace(config or SandboxConfig(), waits=skipped), **given)
 
     monkeypatch.setattr(SandboxTransport, "__init__", init)
     return skipped

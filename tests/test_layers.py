@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "src"
 PACKAGE = SOURCE / "docform"
 EMULATOR = SOURCE / "docform_sandbox"
-EMULATOR_SEAMS = {"docform_sandbox.plugin", "docform_sandbox.cli"}
+EMULATOR_SEAMS = {"docform_sandbox.plugin", "docform_sandbox.cli", "docform_sandbox.twin"}
 """The emulator's modules that plug it into docform, the only ones that use `api` or `cli`."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -237,6 +237,7 @@ def test_the_emulator_plugs_in_through_the_declared_entry_points() -> None:
     assert points == {
         "docform.transports": {"sandbox": "docform_sandbox.plugin:SANDBOX"},
         "docform.commands": {"sandbox": "docform_sandbox.cli:sandbox"},
+        "docform.twins": {"sandbox": "docform_sandbox.twin:TWINS"},
     }
     for group, named in points.items():
         installed = {point.name: point.value for point in entry_points(group=group)}

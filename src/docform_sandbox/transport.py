@@ -18,12 +18,16 @@ class SandboxTransport(httpx.ASGITransport):
     It behaves as a socket would where the sandbox's faults need it: a connection the sandbox
     closes raises `httpx.RemoteProtocolError`, and an answer later than the request's read
     timeout raises `httpx.ReadTimeout` (on the sandbox's `Waits`: real time, unless a test
-    handed it others). Closing the transport closes the store.
+    handed it others). Closing the transport closes the store, unless the store was handed
+    over (``store``: a twin's, in memory, which outlives each client that opens it).
     """
 
-    def __init__(self, path: str | Path, config: SandboxConfig | None = None) -> None:
+    def __init__(
+        self, path: str | Path, config: SandboxConfig | None = None, *, store: Store | None = None
+    ) -> None:
         config = config or SandboxConfig()
-        self.store = Store(path)
+        self._owns_store = store is None
+        self.store = store or Store(path)
         self.app = create_app(self.store, config)
         self.waits = config.waits
         super().__init__(app=self.app)
@@ -40,4 +44,5 @@ class SandboxTransport(httpx.ASGITransport):
             ) from None
 
     async def aclose(self) -> None:
-        self.store.close()
+        if self._owns_store:
+            self.store.close()

@@ -42,6 +42,7 @@ PLAN_KEYS = [
     "audience",
     "not_planned",
     "commit",
+    "rehearsal",
     "fingerprints",
     "checksum",
 ]
@@ -131,7 +132,7 @@ def test_json_plan_has_exactly_the_documented_keys(sandbox: Path, basic: Path) -
     plan = plan_json(basic, sandbox)
     # The basic manifests send a secret: its keyed fingerprint follows the changes.
     assert list(plan) == [*PLAN_KEYS[:3], "secret_fingerprints", *PLAN_KEYS[3:]]
-    assert plan["format_version"] == "1.2"
+    assert plan["format_version"] == "1.3"
     assert plan["changes"]
     for change in plan["changes"]:
         assert list(change) == CHANGE_KEYS, change["address"]

@@ -101,10 +101,10 @@ def test_json_has_the_documented_keys_and_placeholders():
     assert set(doc) == {
         "format_version", "organization", "changes", "unmanaged", "summary", "ignored", "notes",
         "rails", "policies", "targeting", "warnings", "audience", "not_planned", "commit",
-        "fingerprints",
+        "rehearsal", "fingerprints",
         "checksum",
     }  # fmt: skip
-    assert doc["format_version"] == "1.2"
+    assert doc["format_version"] == "1.3"
     assert doc["summary"] == {"create": 1, "update": 1, "delete": 1, "move": 1, "restore": 0}
     move = doc["changes"][1]
     assert set(move) == {

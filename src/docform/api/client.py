@@ -33,6 +33,7 @@ from docform.api.connections import network_transport
 from docform.api.errors import ApiConfigError
 from docform.api.limits import AnswerLimitExceeded, AnswerLimits
 from docform.api.reader import AnswerReader
+from docform.api.recording import ReadRecording
 from docform.api.retry import RateBudget, RetryPolicy, is_retryable_call, shared_budget
 from docform.api.schemes import url_forms
 from docform.api.sender import Call, Sender, Sleep
@@ -106,6 +107,8 @@ class ApiClient:
         self.read_only = read_only
         self.list_bounds = list_bounds or ListBounds()
         self.stats = CallStats(list_names)
+        self.reads = ReadRecording()
+        """Every GET answer handed back, for a rehearsal of what was planned from them."""
         self.retry = RetryPolicy(
             max_retries, max_rate_limit_retries, backoff_base, backoff_cap, max_retry_wait
         )
@@ -232,7 +235,9 @@ class ApiClient:
         return response.status_code, self._reader.decode(call, response), len(response.content)
 
     async def get(self, path: str, *, params: Mapping[str, Any] | None = None) -> Any:
-        return await self.request("GET", path, params=params)
+        answer = await self.request("GET", path, params=params)
+        self.reads.add(path, params, answer)
+        return answer
 
     async def post(self, path: str, json: Any = None, **kwargs: Any) -> Any:
         return await self.request("POST", path, json=json, **kwargs)
@@ -281,6 +286,7 @@ class ApiClient:
                 problem = count_misfit(page, len(items))
                 if problem:
                     raise self._reader.unfit(path, problem, len(seen) + 1)
+                self.reads.add(path, params, {"items": items}, listed=True)
                 return items
             if cursor in seen:
                 raise self._reader.malformed_list(path, "gave the same next page cursor twice")

@@ -15,6 +15,8 @@ from docform.cli.common import (
     label_option,
     load_manifests,
     passed_by,
+    rehearsal_failed,
+    rehearse_plan,
     run_async,
     start_lock,
     use_color,
@@ -29,6 +31,7 @@ from docform.cli.multi import (
 )
 from docform.cli.output import output, output_options
 from docform.errors import DocformError
+from docform.untrusted.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     from docform.engine.plan import Plan
@@ -103,6 +106,14 @@ if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     is_flag=True,
     help="Do not write docform.lock (for a read-only checkout); renames then need `formerly`.",
 )
+@click.option(
+    "--no-rehearse",
+    "no_rehearse",
+    is_flag=True,
+    help="Do not rehearse the plan on an in-memory twin of the organization before the first "
+    "live call (apply rehearses by default, and applies nothing when the rehearsal fails; "
+    "docs/rehearsal.md).",
+)
 @allow_option
 @label_option
 @output_options("Also print the planning's API requests' count and each retried call.")
@@ -119,6 +130,7 @@ def apply(
     targets: tuple[str, ...],
     excludes: tuple[str, ...],
     no_lock_file: bool,
+    no_rehearse: bool,
     allow: tuple[str, ...],
     labels: tuple[str, ...],
 ) -> int:
@@ -137,9 +149,13 @@ def apply(
 
     apply records in docform.lock, beside the manifests, the live object each entry manages
     (commit it): a later rename or move of an entry then keeps its object.
+
+    Before its first live call, apply rehearses the plan on an in-memory twin of what planning
+    read (docform's sandbox): when a call is refused there, or the twin does not end up
+    matching the manifests, nothing is applied (--no-rehearse skips it; docs/rehearsal.md).
     """
     given = (source, yes, checksum, reviewed, manifest_directory, parallelism, max_deletions,
-             force, targets, excludes, no_lock_file, allow, labels)  # fmt: skip
+             force, targets, excludes, no_lock_file, no_rehearse, allow, labels)  # fmt: skip
     if not as_json:
         return _apply(*given)
     from docform.render.apply_events import ApplyEvents
@@ -174,6 +190,7 @@ def _apply(
     targets: tuple[str, ...],
     excludes: tuple[str, ...],
     no_lock_file: bool,
+    no_rehearse: bool,
     allow: tuple[str, ...],
     labels: tuple[str, ...],
     events: ApplyEvents | None = None,
@@ -203,6 +220,7 @@ def _apply(
             as_json=False,
             lock_file=not no_lock_file,
             labels=labels,
+            rehearse=not no_rehearse,
         )
     if reviewed is not None and not (checksum and source.is_dir()):
         raise click.UsageError("--reviewed goes with --checksum and a manifest directory")
@@ -237,6 +255,8 @@ def _apply(
             start_lock(manifests, the_plan)
         return 0
     passed = check_safety(manifests, the_plan, **rails)
+    if not no_rehearse:
+        _rehearse_first(manifests, the_plan, parallelism, events)
     if not (yes or checksum or not source.is_dir()):
         confirm_apply("Apply these changes?")
     for rail in passed:
@@ -254,6 +274,22 @@ def _apply(
         events=events,
     )
     return 0 if applied else 1
+
+
+def _rehearse_first(
+    manifests: Any, the_plan: Plan, parallelism: int | None, events: ApplyEvents | None
+) -> None:
+    """Rehearse the plan on a twin before any live call; nothing is applied when it fails."""
+    from docform.render.rehearsal import rehearsal_line
+
+    rehearse_plan(manifests, the_plan, parallelism)
+    if the_plan.rehearsal.ok:
+        if events is not None:
+            events.note(rehearsal_line(the_plan.rehearsal))
+        else:
+            click.echo(escape_for_terminal(rehearsal_line(the_plan.rehearsal)))
+        return
+    raise DocformError(f"nothing was applied: {rehearsal_failed(the_plan)}")
 
 
 def _saved_allowances(

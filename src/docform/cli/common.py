@@ -193,6 +193,33 @@ def refuse_if_rails_broken(plan: Plan, label: str = "") -> None:
         raise DocformError(rails_broken(plan, label))
 
 
+def rehearse_plan(manifests: ManifestSet, plan: Plan, parallelism: int | None = None) -> Any:
+    """Rehearse ``plan`` on a twin (`docform.workflow.rehearsal`), with the concurrency
+    apply would use; the rehearsal is kept in ``plan.rehearsal`` for the renderings."""
+    from docform.workflow.rehearsal import rehearse
+
+    workers = parallelism or manifests.settings.limits.parallelism
+    return run_async(rehearse(manifests, plan, parallelism=workers))
+
+
+def refuse_if_rehearsal_failed(plan: Plan, label: str = "") -> None:
+    """After the plan is shown: exit 1 when its rehearsal on a twin failed."""
+    if plan.rehearsal is not None and not plan.rehearsal.ok:
+        raise DocformError(rehearsal_failed(plan, label))
+
+
+def rehearsal_failed(plan: Plan, label: str = "") -> str:
+    """Why a rehearsed plan fails, and what to do."""
+    from docform.render.rehearsal import rehearsal_line
+
+    where = f"{label}: " if label else ""
+    return (
+        f"{where}{rehearsal_line(plan.rehearsal)}. The live organization would refuse or not "
+        "match it the same way: fix the manifests (or, where the twin is wrong, see "
+        "docs/rehearsal.md and apply with --no-rehearse)"
+    )
+
+
 def passed_by(report: RailReport, violation: Violation) -> str:
     """``--allow accepted`` or ``--force bypassed``: how a rail that apply let through was."""
     return "--allow accepted" if violation in report.accepted else "--force bypassed"

@@ -21,6 +21,8 @@ from docform.cli.common import (
     confirm_apply,
     passed_by,
     rails_broken,
+    rehearsal_failed,
+    rehearse_plan,
     run_async,
     start_lock,
     use_color,
@@ -125,6 +127,9 @@ def plan_several(
         if outcome.plan is not None and outcome.plan.refused:
             broken = rails_broken(outcome.plan, outcome.label())
             click.echo(escape_for_terminal(f"Error: {broken}"), err=True)
+        if outcome.plan is not None and _rehearsal_failed(outcome.plan):
+            failed = rehearsal_failed(outcome.plan, outcome.label())
+            click.echo(escape_for_terminal(f"Error: {failed}"), err=True)
     codes = [_plan_code(o, detailed_exitcode) for o in outcomes]
     return worst_exit_code(codes)
 
@@ -140,9 +145,11 @@ def apply_several(
     lock_file: bool = True,
     allow: Sequence[str] = (),
     labels: Sequence[str] = (),
+    rehearse: bool = True,
 ) -> int:
-    """Plan all, show all, check every safety rail, ask once, then apply one set after another,
-    stopping at the first that fails."""
+    """Plan all, show all, check every safety rail, rehearse each plan on a twin, ask once,
+    then apply one set after another, stopping at the first that fails."""
+    from docform.render.rehearsal import rehearsal_line
     from docform.render.sets import render_sets_text
 
     rails: RailOptions = {
@@ -163,6 +170,12 @@ def apply_several(
     to_apply = [o for o in outcomes if o.planned()[1].has_changes]
     for outcome in to_apply:
         _check_rails(outcome, rails)
+    for outcome in to_apply if rehearse else ():
+        manifests, plan = outcome.planned()
+        rehearse_plan(manifests, plan, parallelism)
+        if _rehearsal_failed(plan):
+            raise DocformError(f"nothing was applied: {rehearsal_failed(plan, outcome.label())}")
+        click.echo(f"{outcome.label()}: {rehearsal_line(plan.rehearsal)}")
     if lock_file:
         for manifests, plan in (o.planned() for o in outcomes):
             if not plan.has_changes:
@@ -249,9 +262,13 @@ def _plan_code(outcome: SetOutcome, detailed_exitcode: bool) -> int:
     if outcome.failed:
         return 1
     _, plan = outcome.planned()
-    if plan.refused:
+    if plan.refused or _rehearsal_failed(plan):
         return 1
     return detailed_exit_code(plan) if detailed_exitcode else 0
+
+
+def _rehearsal_failed(plan: Plan) -> bool:
+    return plan.rehearsal is not None and not plan.rehearsal.ok
 
 
 def _check_rails(outcome: SetOutcome, rails: RailOptions) -> None:

@@ -13,6 +13,8 @@ from docform.cli.common import (
     label_option,
     markdown_options,
     refuse_if_rails_broken,
+    refuse_if_rehearsal_failed,
+    rehearse_plan,
     use_color,
     write_output,
 )
@@ -131,6 +133,13 @@ def validate(directory: Path, as_json: bool) -> int:
     help="Also say what the token needs for this plan: its role, and the OAuth scopes of the "
     "calls (JSON: a `token` key).",
 )
+@click.option(
+    "--rehearse",
+    is_flag=True,
+    help="Also run the plan's calls on an in-memory twin of what planning read (docform's "
+    "sandbox, no live call), then plan again there: says whether every call is accepted and "
+    "the result converges, and exits 1 when not (docs/rehearsal.md).",
+)
 @allow_option
 @label_option
 @markdown_options
@@ -151,6 +160,7 @@ def plan(
     markdown_out: Path | None,
     markdown_limit: int,
     explain_token: bool = False,
+    rehearse: bool = False,
 ) -> int:
     """Show the API calls that would make the live organization match DIRECTORY.
 
@@ -181,6 +191,10 @@ def plan(
         "labels": labels,
     }
     outcomes = _planned_and_narrowed(sets, targets, excludes, rails)
+    if rehearse:
+        for outcome in outcomes:
+            if outcome.plan is not None:
+                rehearse_plan(*outcome.planned())
     if len(outcomes) > 1:
         return plan_several(
             outcomes,
@@ -205,6 +219,7 @@ def plan(
     if verbose:
         click.echo(stats.summary(), err=True)
     refuse_if_rails_broken(the_plan)
+    refuse_if_rehearsal_failed(the_plan)
     return detailed_exit_code(the_plan) if detailed_exitcode else 0
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from docform.engine.fingerprints import digest
 from docform.untrusted.lookalikes import escape_controls
 
-FORMAT_VERSION = "1.2"
+FORMAT_VERSION = "1.3"
 ACTIONS = (
     "create", "update", "delete", "move", "restore", "membership", "reorder", "rotate",
     "release",
@@ -320,6 +320,13 @@ class Plan:
     """The organization's own policies as evaluated for this plan
     (`docform.policies.evaluate.PolicyReport`); None when it has none or before."""
     matchings: list[tuple[str, Any]] = field(default_factory=list, repr=False)
+    reads: Any = field(default=None, repr=False)
+    """The GET answers planning read (`docform.api.recording.ReadRecording`), kept in memory
+    for a rehearsal (docs/rehearsal.md) and never saved or shown; None for a plan whose client
+    records nothing."""
+    rehearsal: Any = None
+    """How the plan's calls went on a twin of the organization
+    (`docform.workflow.rehearsal.Rehearsal`), when rehearsed; None otherwise."""
     audience_of: Any = field(default=None, repr=False)
     """``(changes) -> (audience, doors)`` as they are when only ``changes`` of this plan are
     made (a plan narrowed by ``--target``); None for a plan not made from live state."""
@@ -381,6 +388,7 @@ class Plan:
         if self.token is not None:
             doc["token"] = self.token.to_json()
         doc["commit"] = self.commit
+        doc["rehearsal"] = self.rehearsal.to_json() if self.rehearsal is not None else None
         doc["fingerprints"] = dict(sorted(self.fingerprints.items()))
         doc["checksum"] = self.checksum()
         return doc

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from docform.engine.plan import Change, Plan
 from docform.render.policies import policies_markdown
 from docform.render.rails import rails_markdown
+from docform.render.rehearsal import rehearsal_line
 from docform.render.values import (
     NOT_PLANNED_HEAD,
     call_lines,
@@ -62,6 +63,8 @@ def head_lines(plan: Plan, *, most_rails: int | None = None) -> list[str]:
         f"Organization `{escape(plan.organization)}` · checksum `{plan.checksum()}`{planned}"
     )
     lines.append("")
+    if plan.rehearsal is not None:
+        lines += [escape(rehearsal_line(plan.rehearsal)), ""]
     lines += rails_markdown(plan.rails, escape, most=most_rails)
     lines += policies_markdown(plan.policies, escape)
     if plan.targeting is not None:

@@ -10,6 +10,7 @@ from rich.text import Text
 from docform.engine.plan import Change, Plan
 from docform.render.policies import policies_text
 from docform.render.rails import rails_text
+from docform.render.rehearsal import rehearsal_details, rehearsal_line
 from docform.render.values import (
     NOT_PLANNED_HEAD,
     call_lines,
@@ -69,6 +70,11 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
         for item in plan.ignored:
             _line(out, f"  {item.describe()}", "dim")
         _put(out, "\n")
+    if plan.rehearsal is not None:
+        style = "green" if plan.rehearsal.ok else "bold red"
+        _line(out, rehearsal_line(plan.rehearsal), style)
+        for line in rehearsal_details(plan.rehearsal):
+            _line(out, line, style)
     _put(out, plan_summary_line(plan) + "\n", "bold")
     if plan.refused:
         count = len(plan.rails.blocking)

@@ -120,6 +120,7 @@ async def plan_while_loading(
             plan.secret_prints = checksum_prints(plan, secret_resolver(manifests))
     stats = getattr(client, "stats", None)  # a client counting its calls (`CallStats`)
     plan.requests = stats.requests if isinstance(stats, CallStats) else 0
+    plan.reads = getattr(client, "reads", None)  # a client recording its reads
     return plan
 
 
@@ -198,6 +199,10 @@ async def plan_manifests(
     return plan, client.stats
 
 
+OpenClient = Callable[[bool], Client]
+"""Opens a client of the organization: read-only when given True."""
+
+
 async def apply_changes(
     manifests: ManifestSet,
     plan: Plan,
@@ -207,50 +212,79 @@ async def apply_changes(
     on_created: Created | None = None,
     on_start: Callable[[Change], None] | None = None,
     stop: ApplyStop | None = None,
+    connect: OpenClient | None = None,
+    verify: bool = True,
 ) -> ApplyReport:
     """Run ``plan`` with a writing client of the manifests' API; returns the apply report.
 
     Call `docform.workflow.safety.check_safety` first: this runs whatever it is given.
-    ``on_created``, ``on_event``, ``on_start`` and ``stop``: see `apply_plan`.
+    ``on_created``, ``on_event``, ``on_start`` and ``stop``: see `apply_plan`. ``connect``
+    opens the clients instead of the manifests' API, and then no apply lock is taken: a twin's
+    (`docform.workflow.rehearsal`), which no other apply shares. ``verify``: read back what
+    the apply changed, and the audience it left (a rehearsal plans again instead).
     """
+    if connect is not None:
+        return await _apply_with(manifests, plan, parallelism, connect, verify, on_event,
+                                 on_created, on_start, stop)  # fmt: skip
 
     # The operating system's file lock (filelock) loads for an apply only, not for a plan.
     from docform.workflow.apply_lock import apply_lock
 
-    recover = recover_by_planning(manifests, lambda: open_client(manifests, read_only=True))
+    def live(read_only: bool) -> Client:
+        return open_client(manifests, read_only=read_only)
+
     with apply_lock(api_url(manifests), manifests.organization.id):
-        async with open_client(manifests, read_only=False) as client:
-            kinds = build_kinds(manifests.organization.id)
-            caller = await check_caller(plan, kinds, client)
-            enforce(RailReport(caller.violations))
-            guard = CreateGuard(plan, kinds, manifests, client)
-            made = CreatedIds(manifests.organization.id)
-            report = await apply_plan(
-                plan.changes,
-                client,
-                parallelism=parallelism,
-                resolve_secret=secret_resolver(manifests),
-                on_event=on_event,
-                recover=recover,
-                on_created=made.also_telling(on_created),
-                before_create=guard.raced,
-                after_create=guard.settle,
-                on_start=on_start,
-                stop=stop,
-                kinds=kinds,
-            )
-            report.notes += caller.notes + guard.notes + where_to_find(report.done, kinds)
-        if report.ok:
-            report.verification = await verify_by_reading(manifests, plan, report.done, made.ids)
-            # What the service took but has not made is still planned, as the report says.
-            waiting = {change.key for change, _ in report.pending}
-            report.verification.remaining = [
-                c for c in report.verification.remaining if c.key not in waiting
-            ]
-            found = report.verification.identities if report.verification else {}
-            if report.verification.error is None:
-                report.notes += door_notes(plan.doors, report.verification.facts)
-            report.notes += await read_back_audience(manifests, plan, {**plan.identities, **found})
+        return await _apply_with(manifests, plan, parallelism, live, verify, on_event,
+                                 on_created, on_start, stop)  # fmt: skip
+
+
+async def _apply_with(
+    manifests: ManifestSet,
+    plan: Plan,
+    parallelism: int,
+    connect: OpenClient,
+    verify: bool,
+    on_event: Callable[[CallEvent], None] | None,
+    on_created: Created | None,
+    on_start: Callable[[Change], None] | None,
+    stop: ApplyStop | None,
+) -> ApplyReport:
+    recover = recover_by_planning(manifests, lambda: connect(True))
+    async with connect(False) as client:
+        kinds = build_kinds(manifests.organization.id)
+        caller = await check_caller(plan, kinds, client)
+        enforce(RailReport(caller.violations))
+        guard = CreateGuard(plan, kinds, manifests, client)
+        made = CreatedIds(manifests.organization.id)
+        report = await apply_plan(
+            plan.changes,
+            client,
+            parallelism=parallelism,
+            resolve_secret=secret_resolver(manifests),
+            on_event=on_event,
+            recover=recover,
+            on_created=made.also_telling(on_created),
+            before_create=guard.raced,
+            after_create=guard.settle,
+            on_start=on_start,
+            stop=stop,
+            kinds=kinds,
+        )
+        report.notes += caller.notes + guard.notes + where_to_find(report.done, kinds)
+    if report.ok and verify:
+        report.verification = await verify_by_reading(
+            manifests, plan, report.done, made.ids, connect=connect
+        )
+        # What the service took but has not made is still planned, as the report says.
+        waiting = {change.key for change, _ in report.pending}
+        report.verification.remaining = [
+            c for c in report.verification.remaining if c.key not in waiting
+        ]
+        found = report.verification.identities if report.verification else {}
+        if report.verification.error is None:
+            report.notes += door_notes(plan.doors, report.verification.facts)
+        ids = {**plan.identities, **found}
+        report.notes += await read_back_audience(manifests, plan, ids, connect=connect)
     return report
 
 
@@ -259,11 +293,15 @@ async def verify_by_reading(
     plan: Plan,
     applied: Sequence[Change],
     created: Mapping[str, str] | None = None,
+    *,
+    connect: OpenClient | None = None,
 ) -> Verification:
     """What a read after the apply of ``plan`` finds still to change in the kinds ``applied``
-    changed (`docform.workflow.verify`), read with a read-only client of the manifests' API."""
+    changed (`docform.workflow.verify`), read with a read-only client of the manifests' API
+    (or the one ``connect`` opens)."""
 
-    async with open_client(manifests, read_only=True) as client:
+    client = connect(True) if connect else open_client(manifests, read_only=True)
+    async with client:
         kinds = build_kinds(manifests.organization.id)
         return await verify_applied(
             manifests,
@@ -278,12 +316,20 @@ async def verify_by_reading(
         )
 
 
-async def read_back_audience(manifests: ManifestSet, plan: Plan, ids: dict[str, str]) -> list[str]:
+async def read_back_audience(
+    manifests: ManifestSet,
+    plan: Plan,
+    ids: dict[str, str],
+    *,
+    connect: OpenClient | None = None,
+) -> list[str]:
     """The audience each object the plan changed ended up with, held to the prediction
-    (`docform.workflow.audience`), read with a read-only client."""
+    (`docform.workflow.audience`), read with a read-only client (or the one ``connect``
+    opens)."""
     if not plan.audience:
         return []
-    async with open_client(manifests, read_only=True) as client:
+    client = connect(True) if connect else open_client(manifests, read_only=True)
+    async with client:
         kinds = build_kinds(manifests.organization.id)
         read, differences = await audience_differences(client, kinds, plan.audience, ids)
     return audience_notes(read, differences) + unread_notes(plan.audience, ids)

@@ -1,0 +1,85 @@
+"""A twin of a live organization: a fresh sandbox, in memory, holding what docform read of the
+organization (the entry point group ``docform.twins`` in pyproject.toml; docform's rehearsal,
+`docform.workflow.rehearsal`, finds it there).
+
+The twin is loaded from the GET answers planning recorded (`docform.api.recording`), each
+by the loader of its route (`docform_sandbox.twin_loaders`): the same ids, in the same order,
+with the same settings. A recorded list of a route no loader knows is not loaded, and the twin
+names its path (`Twin.not_loaded`), unless it was empty: then the twin holds the same nothing.
+Its transport answers in-process, never over a network, so a rehearsal makes no live call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from docform_sandbox.plugin import require
+
+if TYPE_CHECKING:
+    import httpx
+
+    from docform_sandbox.store import Store
+
+TWIN_TOKEN = "docform-twin-token"  # noqa: S105: the in-memory twin's own, not a secret
+
+
+class Recorded(Protocol):
+    """One recorded answer (`docform.api.recording.RecordedRead`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def query(self) -> Mapping[str, Any]: ...
+    @property
+    def body(self) -> Any: ...
+    @property
+    def listed(self) -> bool: ...
+
+
+class Twin:
+    """One twin: its store, what it could not load, and transports answering over it."""
+
+    root_url = "https://api.twin.sandbox.test"
+    token = TWIN_TOKEN
+
+    def __init__(self, store: Store, not_loaded: list[str]) -> None:
+        self.store = store
+        self.not_loaded = not_loaded
+        """The paths of recorded answers the twin holds nothing of, in the order read."""
+
+    def transport(self) -> httpx.AsyncBaseTransport:
+        """A transport over the twin; closing it leaves the twin as it is."""
+        from docform_sandbox.app import SandboxConfig
+        from docform_sandbox.transport import SandboxTransport
+
+        caller = self.store.get_meta("twin_caller")
+        config = SandboxConfig(admin_tokens=() if caller else (self.token,))
+        return SandboxTransport(":memory:", config, store=self.store)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+class TwinMaker:
+    """What docform loads from the entry point: `build` makes a twin of recorded answers."""
+
+    def build(self, reads: Iterable[Recorded]) -> Twin:
+        require("starlette")
+        from docform_sandbox.store import Store
+        from docform_sandbox.twin_loaders import load_answer
+
+        store = Store(":memory:")
+        not_loaded: list[str] = []
+        with store.transaction():
+            for read in reads:
+                loaded = load_answer(store, read.path, read.query, read.body, read.listed)
+                if not loaded and not (read.listed and not read.body.get("items")):
+                    not_loaded.append(read.path)
+            caller = store.get_meta("twin_caller")
+            if caller is not None:
+                store.insert("token", {"id": TWIN_TOKEN, "user": caller})
+        return Twin(store, not_loaded)
+
+
+TWINS = TwinMaker()
