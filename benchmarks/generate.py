@@ -56,6 +56,7 @@ def write_manifests(org: Org, directory: Path, *, changes: int = 0) -> None:
             "organization": {"id": ORG_ID, "title": "Bench Corp", "defaultRole": "read"},
             "customFonts": org.fonts,
             "customHostnames": {org.hostname: {"site": "docs"}},
+            "glossary": org.glossary,
         },
         "members.yaml": {"members": org.members},
         "teams.yaml": {"teams": org.teams},

@@ -52,6 +52,7 @@ def read_graph(shape: Shape, team_sizes: Sequence[int]) -> Graph:
         ("sites", 1),
         ("translations", 0),  # an empty list is still one request
         ("fonts", 0),  # one answer holds every font: the list takes no page size
+        ("translations-glossary", 2),
         ("installations", shape.integrations),
     ):
         _chain(graph, name, pages(count))

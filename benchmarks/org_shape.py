@@ -75,6 +75,7 @@ class Org:
     openapi: dict[str, dict[str, Any]] = field(default_factory=dict)
     saml: dict[str, dict[str, Any]] = field(default_factory=dict)
     fonts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    glossary: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The custom hostname the site is served on (connected in the app: the seed does it).
     hostname: str = f"docs.{EMAIL_DOMAIN}"
     integrations: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -133,6 +134,10 @@ def build_org(shape: Shape, seed: int = 7) -> Org:
                 for weight in (400, 700)
             ],
         }
+    }
+    org.glossary = {
+        term.lower(): {"language": "en", "term": term, "translations": {"fr": french}}
+        for term, french in (("Workspace", "Espace de travail"), ("Space", "Espace"))
     }
     _integrate_and_sync(org)
     return org

@@ -17,18 +17,18 @@ def test_a_list_page_holds_1000_items_and_an_empty_list_is_one_request() -> None
     assert [pages(0), pages(1), pages(1000), pages(1001), pages(10_000)] == [1, 1, 1, 2, 10]
 
 
-def test_reading_the_full_organization_takes_1687_requests() -> None:
+def test_reading_the_full_organization_takes_1688_requests() -> None:
     team_sizes = [20] * FULL.teams
     graph = read_graph(FULL, team_sizes)
     # org 1, members 10 pages, teams 1 + 1000 member lists, collections 1, spaces 5, sites 1,
     # section groups, sections, site spaces and redirects 1 each, the site's customization and
     # structure (its external links) 1 each, its custom hostname 1, its context connections 1,
     # its MCP servers 1, its agent channels 1, its agent settings 1, OpenAPI 1, SAML 1,
-    # translations 1, custom fonts 1, installations 1, the spaces and sites of each of the 4
-    # installations and what each of their integrations declares (its entry writes a
-    # configuration, whose secrets it names), each of the 40 synced spaces' Git Sync, and the
-    # teams' and the users' grants of each of the 300 objects that write access
-    assert len(graph) == 1687
+    # translations 1, custom fonts 1, the glossary 1, installations 1, the spaces and sites of
+    # each of the 4 installations and what each of their integrations declares (its entry
+    # writes a configuration, whose secrets it names), each of the 40 synced spaces' Git Sync,
+    # and the teams' and the users' grants of each of the 300 objects that write access
+    assert len(graph) == 1688
 
 
 def test_one_list_and_a_list_per_item_take_one_round_plus_the_items_over_the_parallelism() -> None:
@@ -36,9 +36,9 @@ def test_one_list_and_a_list_per_item_take_one_round_plus_the_items_over_the_par
                   site_spaces=1, redirects=1, openapi=1, saml=1, access=0, integrations=0,
                   synced_spaces=0)  # fmt: skip
     best = ideal(read_graph(shape, [5] * 980), parallelism=16)
-    # 980 team member lists after the team list take 62 rounds with 12 slots to spare; the 22
+    # 980 team member lists after the team list take 62 rounds with 12 slots to spare; the 23
     # other requests fill the first round's gaps and those.
-    assert (best.requests, best.rounds) == (1002, 63)
+    assert (best.requests, best.rounds) == (1003, 63)
 
 
 def test_pages_that_follow_each_other_bound_the_rounds_from_below() -> None:

@@ -17,6 +17,9 @@ route records its own: what an event says is read off the route that ran.
   through ``POST /_sandbox/ui`` (a person clicking in the service's UI).
 - Details carry a ``correlationId`` per request, ``schemaVersion`` 1 and, as payload, the names
   of the fields a request body set (never their values, which may be secrets).
+- A list written in batches (`_BATCHES`: an organization's translation glossary, whose PUT
+  inserts, updates and deletes entries) records one event per operation, on the entry it
+  wrote: the route names them in ``ctx.extra[BATCH]`` as ``(verb, id, label)``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,11 @@ _DOCUMENTS = frozenset({"agent-instructions", "agent-settings", "ads"})
 #: Store kinds whose name differs from their path segment's singular.
 _STORE_KINDS = {"redirect": "site-redirect", "saml": "saml-provider", "openapi": "openapi-spec"}
 _LABEL_FIELDS = ("title", "label", "displayName", "email", "slug", "path")
+#: Trailing segments naming a list its PUT writes in batches -> the resource of its items.
+_BATCHES = {"translations-glossary": "glossary-entry"}
+_BATCH_VERBS = ("created", "updated", "deleted")
+BATCH = "audited-batch"
+"""The key of ``ctx.extra`` under which a batch route lists what it wrote."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,9 @@ def describe(ep: Endpoint) -> Recorded | None:
     named = [i for i, (_, param) in enumerate(tokens) if param]
     last = named[-1] if named else -1
     trailing = [word for word, _ in tokens[last + 1 :]]
+    if len(trailing) == 1 and trailing[0] in _BATCHES and ep.method == "PUT":
+        resource = _BATCHES[trailing[0]]
+        return Recorded(f"{_area(tokens[: last + 1])}.{resource}.*", resource, None)
     if len(trailing) == 1 and trailing[0] in _DOCUMENTS and last >= 0:
         # Recorded on the object holding the document: the document has no id of its own.
         action = f"{_area(tokens[: last + 1])}.{trailing[0]}.updated"
@@ -143,8 +154,18 @@ def _label(action: str) -> str:
 
 def actions(endpoints: list[Endpoint]) -> dict[str, str]:
     """Every action the routes can record, with its label, by name."""
-    found = (describe(ep) for ep in endpoints)
-    return {r.action: _label(r.action) for r in sorted(filter(None, found), key=lambda r: r.action)}
+    found = sorted(filter(None, (describe(ep) for ep in endpoints)), key=lambda r: r.action)
+    names = [_batch_action(r.action, v) for r in found for v in _BATCH_VERBS if _batched(r)]
+    names += [r.action for r in found if not _batched(r)]
+    return {name: _label(name) for name in sorted(names)}
+
+
+def _batched(recorded: Recorded) -> bool:
+    return recorded.action.endswith(".*")
+
+
+def _batch_action(action: str, verb: str) -> str:
+    return action[:-1] + verb
 
 
 # -- recording ---------------------------------------------------------------------------------
@@ -174,6 +195,11 @@ def before_write(ctx: Ctx, ep: Endpoint) -> Before | None:
 def record_write(ctx: Ctx, before: Before, answer: Any, source: str) -> None:
     """Record the write ``before`` was taken for, once its route answered ``answer``."""
     recorded, org = before.recorded, before.org
+    if _batched(recorded):
+        for verb, target_id, label in ctx.extra.get(BATCH, ()):
+            action = _batch_action(recorded.action, verb)
+            _insert_event(ctx, org, action, recorded.target_type, target_id, label, source)
+        return
     if recorded.target_param is not None:
         target_id = ctx.params.get(recorded.target_param, "")
         # Labels are captured at recording time: the new title of a renamed object; the last
@@ -182,17 +208,29 @@ def record_write(ctx: Ctx, before: Before, answer: Any, source: str) -> None:
     else:
         target_id = str(answer.get("id", "")) if isinstance(answer, Mapping) else ""
         label = _label_of(answer) if isinstance(answer, Mapping) else None
+    _insert_event(ctx, org, recorded.action, recorded.target_type, target_id, label, source)
+
+
+def _insert_event(
+    ctx: Ctx,
+    org: str | None,
+    action: str,
+    target_type: str,
+    target_id: str,
+    label: str | None,
+    source: str,
+) -> None:
     if org is None or not target_id:
         return
     event_id = str(uuid.uuid4())
-    target: dict[str, Any] = {"type": recorded.target_type, "id": target_id}
+    target: dict[str, Any] = {"type": target_type, "id": target_id}
     if label:
         target["label"] = label
     event = {
         "object": "audit-event",
         "id": event_id,
         "occurredAt": timestamp(ctx.now()),
-        "action": recorded.action,
+        "action": action,
         "actor": _actor(ctx),
         "source": source,
         "target": target,

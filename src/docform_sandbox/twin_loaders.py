@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from docform_sandbox.documents import member_document, user_document
 from docform_sandbox.grants import (
@@ -27,6 +28,7 @@ from docform_sandbox.grants import (
     grant_document,
 )
 from docform_sandbox.routes.collections import COLLECTION_FIELDS
+from docform_sandbox.routes.custom_fonts import FILES_BASE
 from docform_sandbox.routes.openapi import SPEC_FIELDS
 from docform_sandbox.routes.redirects import FLAGS as REDIRECT_FLAGS
 from docform_sandbox.routes.saml import CONFIG_FIELDS as SAML_CONFIG
@@ -383,6 +385,41 @@ def _saml(store: Store, ids: tuple[str, ...], body: Any) -> None:
         doc["defaultRole"] = item.get("defaultRole")
         doc["createdAt"] = item["createdAt"]
         _insert_new(store, "saml-provider", doc, org=org_id)
+
+
+# -- the organization's fonts, glossary and hostnames -------------------------------------------
+
+
+@loads("/orgs/{}/fonts")
+def _fonts(store: Store, ids: tuple[str, ...], body: Any) -> None:
+    (org_id,) = ids
+    for item in _items(body):
+        faces = {
+            str(face["weight"]): unquote(face["sources"][0]["url"].removeprefix(FILES_BASE))
+            for face in item.get("fontFaces", [])
+            if face.get("sources")
+        }
+        doc = {"id": item["id"], "organization": org_id, "fontFamily": item["fontFamily"]}
+        _insert_new(store, "font", {**doc, "faces": faces}, org=org_id)
+
+
+@loads("/orgs/{}/translations-glossary", newest_first=False)
+def _glossary(store: Store, ids: tuple[str, ...], body: Any) -> None:
+    (org_id,) = ids
+    for item in _items(body):
+        doc = {**_kept(item, ("id", "translations", "createdAt", "updatedAt"))}
+        _insert_new(store, "glossary-entry", {**doc, "organization": org_id}, org=org_id)
+
+
+@loads("/custom-hostnames/{}", listed=False)
+def _custom_hostname(store: Store, ids: tuple[str, ...], body: Any) -> None:
+    (hostname,) = ids
+    target = body["target"]
+    org_id = target.get("organization") or _org_of(store, "site", target.get("site", ""))
+    doc = {"id": hostname, "target": target, "active": body["isActive"]}
+    if body.get("status"):
+        doc["status"] = body["status"]
+    _insert_new(store, "custom-hostname", doc, org=org_id or None)
 
 
 @loads("/user", listed=False)

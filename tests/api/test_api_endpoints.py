@@ -578,6 +578,18 @@ async def test_custom_hostnames(session: Session) -> None:
 
 
 @family
+async def test_translation_glossary(session: Session) -> None:
+    s, glossary = session, f"/orgs/{ORG}/translations-glossary"
+    insert = {"type": "insert", "translations": {"en": "Workspace", "fr": "Espace de travail"}}
+    await s.send("PUT", glossary, 204, json={"operations": [insert]})
+    (entry,) = (await s.send("GET", glossary, 200))["items"]
+    assert (await s.send("GET", f"{glossary}/{entry['id']}", 200))["translations"] == (
+        insert["translations"]
+    )
+    await s.send("PUT", glossary, 204, json={"operations": [{"type": "delete", "id": entry["id"]}]})
+
+
+@family
 async def test_custom_fonts(session: Session) -> None:
     s, fonts = session, f"/orgs/{ORG}/fonts"
     body = {"fontFamily": "Acme Sans", "fontFaces": [{"weight": 400, "storageKey": "a.woff2"}]}

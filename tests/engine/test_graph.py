@@ -56,6 +56,7 @@ def test_kinds_read_per_site_wait_for_the_sites_and_keep_their_order() -> None:
             "link_invite",
             "translation",
             "custom_font",
+            "glossary_entry",
             "integration",
         ],
         [

@@ -428,7 +428,7 @@ def test_plan_of_a_converged_organization_makes_the_fewest_requests(
     write_manifests(manifests, EVERYTHING)
     apply(manifests, sandbox)
     teams, sites = 2, 1
-    lists = 1 + 1 + 1 + teams + 1 + 1 + 1 + 3 * sites + 1 + 1 + 1 + 1 + 1
+    lists = 1 + 1 + 1 + teams + 1 + 1 + 1 + 3 * sites + 1 + 1 + 1 + 1 + 1 + 1
     assert plan_request_count(manifests, sandbox) == lists
 
 
@@ -459,6 +459,7 @@ def test_plan_of_a_converged_organization_reads_each_list_once(
         "GET /orgs/{id}/saml": 1,
         "GET /orgs/{id}/translations": 1,
         "GET /orgs/{id}/fonts": 1,
+        "GET /orgs/{id}/translations-glossary": 1,
         "GET /orgs/{id}/installations": 1,
     }
 
@@ -466,6 +467,6 @@ def test_plan_of_a_converged_organization_reads_each_list_once(
 def test_pinned_live_space_costs_no_extra_request(sandbox: Path, manifests: Path) -> None:
     handbook = create_space(sandbox, "Handbook")
     write_manifests(manifests, ORG + f"spaces:\n  handbook: {{id: {handbook}, title: Handbook}}\n")
-    # org, members, teams, collections, spaces, sites, openapi, saml, translations, fonts,
-    # installations; site_docs is no entry's, so its structure is out of scope and not read
-    assert plan_request_count(manifests, sandbox) == 11
+    # org, members, teams, collections, spaces, sites, openapi, saml, translations, fonts, the
+    # glossary, installations; site_docs is no entry's, so its structure is not read
+    assert plan_request_count(manifests, sandbox) == 12

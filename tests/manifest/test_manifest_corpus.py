@@ -47,7 +47,7 @@ def test_invalid_corpus_holds_at_least_40_mistake_classes() -> None:
             "1 share link, 1 context connection, 1 MCP server, 3 agent channels, "
             "1 section group, 2 sections, 4 site spaces, "
             "1 external link, 5 redirects, 2 OpenAPI specs, 2 SAML providers, 3 link invites, "
-            "2 translations, 1 custom font, 1 custom hostname, 1 integration, "
+            "2 translations, 1 custom font, 1 custom hostname, 1 glossary entry, 1 integration, "
             "2 Git Sync installations in 6 files",
         ),
         ("minimal", "1 organization in 1 file"),

@@ -250,5 +250,5 @@ def test_entries_from_an_alias_are_located_where_the_alias_is_used(tmp_path: Pat
         "b.yaml:1:8: undefined alias '*t'",
         "c.yaml:1:1: x: unknown section 'x' (expected one of: docform, organization, members, "
         "teams, collections, spaces, sites, openapi, saml, linkInvites, translations, "
-        "customFonts, customHostnames, integrations, gitSync, policies)",
+        "customFonts, customHostnames, glossary, integrations, gitSync, policies)",
     ]

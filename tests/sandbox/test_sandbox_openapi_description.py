@@ -284,8 +284,8 @@ def add_grants_and_redirects(client: SyncApi) -> None:
 
 
 def add_share_links_and_invites(client: SyncApi) -> None:
-    """A share link, a context connection, an MCP server, an agent channel, a custom font, and a
-    link invite of each form (the organization, a space, a collection)."""
+    """A share link, a context connection, an MCP server, an agent channel, a glossary entry, a
+    custom font, and a link invite of each form (the organization, a space, a collection)."""
     ids = known_ids(client)
     site = f"orgs/{ORG}/sites/site_docs"
     assert client.post(f"{site}/share-links", json={"name": "Partners"}).status_code == 201
@@ -295,6 +295,9 @@ def add_share_links_and_invites(client: SyncApi) -> None:
     assert client.post(f"{site}/mcp-servers", json=server).status_code == 201
     channel = {"type": "builtin:github", "setupSettings": {"allowedRepositories": ["acme/*"]}}
     assert client.post(f"{site}/channels", json=channel).status_code == 201
+    entry = {"type": "insert", "translations": {"en": "Workspace", "fr": "Espace de travail"}}
+    glossary = client.put(f"orgs/{ORG}/translations-glossary", json={"operations": [entry]})
+    assert glossary.status_code == 204
     font = {"fontFamily": "Acme Sans", "fontFaces": [{"weight": 400, "storageKey": "a.woff2"}]}
     assert client.put(f"orgs/{ORG}/fonts", json=font).status_code == 201
     bodies = [
@@ -382,6 +385,7 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "inviteId": ids(f"orgs/{ORG}/link-invites"),
         "hostname": ["www.acme.test", "docs.acme.test"],
         "fontId": ids(f"orgs/{ORG}/fonts"),
+        "glossaryEntryId": ids(f"orgs/{ORG}/translations-glossary"),
         "auditEventId": ids(f"orgs/{ORG}/audit-events?limit=5"),
         "translationId": ids(f"orgs/{ORG}/translations"),
         "integrationName": ["segment"],

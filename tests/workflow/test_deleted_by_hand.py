@@ -87,6 +87,8 @@ ROWS = {
 ELSEWHERE = {
     "organization": "never created or deleted: a missing organization stops every command",
     "translation": "docform.lock does not tie it: its source and language are its identity",
+    "glossary_entry": "deleted by a batch PUT, not a DELETE: tests/kinds/test_plan_glossary.py "
+    "deletes one by hand and drifts",
     "custom_hostname": "the hostname is its id, and only the service's app connects a removed "
     "one again (tests/kinds/test_plan_custom_hostnames.py: drift names who removed it)",
 }

@@ -101,6 +101,8 @@ class CreateGuard:
         the oldest of the objects other applies created at the same time (its own deleted)."""
         guarded = self._guarded(change)
         ours = answer.get("id") if isinstance(answer, Mapping) else None
+        if guarded is not None and answer is None and guarded[0].created_unanswered:
+            return await self._found_by_key(change, *guarded)
         if guarded is None or guarded[0].created_id != "id" or not isinstance(ours, str):
             return answer
         kind, desired = guarded
@@ -116,6 +118,17 @@ class CreateGuard:
             doc = call.to_json()
             await self._client.answered(doc["method"], doc["path"], json=doc["body"])
         self.notes.append(_settled_note(change, mine, keep))
+        return dict(keep.raw)
+
+    async def _found_by_key(self, change: Change, kind: Kind, desired: Desired) -> Any:
+        """A create the service answers without its object (a batch's 204, as a glossary's):
+        the object the entry's key now finds (the oldest, should there be twins), so that its
+        id is recorded; None when the read does not show it (yet)."""
+        found = await self._twins(kind, desired, self._fresh(kind).moment())
+        if not found:
+            return None
+        keep = min(found, key=_age_order)
+        self._remember(kind, keep, change.address)
         return dict(keep.raw)
 
     async def _kept(

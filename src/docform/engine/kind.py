@@ -102,6 +102,10 @@ class Kind:
     guard_creates: ClassVar[bool] = True
     """Whether a create first checks that no other apply created the object since the plan
     (`docform.engine.duplicates.CreateGuard`); not where creating twice is harmless."""
+    created_unanswered: ClassVar[bool] = False
+    """Whether the service answers a create without the object it made (a glossary's batch
+    PUT: 204): apply then finds it by its key right after (`CreateGuard`), so docform.lock
+    records its id."""
     locked: ClassVar[bool] = True
     """Whether docform.lock records the live id of each entry of this kind; not for objects that
     are nothing but their natural key (a grant: its object, and its team or user)."""

@@ -87,4 +87,6 @@ class ManifestSet:
 
 
 def _singular(plural: str) -> str:
+    if plural.endswith("ies"):
+        return plural.removesuffix("ies") + "y"  # glossary entries
     return plural if plural == "organization" else plural.removesuffix("s")
