@@ -71,6 +71,8 @@ ROUTES: tuple[tuple[tuple[str, ...], re.Pattern[str], RouteNeed], ...] = tuple(
          rf"|{_SITE}/external-links(/[^/]+)?", USER, "site:write"),
         (_GET, r"/spaces/[^/]+/(git/info|integrations)", USER, "space:read"),
         (_GET, r"/orgs/[^/]+/(audit-events(/[^/]+)?|audit-event-actions)", USER, None),
+        (_ANY, r"/orgs/[^/]+/(fonts|translations-glossary)(/[^/]+)?|/custom-hostnames/[^/]+",
+         USER, None),
         (("POST",), r"/integrations/[^/]+/installations", USER, "integration:installations:write"),
         (_GET, r"/orgs/[^/]+/integrations/[^/]+/installation_status", USER, "integration:read"),
         (_GET, r"/integrations/[^/]+/installations", INTEGRATIONS, None),

@@ -53,6 +53,19 @@ USER_ONLY: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/integrations/{integrationName}/installations"),
         ("GET", _ORG + "/integrations/{integrationName}/installation_status"),
         ("DELETE", _INSTALLATION),
+        # Custom fonts (an internal user's token), custom hostnames (an internal or staff
+        # user's) and the translation glossary: a user's token only, no OAuth either.
+        ("GET", _ORG + "/fonts"),
+        ("PUT", _ORG + "/fonts"),
+        ("GET", _ORG + "/fonts/{fontId}"),
+        ("POST", _ORG + "/fonts/{fontId}"),
+        ("DELETE", _ORG + "/fonts/{fontId}"),
+        ("GET", "/custom-hostnames/{hostname}"),
+        ("PATCH", "/custom-hostnames/{hostname}"),
+        ("DELETE", "/custom-hostnames/{hostname}"),
+        ("GET", _ORG + "/translations-glossary"),
+        ("PUT", _ORG + "/translations-glossary"),
+        ("GET", _ORG + "/translations-glossary/{glossaryEntryId}"),
         # Audit and Git Sync: a user's token only, no OAuth either.
         ("GET", _ORG + "/audit-events"),
         ("GET", _ORG + "/audit-events/{auditEventId}"),
