@@ -144,20 +144,42 @@ def held_back(changes: Sequence[Change], kinds: Iterable[str]) -> set[str]:
 
 
 async def rehearse(manifests: ManifestSet, plan: Plan, *, parallelism: int) -> Rehearsal:
-    """Run ``plan`` on a twin of what planning read (``plan.reads``) and plan again there."""
-    from docform.workflow.run import apply_changes, recorded_by
+    """Run ``plan`` on a twin of what planning read (``plan.reads``) and plan again there.
 
+    A rehearsal that fails is checked for a twin unlike what planning read
+    (`docform.workflow.twin_fidelity`): the kinds it answers otherwise are then named as not
+    loaded, and the plan rehearsed again on a fresh twin without their changes. A rehearsal
+    that goes through needs no such check, which reads every answer again."""
     started = time.monotonic()
     if plan.reads is None:
         raise RehearsalError("this plan recorded no reads to make a twin of; plan it again")
-    twin = twin_maker().build(plan.reads)
+    maker = twin_maker()
+    result = await _attempt(manifests, plan, parallelism, maker.build(plan.reads), [])
+    if not result.ok:
+        twin = maker.build(plan.reads)
+        try:
+            async with _connect(twin, True) as reader:
+                unlike = await unlike_kinds(reader, plan.reads)
+        finally:
+            twin.close()
+        if set(unlike) - set(result.kinds_not_loaded):
+            result = await _attempt(manifests, plan, parallelism, maker.build(plan.reads), unlike)
+    result.seconds = time.monotonic() - started
+    plan.rehearsal = result
+    return result
 
-    def connect(read_only: bool) -> Client:
-        return Client(twin.root_url, twin.token, transport=twin.transport(), read_only=read_only)
 
-    # What planning could not read, the twin cannot hold either; nor what it answers otherwise.
-    async with connect(True) as reader:
-        unlike = await unlike_kinds(reader, plan.reads)
+def _connect(twin: Twin, read_only: bool) -> Client:
+    return Client(twin.root_url, twin.token, transport=twin.transport(), read_only=read_only)
+
+
+async def _attempt(
+    manifests: ManifestSet, plan: Plan, parallelism: int, twin: Twin, unlike: list[str]
+) -> Rehearsal:
+    """One run of the plan's calls on ``twin``, holding back the changes of the kinds it could
+    not load or answers otherwise (``unlike``), then a plan against it."""
+    from docform.workflow.run import apply_changes, recorded_by
+
     missing = [*kinds_of_paths(twin.not_loaded), *unlike, *plan.not_planned]
     result = Rehearsal(kinds_not_loaded=list(dict.fromkeys(missing)))
     held = held_back(plan.changes, result.kinds_not_loaded)
@@ -166,11 +188,14 @@ async def rehearse(manifests: ManifestSet, plan: Plan, *, parallelism: int) -> R
     result.calls = sum(len(c.calls) for c in runnable)
     listener = _Listener(runnable, manifests)
     made = CreatedIds(manifests.organization.id)
+
+    def connect(read_only: bool) -> Client:
+        return _connect(twin, read_only)
+
     try:
-        rehearsed = _with_changes(plan, runnable)
         report = await apply_changes(
-            manifests, rehearsed, parallelism=parallelism, on_event=listener.hear,
-            on_created=made.created, connect=connect, verify=False,
+            manifests, _with_changes(plan, runnable), parallelism=parallelism,
+            on_event=listener.hear, on_created=made.created, connect=connect, verify=False,
         )  # fmt: skip
         result.accepted, result.refused = listener.accepted, listener.refused
         if not report.failed and not result.refused:
@@ -178,7 +203,9 @@ async def rehearse(manifests: ManifestSet, plan: Plan, *, parallelism: int) -> R
             later = held | {change.key for change, _ in report.pending}
             # Planned again as the next plan would be: with docform.lock as the apply left it.
             locked = {**plan.identities, **made.ids, **recorded_by(report.done)}
-            after = _locked(manifests, locked)
+            sent = {c.address: plan.secret_sources[c.address] for c in report.done
+                    if c.address in plan.secret_sources}  # fmt: skip
+            after = _locked(manifests, locked, {**plan.kept_sources, **sent})
             await _plan_again(after, plan, result, connect, later)
         elif report.failed and not result.refused:
             result.error = report.failed[0][1]
@@ -186,8 +213,6 @@ async def rehearse(manifests: ManifestSet, plan: Plan, *, parallelism: int) -> R
         result.error = str(exc)
     finally:
         twin.close()
-    result.seconds = time.monotonic() - started
-    plan.rehearsal = result
     return result
 
 
@@ -195,10 +220,13 @@ def _with_changes(plan: Plan, changes: list[Change]) -> Plan:
     return replace(plan, changes=changes)
 
 
-def _locked(manifests: ManifestSet, ids: dict[str, str]) -> ManifestSet:
-    """``manifests`` with docform.lock holding ``ids`` besides its own, in memory only."""
+def _locked(
+    manifests: ManifestSet, ids: dict[str, str], sources: dict[str, dict[str, str]]
+) -> ManifestSet:
+    """``manifests`` with docform.lock as the apply leaves it (`LockRecorder`): ``ids`` and
+    the secrets' ``sources`` besides its own, in memory only."""
     org = manifests.organization.id
-    lock = Lock(org, {**manifests.lock.ids_for(org), **ids})
+    lock = Lock(org, {**manifests.lock.ids_for(org), **ids}, sources)
     return replace(manifests, lock=lock)
 
 
@@ -222,9 +250,17 @@ async def _plan_again(
     given = before.rails
     options = {"force": given.forced, "allow": given.allowed} if given is not None else {}
     report = assess_rails(manifests, again, **options)
-    # What the plan itself breaks, it reports; the rehearsal tells what its result adds.
+    # What the plan itself breaks, it reports; the rehearsal tells what its result adds, of
+    # what the twin holds (not of the kinds it could not load, nor of the changes left out).
     known = {(v.rail, v.address) for v in given.blocking} if given is not None else set()
-    result.broken = [v.message for v in report.blocking if (v.rail, v.address) not in known]
+    unknown = left | held
+    result.broken = [
+        v.message
+        for v in report.blocking
+        if (v.rail, v.address) not in known
+        and not (v.changes and set(v.changes) <= unknown)
+        and (v.address or "").split(".")[0] not in kinds
+    ]
 
 
 class _Listener:
