@@ -21,7 +21,7 @@ from docform.workflow.connect import Client
 from docform.workflow.rehearsal import rehearse, twin_maker
 from docform.workflow.run import plan_manifests
 from docform.workflow.twin_fidelity import kinds_of_paths, unlike_kinds
-from planning import prune_too, replace_text, run
+from planning import prune_too, replace_text, run, write_manifests
 
 EVERYDAY_EDITS = {
     "rename a team": [("people.yaml", "title: Platform\n", "title: Platform engineering\n")],
@@ -236,3 +236,19 @@ def test_the_markdown_comment_holds_the_rehearsal_in_one_line(
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stdout.splitlines() if "twin" in line]
     assert lines == ["Rehearsed on a twin: 1 call accepted, converged"]
+
+
+def test_each_organization_of_a_directory_is_rehearsed(sandbox: Path, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write_manifests(root / "acme", "organization: {id: org_acme}\nteams: {core: {title: Core}}\n")
+    write_manifests(root / "other", "organization: {id: org_other}\nteams: {ops: {title: Ops}}\n")
+
+    planned = run(["plan", root, "--rehearse"], sandbox)
+    applied = run(["apply", root, "--yes"], sandbox)
+
+    assert planned.exit_code == 0, planned.output
+    assert planned.stdout.count("Rehearsed on a twin: 1 call accepted, converged\n") == 2
+    assert applied.exit_code == 0, applied.output
+    for org in ("org_acme", "org_other"):
+        line = f"{org} ({org.removeprefix('org_')}/): Rehearsed on a twin: 1 call accepted"
+        assert line in applied.stdout
