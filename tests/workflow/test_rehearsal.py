@@ -8,7 +8,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +24,7 @@ from docform.workflow.connect import Client
 from docform.workflow.rehearsal import rehearse, twin_maker
 from docform.workflow.run import plan_manifests
 from docform.workflow.twin_fidelity import kinds_of_paths, unlike_kinds
-from planning import prune_too, replace_text, run, write_manifests
+from planning import SERVE_TOKEN, prune_too, replace_text, run, served_in_thread, write_manifests
 
 EVERYDAY_EDITS = {
     "rename a team": [("people.yaml", "title: Platform\n", "title: Platform engineering\n")],
@@ -252,3 +255,25 @@ def test_each_organization_of_a_directory_is_rehearsed(sandbox: Path, tmp_path: 
     for org in ("org_acme", "org_other"):
         line = f"{org} ({org.removeprefix('org_')}/): Rehearsed on a twin: 1 call accepted"
         assert line in applied.stdout
+
+
+def test_without_the_sandbox_a_rehearsal_says_what_to_install(
+    sandbox: Path, tmp_path: Path
+) -> None:
+    """docform installed without its sandbox package (a stand-in that fails to import shadows
+    it), planning a served organization over HTTP."""
+    absent = tmp_path / "without" / "docform_sandbox"
+    absent.mkdir(parents=True)
+    (absent / "__init__.py").write_text("raise ImportError('not installed')\n", encoding="utf-8")
+    manifests = write_manifests(tmp_path / "m", "organization: {id: org_acme}\n")
+    with served_in_thread(sandbox) as root:
+        env = {**os.environ, "PYTHONPATH": str(absent.parent), "DOCFORM_API_URL": root,
+               "DOCFORM_API_TOKEN": SERVE_TOKEN}  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "docform", "plan", str(manifests), "--rehearse"],
+            capture_output=True, text=True, env=env, timeout=120, check=False,
+        )  # fmt: skip
+
+    assert done.returncode == 1, done.stderr
+    assert "install docform with its sandbox (pip install 'docform[sandbox]')" in done.stderr
+    assert SERVE_TOKEN not in done.stdout + done.stderr

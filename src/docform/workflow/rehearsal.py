@@ -119,15 +119,16 @@ class Rehearsal:
 
 def twin_maker() -> TwinMaker:
     """The installed twin maker; raises `RehearsalError` saying what to install when none is."""
-    found = entry_points(group=TWIN_GROUP)
-    if not found:
+    found = sorted(entry_points(group=TWIN_GROUP), key=lambda point: point.name)
+    try:
+        maker: TwinMaker = found[0].load()
+    except (IndexError, ImportError):
         raise RehearsalError(
             "rehearsing needs a twin of the organization, which docform's sandbox makes "
             f"(the package docform_sandbox, entry point group '{TWIN_GROUP}'), and it is not "
             f"installed: install docform with its sandbox ({INSTALL}), or plan without "
             "--rehearse (apply: --no-rehearse)."
-        )
-    maker: TwinMaker = sorted(found, key=lambda point: point.name)[0].load()
+        ) from None
     return maker
 
 
