@@ -19,7 +19,7 @@ from typing import Any
 import docform.kinds
 from docform.engine.kind import Kind, section_of_name
 from docform.kind_framework.declaration import Declaration, Nested, Section
-from docform.model.entry import BoundModel, Entry
+from docform.model.entry import BoundModel, Entry, address_head
 from docform.service.answer_description import AnswerDescriptionError, read_shape
 from docform.service.answer_fields import Shape
 
@@ -112,8 +112,18 @@ def sections() -> list[Section[BoundModel]]:
 
 def address_kinds() -> tuple[str, ...]:
     """The kinds whose entries have an address of their own at the top of a manifest
-    (``team.platform``): those with a section, by kind name."""
-    return tuple(cls.name for cls in KIND_CLASSES if declaration_of(cls).section is not None)
+    (``team.platform``, ``linkInvite.join``): those with a section, by the first part of their
+    addresses (`docform.model.entry.address_head`)."""
+    return tuple(kinds_by_address_head())
+
+
+def kinds_by_address_head() -> dict[str, str]:
+    """The kind names of `address_kinds`, by the first part of their addresses."""
+    return {
+        address_head(cls.name): cls.name
+        for cls in KIND_CLASSES
+        if declaration_of(cls).section is not None
+    }
 
 
 def prune_keys() -> list[tuple[str, str | None]]:

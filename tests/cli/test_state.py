@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
+from docform.engine.objects import address_head as engine_head
 from docform.engine.targets import same_spelled
 from docform.kind_registry import KIND_CLASSES
+from docform.model.entry import address_head as model_head
 from kinds.test_lifecycle import SECRETS_IN_ENV, applicable_corpus
 from planning import apply, run, seeded_sandbox
 
@@ -151,14 +153,48 @@ def test_every_address_written_with_another_spelling_gets_its_own_suggested(ever
 
 
 def test_a_target_in_a_manifest_spelling_names_the_address_and_how_to_list(every_kind_applied):
+    """Addresses are spelled as the manifests spell keys (``gitSync.docs``); a section's plural
+    (``linkInvites.*``) is told the address it means, and the spelling before 0.5
+    (``link_invite.*``, ``git_sync.docs``) still names what it named."""
     directory, sandbox, _written = every_kind_applied
     known = {o["address"] for o in listed(directory, sandbox)}
-    git_sync = next(a for a in sorted(known) if a.startswith("git_sync."))
-    for target, suggested in [
-        ("gitSync." + git_sync.split(".", 1)[1], git_sync),
-        ("linkInvites.*", "link_invite.*"),
-    ]:
-        result = run(["plan", directory, "--target", target], sandbox)
-        assert result.exit_code == 1
-        assert f"(closest: {suggested})" in result.stderr
-        assert "docform state list DIR" in result.stderr
+    git_sync = next(a for a in sorted(known) if a.startswith("gitSync."))
+    result = run(["plan", directory, "--target", "linkInvites.*"], sandbox)
+    assert result.exit_code == 1
+    assert "(closest: linkInvite.*)" in result.stderr
+    assert "docform state list DIR" in result.stderr
+    for target in (git_sync, "git_sync." + git_sync.split(".", 1)[1], "link_invite.*"):
+        assert run(["plan", directory, "--target", target], sandbox).exit_code == 0, target
+
+
+def test_every_address_is_spelled_as_the_manifests_spell_keys(every_kind_applied):
+    """One scheme: the first part of every address (managed, and ``KIND.~ID``) and every
+    docform.lock line is camel case, as the manifests' keys are (``linkInvite``, ``gitSync``,
+    ``sectionGroup``), never the kind's module name."""
+    directory, sandbox, _written = every_kind_applied
+    addresses = [o["address"] for o in listed(directory, sandbox)]
+    lock = yaml.safe_load((directory / "docform.lock").read_text(encoding="utf-8"))["ids"]
+    heads = {a.split(".")[0] for a in [*addresses, *lock]}
+    parts = {p for a in addresses for p in a.split(".")[:-1] if not p.startswith("~")}
+    assert not [h for h in heads if "_" in h], heads
+    assert not [p for p in parts if "_" in p and "@" not in p and p.isidentifier()], parts
+    for kind in KIND_CLASSES:
+        assert engine_head(kind.name) == model_head(kind.name)
+
+
+def test_a_lock_written_in_the_old_spelling_still_ties_its_entries(every_kind_applied, tmp_path):
+    """A docform.lock written before addresses took the manifests' spelling (``link_invite.x``,
+    ``git_sync.x``) ties the same entries: the plan is empty and the next pin respells it."""
+    directory, sandbox, _written = every_kind_applied
+    copy = tmp_path / "manifests"
+    shutil.copytree(directory, copy)
+    lock = copy / "docform.lock"
+    text = lock.read_text(encoding="utf-8")
+    old = text.replace("  linkInvite.", "  link_invite.").replace("  gitSync.", "  git_sync.")
+    assert old != text
+    lock.write_text(old, encoding="utf-8")
+    result = run(["plan", str(copy), "--json"], sandbox)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["changes"] == []
+    assert run(["pin", str(copy)], sandbox).exit_code == 0
+    assert lock.read_text(encoding="utf-8") == text

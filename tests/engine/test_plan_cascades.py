@@ -60,27 +60,27 @@ def test_deleting_a_space_lists_the_site_spaces_that_show_it_and_is_a_cascade(
     assert text.exit_code == 1, text.output
     assert (
         f"  - space.~{space} (Help center)  (delete {space})\n"
-        f"      takes site_space.~{site_space} (Help center), unmanaged: {fate}\n"
+        f"      takes siteSpace.~{site_space} (Help center), unmanaged: {fate}\n"
     ) in text.stdout
     reason = lies_in or ", which the plan does not delete"
     assert (
         f"[cascade] deleting space.~{space} (Help center) would also delete "
-        f"site_space.~{site_space} (Help center){reason}"
+        f"siteSpace.~{site_space} (Help center){reason}"
     ) in text.stdout
     unmanaged = "Unmanaged (no manifest entry; left alone unless prune is on):\n"
     if lies_in:  # the help site is listed, the site space is only under what the delete takes
         assert f"{unmanaged}  site.~site_help (Acme Help Center)\n" in text.stdout
-        assert f"site_space.~{site_space}" not in text.stdout.partition(unmanaged)[2]
+        assert f"siteSpace.~{site_space}" not in text.stdout.partition(unmanaged)[2]
     else:
         assert "Unmanaged (no manifest entry; left alone" not in text.stdout
     markdown = run(["plan", directory, "--markdown"], sandbox)
-    assert f"  - takes site_space.~{site_space} (Help center), unmanaged: {fate}" in (
+    assert f"  - takes siteSpace.~{site_space} (Help center), unmanaged: {fate}" in (
         markdown.stdout
     )
     plan = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
     assert change(plan, f"space.~{space}", "delete")["takes"] == [
         {
-            "address": f"site_space.~{site_space}",
+            "address": f"siteSpace.~{site_space}",
             "human_key": "Help center",
             "fate": fate,
             "managed": False,
@@ -162,7 +162,7 @@ def test_deleting_a_section_lists_its_site_spaces_and_the_redirects_left_pointin
     assert result.exit_code == 1, result.output
     assert (
         f"      takes redirect.~{redirect} (/news), unmanaged: to pointing at nothing\n"
-        f"      takes site_space.~{site_space} (Release notes), unmanaged: deleted with it\n"
+        f"      takes siteSpace.~{site_space} (Release notes), unmanaged: deleted with it\n"
     ) in result.stdout
     assert "Unmanaged (no manifest entry; left alone" not in result.stdout
     # The site space is only a link lost with its section; the redirect left dangling is not.
@@ -170,7 +170,7 @@ def test_deleting_a_section_lists_its_site_spaces_and_the_redirects_left_pointin
     assert f"would leave redirect.~{redirect} (/news) with its to pointing at nothing" in (
         result.stdout
     )
-    assert f"delete site_space.~{site_space}" not in result.stdout.split("docform will")[0]
+    assert f"delete siteSpace.~{site_space}" not in result.stdout.split("docform will")[0]
 
 
 def test_deleting_a_team_lists_its_grants_where_no_entry_writes_access(
@@ -250,8 +250,8 @@ def test_deleting_a_site_lists_everything_it_holds(applied_acme: tuple[Path, Pat
     assert "  - site.~site_help (Acme Help Center)  (delete site_help)\n      takes " in text.stdout
     for address, title in (
         (f"redirect.~{redirect}", "/old"),
-        (f"site_space.~{spaces['help']}", "Help center"),
-        (f"site_space.~{spaces['releases']}", "Release notes"),
+        (f"siteSpace.~{spaces['help']}", "Help center"),
+        (f"siteSpace.~{spaces['releases']}", "Release notes"),
     ):
         line = f"      takes {address} ({title}), unmanaged: deleted with the site\n"
         assert line in text.stdout
@@ -264,8 +264,8 @@ def test_deleting_a_site_lists_everything_it_holds(applied_acme: tuple[Path, Pat
     assert sorted((t["address"], t["fate"], t["managed"]) for t in takes) == sorted(
         [
             (f"redirect.~{redirect}", "deleted with the site", False),
-            (f"site_space.~{spaces['help']}", "deleted with the site", False),
-            (f"site_space.~{spaces['releases']}", "deleted with the site", False),
+            (f"siteSpace.~{spaces['help']}", "deleted with the site", False),
+            (f"siteSpace.~{spaces['releases']}", "deleted with the site", False),
         ]
     )
 
@@ -308,8 +308,8 @@ def test_deleting_the_site_an_organization_shows_first_lists_its_structure_and_d
         "organization": 1,  # its defaultContent, cleared
         "redirect": 3,
         "section": 4,
-        "section_group": 2,
-        "site_space": 5,
+        "sectionGroup": 2,
+        "siteSpace": 5,
     }
     assert {t["human_key"] for t in takes if t["address"].startswith("section.")} == {
         "Getting started", "API", "SDKs", "Changelog",

@@ -44,8 +44,8 @@ def live_text(sandbox: Path) -> list[str]:
 def test_markdown_instructions_are_put_then_converge(sandbox: Path, manifests: Path) -> None:
     write(manifests, {"markdown": RULES})
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("agent_instructions", "create")]
-    created = change(plan, "agent_instructions")
+    assert actions(plan) == [("agentInstructions", "create")]
+    created = change(plan, "agentInstructions")
     assert created["after"] == {"instructions": RULES}
     ((method, path, body),) = calls(created)
     assert (method, path) == ("PUT", PATH)
@@ -61,7 +61,7 @@ def test_an_edit_shows_as_text_in_the_plan(sandbox: Path, manifests: Path) -> No
     write(manifests, {"markdown": RULES.replace("Never promise dates.", "Cite the docs.")})
     result = run(["plan", manifests], sandbox)
     assert result.exit_code == 0, result.output
-    assert "~ agent_instructions" in result.stdout
+    assert "~ agentInstructions" in result.stdout
     assert "Cite the docs." in result.stdout and "Never promise dates." in result.stdout
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
@@ -78,7 +78,7 @@ def test_a_document_is_sent_as_written_and_compared_by_its_text(
     document = {"object": "document", "data": {"schemaVersion": 1}, "nodes": [block]}
     write(manifests, {"document": document})
     plan = plan_json(manifests, sandbox)
-    assert calls(change(plan, "agent_instructions")) == [("PUT", PATH, {"instructions": document})]
+    assert calls(change(plan, "agentInstructions")) == [("PUT", PATH, {"instructions": document})]
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
     write(manifests, {"markdown": "Be brief."})  # the same text: nothing to change

@@ -46,8 +46,8 @@ MADE_BY_HAND = {
 def test_a_font_is_made_with_every_face_and_converges(sandbox: Path, manifests: Path) -> None:
     write_manifests(manifests, SANS)
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("custom_font.acme-sans", "create")]
-    assert calls(change(plan, "custom_font.acme-sans")) == [
+    assert actions(plan) == [("customFont.acme-sans", "create")]
+    assert calls(change(plan, "customFont.acme-sans")) == [
         (
             "PUT",
             FONTS,
@@ -91,8 +91,8 @@ def test_a_hand_made_font_exports_plans_empty_edits_one_field_and_drifts(
     text = (exported / "fonts.yaml").read_text().replace("serif-900.woff", "serif-black.woff2")
     (exported / "fonts.yaml").write_text(text)
     plan = plan_json(exported, sandbox)
-    assert actions(plan) == [("custom_font.acme-serif", "update")]
-    edited = change(plan, "custom_font.acme-serif")
+    assert actions(plan) == [("customFont.acme-serif", "update")]
+    edited = change(plan, "customFont.acme-serif")
     assert [(f["path"], f["after"]) for f in edited["fields"]] == [
         ("faces.900", "uploads/serif-black.woff2")
     ]
@@ -117,7 +117,7 @@ def test_a_hand_made_font_exports_plans_empty_edits_one_field_and_drifts(
     assert drift.exit_code == 2, drift.output
     (drifted,) = json.loads(drift.stdout)["organizations"][0]["changes"]
     assert (drifted["address"], [f["path"] for f in drifted["fields"]]) == (
-        "custom_font.acme-serif",
+        "customFont.acme-serif",
         ["faces.900"],
     )
     assert drifted["changed_by"][0]["actor"]["email"] == "alice@acme.test"
@@ -182,7 +182,7 @@ def test_a_policy_sees_a_fonts_faces(sandbox: Path, manifests: Path) -> None:
     result = run(["plan", manifests, "--json"], sandbox)
     assert result.exit_code == 1, result.output
     (denied,) = json.loads(result.stdout)["policies"]["results"]
-    assert (denied["policy"], denied["address"]) == ("woff2-only", "custom_font.acme-sans")
+    assert (denied["policy"], denied["address"]) == ("woff2-only", "customFont.acme-sans")
 
 
 def test_adopt_writes_a_hand_change_into_the_entry_and_keeps_comments(

@@ -67,13 +67,13 @@ def live_sync(sandbox: Path) -> dict[str, Any]:
 def test_a_space_sync_is_created_and_set_up_then_converges(sandbox: Path, manifests: Path) -> None:
     write(manifests, {"handbook": handbook_sync(projectDirectory="docs")})
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("space.handbook", "create"), ("git_sync.handbook", "create")]
+    assert actions(plan) == [("space.handbook", "create"), ("gitSync.handbook", "create")]
     target = {"type": "space", "spaceId": {"$placeholder": "space.handbook.id"}}
-    assert calls(change(plan, "git_sync.handbook")) == [
+    assert calls(change(plan, "gitSync.handbook")) == [
         ("POST", "/git/installations", {"provider": "github", "target": target}),
         (
             "PATCH",
-            "/git/installations/${git_sync.handbook.id}",
+            "/git/installations/${gitSync.handbook.id}",
             {
                 "provider": "github",
                 "providerConfiguration": {"repositoryId": 4242, "branch": "refs/heads/main"},
@@ -124,7 +124,7 @@ def test_a_changed_branch_is_patched_with_the_provider_setup(
         {"handbook": handbook_sync(branch="release", commitMessageTemplate="docs: {{ message }}")},
     )
     plan = plan_json(manifests, sandbox)
-    updated = change(plan, "git_sync.handbook")
+    updated = change(plan, "gitSync.handbook")
     ((method, _, body),) = calls(updated)
     assert method == "PATCH"
     assert body == {
@@ -190,7 +190,7 @@ def test_an_unauthenticated_sync_is_not_planned_and_the_plan_says_why(
     plan = plan_json(manifests, sandbox)
     assert [c for c in plan["changes"] if c["kind"] == "git_sync"] == []
     assert any(
-        "git_sync.handbook: not planned: its installation is not authenticated with github" in n
+        "gitSync.handbook: not planned: its installation is not authenticated with github" in n
         for n in plan["notes"]
     )
 
@@ -238,7 +238,7 @@ def test_a_synced_sites_structure_managed_too_draws_a_warning(
     assert any(
         re.fullmatch(
             r"main\.yaml:\d+:\d+: site\.docs\.section\.start changes the structure of "
-            r"site\.docs, which git_sync\.docs syncs \(main\.yaml:\d+:\d+\): the repository's "
+            r"site\.docs, which gitSync\.docs syncs \(main\.yaml:\d+:\d+\): the repository's "
             r"configuration file sets it too, and the next import from Git overwrites it",
             w,
         )

@@ -46,17 +46,17 @@ def test_invites_are_created_tied_by_fingerprint_and_changed(
         manifests, {"join": {"role": "read"}, "guests": {"level": "guest", "space": "handbook"}}
     )
     plan = plan_json(manifests, sandbox)
-    assert calls(change(plan, "link_invite.join")) == [("POST", INVITES, {"role": "read"})]
+    assert calls(change(plan, "linkInvite.join")) == [("POST", INVITES, {"role": "read"})]
     output = apply(manifests, sandbox).output
     assert "Note: ways in read back: 2 objects open and closed as the plan predicted" in output
     (joining,) = [i for i in live_api(sandbox, "GET", INVITES)["items"] if "level" not in i]
     lock = (manifests / "docform.lock").read_text()
-    assert "link_invite.join: li_" in lock and joining["id"] not in lock
+    assert "linkInvite.join: li_" in lock and joining["id"] not in lock
     assert_converged(manifests, sandbox)
     written(
         manifests, {"join": {"role": "edit"}, "guests": {"level": "guest", "space": "handbook"}}
     )
-    update = change(plan_json(manifests, sandbox), "link_invite.join")
+    update = change(plan_json(manifests, sandbox), "linkInvite.join")
     (call,) = update["calls"]
     assert call["path"].startswith(f"{INVITES}/${{secret.li_")
     assert joining["id"] not in call["path"]
@@ -71,7 +71,7 @@ def test_an_invite_keeps_its_target(sandbox: Path, manifests: Path) -> None:
     written(manifests, {"guests": {"role": "guest"}})
     result = run(["plan", manifests], sandbox)
     assert result.exit_code == 1
-    assert "link_invite.guests: target: a link invite's target never changes" in result.output
+    assert "linkInvite.guests: target: a link invite's target never changes" in result.output
 
 
 def test_an_undeclared_open_invite_is_reported_then_pruned(sandbox: Path, manifests: Path) -> None:
@@ -87,14 +87,14 @@ def test_an_undeclared_open_invite_is_reported_then_pruned(sandbox: Path, manife
     assert made["id"] not in text and unmanaged["id"] in text
     written(manifests, declared, prune={"linkInvites": True})
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [(f"link_invite.~{unmanaged['id']}", "delete")]
+    assert actions(plan) == [(f"linkInvite.~{unmanaged['id']}", "delete")]
     assert plan["audience"] == [
         {
             "on": "organization",
             "changes": [
                 {
                     "change": "-",
-                    "who": f"anyone holding link_invite.~{unmanaged['id']}, joining as admin",
+                    "who": f"anyone holding linkInvite.~{unmanaged['id']}, joining as admin",
                     "before": None,
                     "after": None,
                 }
@@ -112,7 +112,7 @@ def test_drift_reports_an_undeclared_invite_without_its_id(sandbox: Path, manife
     result = run(["drift", manifests], sandbox)
     assert result.exit_code == 2
     held = fingerprint("org_acme", made["id"])
-    assert f"    link_invite.~{held} (joins the organization as admin)\n" in result.output
+    assert f"    linkInvite.~{held} (joins the organization as admin)\n" in result.output
     assert made["id"] not in result.output
 
 
@@ -125,7 +125,7 @@ def test_export_locks_fingerprints_and_plans_no_change(sandbox: Path, tmp_path: 
     assert made["id"] not in text + lock
     ((name, entry),) = yaml.safe_load(text)["linkInvites"].items()
     assert entry == {"role": "read"}
-    locked = yaml.safe_load(lock)["ids"][f"link_invite.{name}"]
+    locked = yaml.safe_load(lock)["ids"][f"linkInvite.{name}"]
     assert locked == fingerprint("org_acme", made["id"]) and locked.startswith("li_")
     assert_converged(out, sandbox)
 
@@ -151,7 +151,7 @@ def test_an_empty_section_says_no_invite_should_exist(sandbox: Path, manifests: 
     assert result.exit_code == 2, result.output
     assert held in result.output and made["id"] not in result.output
     written(manifests, {}, prune={"linkInvites": True})
-    assert actions(plan_json(manifests, sandbox)) == [(f"link_invite.~{held}", "delete")]
+    assert actions(plan_json(manifests, sandbox)) == [(f"linkInvite.~{held}", "delete")]
     apply(manifests, sandbox)
     assert live_api(sandbox, "GET", INVITES)["items"] == []
     assert_converged(manifests, sandbox)

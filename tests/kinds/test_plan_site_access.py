@@ -137,7 +137,7 @@ def test_unmanaged_share_links_are_listed_then_pruned(sandbox: Path, directory: 
     doc["docform"] = {"prune": {"shareLinks": True}}
     write_manifests(directory, yaml.safe_dump(doc))
     plan = plan_json(directory, sandbox)
-    assert calls(change(plan, f"share_link.~{made['id']}")) == [
+    assert calls(change(plan, f"shareLink.~{made['id']}")) == [
         ("DELETE", f"{LINKS}/{made['id']}", None)
     ]
     apply(directory, sandbox)

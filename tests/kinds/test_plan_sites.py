@@ -461,7 +461,7 @@ def test_unmanaged_section_is_deleted_under_prune(sandbox: Path, manifests: Path
     write(manifests, base_doc(), prune={"sections": True, "siteSpaces": True})
     plan = plan_json(manifests, sandbox)
     address = f"section.~{ops['id']}"
-    site_space = f"site_space.~{ops['siteSpaces'][0]['id']}"
+    site_space = f"siteSpace.~{ops['siteSpaces'][0]['id']}"
     assert actions(plan) == [(site_space, "delete"), (address, "delete")]
     assert calls(change(plan, address)) == [("DELETE", f"{DOCS}/sections/{ops['id']}", None)]
     apply_and_converge(manifests, sandbox)
@@ -662,7 +662,7 @@ def test_unmanaged_group_is_deleted_under_prune(sandbox: Path, manifests: Path) 
     assert {"kind": "section_group", "id": ids["learn"], "title": "Learn"} in plan["unmanaged"]
     write(manifests, base_doc(), prune={"sectionGroups": True})
     plan = plan_json(manifests, sandbox)
-    address = f"section_group.~{ids['learn']}"
+    address = f"sectionGroup.~{ids['learn']}"
     assert actions(plan) == [(address, "delete")]
     assert calls(change(plan, address)) == [
         ("DELETE", f"{DOCS}/section-groups/{ids['learn']}", None)
@@ -767,7 +767,7 @@ def test_unmanaged_site_space_is_deleted_under_prune(sandbox: Path, manifests: P
     assert {"kind": "site_space", "id": extra, "title": "On-call"} in plan["unmanaged"]
     write(manifests, base_doc(), prune={"siteSpaces": True})
     plan = plan_json(manifests, sandbox)
-    address = f"site_space.~{extra}"
+    address = f"siteSpace.~{extra}"
     assert actions(plan) == [(address, "delete")]
     assert calls(change(plan, address)) == [("DELETE", f"{DOCS}/site-spaces/{extra}", None)]
     apply_and_converge(manifests, sandbox)

@@ -99,7 +99,7 @@ def test_addresses_of_every_kind() -> None:
     ]
     assert "site.docs.sectionGroup.guides" in addresses
     assert "site.blog.space.posts" in addresses
-    assert addresses[-1] == "git_sync.docs"
+    assert addresses[-1] == "gitSync.docs"
 
 
 def test_managed_holds_only_the_fields_written() -> None:

@@ -152,7 +152,7 @@ def test_plan_marks_added_changed_moved_and_removed(tmp_path, sandbox):
     assert classes["changed"] == {"n_collection_engineering"}
     assert classes["moved"] == {"n_space_oncall"}
     removed_section = next(i for i in classes["removed"] if i.startswith("n_section_"))
-    removed_site_space = next(i for i in classes["removed"] if i.startswith("n_site_space_"))
+    removed_site_space = next(i for i in classes["removed"] if i.startswith("n_siteSpace_"))
     assert len(classes["removed"]) == 2
     assert nodes[removed_section] == "- Operations"
     assert nodes[removed_site_space] == "- /pager"

@@ -279,7 +279,7 @@ def test_adopt_says_what_it_wrote_only_when_the_next_plan_agrees(tmp_path, sandb
     assert result.exit_code == 0, result.output
     # Attributed through the fingerprint docform keeps in the invite id's place.
     assert re.search(
-        r"  link_invite\.guests: wrote level in main\.yaml\n"
+        r"  linkInvite\.guests: wrote level in main\.yaml\n"
         rf"    changed by Alice Admin <alice@acme\.test> at {TIME} in the UI "
         r"\(organization\.link-invite\.updated\)\n"
         r"Planning the written manifests shows no changes for what was adopted; review the "

@@ -78,10 +78,10 @@ ROWS = {
     "channel": Row("site.devdocs.channel.slack", f"{DEVDOCS}/channels/{{id}}"),
     "openapi": Row("openapi.platform-api", f"{ORG}/openapi/platform-api"),
     "saml": Row("saml.okta", f"{ORG}/saml/{{id}}"),
-    "link_invite": Row("link_invite.readers", f"{ORG}/link-invites/{{id}}"),
+    "link_invite": Row("linkInvite.readers", f"{ORG}/link-invites/{{id}}"),
     "integration": Row("integration.analytics", "/integrations/segment/installations/{id}"),
-    "git_sync": Row("git_sync.handbook", "/git/installations/{id}"),
-    "custom_font": Row("custom_font.acme-sans", f"{ORG}/fonts/{{id}}"),
+    "git_sync": Row("gitSync.handbook", "/git/installations/{id}"),
+    "custom_font": Row("customFont.acme-sans", f"{ORG}/fonts/{{id}}"),
 }
 # Kinds whose entries may pin an id but that this table leaves to their own tests, and why.
 ELSEWHERE = {
@@ -123,7 +123,7 @@ def locked_ids(directory: Path) -> dict[str, str]:
 def live_id(sandbox: Path, row: Row, locked: str) -> str:
     """The id the service knows the object by (a link invite's lock line holds a fingerprint
     of it, never the id itself)."""
-    if not row.address.startswith("link_invite."):
+    if not row.address.startswith("linkInvite."):
         return locked
     (invite,) = live_api(sandbox, "GET", f"{ORG}/link-invites")["items"]
     return str(invite["id"])

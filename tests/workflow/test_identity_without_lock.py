@@ -226,6 +226,6 @@ def test_a_link_invite_whose_role_changed_without_the_lock_is_a_replacement_rail
     assert result.exit_code == 1, result.output
     assert "[replacement] the plan deletes link_invite li_" in result.output
     assert (
-        "creates link_invite.join in its place, and its id is the join link people were "
+        "creates linkInvite.join in its place, and its id is the join link people were "
         "given: a new invite has another; pin `id: li_"
     ) in result.output

@@ -115,5 +115,5 @@ def explained(outcomes: Sequence[Any], trails: Sequence[Any]) -> dict[str, Any]:
         org = OrgDrift(outcome, trail)
         events |= {c.address: org.changed_by(c) for c in outcome.plan.changes}
         for u in outcome.plan.unmanaged:
-            events[f"{u.kind}.~{u.id}"] = org.unmanaged_changed_by(u)
+            events[u.address] = org.unmanaged_changed_by(u)
     return events

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docform.engine.levels import default_on, level_text
-from docform.engine.objects import Matching, Ref, Unresolved
+from docform.engine.objects import Matching, Ref, Unresolved, address_head
 
 ORGANIZATION = "organization"
 """Where facts about the whole organization are told (a member's role, a link invite)."""
@@ -149,7 +149,7 @@ def address_of(value: object) -> str | None:
     if isinstance(value, Ref):
         return value.address
     if isinstance(value, Unresolved):
-        return f"{value.kind}.~{value.id}"
+        return f"{address_head(value.kind)}.~{value.id}"
     return None
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from docform.engine.kind import Kind
 from docform.engine.match import unmatched_address
-from docform.engine.objects import Matching, Pair
+from docform.engine.objects import Matching, Pair, address_head, respelled
 from docform.engine.plan import Change, Plan
 from docform.engine.targets import dependents_of
 
@@ -79,7 +79,7 @@ class IgnoreRules:
     """The ``ignore:`` patterns of one manifest set (``locations``: where each is written)."""
 
     def __init__(self, patterns: Iterable[str], locations: Sequence[str] = ()) -> None:
-        self.patterns = list(patterns)
+        self.patterns = [respelled(pattern) for pattern in patterns]
         self.locations = list(locations)
 
     def unused(
@@ -138,7 +138,9 @@ class IgnoreRules:
         kept, ignored = [], []
         for obs in matching.unmatched:
             address = unmatched_address(kind, obs)
-            pattern = self.address_pattern(address) or self.address_pattern(f"{kind}.{obs.title}")
+            pattern = self.address_pattern(address) or self.address_pattern(
+                f"{address_head(kind)}.{obs.title}"
+            )
             if pattern is None:
                 kept.append(obs)
             else:

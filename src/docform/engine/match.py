@@ -19,7 +19,7 @@ from typing import Any
 from docform.engine.capabilities import LimitsMoves, Nests, Restores
 from docform.engine.duplicates import ambiguous_match, left_twins, settled_note, twin_notes
 from docform.engine.kind import AddressIndex, Kind
-from docform.engine.objects import Desired, Observed
+from docform.engine.objects import Desired, Observed, address_head
 from docform.engine.objects import Matching as Matching
 from docform.engine.objects import Pair as Pair
 from docform.errors import DocformError
@@ -34,7 +34,7 @@ class MatchError(DocformError):
 
 
 def unmanaged_address(kind: str, live_id: str) -> str:
-    return f"{kind}.~{live_id}"
+    return f"{address_head(kind)}.~{live_id}"
 
 
 def unmatched_address(kind: str, obs: Observed) -> str:

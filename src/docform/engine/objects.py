@@ -37,7 +37,7 @@ class Unresolved:
         return f"(unmanaged {self.kind} {self.id})"
 
     def plan_json(self) -> dict[str, str]:
-        return {"$ref": f"{self.kind}.~{self.id}"}
+        return {"$ref": f"{address_head(self.kind)}.~{self.id}"}
 
 
 @dataclass(slots=True)
@@ -68,6 +68,22 @@ class Desired:
     entry: Any = None
     """The kind's own record of the entry (its manifest model, mostly): only the kind that made
     this `Desired` reads it, so the engine leaves its type to that kind."""
+
+
+def address_head(kind: str) -> str:
+    """The first part of the addresses of ``kind``: its name as the manifests spell keys
+    (``link_invite``: ``linkInvite``), so that one spelling serves manifests, plans, the lock,
+    targets and policies. `docform.model.entry.address_head` is the same rule for entries."""
+    first, *rest = kind.split("_")
+    return first + "".join(part.capitalize() for part in rest)
+
+
+def respelled(pattern: str) -> str:
+    """``pattern`` (an address, a target, an ignore pattern, a lock's line) with its first part
+    in the address spelling: ``link_invite.*`` names what ``linkInvite.*`` does, as it did
+    before addresses took the manifests' spelling."""
+    head, dot, rest = pattern.partition(".")
+    return address_head(head) + dot + rest
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docform.engine.fingerprints import digest
+from docform.engine.objects import address_head
 from docform.untrusted.lookalikes import escape_controls
 
 FORMAT_VERSION = "1.3"
@@ -194,9 +195,14 @@ class Unmanaged:
     title: str
 
     @property
+    def address(self) -> str:
+        """``member.~u_bob``: where the plan names it."""
+        return f"{address_head(self.kind)}.~{self.id}"
+
+    @property
     def address_with_key(self) -> str:
         """``member.~u_bob (bob@acme.test)``: its address and what a person knows it by."""
-        address = f"{self.kind}.~{self.id}"
+        address = self.address
         return escape_controls(f"{address} ({self.title})" if self.title else address)
 
     def to_json(self) -> dict[str, Any]:

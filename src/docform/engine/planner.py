@@ -38,6 +38,7 @@ from docform.engine.kind import (
 from docform.engine.live import LiveState
 from docform.engine.manifests import ManifestView
 from docform.engine.match import Matching, Pair, unmatched_address
+from docform.engine.objects import address_head
 from docform.engine.plan import (
     Change,
     FieldChange,
@@ -108,7 +109,7 @@ def plan_from_matcher(
     _name_changes(plan.changes, matchings)
     plan.live_counts = {k.name: len(m.pairs) + len(m.unmatched) for k, m in matchings}
     plan.violations, listed, plan.gone = judge_deletes(plan.changes, matchings)
-    plan.unmanaged = [u for u in plan.unmanaged if f"{u.kind}.~{u.id}" not in listed]
+    plan.unmanaged = [u for u in plan.unmanaged if u.address not in listed]
     by_name = {kind.name: matching for kind, matching in matchings}
     for kind, matching in matchings:
         if isinstance(kind, HasRails):
@@ -383,7 +384,7 @@ def _ignore_warnings(
     addresses = set(plan.addresses)
     fields = set()
     for kind, matching in matchings:
-        addresses |= {f"{kind.name}.{obs.title}" for obs in matching.unmatched}
+        addresses |= {f"{address_head(kind.name)}.{obs.title}" for obs in matching.unmatched}
         for desired in matching.creates:
             fields |= {f"{desired.address}.{name}" for name in desired.fields}
         for pair in (*matching.pairs, *matching.restores):

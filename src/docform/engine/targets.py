@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
+from docform.engine.objects import address_head, respelled
 from docform.engine.plan import Change, Plan, Violation
 from docform.errors import DocformError
 
@@ -55,6 +56,7 @@ class Targeting:
 def matches(address: str, pattern: str) -> bool:
     """``site.docs`` matches itself and everything inside it (``site.docs.section.start``);
     ``*`` and ``?`` are wildcards (``team.*``, ``member.*@acme.test``)."""
+    pattern = respelled(pattern)
     if GLOB_CHARACTERS & set(pattern):
         return fnmatchcase(address, pattern) or fnmatchcase(address, pattern + ".*")
     return address == pattern or address.startswith(pattern + ".")
@@ -68,8 +70,9 @@ def _change_matches(change: Change, pattern: str) -> bool:
 def named_address(change: Change) -> str | None:
     """An unmanaged object pruned as ``member.~u_bob`` is ``member.bob@acme.test`` to a person
     (as in ``ignore:``)."""
-    unmanaged = change.address.startswith(f"{change.kind}.~")
-    return f"{change.kind}.{change.human_key}" if unmanaged and change.human_key else None
+    head = address_head(change.kind)
+    unmanaged = change.address.startswith(f"{head}.~")
+    return f"{head}.{change.human_key}" if unmanaged and change.human_key else None
 
 
 def narrow_plan(

@@ -11,13 +11,13 @@ from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.live import LiveReader
 from docform.engine.plan import SecretRef
 from docform.kind_framework.rest import site_prefix
-from docform.model.entry import BoundModel, Entry
+from docform.model.entry import BoundModel, Entry, address_head
 from docform.model.fields import MergeRule, MergeRules, role_value
 
 
 def ref(kind: str, name: str | None) -> Ref | None:
     """The reference an entry makes to another entry, by manifest name."""
-    return None if name is None else Ref(f"{kind}.{name}")
+    return None if name is None else Ref(f"{address_head(kind)}.{name}")
 
 
 def member_ref(email: str) -> Ref:

@@ -10,6 +10,7 @@ from typing import Any
 
 from docform.engine.kind import Bystander, Gone
 from docform.engine.live import LiveReader
+from docform.engine.match import unmanaged_address
 from docform.kind_framework.rest import site_prefix
 
 
@@ -50,7 +51,7 @@ async def site_spaces_showing(
         leaves = f"{left} of its {len(items)} site spaces" if left else "no site space"
         found += [
             Bystander(
-                address=f"{kind}.~{item['id']}",
+                address=unmanaged_address(kind, item["id"]),
                 title=item.get("title") or item.get("path"),
                 fate=f"deleted with it, leaving {site_named(site)} {leaves}",
                 delete=spaces[item["space"]["id"]],
@@ -112,7 +113,7 @@ def _held(kind: str, item: Mapping[str, Any], delete: str) -> Bystander:
     # A share link's name only: its URL holds its key.
     title = item.get("title") or item.get("name") or item.get("path") or item.get("source")
     return Bystander(
-        address=f"{kind}.~{item['id']}",
+        address=unmanaged_address(kind, item["id"]),
         title=str(title) if title else None,
         fate="deleted with the site",
         delete=delete,
@@ -148,7 +149,7 @@ async def redirects_to(
                     continue
                 found.append(
                     Bystander(
-                        address=f"{kind}.~{item['id']}",
+                        address=unmanaged_address(kind, item["id"]),
                         title=item.get("source"),
                         fate="to pointing at nothing",
                         delete=delete,

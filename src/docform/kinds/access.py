@@ -54,6 +54,7 @@ from docform.engine.kind import (
 )
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
+from docform.engine.match import unmanaged_address
 from docform.engine.plan import Call, Placeholder
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
@@ -355,7 +356,7 @@ def _dropped(
         holder, where = desired.address, "whose entry writes no access:"
     else:
         title = raw.get("title")
-        holder = f"{on}.~{raw['id']}"
+        holder = unmanaged_address(on, raw["id"])
         where = f"{f'({title}) ' if title else ''}that no manifest manages"
     return Bystander(
         address=f"{holder}.access.team.~{grant['team']['id']}",

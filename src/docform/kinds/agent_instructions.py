@@ -23,7 +23,7 @@ from docform.kind_framework.planning import location
 from docform.model.documents import DOCUMENT_FIELDS, DocumentText, document_entry, document_text
 from docform.service.answer_description import within
 
-ADDRESS = "agent_instructions"
+ADDRESS = "agentInstructions"
 
 
 class AgentInstructionsKind(Kind, ExplainsCreates):

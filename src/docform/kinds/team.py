@@ -17,6 +17,7 @@ from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
+from docform.engine.match import unmanaged_address
 from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.engine.rails import Violation
@@ -164,7 +165,7 @@ class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey):
         deleted = {c.address for c in changes if c.kind == self.name and c.action == "delete"}
         found = []
         for obs in matchings[self.name].unmatched if removed else ():
-            address = f"{self.name}.~{obs.id}"
+            address = unmanaged_address(self.name, obs.id)
             owners = [e for e, role in obs.fields["members"].items() if role == "owner"]
             if address in deleted or not owners or not all(e in removed for e in owners):
                 continue

@@ -26,7 +26,7 @@ from typing import Any
 
 from docform.manifest.problems import Problem
 from docform.manifest.yaml_reader import YamlFile, read_yaml_file
-from docform.model.entry import ID_PATTERN
+from docform.model.entry import ID_PATTERN, respelled
 from docform.untrusted.lookalikes import misread_when_raw
 
 LOCK_NAME = "docform.lock"
@@ -137,7 +137,7 @@ def _usable_ids(
     notes: list[str] = []
     for address, live_id in ids.items():
         if isinstance(address, str) and isinstance(live_id, str) and LIVE_ID.match(live_id):
-            usable[address] = live_id
+            usable[respelled(address)] = live_id
             continue
         line, column = positions.get(("ids", address), (1, 1))
         notes.append(

@@ -24,7 +24,7 @@ from docform.manifest.document import ENTRY_SECTIONS
 from docform.manifest.entries import ValidatedEntries
 from docform.manifest.problems import Path, Problem, unknown_name
 from docform.manifest.sources import MergedTree
-from docform.model.entry import BoundModel, Entry
+from docform.model.entry import BoundModel, Entry, address_head
 from docform.model.fields import RefTo
 
 
@@ -122,7 +122,7 @@ class ReferenceChecker:
         known = self._known(section.name)
         if not isinstance(name, str) or name in known:
             return
-        if f"{kind}.{name}" in self.locked:
+        if f"{address_head(kind)}.{name}" in self.locked:
             self._problem(path, _still_named(section.noun, section.name, name, path))
         else:
             self._problem(path, unknown_name(section.noun, name, list(known)))

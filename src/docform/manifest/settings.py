@@ -12,14 +12,14 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, Field, PrivateAttr, create_model, field_validator
 
 from docform.kind_registry import address_kinds, prune_keys
-from docform.model.entry import ManifestModel
+from docform.model.entry import ManifestModel, address_head
 
 ADDRESS_KINDS = address_kinds()
 _API_PATTERN = re.compile(r"^(https?://\S+|sandbox:\S+)$")
 
 
 def _check_ignore_pattern(pattern: str) -> str:
-    kind = pattern.split(".", 1)[0]
+    kind = address_head(pattern.split(".", 1)[0])
     if not pattern or any(ch.isspace() for ch in pattern):
         raise ValueError(f"'{pattern}' is not an address pattern")
     if kind not in (*ADDRESS_KINDS, "*"):

@@ -117,6 +117,22 @@ class ManifestModel(BaseModel):
         return value
 
 
+@cache
+def address_head(kind: str) -> str:
+    """The first part of the addresses of ``kind``, as the manifests spell keys
+    (``link_invite``: ``linkInvite``); the engine's `docform.engine.objects.address_head` is
+    the same rule (the two layers share no module), which a test holds them to."""
+    first, *rest = kind.split("_")
+    return first + "".join(part.capitalize() for part in rest)
+
+
+def respelled(pattern: str) -> str:
+    """``pattern`` with its first part in the address spelling (``link_invite.join``:
+    ``linkInvite.join``), as `docform.engine.objects.respelled` does."""
+    head, dot, rest = pattern.partition(".")
+    return address_head(head) + dot + rest
+
+
 class BoundModel(ManifestModel):
     """A model that knows its manifest name, source location and plan address."""
 
@@ -162,7 +178,7 @@ class BoundModel(ManifestModel):
     @property
     def address(self) -> str:
         """The plan address of this entry, e.g. ``team.platform``."""
-        return f"{self.kind}.{self._binding.name}"
+        return f"{address_head(self.kind)}.{self._binding.name}"
 
     def bind(
         self,

@@ -13,8 +13,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from docform.kind_registry import address_kinds
-from docform.model.entry import BoundModel
+from docform.kind_registry import kinds_by_address_head
+from docform.model.entry import BoundModel, address_head
 from docform.policies.builtin import BUILTINS, Builtin
 
 EACH_CHANGE = "change"
@@ -66,9 +66,12 @@ class PolicyEntry(BoundModel):
             _check_builtin(self, _shipped(self.builtin))
         elif self.description is None:
             raise ValueError("description is required: say what the policy asks, for people")
-        if self.each is not None and self.each not in (EACH_CHANGE, *address_kinds()):
-            allowed = ", ".join((EACH_CHANGE, *address_kinds()))
-            raise ValueError(f"each: '{self.each}' is not one of {allowed}")
+        if self.each is not None and self.each != EACH_CHANGE:
+            kinds = kinds_by_address_head()
+            if address_head(self.each) not in kinds:
+                allowed = ", ".join((EACH_CHANGE, *kinds))
+                raise ValueError(f"each: '{self.each}' is not one of {allowed}")
+            self.each = kinds[address_head(self.each)]
         return self
 
     @property

@@ -265,7 +265,7 @@ def _change_row(change: Change, events: list[AuditEvent]) -> str:
 
 
 def _unmanaged_item(unmanaged: Unmanaged, events: list[AuditEvent]) -> str:
-    item = f"- `{code(unmanaged.kind)}.~{code(unmanaged.id)}` ({escape(unmanaged.title)})"
+    item = f"- `{code(unmanaged.address)}` ({escape(unmanaged.title)})"
     return f"{item}: {_who_markdown(events[0])}" if events else item
 
 

@@ -139,7 +139,7 @@ def unmanaged_details(plan: Plan) -> list[str]:
     """The unmanaged objects, folded (no lines when there are none)."""
     if not plan.unmanaged:
         return []
-    items = [f"- `{code(u.kind)}.~{code(u.id)}` ({escape(u.title)})" for u in plan.unmanaged]
+    items = [f"- `{code(u.address)}` ({escape(u.title)})" for u in plan.unmanaged]
     summary = f"<details><summary>{len(plan.unmanaged)} unmanaged</summary>"
     return [summary, "", *items, "", "</details>", ""]
 

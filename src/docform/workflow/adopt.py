@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from docform.engine.objects import address_head
 from docform.engine.plan import Change, Plan
 from docform.engine.targets import check_patterns, matches
 from docform.errors import DocformError
@@ -83,7 +84,7 @@ def check_adopted(result: AdoptResult, fresh: Plan | None, error: str | None = N
     result.checked = fresh is not None
     still = set() if fresh is None else {c.address for c in fresh.changes}
     if fresh is not None:
-        still |= {f"{u.kind}.~{u.id}" for u in fresh.unmanaged}
+        still |= {u.address for u in fresh.unmanaged}
     kept = []
     for adopted in result.adopted:
         if fresh is None:
@@ -124,8 +125,8 @@ def adopt_plan(
         if _chosen(change.address, _named(change), targets, excludes):
             adopter.change(change)
     for unmanaged in plan.unmanaged:
-        address = f"{unmanaged.kind}.~{unmanaged.id}"
-        if _chosen(address, f"{unmanaged.kind}.{unmanaged.title}", targets, excludes):
+        address = unmanaged.address
+        if _chosen(address, f"{address_head(unmanaged.kind)}.{unmanaged.title}", targets, excludes):
             adopter.add(address, unmanaged.kind)
     adopter.write()
     return adopter.result
@@ -143,8 +144,9 @@ def _chosen(
 
 
 def _named(change: Change) -> str | None:
-    if change.address.startswith(f"{change.kind}.~") and change.human_key:
-        return f"{change.kind}.{change.human_key}"
+    head = address_head(change.kind)
+    if change.address.startswith(f"{head}.~") and change.human_key:
+        return f"{head}.{change.human_key}"
     return None
 
 
@@ -298,7 +300,7 @@ class _Adopter:
         for note in built.notes:
             self.leave(address, note)
         self.result.adopted.append(
-            Adopted(f"{exported.kind}.{name}", "added", file, drifted=address)
+            Adopted(f"{address_head(exported.kind)}.{name}", "added", file, drifted=address)
         )
 
     def leave(self, address: str, why: str) -> None:
