@@ -5,6 +5,7 @@ The API token is never written in manifests: it comes from DOCFORM_API_TOKEN onl
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
@@ -23,8 +24,12 @@ def _check_ignore_pattern(pattern: str) -> str:
     if not pattern or any(ch.isspace() for ch in pattern):
         raise ValueError(f"'{pattern}' is not an address pattern")
     if kind not in (*ADDRESS_KINDS, "*"):
-        kinds = ", ".join(ADDRESS_KINDS)
-        raise ValueError(f"'{pattern}' must start with one of: {kinds} or *")
+        close = difflib.get_close_matches(kind, ADDRESS_KINDS, n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}?" if close else "no kind is close to it"
+        raise ValueError(
+            f"'{pattern}' must start with a kind as addresses name it, or * ({hint}); "
+            "`docform state list DIR` lists the addresses"
+        )
     return pattern
 
 
