@@ -79,7 +79,7 @@ def test_a_hand_removal_drifts_with_who_and_adopt_writes_it_keeping_comments(
     assert drift.exit_code == 2, drift.output
     (drifted,) = json.loads(drift.stdout)["organizations"][0]["changes"]
     assert (drifted["address"], [f["path"] for f in drifted["fields"]]) == (
-        "custom_hostname.docs.acme.test",
+        "customHostname.docs.acme.test",
         ["active"],
     )
     assert drifted["changed_by"][0]["actor"]["email"] == "alice@acme.test"
@@ -100,7 +100,7 @@ def test_a_one_field_edit_plans_one_change_the_rail_refuses_at_its_line(
     result = run(["plan", manifests, "--json"], sandbox)
     assert result.exit_code == 1, result.output
     plan = json.loads(result.stdout)
-    assert actions(plan) == [("custom_hostname.www.acme.test", "update")]
+    assert actions(plan) == [("customHostname.www.acme.test", "update")]
     (moved,) = plan["changes"]
     assert [(f["path"], f["before"], f["after"]) for f in moved["fields"]] == [
         ("target", "organization", {"$ref": "site.help"})
@@ -115,7 +115,7 @@ def test_a_hostname_not_connected_is_refused(sandbox: Path, manifests: Path) -> 
     write_manifests(manifests, HOSTNAMES + "      help.acme.test: {site: help}\n")
     result = run(["apply", manifests, "--yes"], sandbox)
     assert result.exit_code == 1
-    assert "custom_hostname.help.acme.test: it is not connected" in result.output
+    assert "customHostname.help.acme.test: it is not connected" in result.output
 
 
 def test_active_false_removes_a_hostname_and_stays_converged(
@@ -165,7 +165,7 @@ def test_a_policy_sees_a_hostname_removal(sandbox: Path, manifests: Path) -> Non
     (denied,) = json.loads(result.stdout)["policies"]["results"]
     assert (denied["policy"], denied["address"]) == (
         "keep-hostnames",
-        "custom_hostname.docs.acme.test",
+        "customHostname.docs.acme.test",
     )
 
 
