@@ -293,7 +293,7 @@ def test_a_write_only_token_is_sent_again_only_when_its_source_changes(
     )
     apply(manifests, sandbox)
     lock = (manifests / "docform.lock").read_text()
-    assert 'secrets:\n  git_sync.handbook:\n    accessToken: "${env:GITLAB_TOKEN}"\n' in lock
+    assert 'secrets:\n  gitSync.handbook:\n    accessToken: "${env:GITLAB_TOKEN}"\n' in lock
     monkeypatch.setenv("GITLAB_TOKEN", "glpat-rotated-in-the-environment")
     assert_converged(manifests, sandbox)
     monkeypatch.setenv("GITLAB_ROTATED", "glpat-from-another-variable")
@@ -302,16 +302,16 @@ def test_a_write_only_token_is_sent_again_only_when_its_source_changes(
         {"handbook": handbook_sync(provider="gitlab", accessToken="${env:GITLAB_ROTATED}")},
     )
     plan = plan_json(manifests, sandbox)
-    ((method, _, body),) = calls(change(plan, "git_sync.handbook", "update"))
+    ((method, _, body),) = calls(change(plan, "gitSync.handbook", "update"))
     assert method == "PATCH"
     assert body["providerConfiguration"]["accessToken"] == {
-        "$secret": "git_sync.handbook.accessToken"
+        "$secret": "gitSync.handbook.accessToken"
     }
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
     assert "${env:GITLAB_ROTATED}" in (manifests / "docform.lock").read_text()
     replace_text(manifests / "docform.lock", '    accessToken: "${env:GITLAB_ROTATED}"\n', "")
-    assert actions(plan_json(manifests, sandbox)) == [("git_sync.handbook", "update")]
+    assert actions(plan_json(manifests, sandbox)) == [("gitSync.handbook", "update")]
 
 
 def test_a_new_rotate_marker_sends_the_token_again_from_the_same_source(
@@ -324,7 +324,7 @@ def test_a_new_rotate_marker_sends_the_token_again_from_the_same_source(
     monkeypatch.setenv("GITLAB_TOKEN", "glpat-rotated-behind-the-variable")
     write(manifests, {"handbook": {**sync, "rotate": "2026-11"}})
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("git_sync.handbook", "update")]
+    assert actions(plan) == [("gitSync.handbook", "update")]
     apply(manifests, sandbox)
     assert_converged(manifests, sandbox)
     lock = (manifests / "docform.lock").read_text()

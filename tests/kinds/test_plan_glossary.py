@@ -49,9 +49,9 @@ def entries(sandbox: Path) -> list[dict[str, Any]]:
 def test_an_entry_is_inserted_then_tied_by_its_id(sandbox: Path, manifests: Path) -> None:
     write_manifests(manifests, WORKSPACE)
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("glossary_entry.workspace", "create")]
+    assert actions(plan) == [("glossaryEntry.workspace", "create")]
     terms = {"en": "Workspace", "fr": "Espace de travail", "de": "Arbeitsbereich"}
-    assert calls(change(plan, "glossary_entry.workspace")) == [
+    assert calls(change(plan, "glossaryEntry.workspace")) == [
         ("PUT", GLOSSARY, {"operations": [{"type": "insert", "translations": terms}]})
     ]
     apply(manifests, sandbox)
@@ -59,7 +59,7 @@ def test_an_entry_is_inserted_then_tied_by_its_id(sandbox: Path, manifests: Path
     (live,) = entries(sandbox)
     assert live["translations"] == terms
     lock = yaml.safe_load((manifests / "docform.lock").read_text())
-    assert lock["ids"]["glossary_entry.workspace"] == live["id"]
+    assert lock["ids"]["glossaryEntry.workspace"] == live["id"]
 
 
 def test_a_hand_made_entry_exports_plans_empty_edits_one_field_and_drifts(
@@ -84,8 +84,8 @@ def test_a_hand_made_entry_exports_plans_empty_edits_one_field_and_drifts(
     text = (exported / "glossary.yaml").read_text().replace("de: Bereich", "de: Raum")
     (exported / "glossary.yaml").write_text(text)
     plan = plan_json(exported, sandbox)
-    assert actions(plan) == [("glossary_entry.space", "update")]
-    edited = change(plan, "glossary_entry.space")
+    assert actions(plan) == [("glossaryEntry.space", "update")]
+    edited = change(plan, "glossaryEntry.space")
     assert [(f["path"], f["before"], f["after"]) for f in edited["fields"]] == [
         ("translations.de", "Bereich", "Raum")
     ]
@@ -114,7 +114,7 @@ def test_an_entry_deleted_by_hand_is_drift_naming_who_that_plans_its_return(
     drift = run(["drift", manifests, "--json"], sandbox)
     assert drift.exit_code == 2, drift.output
     (drifted,) = json.loads(drift.stdout)["organizations"][0]["changes"]
-    assert (drifted["address"], drifted["action"]) == ("glossary_entry.workspace", "create")
+    assert (drifted["address"], drifted["action"]) == ("glossaryEntry.workspace", "create")
     assert drifted["changed_by"][0]["actor"]["email"] == "alice@acme.test"
 
 
@@ -125,7 +125,7 @@ def test_a_renamed_term_is_an_update_of_the_entry_the_lock_ties(
     apply(manifests, sandbox)
     write_manifests(manifests, WORKSPACE.replace("term: Workspace", "term: Work space"))
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("glossary_entry.workspace", "update")]
+    assert actions(plan) == [("glossaryEntry.workspace", "update")]
 
 
 def test_an_entry_without_the_lock_is_found_by_any_of_its_terms(
@@ -134,8 +134,8 @@ def test_an_entry_without_the_lock_is_found_by_any_of_its_terms(
     write(sandbox, {"type": "insert", "translations": {"de": "Arbeitsbereich", "en": "Workspace"}})
     write_manifests(manifests, WORKSPACE)
     plan = plan_json(manifests, sandbox)
-    assert actions(plan) == [("glossary_entry.workspace", "update")]
-    assert [f["path"] for f in change(plan, "glossary_entry.workspace")["fields"]] == [
+    assert actions(plan) == [("glossaryEntry.workspace", "update")]
+    assert [f["path"] for f in change(plan, "glossaryEntry.workspace")["fields"]] == [
         "translations.fr"
     ]
 
@@ -184,7 +184,7 @@ def test_a_policy_sees_an_entrys_terms(sandbox: Path, manifests: Path) -> None:
     result = run(["plan", manifests, "--json"], sandbox)
     assert result.exit_code == 1, result.output
     (denied,) = json.loads(result.stdout)["policies"]["results"]
-    assert (denied["policy"], denied["address"]) == ("french-too", "glossary_entry.workspace")
+    assert (denied["policy"], denied["address"]) == ("french-too", "glossaryEntry.workspace")
 
 
 def test_adopt_writes_a_hand_change_into_the_entry_and_keeps_comments(
