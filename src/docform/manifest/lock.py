@@ -115,7 +115,7 @@ def _usable_sources(
     for address, paths in secrets.items() if isinstance(secrets, Mapping) else []:
         for path, source in paths.items() if isinstance(paths, Mapping) else [(None, paths)]:
             if isinstance(address, str) and isinstance(path, str) and isinstance(source, str):
-                usable.setdefault(address, {})[path] = source
+                usable.setdefault(respelled(address), {})[path] = source
                 continue
             line, column = positions.get(("secrets", address), (1, 1))
             notes.append(
