@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import fuzz_examples
+from docform.api.client import LIST_REREADS
 from docform.api.shapes import misfit
 from docform.cli import cli
 from docform.service.answer_fields import Field
@@ -421,3 +422,28 @@ def test_every_route_docform_reads_has_a_shape(served: tuple[str, Spoiler]) -> N
         assert KIND_SHAPES.object_shape(path) or KIND_SHAPES.item_shape(path), (
             f"{route} (shapes: {templates})"
         )
+
+
+def test_a_list_that_changed_while_it_was_read_is_read_again(served) -> None:
+    """A list whose pages hold other than its count once (written to while it was read, as an
+    apply's own creates do) is read again from its first page; one that keeps doing so is
+    refused after `LIST_REREADS` more reads, not read for ever."""
+    spoiled: list[int] = []
+
+    def once(body: bytes, headers: dict[str, str], status: int) -> tuple[bytes, dict, int]:
+        spoiled.append(status)
+        if len(spoiled) > 1:
+            return body, headers, status
+        return edit_json(lambda page: page["items"].pop())(body, headers, status)
+
+    _root, spoiler = served
+    spoiler.seen.clear()
+    result = plan(served, MEMBERS, once)
+    assert result.exit_code == 0, result.output
+    assert spoiler.seen.count(MEMBERS) == 2
+
+    spoiler.seen.clear()
+    always = edit_json(lambda page: page["items"].pop())
+    refused = plan(served, MEMBERS, always)
+    assert_refused(refused, MEMBERS.replace("/v1", "", 1), "but its pages held 3")
+    assert spoiler.seen.count(MEMBERS) == 1 + LIST_REREADS

@@ -263,8 +263,22 @@ class ApiClient:
 
         A next page goes before other waiting calls, the more pages remain the sooner: pages
         can only be read one after another (see `docform.api.slots`). ``priority``: the first
-        page's (lower goes first), and at most the next pages'.
+        page's (lower goes first), and at most the next pages'. A list whose size changed while
+        its pages were read (someone, or this apply's own creates, wrote to it meanwhile) is
+        read again from its first page, up to `LIST_REREADS` times; one that keeps holding
+        other than its ``count`` is refused.
         """
+        for attempt in range(LIST_REREADS + 1):
+            try:
+                return await self._list_once(path, params, priority)
+            except ListChanged as changed:
+                if attempt == LIST_REREADS:
+                    raise changed.error from None
+        raise AssertionError("unreachable")
+
+    async def _list_once(
+        self, path: str, params: Mapping[str, Any] | None, priority: int
+    ) -> list[dict[str, Any]]:
         # A list whose operation takes no page size (an organization's fonts) is given
         # ``limit: None``: the parameter is left out, and the list read whole.
         query = {"limit": LIST_PAGE_SIZE, **(params or {})}
@@ -285,7 +299,7 @@ class ApiClient:
                 # A list cut short would make live objects look absent, and a plan create them.
                 problem = count_misfit(page, len(items))
                 if problem:
-                    raise self._reader.unfit(path, problem, len(seen) + 1)
+                    raise ListChanged(self._reader.unfit(path, problem, len(seen) + 1))
                 self.reads.add(path, params, {"items": items}, listed=True)
                 return items
             if cursor in seen:
@@ -296,6 +310,18 @@ class ApiClient:
             seen.add(cursor)
             query["page"] = cursor
             priority = min(first, -_pages_left(page, len(items)))
+
+
+#: How many times a list whose size changed while it was read is read again.
+LIST_REREADS = 2
+
+
+class ListChanged(Exception):
+    """A list read whole held other than its ``count`` (``error``: the refusal, if it stays)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 @dataclass(frozen=True)
