@@ -1,5 +1,6 @@
 """docs/operations.md classifies every operation of the pinned definition: configuration row by
-row (a kind, out of scope with why, or missing: issue #41), content by tag or path prefix."""
+row (a kind, or out of scope with why: nothing is left missing), content by tag or path
+prefix."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ TABLE = ROOT / "docs" / "operations.md"
 ROW = re.compile(r"^\| `(?P<operation>[A-Z]+ /[^`]*)` \| (?P<docform>.+) \|$")
 RULE = re.compile(r"^\| (?P<by>tag|path) `(?P<value>[^`]+?)(?:\.\.\.)?` \| (?P<why>.+) \|$")
 KIND = re.compile(r"^`(?P<kind>[a-z_]+)`$")
-MISSING = re.compile(r"^missing: issue #41 \(.+\)$")
 OUT_OF_SCOPE = re.compile(r"^out of scope: \S.{10,}$")
 
 
@@ -64,7 +64,7 @@ def test_every_configuration_operation_is_classified(definition, table) -> None:
     ]
     assert unclassified == [], (
         f"configuration operations of the pinned definition that {TABLE.name} does not "
-        f"classify (add a row: a kind, 'out of scope: why' or 'missing: issue #41'): "
+        f"classify (add a row: a kind or 'out of scope: why'): "
         f"{unclassified}"
     )
 
@@ -82,9 +82,7 @@ def test_every_row_says_what_manages_it_and_every_kind_exists(table) -> None:
         operation: docform
         for operation, docform in rows.items()
         if not (
-            MISSING.match(docform)
-            or OUT_OF_SCOPE.match(docform)
-            or ((kind := KIND.match(docform)) and kind["kind"] in kinds)
+            OUT_OF_SCOPE.match(docform) or ((kind := KIND.match(docform)) and kind["kind"] in kinds)
         )
     }
     assert wrong == {}, "rows naming no kind docform has, nor 'out of scope: why'"
@@ -94,20 +92,3 @@ def test_no_configuration_row_is_also_content_by_rule(definition, table) -> None
     rows, rules = table
     both = [op for op in rows if is_content(definition, op, rules)]
     assert both == [], "listed as configuration and matched by a content rule: keep one"
-
-
-ISSUE_41_GROUPS = {
-    "custom fonts", "translation glossary", "custom hostnames", "site agent settings",
-    "site agent channels", "site MCP servers", "site context connections", "site advertising",
-    "site style guide",
-}  # fmt: skip
-
-
-def test_what_is_missing_is_a_group_issue_41_adds(table) -> None:
-    rows, _ = table
-    missing = {
-        docform.removeprefix("missing: issue #41 (").removesuffix(")")
-        for docform in rows.values()
-        if docform.startswith("missing")
-    }
-    assert missing <= ISSUE_41_GROUPS, missing - ISSUE_41_GROUPS
