@@ -61,6 +61,7 @@ CHANGE_KEYS = [
     "depends_on",
     "replacement",
     "takes",
+    "loses",
 ]
 CHECKSUM_LINE = re.compile(r"^Checksum: ([0-9a-f]{64})$", re.MULTILINE)
 ANSI = "\x1b["
@@ -132,7 +133,7 @@ def test_json_plan_has_exactly_the_documented_keys(sandbox: Path, basic: Path) -
     plan = plan_json(basic, sandbox)
     # The basic manifests send a secret: its keyed fingerprint follows the changes.
     assert list(plan) == [*PLAN_KEYS[:3], "secret_fingerprints", *PLAN_KEYS[3:]]
-    assert plan["format_version"] == "1.3"
+    assert plan["format_version"] == "1.4"
     assert plan["changes"]
     for change in plan["changes"]:
         assert list(change) == CHANGE_KEYS, change["address"]

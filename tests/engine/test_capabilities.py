@@ -66,6 +66,7 @@ def test_which_kinds_have_which_ability() -> None:
         "Nests": ["collection", "section_group"],
         "LimitsMoves": ["site_space"],
         "Restores": ["space"],
+        "TellsWhatIsLost": ["space"],
         "SetsAside": ["git_sync"],
         "OrdersSiblings": ["external_link", "navigation", "section", "section_group", "site_space"],
         "HasRails": ["git_sync", "member", "team"],

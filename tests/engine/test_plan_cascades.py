@@ -60,6 +60,9 @@ def test_deleting_a_space_lists_the_site_spaces_that_show_it_and_is_a_cascade(
     assert text.exit_code == 1, text.output
     assert (
         f"  - space.~{space} (Help center)  (delete {space})\n"
+        f"      loses every page (the service's answer gives no page count), no open comment or "
+        f"change request; the service keeps a deleted space restorable for a while, and a plan "
+        f"restores one its entry still names\n"
         f"      takes siteSpace.~{site_space} (Help center), unmanaged: {fate}\n"
     ) in text.stdout
     reason = lies_in or ", which the plan does not delete"
@@ -86,6 +89,16 @@ def test_deleting_a_space_lists_the_site_spaces_that_show_it_and_is_a_cascade(
             "managed": False,
         }
     ]
+    # What goes with the space, as far as the service's answer tells (no page count).
+    loses = (
+        "every page (the service's answer gives no page count), no open comment or change "
+        "request; the service keeps a deleted space restorable for a while, and a plan "
+        "restores one its entry still names"
+    )
+    assert change(plan, f"space.~{space}", "delete")["loses"] == loses
+    assert f"  - space.~{space} (Help center)  (delete {space})\n      loses {loses}\n" in (
+        run(["plan", directory], sandbox).stdout
+    )
     allowed = run(["apply", directory, "--yes", "--allow", f"cascade:space.~{space}"], sandbox)
     assert allowed.exit_code == 0, allowed.output
     left = live_api(sandbox, "GET", "/orgs/org_acme/sites/site_help/site-spaces")["items"]

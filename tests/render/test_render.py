@@ -104,12 +104,13 @@ def test_json_has_the_documented_keys_and_placeholders():
         "rehearsal", "fingerprints",
         "checksum",
     }  # fmt: skip
-    assert doc["format_version"] == "1.3"
+    assert doc["format_version"] == "1.4"
     assert doc["summary"] == {"create": 1, "update": 1, "delete": 1, "move": 1, "restore": 0}
     move = doc["changes"][1]
     assert set(move) == {
         "address", "previous_address", "human_key", "kind", "action", "action_reason", "id",
         "before", "after", "fields", "calls", "depends_on", "replacement", "takes",
+        "loses",
     }  # fmt: skip
     assert move["calls"][0]["body"] == {"parent": {"$placeholder": "collection.engineering.id"}}
     assert move["after"] == {"collection": {"$ref": "collection.engineering"}}

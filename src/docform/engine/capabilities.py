@@ -35,6 +35,14 @@ class PointsToWhatItHides(Protocol):
 
 
 @runtime_checkable
+class TellsWhatIsLost(Protocol):
+    def lost_with(self, observed: Observed) -> str:
+        """What deleting ``observed`` destroys that is no object a plan lists (a space's
+        pages and comments), as far as the service's answer tells (`Change.loses`)."""
+        ...
+
+
+@runtime_checkable
 class ExplainsDeletes(Protocol):
     def delete_reason(self, observed: Observed) -> str:
         """Why the plan deletes ``observed``, an object no entry matches (``action_reason``),

@@ -23,7 +23,7 @@ from docform.engine.fingerprints import digest
 from docform.engine.objects import address_head
 from docform.untrusted.lookalikes import escape_controls
 
-FORMAT_VERSION = "1.3"
+FORMAT_VERSION = "1.4"
 ACTIONS = (
     "create", "update", "delete", "move", "restore", "membership", "reorder", "rotate",
     "release",
@@ -145,6 +145,9 @@ class Change:
     """On a delete: every object the API takes down or changes with it that the plan does
     not delete itself (``address``, ``human_key``, ``fate``, ``managed``;
     `docform.engine.cascades`)."""
+    loses: str | None = None
+    """On a delete: what goes with the object that is no object a plan lists (a space's
+    pages), as its kind tells it (`docform.engine.capabilities.TellsWhatIsLost`)."""
     lock_after: str | None = None
     """What docform.lock records for ``address`` once this change is applied, when it changes
     the kind's `lock_field` (not part of the JSON: it follows from the change)."""
@@ -183,6 +186,7 @@ class Change:
             "depends_on": list(self.depends_on),
             "replacement": self.replacement,
             "takes": list(self.takes),
+            "loses": self.loses,
         }
 
 

@@ -17,6 +17,7 @@ from docform.engine.capabilities import (
     OrdersSiblings,
     Restores,
     SetsAside,
+    TellsWhatIsLost,
     WarnsAcrossKinds,
 )
 from docform.engine.cascades import judge_deletes
@@ -274,6 +275,7 @@ def _delete_change(kind: Kind, obs: Observed, reason: str | None = None) -> Chan
         calls=kind.delete_calls(obs),
         live_id=obs.id,
         sensitive=sorted(obs.sensitive),
+        loses=kind.lost_with(obs) if isinstance(kind, TellsWhatIsLost) else None,
     )
 
 

@@ -15,9 +15,15 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from docform.engine.audience import Fact, Seen, contained
-from docform.engine.capabilities import Restores, TellsAudience
+from docform.engine.capabilities import Restores, TellsAudience, TellsWhatIsLost
 from docform.engine.field_rules import ChangedBy, NullMeans
-from docform.engine.kind import AddressIndex, Desired, Observed, Ref, Resolve
+from docform.engine.kind import (
+    AddressIndex,
+    Desired,
+    Observed,
+    Ref,
+    Resolve,
+)
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
@@ -47,6 +53,7 @@ from docform.service.answer_description import within
 SPACE_FIELDS = (
     "id", "title", "emoji", "parent", "organization", "deletedAt", "language", "editMode",
     "defaultLevel", *within("mergeRules", MERGE_RULES_FIELDS),
+    "comments", "changeRequestsOpen", "changeRequestsDraft",
 )  # fmt: skip
 
 
@@ -89,7 +96,23 @@ class SpaceEntry(Entry):
         return (self.collection, self.title)
 
 
-class SpaceKind(RestKind, TellsAudience, Restores):
+def content_lost(raw: Mapping[str, Any]) -> str:
+    """What a deleted space takes with it, as far as the service's answer tells: it gives no
+    page count, only its open comments and change requests."""
+    counted = [
+        (raw.get("comments"), "open comment"),
+        (raw.get("changeRequestsOpen"), "open change request"),
+        (raw.get("changeRequestsDraft"), "draft change request"),
+    ]
+    held = [f"{n} {noun}{'s' if n != 1 else ''}" for n, noun in counted if isinstance(n, int) and n]
+    with_them = f", {', '.join(held)}" if held else ", no open comment or change request"
+    return (
+        f"every page (the service's answer gives no page count){with_them}; the service keeps a "
+        "deleted space restorable for a while, and a plan restores one its entry still names"
+    )
+
+
+class SpaceKind(RestKind, TellsAudience, Restores, TellsWhatIsLost):
     """Spaces keyed by (collection, title); moved between collections, restored when deleted.
 
     A pinned space that the lists no longer show is looked up once: if it was deleted less than
@@ -117,6 +140,9 @@ class SpaceKind(RestKind, TellsAudience, Restores):
     set_after_create = ("defaultLevel", "mergeRules")
     patched = ("title", "emoji", "language", "editMode", "defaultLevel", "mergeRules")
     parent_field = "collection"
+
+    def lost_with(self, observed: Observed) -> str:
+        return content_lost(observed.raw)
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         spaces = await reader.list(self.name, f"/orgs/{self.org_id}/spaces")

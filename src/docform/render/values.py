@@ -219,7 +219,7 @@ def replacement_lines(change: Change) -> list[str]:
 def takes_lines(change: Change) -> list[str]:
     """What a delete takes with it, one object a line: ``takes site.help.space.~ss_1 (help):
     deleted with it`` (unmanaged objects marked so)."""
-    lines = []
+    lines = [f"loses {change.loses}"] if change.loses else []
     for taken in change.takes:
         key = taken.get("human_key")
         named = f"{taken['address']} ({key})" if key else taken["address"]

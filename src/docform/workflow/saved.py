@@ -173,6 +173,7 @@ def _change(doc: dict[str, Any]) -> Change:
         depends_on=list(doc.get("depends_on", [])),
         replacement=doc.get("replacement"),
         takes=list(doc.get("takes", [])),
+        loses=doc.get("loses"),
     )
 
 
