@@ -82,12 +82,14 @@ class Org:
     git_sync: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def on_site(self) -> set[str]:
-        """Names of the spaces a site space shows (they are never deleted or moved)."""
-        return {
+        """Names of the spaces the site uses, shown by a site space or holding its style guide
+        (they are never deleted or moved)."""
+        shown = {
             site_space["space"]
             for section in self.site["sections"].values()
             for site_space in section["spaces"].values()
         }
+        return shown | {self.site["styleguide"]["space"]}
 
 
 def email(i: int) -> str:
