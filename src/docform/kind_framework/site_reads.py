@@ -1,5 +1,6 @@
 """Reading the objects a site holds in a list of its own (its share links, context
-connections, MCP servers): which sites to read, and their lists, read at once."""
+connections, MCP servers, agent channels): which sites to read, their lists, read at once, and
+the entries the manifests write for them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from docform.engine.live import LiveReader
+from docform.engine.manifests import ManifestView
 
 
 def sites_writing(reader: LiveReader, field: str) -> list[str]:
@@ -26,3 +28,21 @@ async def site_lists(
     """Every item of each site's list at ``path(site)``, with its site, in the sites' order."""
     lists = await asyncio.gather(*(reader.list(kind, path(site)) for site in sites))
     return [(site, item) for site, items in zip(sites, lists, strict=True) for item in items]
+
+
+async def site_list_items(
+    reader: LiveReader, kind: str, field: str, path: Callable[[str], str]
+) -> list[dict[str, Any]]:
+    """Every item of the lists at ``path(site)`` of the sites `sites_writing` ``field``, each
+    with its site's id under ``_site``."""
+    listed = await site_lists(reader, kind, sites_writing(reader, field), path)
+    return [{**item, "_site": site} for site, item in listed]
+
+
+def site_held_entries(manifests: ManifestView, field: str) -> list[tuple[str, Any]]:
+    """Each entry written under ``sites.<site>.<field>``, with its site's address."""
+    return [
+        (site.address, entry)
+        for site in manifests.section("sites").values()
+        for entry in (getattr(site, field, None) or {}).values()
+    ]

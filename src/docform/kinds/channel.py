@@ -25,7 +25,7 @@ from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import site_prefix
-from docform.kind_framework.site_reads import site_lists, sites_writing
+from docform.kind_framework.site_reads import site_held_entries, site_list_items
 from docform.model.entry import Entry, ManifestModel
 
 ChannelType = Literal["builtin:slack", "builtin:discord", "builtin:linear", "builtin:github"]
@@ -118,19 +118,13 @@ class ChannelKind(Kind):
     unmanaged_go_with_container = True
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        sites = sites_writing(reader, "channels")
-        listed = await site_lists(reader, self.name, sites, self._list_path)
-        return [{**item, "_site": site} for site, item in listed]
+        return await site_list_items(reader, self.name, "channels", self._list_path)
 
     def _list_path(self, site: Any) -> str:
         return f"{site_prefix(self.org_id, site)}/channels"
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
-        return [
-            self._desired(site.address, entry)
-            for site in manifests.section("sites").values()
-            for entry in (getattr(site, "channels", None) or {}).values()
-        ]
+        return [self._desired(site, e) for site, e in site_held_entries(manifests, "channels")]
 
     def _desired(self, site_address: str, e: ChannelEntry) -> Desired:
         fields = {"type": e.type, "role": e.role, "setupSettings": compared_setup(e.setup())}

@@ -30,7 +30,7 @@ from docform.kind_framework import configuration
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import created, id_in_path, site_prefix
-from docform.kind_framework.site_reads import site_lists, sites_writing
+from docform.kind_framework.site_reads import site_held_entries, site_list_items
 from docform.model.entry import Entry
 from docform.model.fields import Secret
 
@@ -124,18 +124,14 @@ class ContextConnectionKind(Kind):
     unmanaged_go_with_container = True
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        sites = sites_writing(reader, "contextConnections")
-        listed = await site_lists(reader, self.name, sites, self._list_path)
-        return [{**item, "_site": site} for site, item in listed]
+        return await site_list_items(reader, self.name, "contextConnections", self._list_path)
 
     def _list_path(self, site: Any) -> str:
         return f"{site_prefix(self.org_id, site)}/context-connections"
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
         return [
-            self._desired(site.address, entry)
-            for site in manifests.section("sites").values()
-            for entry in (getattr(site, "contextConnections", None) or {}).values()
+            self._desired(site, e) for site, e in site_held_entries(manifests, "contextConnections")
         ]
 
     def _desired(self, site_address: str, e: ContextConnectionEntry) -> Desired:

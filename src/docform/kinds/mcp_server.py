@@ -29,7 +29,7 @@ from docform.kind_framework import configuration
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import site_prefix
-from docform.kind_framework.site_reads import site_lists, sites_writing
+from docform.kind_framework.site_reads import site_held_entries, site_list_items
 from docform.model.entry import Entry
 from docform.model.fields import Secret
 
@@ -107,19 +107,13 @@ class McpServerKind(Kind):
     unmanaged_go_with_container = True
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        sites = sites_writing(reader, "mcpServers")
-        listed = await site_lists(reader, self.name, sites, self._list_path)
-        return [{**item, "_site": site} for site, item in listed]
+        return await site_list_items(reader, self.name, "mcpServers", self._list_path)
 
     def _list_path(self, site: Any) -> str:
         return f"{site_prefix(self.org_id, site)}/mcp-servers"
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
-        return [
-            self._desired(site.address, entry)
-            for site in manifests.section("sites").values()
-            for entry in (getattr(site, "mcpServers", None) or {}).values()
-        ]
+        return [self._desired(site, e) for site, e in site_held_entries(manifests, "mcpServers")]
 
     def _desired(self, site_address: str, e: McpServerEntry) -> Desired:
         fields: dict[str, Any] = {

@@ -26,7 +26,7 @@ from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import created, id_in_path, site_prefix
-from docform.kind_framework.site_reads import site_lists, sites_writing
+from docform.kind_framework.site_reads import site_held_entries, site_lists, sites_writing
 from docform.model.entry import Entry
 
 #: Fields of an answer that hold the link's key: dropped as the answer is read.
@@ -87,11 +87,7 @@ class ShareLinkKind(Kind, TellsAudience, PointsToWhatItHides):
         return [without_key(item, site) for site, item in listed]
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
-        return [
-            self._desired(site.address, entry)
-            for site in manifests.section("sites").values()
-            for entry in (getattr(site, "shareLinks", None) or {}).values()
-        ]
+        return [self._desired(site, e) for site, e in site_held_entries(manifests, "shareLinks")]
 
     def _desired(self, site_address: str, e: ShareLinkEntry) -> Desired:
         fields: dict[str, Any] = {"title": e.link_name}
