@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from docform.engine.audience import AudienceChange
+from docform.engine.audience import AudienceChange, Reach, org_role, person_grant
 from docform.engine.doors import DoorCheck
 from docform.engine.plan import Plan
 from docform.kind_registry import build_kinds
@@ -204,9 +204,12 @@ def test_a_difference_from_the_prediction_names_the_object_person_and_roles(
     Bob edit where the service lists nobody but the organization's members with a role."""
     _, sandbox = base
     space_id = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"][0]["id"]
-    wrong = AudienceChange(
-        "space.handbook", [], {"alice@acme.test": "admin", "bob@acme.test": "edit"}
-    )
+    facts = [
+        org_role("alice@acme.test", "admin"),
+        person_grant("space.handbook", "bob@acme.test", "edit"),
+    ]
+    wrong = AudienceChange("space.handbook", [], Reach(facts))
+    assert wrong.predicted() == {"alice@acme.test": "admin", "bob@acme.test": "edit"}
 
     async def check() -> tuple[int, list[str]]:
         async with Client(f"sandbox:{sandbox}") as client:

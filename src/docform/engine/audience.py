@@ -182,6 +182,7 @@ class Reach:
         self.gates: dict[str, set[str]] = {}
         self.defaults: dict[str, str] = {}
         self.labels: dict[str, str] = {}
+        self._members_with_role: dict[str, str] | None = None
         for f in facts:
             self._add(f)
 
@@ -230,13 +231,20 @@ class Reach:
                     roles[person] = role
         return roles
 
+    def _with_role(self) -> dict[str, str]:
+        """The members whose organization role reaches something (not guests), gathered once:
+        every object's audience starts from them."""
+        if self._members_with_role is None:
+            self._members_with_role = {p: r for p, r in self.roles.items() if r != "guest"}
+        return self._members_with_role
+
     def default(self, on: str) -> tuple[str, str] | None:
         return default_on(self.defaults, self.parents, on)
 
     def everyone(self, on: str) -> dict[str, str]:
         """person -> the role they end up with on ``on``, from every source."""
         floor = self.default(on)
-        roles = {p: r for p, r in self.roles.items() if r != "guest"}
+        roles = dict(self._with_role())
         if floor is not None:
             roles = {p: min(r, floor[0], key=rank) for p, r in roles.items()}
         for person, role in self.by_grants(on).items():
@@ -296,9 +304,17 @@ class AudienceChange:
 
     on: str
     lines: list[AudienceLine]
-    predicted: dict[str, str] = field(default_factory=dict, repr=False)
-    """Who ends up with which role once the plan is applied (person -> role), to hold the
-    service's aggregate list to; empty for the organization."""
+    planned: Reach | None = field(default=None, repr=False, compare=False)
+    """The planned side's facts, indexed (`predicted` reads them); None for the organization
+    and for a plan read back from JSON."""
+
+    def predicted(self) -> dict[str, str]:
+        """Who ends up with which role once the plan is applied (person -> role), to hold the
+        service's aggregate list to; empty without the planned side. Worked out when asked, not
+        kept: each names every member with an organization role, and an apply reads back only
+        a few objects (`docform.workflow.audience.READ_BACK_MOST`) of the thousands a plan of
+        a large organization may change."""
+        return self.planned.everyone(self.on) if self.planned is not None else {}
 
     def to_json(self) -> dict[str, Any]:
         return {"on": self.on, "changes": [line.to_json() for line in self.lines]}
@@ -318,7 +334,7 @@ def audience_changes(old: Reach, new: Reach) -> list[AudienceChange]:
     for on in sorted((old.targets() | new.targets()) - {ORGANIZATION}):
         lines = [*_source_lines(old, new, on), *_member_lines(*_people_reached(old, new, on))]
         if lines:
-            found.append(AudienceChange(on, lines, new.everyone(on)))
+            found.append(AudienceChange(on, lines, new))
     return found
 
 

@@ -44,7 +44,7 @@ async def audience_differences(
     for change, observed in zip(chosen, found, strict=True):
         if observed is not None:
             read += 1
-            differences += _differences(change.on, change.predicted, observed)
+            differences += _differences(change.on, change.predicted(), observed)
     return read, differences
 
 
