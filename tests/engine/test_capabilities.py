@@ -59,7 +59,12 @@ def test_which_kinds_have_which_ability() -> None:
         "ComparesOwnWay": [
             "adaptive_content",
             "advertising",
+            "context_connection",
             "customization",
+            "git_sync",
+            "integration",
+            "integration_target",
+            "mcp_server",
             "override",
             "styleguide",
         ],

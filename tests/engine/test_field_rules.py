@@ -105,7 +105,6 @@ def test_the_rules_the_kinds_declare() -> None:
 #: another type made equal to them (that is a kind's `same_field`).
 OWN_EQUALITY = {
     "Secret": "a reference and its value, equal to another Secret only",
-    "Concealed": "an integration configuration value; moving to the integration kind's field rules",
 }
 
 

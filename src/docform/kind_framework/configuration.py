@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from docform.engine.capabilities import ComparesOwnWay
 from docform.engine.plan import SecretRef
+from docform.engine.values import differing_parts, same_value
 from docform.export.model import EnvValue
 from docform.model.fields import Secret
 
@@ -38,20 +40,14 @@ Configuration = Annotated[
 
 
 class Concealed:
-    """A configuration value compared by what it is and never shown."""
+    """A configuration value compared by what it is and never shown. It defines no equality of
+    its own: the kinds that hold one compare it through `ComparesConcealed`, where a reader of
+    the kind sees the rule."""
 
     __slots__ = ("value",)
 
     def __init__(self, value: Any) -> None:
         self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Concealed):
-            return bool(self.value == other.value)
-        return bool(self.value == other)
-
-    def __hash__(self) -> int:
-        return hash(str(self.value))
 
     def plan_json(self) -> str:
         return SENSITIVE
@@ -60,6 +56,48 @@ class Concealed:
         return SENSITIVE
 
     __str__ = __repr__
+
+
+def revealed(value: Any) -> Any:
+    """``value`` with every `Concealed` part replaced by what it conceals, for comparing only."""
+    if isinstance(value, Concealed):
+        return revealed(value.value)
+    if isinstance(value, Mapping):
+        return {key: revealed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [revealed(item) for item in value]
+    return value
+
+
+class ComparesConcealed(ComparesOwnWay):
+    """The comparison of a kind whose fields ``concealed_fields`` hold configurations: by what
+    each value is, concealed or not (the live side conceals every text value where nothing
+    declares which are secret, the manifest side only its references); a changed part is shown
+    as it stands on each side, concealed parts as ``(sensitive)``."""
+
+    concealed_fields: ClassVar[frozenset[str]]
+
+    def same_field(self, name: str, want: Any, have: Any) -> bool:
+        if name in self.concealed_fields:
+            return bool(revealed(want) == revealed(have))
+        return same_value(want, have)
+
+    def changed_parts(self, name: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+        if name in self.concealed_fields:
+            return _differing_revealed(name, before, after)
+        return differing_parts(name, before, after)
+
+
+def _differing_revealed(path: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+    if revealed(before) == revealed(after):
+        return []
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        return [
+            part
+            for key in sorted(set(before) | set(after), key=str)
+            for part in _differing_revealed(f"{path}.{key}", before.get(key), after.get(key))
+        ]
+    return [(path, before, after)]
 
 
 def wanted(configuration: Mapping[str, Any]) -> dict[str, Any]:

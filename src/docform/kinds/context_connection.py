@@ -27,6 +27,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import EnvValue, Exported, LiveRef
 from docform.kind_framework import configuration
+from docform.kind_framework.configuration import ComparesConcealed
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import created, id_in_path, site_prefix
@@ -97,9 +98,10 @@ class ContextConnectionEntry(Entry):
         return self.connection_label
 
 
-class ContextConnectionKind(Kind):
+class ContextConnectionKind(Kind, ComparesConcealed):
     """Context connections of the managed sites that write ``contextConnections:``."""
 
+    concealed_fields = frozenset({"setupSettings"})
     name = "context_connection"
     declaration = Declaration(
         position=106,

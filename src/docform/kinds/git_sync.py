@@ -32,6 +32,7 @@ from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change, Violation
 from docform.export.model import EnvValue, Exported, LiveRef
 from docform.kind_framework import configuration
+from docform.kind_framework.configuration import ComparesConcealed
 from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired, secret
 from docform.kind_framework.rest import created, id_in_path
@@ -105,9 +106,10 @@ class GitSyncEntry(Entry):
         return self.natural_key()
 
 
-class GitSyncKind(Kind, WarnsAcrossKinds, HasRails, SetsAside):
+class GitSyncKind(Kind, ComparesConcealed, WarnsAcrossKinds, HasRails, SetsAside):
     """Git Sync installations: POST makes one for a target, PATCH sets it up, DELETE ends it."""
 
+    concealed_fields = frozenset({"accessToken"})
     name = "git_sync"
     plural = "Git Sync installations"
     prune_setting = "gitSync"

@@ -24,7 +24,7 @@ from docform.engine.plan import Call
 from docform.errors import DocformError
 from docform.export.model import Exported
 from docform.kind_framework import configuration
-from docform.kind_framework.configuration import Configuration
+from docform.kind_framework.configuration import ComparesConcealed, Configuration
 from docform.kind_framework.declaration import Declaration, Reads, Section
 from docform.kind_framework.planning import entry_desired
 from docform.kind_framework.rest import created, id_in_path
@@ -106,9 +106,10 @@ class IntegrationEntry(Entry):
             yield from ((*path, key) for key in settings)
 
 
-class IntegrationKind(Kind):
+class IntegrationKind(Kind, ComparesConcealed):
     """Organization installations: installed with a POST, set up with a PATCH, uninstalled."""
 
+    concealed_fields = frozenset({"configuration"})
     name = "integration"
     declaration = Declaration(
         position=151,

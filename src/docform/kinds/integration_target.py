@@ -20,6 +20,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework import configuration
+from docform.kind_framework.configuration import ComparesConcealed
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.rest import id_in_path
 from docform.kinds.integration import IntegrationEntry, TargetEntry, declared_secrets_of
@@ -30,9 +31,10 @@ LISTS = "/integrations/*/installations/*"
 TARGET_FIELDS = ("installation", "configuration")
 
 
-class IntegrationTargetKind(Kind, ExplainsDeletes):
+class IntegrationTargetKind(Kind, ComparesConcealed, ExplainsDeletes):
     """Space and site installations: POST to install, PATCH their configuration, DELETE."""
 
+    concealed_fields = frozenset({"configuration"})
     name = "integration_target"
     plural = "integration installations on spaces and sites"
     prune_setting = None

@@ -26,6 +26,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework import configuration
+from docform.kind_framework.configuration import ComparesConcealed
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import site_prefix
@@ -80,9 +81,10 @@ class McpServerEntry(Entry):
         return self.server_name
 
 
-class McpServerKind(Kind):
+class McpServerKind(Kind, ComparesConcealed):
     """MCP servers of the managed sites that write ``mcpServers:``."""
 
+    concealed_fields = frozenset({"headers"})
     name = "mcp_server"
     declaration = Declaration(
         position=107,
