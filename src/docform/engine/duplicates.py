@@ -53,11 +53,22 @@ its parts were read (its creator deleted it meanwhile)."""
 
 class CreateGuard:
     """Tells, just before a create is sent, whether its object appeared since ``plan``, and
-    settles a create made at the same time as another apply's."""
+    settles a create made at the same time as another apply's.
+
+    ``alone``: no other apply can write where this one does (a rehearsal's twin), so no create
+    can race another's and none is read for; a create the service answers without its object
+    is still read for, to find its id."""
 
     def __init__(
-        self, plan: Plan, kinds: Sequence[Kind], manifests: ManifestView, client: ServiceClient
+        self,
+        plan: Plan,
+        kinds: Sequence[Kind],
+        manifests: ManifestView,
+        client: ServiceClient,
+        *,
+        alone: bool = False,
     ) -> None:
+        self._alone = alone
         self._kinds = {kind.name: kind for kind in kinds}
         self._client = client
         self._desired: dict[str, Desired] = {}
@@ -89,7 +100,7 @@ class CreateGuard:
     async def raced(self, change: Change) -> str | None:
         """Why ``change`` (a create) must not be sent, or None to send it."""
         guarded = self._guarded(change)
-        if guarded is None:
+        if guarded is None or self._alone:
             return None
         kind, desired = guarded
         for observed in await self._twins(kind, desired, self._fresh(kind).moment()):
@@ -103,7 +114,9 @@ class CreateGuard:
         ours = answer.get("id") if isinstance(answer, Mapping) else None
         if guarded is not None and answer is None and guarded[0].created_unanswered:
             return await self._found_by_key(change, *guarded)
-        if guarded is None or guarded[0].created_id != "id" or not isinstance(ours, str):
+        if guarded is None or self._alone:
+            return answer
+        if guarded[0].created_id != "id" or not isinstance(ours, str):
             return answer
         kind, desired = guarded
         twins = await self._twins(kind, desired, self._fresh(kind).moment(), ours)

@@ -219,13 +219,14 @@ async def apply_changes(
 
     Call `docform.workflow.safety.check_safety` first: this runs whatever it is given.
     ``on_created``, ``on_event``, ``on_start`` and ``stop``: see `apply_plan`. ``connect``
-    opens the clients instead of the manifests' API, and then no apply lock is taken: a twin's
+    opens the clients instead of the manifests' API, and then no apply lock is taken and no
+    create is read for others' (`CreateGuard` ``alone``): a twin's
     (`docform.workflow.rehearsal`), which no other apply shares. ``verify``: read back what
     the apply changed, and the audience it left (a rehearsal plans again instead).
     """
     if connect is not None:
         return await _apply_with(manifests, plan, parallelism, connect, verify, on_event,
-                                 on_created, on_start, stop)  # fmt: skip
+                                 on_created, on_start, stop, alone=True)  # fmt: skip
 
     # The operating system's file lock (filelock) loads for an apply only, not for a plan.
     from docform.workflow.apply_lock import apply_lock
@@ -248,13 +249,17 @@ async def _apply_with(
     on_created: Created | None,
     on_start: Callable[[Change], None] | None,
     stop: ApplyStop | None,
+    *,
+    alone: bool = False,
 ) -> ApplyReport:
+    """``alone``: the clients ``connect`` opens reach an organization no other apply writes
+    to (a twin's), so creates are not read for others made at the same time."""
     recover = recover_by_planning(manifests, lambda: connect(True))
     async with connect(False) as client:
         kinds = build_kinds(manifests.organization.id)
         caller = await check_caller(plan, kinds, client)
         enforce(RailReport(caller.violations))
-        guard = CreateGuard(plan, kinds, manifests, client)
+        guard = CreateGuard(plan, kinds, manifests, client, alone=alone)
         made = CreatedIds(manifests.organization.id)
         report = await apply_plan(
             plan.changes,
