@@ -23,6 +23,8 @@ CONTROLLING = "Old\r\n" + FORGED + "\x1b[2J\u202eX\x07\u2028"
 LINKING = "[Approve](https://e.test/a) @octocat #12"
 # Everything a terminal could act on but the line ends docform writes itself.
 RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+"""The colours and styles a terminal is sent (the only escapes docform writes itself)."""
 
 
 @pytest.fixture
@@ -66,22 +68,24 @@ def test_markdown_output_shows_the_service_s_text_as_words(
     assert "\\[Approve\\](https:\u2060//e.test/a) @\u2060octocat #\u206012" in result.stdout
 
 
+def plan_of(text: str) -> Plan:
+    """A plan whose change, field, key and unmanaged title all hold ``text``."""
+    plan = Plan(organization="org_acme")
+    plan.unmanaged.append(Unmanaged("team", "t1", text))
+    before = {"title": text}
+    change = Change("team.a", "team", "update", "differs", before, {"title": "New"})
+    change.fields.append(FieldChange("title", text, "New"))
+    change.human_key = text
+    plan.changes.append(change)
+    plan.notes.append(text)
+    return plan
+
+
 @settings(max_examples=fuzz_examples(100))  # quick: hypothesis' default count
 @given(st.text(min_size=1, max_size=30))
 def test_no_title_or_value_changes_the_lines_of_a_plan(title: str) -> None:
     """Whatever a live title or value holds, the text and Markdown plans have the lines of a
     plain one and no character a terminal acts on."""
-
-    def plan_of(text: str) -> Plan:
-        plan = Plan(organization="org_acme")
-        plan.unmanaged.append(Unmanaged("team", "t1", text))
-        before = {"title": text}
-        change = Change("team.a", "team", "update", "differs", before, {"title": "New"})
-        change.fields.append(FieldChange("title", text, "New"))
-        change.human_key = text
-        plan.changes.append(change)
-        return plan
-
     for render in (render_text, render_markdown):
         shown, plain = render(plan_of(title)), render(plan_of("plain"))
         assert not RAW_CONTROL.search(shown), repr(shown)
@@ -103,3 +107,13 @@ def test_no_line_of_a_plan_can_be_forged_by_a_note_a_warning_or_a_title(where, e
         setattr(plan, where, [text])
     lines = render_text(plan).splitlines()
     assert not any(line.strip() == FORGED for line in lines)
+
+
+@settings(max_examples=fuzz_examples(100))
+@given(st.text(min_size=1, max_size=30))
+def test_the_plain_plan_is_the_coloured_one_without_its_colours(title: str) -> None:
+    """The plain text (written without the console) says exactly what the coloured one says,
+    whatever a title holds (tabs, wide characters, controls, markup)."""
+    plan = plan_of(title)
+    coloured = render_text(plan, color=True)
+    assert SGR.sub("", coloured) == render_text(plan, color=False)

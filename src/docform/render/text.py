@@ -137,9 +137,16 @@ def _put(out: Text, text: str, style: str = "") -> None:
 
 def render_text(plan: Plan, *, color: bool = False, show_calls: bool = True) -> str:
     """The text plan as a string (ANSI colours only when ``color``)."""
+    text = plan_text(plan, show_calls=show_calls)
+    if not color:
+        # Every part went in through `_put` or `_line`, which escape each control character
+        # (a tab too), and nothing is wrapped: the console would write the plain text as it
+        # is, after splitting it into lines and joining them again, a cost that grows with
+        # each change.
+        return text.plain
     buffer = io.StringIO()
     console = Console(
-        file=buffer, force_terminal=color, no_color=not color, width=200, highlight=False
+        file=buffer, force_terminal=True, no_color=False, width=200, highlight=False
     )
-    console.print(plan_text(plan, show_calls=show_calls), end="", soft_wrap=True)
+    console.print(text, end="", soft_wrap=True)
     return buffer.getvalue()
