@@ -145,8 +145,6 @@ def render_text(plan: Plan, *, color: bool = False, show_calls: bool = True) -> 
         # each change.
         return text.plain
     buffer = io.StringIO()
-    console = Console(
-        file=buffer, force_terminal=True, no_color=False, width=200, highlight=False
-    )
+    console = Console(file=buffer, force_terminal=True, no_color=False, width=200, highlight=False)
     console.print(text, end="", soft_wrap=True)
     return buffer.getvalue()
