@@ -250,11 +250,14 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, l
 
 
 def add_nested_group_and_proxy(client: SyncApi) -> None:
-    """A section group inside another, and site_docs published behind a proxy."""
+    """A section group inside another with an external link, and site_docs published behind a
+    proxy."""
     site = f"orgs/{ORG}/sites/site_docs"
     outer = client.get(f"{site}/section-groups").json()["items"][0]["id"]
     nested = client.post(f"{site}/section-groups", json={"title": "Nested", "parent": outer})
     assert nested.status_code == 201, nested.text
+    link = {"title": "Status", "url": "https://status.acme.test/", "parent": outer}
+    assert client.post(f"{site}/external-links", json=link).status_code == 201
     assert client.patch(site, json={"proxy": "acme.test/docs"}).status_code == 200
     assert client.post(f"{site}/publish").status_code == 200
 
@@ -358,40 +361,91 @@ def live(
 
 
 def known_ids(client: SyncApi) -> dict[str, list[str]]:
-    def ids(path: str, key: str = "id") -> list[str]:
-        return [item[key] for item in client.get(path).json()["items"]]
-
+    """The ids of each path parameter: those the list one level up answers (the ids of
+    ``/orgs/{organizationId}/fonts`` for ``{fontId}``), found for every route alike, and the
+    few parameters a list does not name by ``id``."""
     site = f"orgs/{ORG}/sites/site_docs"
     installations = client.get(f"orgs/{ORG}/installations").json()["items"]
     syncs = client.get(f"{site}/spaces/git/installations").json()["items"]
-    return {
+    structure = client.get(f"{site}/structure").json()
+    ids = {
         "organizationId": [ORG] * 5 + ["org_other"],  # another organization: 403
-        "userId": ids(f"orgs/{ORG}/members"),
-        "teamId": ids(f"orgs/{ORG}/teams"),
-        "collectionId": ids(f"orgs/{ORG}/collections"),
-        "spaceId": ids(f"orgs/{ORG}/spaces"),
         "siteId": ["site_docs"],
-        "siteSectionGroupId": ids(f"{site}/section-groups"),
-        "siteSectionId": ids(f"{site}/sections"),
-        "siteSpaceId": ids(f"{site}/site-spaces"),
-        "specSlug": ids(f"orgs/{ORG}/openapi", "slug"),
-        "samlProviderId": ids(f"orgs/{ORG}/saml"),
-        "versionId": ids(f"orgs/{ORG}/openapi/petstore/versions"),
-        "siteRedirectId": ids(f"{site}/redirects"),
-        "shareLinkId": ids(f"{site}/share-links"),
-        "siteContextConnectionId": ids(f"{site}/context-connections"),
-        "siteMcpServerId": ids(f"{site}/mcp-servers"),
-        "siteChannelId": ids(f"{site}/channels"),
-        "inviteId": ids(f"orgs/{ORG}/link-invites"),
+        "specSlug": [item["slug"] for item in client.get(f"orgs/{ORG}/openapi").json()["items"]],
+        "versionId": listed_ids(client, f"orgs/{ORG}/openapi/petstore/versions"),
+        "auditEventId": listed_ids(client, f"orgs/{ORG}/audit-events?limit=5"),
         "hostname": ["www.acme.test", "docs.acme.test"],
-        "fontId": ids(f"orgs/{ORG}/fonts"),
-        "glossaryEntryId": ids(f"orgs/{ORG}/translations-glossary"),
-        "auditEventId": ids(f"orgs/{ORG}/audit-events?limit=5"),
-        "translationId": ids(f"orgs/{ORG}/translations"),
         "integrationName": ["segment"],
         "installationId": [i["installation"]["id"] for i in installations],
         "gitInstallationId": [i["id"] for i in syncs],
+        "siteExternalLinkId": objects_in(structure, "site-external-link"),
     }
+    waiting = [(template, name) for template, name in list_parameters() if name not in ids]
+    while ready := [(t, p) for t, p in waiting if set(placeholders(t)) <= set(nonempty(ids))]:
+        for template, parameter in ready:
+            path = template.format_map(nonempty(ids)).lstrip("/")
+            ids[parameter] = listed_ids(client, path)
+            waiting.remove((template, parameter))
+    return ids
+
+
+def list_parameters() -> list[tuple[str, str]]:
+    """``(list path, parameter)`` for each path parameter: the list its path follows
+    (``/orgs/{organizationId}/teams`` for ``teamId``), or the organization's list of its noun
+    (``/orgs/{organizationId}/spaces`` for ``/spaces/{spaceId}``), the one with the fewest
+    parameters of its own."""
+    lists = {path for method, path, _ in OPERATIONS if method == "GET"}
+    candidates: dict[str, set[str]] = {}
+    for _, path, _ in OPERATIONS:
+        for match in re.finditer(r"/\{(\w+)\}", path):
+            name, noun = match.group(1), match.group(1).removesuffix("Id")
+            found = {path[: match.start()], f"/orgs/{{organizationId}}/{noun}s"} & lists
+            candidates.setdefault(name, set()).update(found)
+    return sorted(
+        (min(paths, key=lambda p: (p.count("{"), len(p), p)), name)
+        for name, paths in candidates.items()
+        if paths
+    )
+
+
+def objects_in(answer: Any, name: str) -> list[str]:
+    """The ids of the objects called ``name`` anywhere in ``answer``."""
+    if isinstance(answer, list):
+        return [found for item in answer for found in objects_in(item, name)]
+    if not isinstance(answer, dict):
+        return []
+    own = [answer["id"]] if answer.get("object") == name else []
+    return own + [found for value in answer.values() for found in objects_in(value, name)]
+
+
+def placeholders(template: str) -> list[str]:
+    return re.findall(r"\{(\w+)\}", template)
+
+
+def nonempty(ids: dict[str, list[str]]) -> dict[str, str]:
+    """The first id of each parameter that has one."""
+    return {name: values[0] for name, values in ids.items() if values}
+
+
+def listed_ids(client: SyncApi, path: str) -> list[str]:
+    answer = client.get(path)
+    return [item["id"] for item in answer.json()["items"]] if answer.status_code == 200 else []
+
+
+def test_every_path_parameter_has_ids_to_act_on(
+    live: tuple[SyncApi, dict[str, list[str]]],
+) -> None:
+    """So that requests get past the lookups to the checks: an object of every kind a route
+    acts on is in the fixture (a new route family's objects come with its kind's entries in
+    the corpus of every field, tests/manifests/valid/full)."""
+    _, ids = live
+    parameters = {
+        parameter["name"]
+        for _, _, operation in OPERATIONS
+        for parameter in operation["parameters"]
+        if parameter["in"] == "path"
+    }
+    assert sorted(name for name in parameters if not ids.get(name)) == []
 
 
 def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:

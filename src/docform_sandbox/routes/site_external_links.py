@@ -120,7 +120,7 @@ def update_external_link(ctx: Ctx) -> Any:
     return render_link(doc)
 
 
-@endpoint("DELETE", BASE + "/{siteExternalLinkId}", 204)
+@endpoint("DELETE", BASE + "/{siteExternalLinkId}", 205)
 def delete_external_link(ctx: Ctx) -> Response | None:
     """Remove a link from the navigation: 205, or 204 when there was none."""
     tree = load_tree(ctx, site_of(ctx, write=True))
