@@ -87,6 +87,9 @@ class Store:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.RLock()
         self._depth = 0
+        self.journal: set[str] | None = None
+        """When set, every write adds its marks (`written_marks`) here: a twin's, to tell
+        which of the answers it was loaded from a write may have changed."""
         try:
             with self._lock:
                 # An emulator's data need not outlive a power cut, only a killed process, which
@@ -142,6 +145,8 @@ class Store:
                 (kind, obj["id"], org, parent, json.dumps(obj)),
             )
             self._db.execute("UPDATE objects SET rank = seq WHERE seq = ?", (cur.lastrowid,))
+            if self.journal is not None:
+                self.journal.update(written_marks(kind, obj["id"], org, parent))
         return obj
 
     def get(self, kind: str, id: str) -> dict[str, Any] | None:
@@ -162,6 +167,7 @@ class Store:
     def update(self, kind: str, obj: dict[str, Any]) -> None:
         """Replace a document's data (its org and parent stay as filed)."""
         with self._lock:
+            self._note_write(kind, obj["id"])
             self._db.execute(
                 "UPDATE objects SET data = ? WHERE kind = ? AND id = ?",
                 (json.dumps(obj), kind, obj["id"]),
@@ -170,12 +176,14 @@ class Store:
     def set_parent(self, kind: str, id: str, parent: str | None) -> None:
         """Refile a document under another parent (a move)."""
         with self._lock:
+            self._note_write(kind, id, parent)
             self._db.execute(
                 "UPDATE objects SET parent = ? WHERE kind = ? AND id = ?", (parent, kind, id)
             )
 
     def delete(self, kind: str, id: str) -> bool:
         with self._lock:
+            self._note_write(kind, id)
             cur = self._db.execute("DELETE FROM objects WHERE kind = ? AND id = ?", (kind, id))
         return cur.rowcount > 0
 
@@ -183,7 +191,19 @@ class Store:
         sql, params = _where_sql(where)
         with self._lock:
             cur = self._db.execute(f"DELETE FROM objects WHERE kind = ?{sql}", (kind, *params))
+            if self.journal is not None and cur.rowcount:
+                self.journal.add(kind)
         return cur.rowcount
+
+    def _note_write(self, kind: str, id: str, *parents: str | None) -> None:
+        """Journal a write of a filed document: under its org and parent, and ``parents``."""
+        if self.journal is None:
+            return
+        filed = self.locate(kind, id)
+        org, parent = filed or (None, None)
+        self.journal.update(written_marks(kind, id, org, parent))
+        for other in parents:
+            self.journal.update(written_marks(kind, id, org, other))
 
     def all(self, kind: str, where: Where = ()) -> list[dict[str, Any]]:
         """Every matching document, in list order (rank, then insertion)."""
@@ -212,6 +232,7 @@ class Store:
 
     def set_rank(self, kind: str, id: str, rank: float) -> None:
         with self._lock:
+            self._note_write(kind, id)
             self._db.execute(
                 "UPDATE objects SET rank = ? WHERE kind = ? AND id = ?", (rank, kind, id)
             )
@@ -284,6 +305,17 @@ class Store:
             )
         offset = (when - datetime.now(UTC)).total_seconds()
         self.set_meta("clock_offset_seconds", repr(offset))
+
+
+def written_marks(kind: str, id: str, org: str | None, parent: str | None) -> list[str]:
+    """What a write of one document marks: its kind, the document (``kind#id``), its kind in
+    its organization (``kind@org``) and under its parent (``kind^parent``)."""
+    marks = [kind, f"{kind}#{id}"]
+    if org:
+        marks.append(f"{kind}@{org}")
+    if parent:
+        marks.append(f"{kind}^{parent}")
+    return marks
 
 
 def _where_sql(where: Where) -> tuple[str, list[Any]]:

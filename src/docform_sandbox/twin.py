@@ -3,14 +3,17 @@ organization (the entry point group ``docform.twins`` in pyproject.toml; docform
 `docform.workflow.rehearsal`, finds it there).
 
 The twin is loaded from the GET answers planning recorded (`docform.api.recording`), each
-by the loader of its route (`docform_sandbox.twin_loaders`): the same ids, in the same order,
-with the same settings. A recorded list of a route no loader knows is not loaded, and the twin
-names its path (`Twin.not_loaded`), unless it was empty: then the twin holds the same nothing.
-Its transport answers in-process, never over a network, so a rehearsal makes no live call.
+by the loader of its route (`docform_sandbox.twin_registry`, `LOADERS`): the same ids, in the
+same order, with the same settings. A recorded list of a route no loader knows is not loaded,
+and the twin names its path (`Twin.not_loaded`), unless it was empty: then the twin holds the
+same nothing. Its transport answers in-process, never over a network, so a rehearsal makes no
+live call. After loading, the twin journals its writes (`Store.journal`), so that it can tell
+which recorded answers it would still give as they were (`Twin.kept`).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,6 +25,11 @@ if TYPE_CHECKING:
     from docform_sandbox.store import Store
 
 TWIN_TOKEN = "docform-twin-token"  # noqa: S105: the in-memory twin's own, not a secret
+LOADERS = (
+    "docform_sandbox.twin_loaders",
+    "docform_sandbox.twin_site_loaders",
+)
+"""The modules whose loaders register themselves (`docform_sandbox.twin_registry.loads`)."""
 
 
 class Recorded(Protocol):
@@ -43,10 +51,19 @@ class Twin:
     root_url = "https://api.twin.sandbox.test"
     token = TWIN_TOKEN
 
-    def __init__(self, store: Store, not_loaded: list[str]) -> None:
+    def __init__(
+        self, store: Store, not_loaded: list[str], watched: list[tuple[Recorded, frozenset[str]]]
+    ) -> None:
         self.store = store
         self.not_loaded = not_loaded
         """The paths of recorded answers the twin holds nothing of, in the order read."""
+        self._watched = watched
+
+    def kept(self) -> list[Recorded]:
+        """The recorded answers the twin would still give as they were, in the fields docform
+        reads: those whose route declares what they watch, and no write since loading marked."""
+        written = self.store.journal or set()
+        return [read for read, marks in self._watched if not marks & written]
 
     def transport(self) -> httpx.AsyncBaseTransport:
         """A transport over the twin; closing it leaves the twin as it is."""
@@ -67,19 +84,26 @@ class TwinMaker:
     def build(self, reads: Iterable[Recorded]) -> Twin:
         require("starlette")
         from docform_sandbox.store import Store
-        from docform_sandbox.twin_loaders import load_answer
+        from docform_sandbox.twin_registry import load_answer, watched_by
 
+        for module in LOADERS:
+            importlib.import_module(module)
         store = Store(":memory:")
         not_loaded: list[str] = []
+        watched: list[tuple[Recorded, frozenset[str]]] = []
         with store.transaction():
             for read in reads:
                 loaded = load_answer(store, read.path, read.query, read.body, read.listed)
                 if not loaded and not (read.listed and not read.body.get("items")):
                     not_loaded.append(read.path)
+                marks = watched_by(read.path, read.body, read.listed) if loaded else None
+                if marks is not None:
+                    watched.append((read, marks))
             caller = store.get_meta("twin_caller")
             if caller is not None:
                 store.insert("token", {"id": TWIN_TOKEN, "user": caller})
-        return Twin(store, not_loaded)
+        store.journal = set()
+        return Twin(store, not_loaded, watched)
 
 
 TWINS = TwinMaker()

@@ -22,7 +22,7 @@ from docform.manifest import load_manifest_set
 from docform.render.rehearsal import rehearsal_line
 from docform.workflow.connect import Client
 from docform.workflow.rehearsal import rehearse, twin_maker
-from docform.workflow.run import plan_manifests
+from docform.workflow.run import apply_changes, plan_manifests
 from docform.workflow.twin_fidelity import kinds_of_paths, unlike_kinds
 from planning import SERVE_TOKEN, prune_too, replace_text, run, served_in_thread, write_manifests
 
@@ -196,6 +196,40 @@ def test_the_twin_answers_every_field_docform_reads_as_the_live_organization_did
         "team",
         "access",
     ]
+
+
+@pytest.mark.parametrize("edit", sorted(EVERYDAY_EDITS))
+def test_every_answer_the_twin_keeps_after_the_calls_is_one_it_would_give_as_recorded(
+    applied_acme: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    """The second plan of a rehearsal takes the answers no call changed as recorded
+    (`Twin.kept`): each of them, read again from the twin after the edit's calls, holds what
+    was recorded in every field docform reads; and the answers the calls changed are not
+    among them."""
+    directory, sandbox = applied_acme
+    for file, old, new in EVERYDAY_EDITS[edit]:
+        replace_text(directory / file, old, new)
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    manifests = load_manifest_set(directory)
+    plan, _ = asyncio.run(plan_manifests(manifests))
+    twin = twin_maker().build(plan.reads)
+
+    def connect(read_only: bool) -> Client:
+        return Client(twin.root_url, twin.token, transport=twin.transport(), read_only=read_only)
+
+    async def kept_then_unlike() -> tuple[int, list[str]]:
+        report = await apply_changes(manifests, plan, parallelism=4, connect=connect,
+                                     verify=False)  # fmt: skip
+        assert report.ok, report.failed
+        async with connect(True) as client:
+            return len(twin.kept()), await unlike_kinds(client, twin.kept())
+
+    try:
+        kept, unlike = asyncio.run(kept_then_unlike())
+    finally:
+        twin.close()
+    assert unlike == []
+    assert 0 < kept < len(plan.reads)
 
 
 def test_the_recording_keeps_every_read_answer_in_order_and_nothing_printed(

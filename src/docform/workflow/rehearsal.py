@@ -48,6 +48,7 @@ class Twin(Protocol):
     def token(self) -> str: ...
     @property
     def not_loaded(self) -> Sequence[str]: ...
+    def kept(self) -> Sequence[Any]: ...
     def transport(self) -> httpx.AsyncBaseTransport: ...
     def close(self) -> None: ...
 
@@ -207,7 +208,7 @@ async def _attempt(
             sent = {c.address: plan.secret_sources[c.address] for c in report.done
                     if c.address in plan.secret_sources}  # fmt: skip
             after = _locked(manifests, locked, {**plan.kept_sources, **sent})
-            await _plan_again(after, plan, result, connect, later)
+            await _plan_again(after, plan, result, connect, later, twin.kept())
         elif report.failed and not result.refused:
             result.error = report.failed[0][1]
     except DocformError as exc:
@@ -232,16 +233,23 @@ def _locked(
 
 
 async def _plan_again(
-    manifests: ManifestSet, before: Plan, result: Rehearsal, connect: Any, held: set[str]
+    manifests: ManifestSet,
+    before: Plan,
+    result: Rehearsal,
+    connect: Any,
+    held: set[str],
+    kept: Sequence[Any],
 ) -> None:
     """Plan the manifests against the twin (narrowed as the plan was): what is left, and the
-    rails and policies."""
+    rails and policies. The answers the calls left as they were (``kept``) are taken as
+    recorded (`docform.workflow.kept_answers`)."""
     from docform.engine.targets import narrow_plan
+    from docform.workflow.kept_answers import KeptAnswers
     from docform.workflow.run import make_plan
     from docform.workflow.safety import assess_rails
 
     async with connect(True) as client:
-        again = await make_plan(manifests, client)
+        again = await make_plan(manifests, KeptAnswers(client, kept))
     targeting = before.targeting
     if targeting is not None:
         again = narrow_plan(again, targeting.targets, targeting.excludes, check=False)

@@ -1,0 +1,54 @@
+"""A client that answers a rehearsal's second plan from the recorded answers a twin still gives
+as they were (`docform_sandbox.twin.Twin.kept`), and reads everything else from the twin.
+
+Reading an answer the rehearsed calls left as it was again from the twin would give it back
+unchanged, in every field docform reads: the twin tells which those are from what each write
+touched, and the answers any call changed are read from the twin, so the second plan still
+sees everything the calls did.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from docform.engine.client import ServiceClient
+
+
+def _key(path: str, query: Mapping[str, Any] | None, listed: bool) -> tuple[str, str, bool]:
+    return "/" + path.lstrip("/"), json.dumps(dict(query or {}), sort_keys=True), listed
+
+
+class KeptAnswers:
+    """A `ServiceClient` over ``client`` giving the recorded ``kept`` answers
+    (`docform.api.recording.RecordedRead`) as they were."""
+
+    def __init__(self, client: ServiceClient, kept: Iterable[Any]) -> None:
+        self._client = client
+        self._kept = {_key(read.path, read.query, read.listed): read.body for read in kept}
+        self.answered_from_recording = 0
+
+    async def get(self, path: str, *, params: Mapping[str, Any] | None = None) -> Any:
+        key = _key(path, params, False)
+        if key in self._kept:
+            self.answered_from_recording += 1
+            return self._kept[key]
+        return await self._client.get(path, params=params)
+
+    async def list_all(
+        self, path: str, params: Mapping[str, Any] | None = None, *, priority: int = 0
+    ) -> list[dict[str, Any]]:
+        key = _key(path, params, True)
+        if key in self._kept:
+            self.answered_from_recording += 1
+            return list(self._kept[key]["items"])
+        return await self._client.list_all(path, params, priority=priority)
+
+    async def answered(
+        self, method: str, path: str, *, json: Any = None, retry: bool | None = None
+    ) -> tuple[int, Any]:
+        return await self._client.answered(method, path, json=json, retry=retry)
+
+    async def pause(self, seconds: float) -> None:
+        await self._client.pause(seconds)
