@@ -28,6 +28,7 @@ TWIN_TOKEN = "docform-twin-token"  # noqa: S105: the in-memory twin's own, not a
 LOADERS = (
     "docform_sandbox.twin_loaders",
     "docform_sandbox.twin_site_loaders",
+    "docform_sandbox.twin_setting_loaders",
 )
 """The modules whose loaders register themselves (`docform_sandbox.twin_registry.loads`)."""
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from docform.manifest import load_manifest_set
+from docform.manifest import ManifestSet, load_manifest_set
 from docform.render.rehearsal import rehearsal_line
 from docform.workflow.connect import Client
 from docform.workflow.rehearsal import rehearse, twin_maker
@@ -210,7 +210,17 @@ def test_every_answer_the_twin_keeps_after_the_calls_is_one_it_would_give_as_rec
     for file, old, new in EVERYDAY_EDITS[edit]:
         replace_text(directory / file, old, new)
     monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
-    manifests = load_manifest_set(directory)
+
+    kept, unlike, reads = kept_after_the_calls(load_manifest_set(directory))
+
+    assert unlike == []
+    assert 0 < kept < reads
+
+
+def kept_after_the_calls(manifests: ManifestSet) -> tuple[int, list[str], int]:
+    """Plan ``manifests``, run the plan's calls on a twin, then read every answer the twin
+    keeps again from it: how many it keeps, the kinds any of them answers otherwise in, and
+    how many answers planning read."""
     plan, _ = asyncio.run(plan_manifests(manifests))
     twin = twin_maker().build(plan.reads)
 
@@ -228,8 +238,7 @@ def test_every_answer_the_twin_keeps_after_the_calls_is_one_it_would_give_as_rec
         kept, unlike = asyncio.run(kept_then_unlike())
     finally:
         twin.close()
-    assert unlike == []
-    assert 0 < kept < len(plan.reads)
+    return kept, unlike, len(plan.reads)
 
 
 def test_the_recording_keeps_every_read_answer_in_order_and_nothing_printed(
