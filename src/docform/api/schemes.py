@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol
@@ -97,14 +98,25 @@ def plugged_url(url: str, source: str = "DOCFORM_API_URL") -> PluggedUrl | None:
 
 
 def _plugin(scheme: str, url: str, source: str) -> SchemeTransport:
-    found = entry_points(group=TRANSPORT_GROUP, name=scheme)
-    if not found:
+    plugin = _installed_plugin(scheme)
+    if plugin is None:
         raise ApiConfigError(
             f"{source} {redact_url(url)!r} names the scheme '{scheme}:', which no installed "
             f"package serves (a package serves one by registering it in the entry point group "
             f"'{TRANSPORT_GROUP}'): install the package that serves '{scheme}:' URLs into "
             "docform's environment, or give the service's root URL (https://api.example.com)."
         )
+    return plugin
+
+
+@cache
+def _installed_plugin(scheme: str) -> SchemeTransport | None:
+    """The plug-in an installed package registers for ``scheme``, looked up once per process:
+    the lookup reads the metadata of every installed package, and a command opens several
+    clients (the plan's, the apply's, the read-back's), each resolving its URL."""
+    found = entry_points(group=TRANSPORT_GROUP, name=scheme)
+    if not found:
+        return None
     plugin: SchemeTransport = next(iter(found)).load()
     return plugin
 

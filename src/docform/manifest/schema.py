@@ -7,6 +7,7 @@ Editors use it through a first line ``# yaml-language-server: $schema=<path or U
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,11 @@ def _close_keyed_mappings(node: Any) -> None:
             _close_keyed_mappings(value)
 
 
+@cache
 def schema_text() -> str:
-    """The schema as committed: indented JSON, keys in model order, newline at the end."""
+    """The schema as committed: indented JSON, keys in model order, newline at the end. Made
+    once per process: export writes it into every manifest directory it exports, and the
+    models it is generated from do not change while docform runs."""
     return json.dumps(manifest_schema(), indent=2, ensure_ascii=False) + "\n"
 
 

@@ -101,7 +101,11 @@ class ManifestModel(BaseModel):
     listed in ``nullable_fields``, where the API takes null to remove a value.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_schema_without_nulls)
+    # Each model's validator is built when it first validates (defer_build): docform imports
+    # every kind at start, and a command reads the entries of the few its manifests hold.
+    model_config = ConfigDict(
+        extra="forbid", strict=True, json_schema_extra=_schema_without_nulls, defer_build=True
+    )
     nullable_fields: ClassVar[frozenset[str]] = frozenset()
     #: What to say of a key this model does not have but users write (``token``: never in a
     #: manifest), instead of the closest field name.

@@ -24,7 +24,7 @@ CLAIM_REFERENCE = re.compile(r"\bvisitor\.claims((?:\.[A-Za-z_$][A-Za-z0-9_$-]*)
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True, defer_build=True)
 
 
 class BooleanClaim(Strict):

@@ -84,7 +84,7 @@ Locale = Literal["en", "fr", "es", "zh", "ja", "de", "nl", "no", "pt-br", "ru"]
 class Strict(BaseModel):
     """A mapping of the document: unknown keys are refused (the API has none)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 class ThemedColor(Strict):
