@@ -10,19 +10,15 @@ import click
 
 from docform.cli.common import (
     allow_option,
-    apply_with_progress,
-    confirm_apply,
     label_option,
     load_manifests,
-    passed_by,
-    rehearsal_failed,
-    rehearse_plan,
     run_async,
-    start_lock,
     use_color,
 )
 from docform.cli.group import cli
 from docform.cli.multi import (
+    Planned,
+    apply_planned,
     apply_several,
     manifest_sets,
     planned_sets,
@@ -31,7 +27,6 @@ from docform.cli.multi import (
 )
 from docform.cli.output import output, output_options
 from docform.errors import DocformError
-from docform.untrusted.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     from docform.engine.plan import Plan
@@ -197,7 +192,7 @@ def _apply(
 ) -> int:
     """The apply of the command, its options as given; with ``events``, as JSON lines."""
     from docform.render import render_text
-    from docform.workflow.safety import assess_rails, check_safety
+    from docform.workflow.safety import assess_rails
 
     sets = manifest_sets(source) if source.is_dir() else []
     if len(sets) > 1:
@@ -217,7 +212,6 @@ def _apply(
             max_deletions=max_deletions,
             force=force,
             allow=allow,
-            as_json=False,
             lock_file=not no_lock_file,
             labels=labels,
             rehearse=not no_rehearse,
@@ -250,46 +244,15 @@ def _apply(
         from docform.workflow.unreviewed import refusal
 
         raise DocformError(refusal(the_plan, checksum, reviewed, secret_resolver(manifests)))
-    if not the_plan.has_changes:
-        if not no_lock_file:
-            start_lock(manifests, the_plan)
-        return 0
-    passed = check_safety(manifests, the_plan, **rails)
-    if not no_rehearse:
-        _rehearse_first(manifests, the_plan, parallelism, events)
-    if not (yes or checksum or not source.is_dir()):
-        confirm_apply("Apply these changes?")
-    for rail in passed:
-        warning = f"{passed_by(the_plan.rails, rail)} the safety rail {rail}"
-        if events is not None:
-            events.warning(warning)
-        else:
-            click.echo(f"Warning: {warning}", err=True)
-    applied = apply_with_progress(
-        manifests,
-        the_plan,
-        parallelism,
-        events is not None,
+    return apply_planned(
+        [Planned("", manifests, the_plan)],
+        rails,
+        ask=not (yes or checksum or not source.is_dir()),
+        parallelism=parallelism,
         lock_file=not no_lock_file,
+        rehearse=not no_rehearse,
         events=events,
     )
-    return 0 if applied else 1
-
-
-def _rehearse_first(
-    manifests: Any, the_plan: Plan, parallelism: int | None, events: ApplyEvents | None
-) -> None:
-    """Rehearse the plan on a twin before any live call; nothing is applied when it fails."""
-    from docform.render.rehearsal import rehearsal_line
-
-    rehearse_plan(manifests, the_plan, parallelism)
-    if the_plan.rehearsal.ok:
-        if events is not None:
-            events.note(rehearsal_line(the_plan.rehearsal))
-        else:
-            click.echo(escape_for_terminal(rehearsal_line(the_plan.rehearsal)))
-        return
-    raise DocformError(f"nothing was applied: {rehearsal_failed(the_plan)}")
 
 
 def _saved_allowances(

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -34,7 +34,9 @@ from docform.untrusted.lookalikes import escape_for_terminal
 
 if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     from docform.engine.plan import Plan
+    from docform.manifest import ManifestSet
     from docform.manifest.discover import ManifestDir
+    from docform.render.apply_events import ApplyEvents
     from docform.workflow.safety import RailOptions
     from docform.workflow.sets import SetOutcome
 
@@ -141,15 +143,13 @@ def apply_several(
     parallelism: int | None,
     max_deletions: int | None,
     force: bool,
-    as_json: bool,
     lock_file: bool = True,
     allow: Sequence[str] = (),
     labels: Sequence[str] = (),
     rehearse: bool = True,
 ) -> int:
-    """Plan all, show all, check every safety rail, rehearse each plan on a twin, ask once,
-    then apply one set after another, stopping at the first that fails."""
-    from docform.render.rehearsal import rehearsal_line
+    """Plan all, show all, then apply them (`apply_planned`); nothing is applied when one
+    could not be planned."""
     from docform.render.sets import render_sets_text
 
     rails: RailOptions = {
@@ -167,34 +167,104 @@ def apply_several(
             f"{len(failed)} of {len(outcomes)} manifest sets could not be planned, so nothing "
             "was applied; fix them and apply again"
         )
-    to_apply = [o for o in outcomes if o.planned()[1].has_changes]
-    for outcome in to_apply:
-        _check_rails(outcome, rails)
-    for outcome in to_apply if rehearse else ():
-        manifests, plan = outcome.planned()
-        rehearse_plan(manifests, plan, parallelism)
-        if _rehearsal_failed(plan):
-            raise DocformError(f"nothing was applied: {rehearsal_failed(plan, outcome.label())}")
-        click.echo(f"{outcome.label()}: {rehearsal_line(plan.rehearsal)}")
-    if lock_file:
-        for manifests, plan in (o.planned() for o in outcomes):
-            if not plan.has_changes:
-                start_lock(manifests, plan)
+    planned = [Planned(o.label(), *o.planned()) for o in outcomes]
+    return apply_planned(
+        planned, rails, ask=not yes, parallelism=parallelism, lock_file=lock_file,
+        rehearse=rehearse,
+    )  # fmt: skip
+
+
+class Planned(NamedTuple):
+    """A manifest set and its plan, shown; ``label`` names its organization where there are
+    several (empty for one alone)."""
+
+    label: str
+    manifests: ManifestSet
+    plan: Plan
+
+    def said(self, text: str) -> str:
+        return f"{self.label}: {text}" if self.label else text
+
+
+def apply_planned(
+    planned: Sequence[Planned],
+    rails: RailOptions,
+    *,
+    ask: bool,
+    parallelism: int | None,
+    lock_file: bool,
+    rehearse: bool,
+    events: ApplyEvents | None = None,
+) -> int:
+    """The apply of shown plans, one or several alike: every plan with changes passes its
+    safety rails and its rehearsal on a twin first, docform.lock is started for those without,
+    the question is asked once, then the plans are applied one after another, stopping at the
+    first that fails."""
+    to_apply = [p for p in planned if p.plan.has_changes]
+    passed = [(p, _passed_rails(p, rails)) for p in to_apply]
+    for each in to_apply if rehearse else ():
+        _rehearse_first(each, parallelism, events)
+    for each in planned if lock_file else ():
+        if not each.plan.has_changes:
+            start_lock(each.manifests, each.plan)
     if not to_apply:
         return 0
-    count = len(to_apply)
-    question = f"Apply these changes to {count} organization{'s' if count != 1 else ''}?"
-    if not yes:
-        confirm_apply(question)
-    for done, outcome in enumerate(to_apply):
-        if not _apply_one(outcome, parallelism, as_json, lock_file):
-            rest = ", ".join(o.label() for o in to_apply[done + 1 :])
-            if rest:
-                click.echo(
-                    f"Not applied, since an earlier organization did not finish: {rest}", err=True
-                )
+    if ask:
+        count = len(to_apply)
+        several = f" to {count} organization{'s' if count != 1 else ''}" if len(planned) > 1 else ""
+        confirm_apply(f"Apply these changes{several}?")
+    for each, rails_passed in passed:
+        for rail in rails_passed:
+            _warn(each.said(f"{passed_by(each.plan.rails, rail)} the safety rail {rail}"), events)
+    for done, each in enumerate(to_apply):
+        if len(planned) > 1:
+            click.echo(f"== {each.label} ==", err=events is not None)
+        json_lines = events is not None
+        if not apply_with_progress(
+            each.manifests, each.plan, parallelism, json_lines, lock_file=lock_file, events=events
+        ):
+            _not_applied(to_apply[done + 1 :])
             return 1
     return 0
+
+
+def _passed_rails(each: Planned, rails: RailOptions) -> list[Any]:
+    """The rails ``each`` passes by --allow or --force; a broken one stops everything."""
+    from docform.workflow.safety import check_safety
+
+    try:
+        return list(check_safety(each.manifests, each.plan, **rails))
+    except DocformError as exc:
+        if not each.label:
+            raise
+        raise DocformError(f"{each.label}: {exc}; nothing was applied") from None
+
+
+def _rehearse_first(each: Planned, parallelism: int | None, events: ApplyEvents | None) -> None:
+    """Rehearse a plan on a twin before any live call; nothing is applied when it fails."""
+    from docform.render.rehearsal import rehearsal_line
+
+    rehearse_plan(each.manifests, each.plan, parallelism)
+    if not each.plan.rehearsal.ok:
+        raise DocformError(f"nothing was applied: {rehearsal_failed(each.plan, each.label)}")
+    line = each.said(rehearsal_line(each.plan.rehearsal))
+    if events is not None:
+        events.note(line)
+    else:
+        click.echo(escape_for_terminal(line))
+
+
+def _warn(warning: str, events: ApplyEvents | None) -> None:
+    if events is not None:
+        events.warning(warning)
+    else:
+        click.echo(escape_for_terminal(f"Warning: {warning}"), err=True)
+
+
+def _not_applied(rest: Sequence[Planned]) -> None:
+    if rest:
+        names = ", ".join(p.label for p in rest)
+        click.echo(f"Not applied, since an earlier organization did not finish: {names}", err=True)
 
 
 def planned_sets(
@@ -269,24 +339,3 @@ def _plan_code(outcome: SetOutcome, detailed_exitcode: bool) -> int:
 
 def _rehearsal_failed(plan: Plan) -> bool:
     return plan.rehearsal is not None and not plan.rehearsal.ok
-
-
-def _check_rails(outcome: SetOutcome, rails: RailOptions) -> None:
-    from docform.workflow.safety import check_safety
-
-    manifests, plan = outcome.planned()
-    try:
-        passed = check_safety(manifests, plan, **rails)
-    except DocformError as exc:
-        raise DocformError(f"{outcome.label()}: {exc}; nothing was applied") from None
-    for rail in passed:
-        how = passed_by(plan.rails, rail)
-        click.echo(f"Warning: {outcome.label()}: {how} the safety rail {rail}", err=True)
-
-
-def _apply_one(
-    outcome: SetOutcome, parallelism: int | None, as_json: bool, lock_file: bool
-) -> bool:
-    click.echo(f"== {outcome.label()} ==", err=as_json)
-    manifests, plan = outcome.planned()
-    return apply_with_progress(manifests, plan, parallelism, as_json, lock_file=lock_file)
