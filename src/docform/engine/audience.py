@@ -16,7 +16,7 @@ A guest grant gives access with no role (``guest``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -241,13 +241,17 @@ class Reach:
     def default(self, on: str) -> tuple[str, str] | None:
         return default_on(self.defaults, self.parents, on)
 
-    def everyone(self, on: str) -> dict[str, str]:
-        """person -> the role they end up with on ``on``, from every source."""
+    def everyone(self, on: str, among: Collection[str] | None = None) -> dict[str, str]:
+        """person -> the role they end up with on ``on``, from every source; of the people
+        ``among`` only, when given."""
         floor = self.default(on)
-        roles = dict(self._with_role())
+        members = self._with_role()
+        roles = dict(members) if among is None else {p: members[p] for p in among if p in members}
         if floor is not None:
             roles = {p: min(r, floor[0], key=rank) for p, r in roles.items()}
         for person, role in self.by_grants(on).items():
+            if among is not None and person not in among:
+                continue
             if person not in roles or rank(role) < rank(roles[person]):
                 roles[person] = role
         return roles
@@ -325,13 +329,18 @@ class AudienceChange:
         return cls(doc["on"], [AudienceLine.from_json(line) for line in doc["changes"]])
 
 
-def audience_changes(old: Reach, new: Reach) -> list[AudienceChange]:
-    """Per object whose audience differs, in address order, after the organization's own."""
+def audience_changes(old: Reach, new: Reach, among: Set[str] | None = None) -> list[AudienceChange]:
+    """Per object whose audience differs, in address order, after the organization's own;
+    ``among``: the objects that may differ (`docform.engine.audience_plan.may_differ`), None
+    for every object either side knows."""
     found = []
     whole = [*_people_lines(old, new), *_source_lines(old, new, ORGANIZATION)]
     if whole:
         found.append(AudienceChange(ORGANIZATION, whole))
-    for on in sorted((old.targets() | new.targets()) - {ORGANIZATION}):
+    objects = old.targets() | new.targets()
+    if among is not None:
+        objects &= among
+    for on in sorted(objects - {ORGANIZATION}):
         lines = [*_source_lines(old, new, on), *_member_lines(*_people_reached(old, new, on))]
         if lines:
             found.append(AudienceChange(on, lines, new))
@@ -347,11 +356,7 @@ def _people_reached(old: Reach, new: Reach, on: str) -> tuple[dict[str, str], di
         touched |= old.roles.keys() | new.roles.keys()
     if not touched:
         return {}, {}
-    before_, after_ = old.everyone(on), new.everyone(on)
-    return (
-        {p: before_[p] for p in touched if p in before_},
-        {p: after_[p] for p in touched if p in after_},
-    )
+    return old.everyone(on, touched), new.everyone(on, touched)
 
 
 def _people_lines(old: Reach, new: Reach) -> list[AudienceLine]:
@@ -421,12 +426,3 @@ def _member_lines(was: Mapping[str, str], now: Mapping[str, str]) -> list[Audien
 def _group_order(item: tuple[tuple[str, str | None, str | None], list[str]]) -> tuple[Any, ...]:
     (sign, before_, after_), _ = item
     return ("+-~".index(sign), rank(before_ or ""), rank(after_ or ""))
-
-
-def plan_audience(
-    facts_before: Sequence[Fact], facts_after: Sequence[Fact]
-) -> list[AudienceChange]:
-    """The audience diff of a plan, from the facts of its live side and its planned side."""
-    if set(facts_before) == set(facts_after):
-        return []
-    return audience_changes(Reach(facts_before), Reach(facts_after))

@@ -59,8 +59,8 @@ def door_check(per_kind: Sequence[tuple[str, list[Fact], list[Fact]]]) -> DoorCh
     kinds = frozenset(
         name for name, old, new in per_kind if any(f.what in (DOOR, GATE) for f in (*old, *new))
     )
-    before = Reach(f for _, old, _ in per_kind for f in old)
-    after = Reach(f for _, _, new in per_kind for f in new)
+    before = Reach(f for _, old, _ in per_kind for f in old if f.what in (DOOR, GATE))
+    after = Reach(f for _, _, new in per_kind for f in new if f.what in (DOOR, GATE))
     predicted = {
         on: frozenset(after.open_doors(on))
         for on in sorted({*before.doors, *after.doors, *before.gates, *after.gates})

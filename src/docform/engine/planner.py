@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docform.engine import secret_sources
-from docform.engine.audience import plan_audience
+from docform.engine.audience_plan import plan_audience
 from docform.engine.capabilities import (
     ComparesOwnWay,
     ExplainsCreates,
