@@ -22,10 +22,12 @@ Who ends up with access (the sandbox's model; the API documents name the sources
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from docform_sandbox.http import Ctx, timestamp
+from docform_sandbox.store import marks
 
 GRANT = "content-permission"
 Principal = Literal["team", "user"]
@@ -124,14 +126,27 @@ def granted_count(
 ) -> int:
     """How many objects of ``kind`` a team or user was granted a role on directly (spaces: not
     deleted ones): a team's and a member's ``spaces``, a member's ``sites``."""
-    where: list[tuple[str, list[str]]] = [
+    return granted_counts(ctx, org_id, principal, [principal_id], kind).get(principal_id, 0)
+
+
+def granted_counts(
+    ctx: Ctx, org_id: str, principal: Principal, principal_ids: Sequence[str], kind: TargetKind
+) -> dict[str, int]:
+    """`granted_count` of each of ``principal_ids`` (those granted none left out), in one
+    query."""
+    if not principal_ids:
+        return {}
+    of_principal = _OF_PRINCIPAL.format(principal=principal).replace(
+        "= ?", f"IN ({marks(len(principal_ids))})"
+    )
+    where: list[tuple[str, Sequence[str]]] = [
         ("org = ?", [org_id]),
-        (_OF_PRINCIPAL.format(principal=principal), [principal_id]),
+        (of_principal, principal_ids),
         ("json_extract(data, '$.kind') = ?", [kind]),
     ]
     if kind == "space":
         where.append((_ON_ACTIVE_SPACE, []))
-    return ctx.store.count(GRANT, where)
+    return ctx.store.count_by(GRANT, f"json_extract(data, '$.{principal}')", where)
 
 
 # -- who ends up with access ---------------------------------------------------------------------

@@ -231,8 +231,9 @@ def list_page(
     ctx: Ctx,
     kind: str,
     where: Where,
-    render_item: Callable[[dict[str, Any]], dict[str, Any]],
+    render_item: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     *,
+    render_page: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None,
     sort: str = "rank",
     default_order: str | None = None,
 ) -> dict[str, Any]:
@@ -240,7 +241,8 @@ def list_page(
     have no ``previous``).
 
     Lists whose order carries meaning (site structure) pass ``default_order="asc"`` and ignore
-    ``order``; the others honour it, newest first by default as the API documents.
+    ``order``; the others honour it, newest first by default as the API documents. Each item
+    is rendered by ``render_item``, or the page's items all at once by ``render_page``.
     """
     q = list_query(ctx)
     descending = (default_order or q.order) == "desc"
@@ -250,6 +252,9 @@ def list_page(
         )
     except CursorError:
         raise bad_request("page: not a cursor this list issued") from None
+    if render_page is not None:
+        return envelope(render_page(page.items), page.count, page.next)
+    assert render_item is not None, "a list renders its items one by one or all at once"
     return envelope([render_item(item) for item in page.items], page.count, page.next)
 
 

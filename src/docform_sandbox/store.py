@@ -223,6 +223,27 @@ class Store:
             ).fetchone()[0]
         return count
 
+    def count_by(self, kind: str, key: str, where: Where = ()) -> dict[Any, int]:
+        """How many matching documents hold each value of ``key`` (a trusted SQL expression)."""
+        sql, params = _where_sql(where)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT ({key}), COUNT(*) FROM objects WHERE kind = ?{sql} GROUP BY 1",
+                (kind, *params),
+            ).fetchall()
+        return {value: count for value, count in rows}
+
+    def get_many(self, kind: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The documents of ``kind`` with these ids, by id (those that exist)."""
+        if not ids:
+            return {}
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT id, data FROM objects WHERE kind = ? AND id IN ({marks(len(ids))})",
+                (kind, *ids),
+            ).fetchall()
+        return {id: json.loads(data) for id, data in rows}
+
     def rank_of(self, kind: str, id: str) -> float | None:
         with self._lock:
             row = self._db.execute(
@@ -316,6 +337,11 @@ def written_marks(kind: str, id: str, org: str | None, parent: str | None) -> li
     if parent:
         marks.append(f"{kind}^{parent}")
     return marks
+
+
+def marks(count: int) -> str:
+    """``count`` SQL parameter marks, for ``IN (...)``."""
+    return ", ".join("?" * count)
 
 
 def _where_sql(where: Where) -> tuple[str, list[Any]]:

@@ -67,13 +67,14 @@ class Twin:
         return [read for read, marks in self._watched if not marks & written]
 
     def transport(self) -> httpx.AsyncBaseTransport:
-        """A transport over the twin; closing it leaves the twin as it is."""
+        """A transport over the twin (`docform_sandbox.twin_transport`); closing it leaves the
+        twin as it is."""
         from docform_sandbox.app import SandboxConfig
-        from docform_sandbox.transport import SandboxTransport
+        from docform_sandbox.twin_transport import TwinTransport
 
         caller = self.store.get_meta("twin_caller")
         config = SandboxConfig(admin_tokens=() if caller else (self.token,))
-        return SandboxTransport(":memory:", config, store=self.store)
+        return TwinTransport(self.store, config)
 
     def close(self) -> None:
         self.store.close()

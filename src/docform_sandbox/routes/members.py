@@ -26,6 +26,7 @@ Choices where the spec is silent:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import Field
@@ -33,7 +34,7 @@ from starlette.responses import Response
 
 from docform_sandbox.access import caller_membership, is_admin, member_key, require_org
 from docform_sandbox.documents import member_document, user_document
-from docform_sandbox.grants import USER, forget_principal, granted_count
+from docform_sandbox.grants import USER, forget_principal, granted_counts
 from docform_sandbox.http import (
     API_BASE,
     ROLES,
@@ -49,6 +50,7 @@ from docform_sandbox.http import (
     timestamp,
 )
 from docform_sandbox.routes.shared import removed
+from docform_sandbox.store import marks
 
 EMAIL_PATTERN = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 GUEST = "guest"
@@ -89,12 +91,34 @@ def render_user(user_doc: dict[str, Any]) -> dict[str, Any]:
 
 def render_member(ctx: Ctx, member_doc: dict[str, Any]) -> dict[str, Any]:
     """A Member object; its ``id`` is the user's id, ``teams`` counts its team memberships."""
-    user_id = member_doc["user"]
-    org_id = member_doc["organization"]
-    user_doc = ctx.store.get("user", user_id) or {"id": user_id}
-    teams = ctx.store.count(
-        "team-member", [("org = ?", [org_id]), ("json_extract(data, '$.user') = ?", [user_id])]
+    return render_members(ctx, [member_doc])[0]
+
+
+def render_members(ctx: Ctx, member_docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`render_member` of each of ``member_docs`` (of one organization): their users and each
+    count read in one query for them all, as a list page shows them."""
+    if not member_docs:
+        return []
+    org_id = member_docs[0]["organization"]
+    user_ids = [doc["user"] for doc in member_docs]
+    users = ctx.store.get_many("user", user_ids)
+    in_users = (f"json_extract(data, '$.user') IN ({marks(len(user_ids))})", user_ids)
+    teams = ctx.store.count_by(
+        "team-member", "json_extract(data, '$.user')", [("org = ?", [org_id]), in_users]
     )
+    spaces = granted_counts(ctx, org_id, USER, user_ids, "space")
+    sites = granted_counts(ctx, org_id, USER, user_ids, "site")
+    return [
+        _member_body(doc, users.get(doc["user"]) or {"id": doc["user"]}, teams, spaces, sites)
+        for doc in member_docs
+    ]
+
+
+def _member_body(
+    member_doc: dict[str, Any], user_doc: dict[str, Any], *counts: dict[str, int]
+) -> dict[str, Any]:
+    user_id = member_doc["user"]
+    teams, spaces, sites = (count.get(user_id, 0) for count in counts)
     body = {
         "object": "member",
         "id": user_id,
@@ -105,12 +129,7 @@ def render_member(ctx: Ctx, member_doc: dict[str, Any]) -> dict[str, Any]:
     }
     if member_doc.get("lastSeenAt"):
         body["lastSeenAt"] = member_doc["lastSeenAt"]
-    body.update(
-        sso=member_doc.get("sso", False),
-        spaces=granted_count(ctx, org_id, USER, user_id, "space"),
-        teams=teams,
-        sites=granted_count(ctx, org_id, USER, user_id, "site"),
-    )
+    body.update(sso=member_doc.get("sso", False), spaces=spaces, teams=teams, sites=sites)
     return body
 
 
@@ -164,7 +183,9 @@ def list_members(ctx: Ctx) -> dict[str, Any]:
         names = ", ".join(repr(s) for s in SORTS)
         raise bad_request(f"sort: must be one of {names}, not {q.sort!r}")
     where = _member_filters(org["id"], q)
-    return list_page(ctx, "member", where, lambda doc: render_member(ctx, doc), sort=SORTS[q.sort])
+    return list_page(
+        ctx, "member", where, render_page=lambda docs: render_members(ctx, docs), sort=SORTS[q.sort]
+    )
 
 
 # -- one member --------------------------------------------------------------------------------

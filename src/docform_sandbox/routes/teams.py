@@ -34,7 +34,7 @@ from docform_sandbox.http import (
     not_found,
     timestamp,
 )
-from docform_sandbox.routes.members import find_user_by_email, render_member
+from docform_sandbox.routes.members import find_user_by_email, render_members
 
 TeamRole = Literal["owner", "member"]
 
@@ -192,18 +192,20 @@ def list_team_members(ctx: Ctx) -> dict[str, Any]:
     org = require_org(ctx, ctx.params["organizationId"])
     team = find_team(ctx, org["id"], ctx.params["teamId"])
 
-    def render_item(doc: dict[str, Any]) -> dict[str, Any]:
-        member = ctx.store.get("member", member_key(org["id"], doc["user"]))
-        assert member is not None, "removing a member also removes its team memberships"
-        return {
-            "organization": render_member(ctx, member),
-            "team": {"role": doc["role"]},
-            "permissions": {"view": True},
-        }
+    def render_page(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        keys = [member_key(org["id"], doc["user"]) for doc in docs]
+        members = ctx.store.get_many("member", keys)
+        assert set(keys) <= set(members), "removing a member also removes its team memberships"
+        shown = render_members(ctx, [members[key] for key in keys])
+        return [
+            {"organization": member, "team": {"role": doc["role"]}, "permissions": {"view": True}}
+            for doc, member in zip(docs, shown, strict=True)
+        ]
 
     return list_page(
-        ctx, "team-member", [("parent = ?", [team["id"]])], render_item, default_order="asc"
-    )
+        ctx, "team-member", [("parent = ?", [team["id"]])], render_page=render_page,
+        default_order="asc",
+    )  # fmt: skip
 
 
 class TeamMembership(Body):
