@@ -104,12 +104,27 @@ def _add_name_referrers(
 def refs_in(values: Any) -> set[str]:
     """Addresses of the objects ``values`` refer to, managed (`Ref`) or not (`Unresolved`)."""
     found: set[str] = set()
-    for value in _walk(values):
-        if isinstance(value, Ref):
-            found.add(value.address)
-        elif isinstance(value, Unresolved):
-            found.add(unmanaged_address(value.kind, value.id))
+    _gather_refs(values, found)
     return found
+
+
+def _gather_refs(value: Any, found: set[str]) -> None:
+    """`refs_in`, into ``found``: called for every key and value of every plan, so plain text
+    (the commonest value) is passed over first, and no generator is made per level."""
+    if isinstance(value, str):
+        return
+    if isinstance(value, Ref):
+        found.add(value.address)
+    elif isinstance(value, Unresolved):
+        found.add(unmanaged_address(value.kind, value.id))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _gather_refs(item, found)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, Ref):
+                found.add(key.address)
+            _gather_refs(item, found)
 
 
 def _placeholders(change: Change, created: Mapping[str, str]) -> set[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,25 +157,63 @@ def find_replacements(matchings: Sequence[tuple[Kind, Matching]]) -> list[Replac
 def _kind_replacements(
     kind: Kind, creates: Sequence[Desired], unmatched: Sequence[Observed]
 ) -> list[Replacement]:
-    # Each rule, whether it is weak, and whether it is telling (`Replacement`).
-    rules: list[tuple[Callable[[Desired, Observed], bool], bool, bool]] = [
-        (_same_name(kind), False, False),
-        (lambda d, o: bool(set(d.formerly) & set(o.other_keys)), False, True),
+    # Each rule, the live objects it can hold for (looked up by what it compares: a plan of
+    # many creates and deletes would otherwise try every pair), whether it is weak, and
+    # whether it is telling (`Replacement`).
+    by_name = _by(unmatched, lambda o: [_name(o.key)])
+    by_former_key = _by(unmatched, lambda o: o.other_keys)
+    by_container = _by(unmatched, lambda o: [o.key[:-1]])
+    rules: list[tuple[Rule, Among, bool, bool]] = [
+        (_same_name(kind), lambda d: by_name.get(_name(d.key), ()), False, False),
+        (
+            lambda d, o: bool(set(d.formerly) & set(o.other_keys)),
+            lambda d: _any_of(by_former_key, d.formerly),
+            False,
+            True,
+        ),
     ]
     if kind.renamable:
-        rules.append((_fields_mostly_agree(kind), False, True))
-        rules.append((_only_ones_in_container(kind, creates, unmatched), True, False))
+        rules.append((_fields_mostly_agree(), lambda d: unmatched, False, True))
+        rules.append(
+            (
+                _only_ones_in_container(kind, creates, unmatched),
+                lambda d: by_container.get(d.key[:-1], ()),
+                True,
+                False,
+            )
+        )
     paired: dict[str, Replacement] = {}
     taken: set[str] = set()
-    for rule, weak, telling in rules:
+    for rule, among, weak, telling in rules:
         for d in creates:
             if d.address in paired:
                 continue
-            candidates = [o for o in unmatched if o.id not in taken and rule(d, o)]
+            candidates = [o for o in among(d) if o.id not in taken and rule(d, o)]
             if len(candidates) == 1:
                 paired[d.address] = Replacement(kind, d, candidates[0], weak, telling)
                 taken.add(candidates[0].id)
     return [paired[d.address] for d in creates if d.address in paired]
+
+
+Rule = Callable[[Desired, Observed], bool]
+Among = Callable[[Desired], Iterable[Observed]]
+"""The live objects a rule can hold for, of a created entry."""
+
+
+def _by(
+    objects: Sequence[Observed], keys: Callable[[Observed], Iterable[Hashable]]
+) -> dict[Hashable, list[Observed]]:
+    """``objects`` under each of their ``keys``."""
+    found: dict[Hashable, list[Observed]] = {}
+    for o in objects:
+        for key in keys(o):
+            found.setdefault(key, []).append(o)
+    return found
+
+
+def _any_of(index: Mapping[Hashable, list[Observed]], keys: Iterable[Hashable]) -> list[Observed]:
+    """The objects under any of ``keys``, each once."""
+    return list({id(o): o for key in keys for o in index.get(key, ())}.values())
 
 
 def _same_name(kind: Kind) -> Callable[[Desired, Observed], bool]:
@@ -206,18 +244,24 @@ def _only_ones_in_container(
     return rule
 
 
-def _fields_mostly_agree(kind: Kind) -> Callable[[Desired, Observed], bool]:
+def _fields_mostly_agree() -> Callable[[Desired, Observed], bool]:
     """Renamed and moved at once: of the fields the entry writes besides its key, most hold
     what the live object holds (a space's emoji, a team's members)."""
+    compared_of: dict[str, list[str]] = {}
+
+    def compared(d: Desired) -> list[str]:
+        if d.address not in compared_of:
+            compared_of[d.address] = [
+                name
+                for name, value in d.fields.items()
+                if name not in d.key_fields and value is not None and not _is_reference(value)
+            ]
+        return compared_of[d.address]
 
     def rule(d: Desired, o: Observed) -> bool:
-        compared = [
-            name
-            for name, value in d.fields.items()
-            if name not in d.key_fields and value is not None and not _is_reference(value)
-        ]
-        agree = sum(same_value(d.fields[n], o.fields.get(n)) for n in compared)
-        return bool(compared) and agree * 2 > len(compared)
+        names = compared(d)
+        agree = sum(same_value(d.fields[n], o.fields.get(n)) for n in names)
+        return bool(names) and agree * 2 > len(names)
 
     return rule
 
