@@ -34,7 +34,7 @@ ACME = REPO / "examples" / "acme"
 sys.path.insert(0, str(HERE))
 
 OFF = {
-    "socket-transport": (
+    "connection-pool": (
         "import httpx, docform.api.client as c\n"
         "c.network_transport = lambda proxy=None: httpx.AsyncHTTPTransport(proxy=proxy)\n"
     ),

@@ -8,8 +8,9 @@
 
 The API token is read from DOCFORM_API_TOKEN. It prints one JSON object on stdout. docform runs
 through its own entry points (`make_plan`, `check_safety`, `apply_plan`, `render_text`), with
-its own client; a recording transport under that client notes every request, so the runner can
-check that none was sent twice.
+its own client and its process knobs on (`docform.runtime`), as the docform command runs them;
+a recording transport under that client notes every request, so the runner can check that
+none was sent twice.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 import httpx
 import yaml
 
+from docform import runtime
 from docform.api import ApiClient
 from docform.api.connections import network_transport
 from docform.cli.common import run_async
@@ -264,6 +266,10 @@ def run_c_loader(directory: str) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     mode, *args = argv
+    # The process stands for the docform command, which turns its process knobs on
+    # (`docform.runtime`, BENCHMARKS.md "Process knobs"); the bare replay uses none of them.
+    runtime.start_command()
+    runtime.enable()
     if mode == "plan":
         result: Any = run_async(run_plan(args[0], args[1]))[0]
     elif mode == "apply":

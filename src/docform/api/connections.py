@@ -1,121 +1,37 @@
-"""The network transport under docform's client: httpcore's connection pool behind httpx's
-public transport interface, with cheaper idle checks.
+"""The network transport under docform's client: a pool of httpcore's HTTP/1.1 connections,
+handed to httpx through its public transport interface.
 
-Before it sends a request and after it reads an answer, httpcore's connection pool asks every
-idle connection whether its socket has become readable (the server closed it). Through anyio,
-each question builds all of the stream's attributes to find the socket, for every idle
-connection and every request. Here each connection finds its socket once and asks the
-operating system directly, as httpcore does with it (BENCHMARKS.md, "Process knobs", has what
-this saves).
+httpx's own transport uses httpcore's connection pool, which is built for any number of
+callers: whenever a request arrives or an answer is closed it walks every connection and
+every waiting request, counting the pool again for each idle connection it looks at, and it
+may hand one idle connection to several waiting requests at once, all but one of which then
+come round again. docform's client keeps few calls in flight (`ApiClient`'s ``max_in_flight``),
+so this pool does only what those calls need: a request takes the idle connection to its
+origin that was used last (a server closes the longest idle first), asks it once whether the
+server closed it or its keep-alive ran out (httpcore's own test, `has_expired`), and gives it
+back when its answer is closed. A new connection is opened only when no idle one is left, and
+at most ``max_connections`` are open at once; beyond ``max_keepalive_connections`` idle ones,
+a connection given back is closed (the limits of `httpx.Limits`, httpx's defaults).
 
-Answers tend to come in together, and the requests that follow them go out together: the pool
-then asks each idle connection again for every request it places, about eight system calls a
-request. Each one hands the interpreter lock over, and while loading or matching runs in a
-worker thread (`docform.runtime.beside_the_loop`) the event loop waits for it back every time. So a
-connection found not readable is not asked again within `RECHECK_S`: a server closing it in
-that moment is caught no later than before, since the question and the request that follows
-it are that far apart anyway.
-
-The pool is httpcore's, given its network backend through httpcore's public constructor, and
-handed to httpx as an `httpx.AsyncBaseTransport` (`SocketTransport`), as httpx's own transport
-does: no private attribute of either library is touched. Through a proxy, httpx's own transport
-is used as it is. The readability question is asked through `selectors` (epoll, kqueue, or
-select on Windows), so it works wherever Python does.
+Only httpcore's public classes are used (`httpcore.AsyncHTTPConnection` makes and speaks each
+connection, TLS included), and httpcore's errors reach the client as httpx's. Through a proxy,
+httpx's own transport is used as it is. BENCHMARKS.md ("Process knobs") has what this saves.
 """
 
 from __future__ import annotations
 
-import selectors
-import socket
-import ssl
-import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpcore
 import httpx
 
-RECHECK_S = 0.001
-"""How long a connection found not readable is taken to stay so."""
-
-
-class _SocketStream(httpcore.AsyncNetworkStream):
-    """An anyio stream of httpcore whose readability is read from its socket, found once."""
-
-    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
-        self._inner = inner
-        self._socket: socket.socket | None = inner.get_extra_info("socket")
-        # The pool asks each idle connection on every request and answer: one selector per
-        # socket, registered once, makes each question a single system call.
-        self._selector = selectors.DefaultSelector()
-        self._quiet_at = float("-inf")
-        if self._socket is not None:
-            self._selector.register(self._socket, selectors.EVENT_READ)
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return await self._inner.read(max_bytes, timeout)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self._inner.write(buffer, timeout)
-
-    async def aclose(self) -> None:
-        self._selector.close()
-        await self._inner.aclose()
-
-    async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        return _SocketStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable":
-            return self._readable()
-        return self._inner.get_extra_info(info)
-
-    def _readable(self) -> bool:
-        """Whether the socket has something to read (or is gone): httpcore's test of an idle
-        connection."""
-        if self._socket is None or self._socket.fileno() < 0:
-            return True
-        now = time.monotonic()
-        if now - self._quiet_at < RECHECK_S:
-            return False
-        if self._selector.select(0):
-            return True
-        self._quiet_at = now
-        return False
-
-
-class _SocketBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's anyio backend, handing out `_SocketStream` connections."""
-
-    def __init__(self) -> None:
-        self._inner = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        stream = await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
-        return _SocketStream(stream)
-
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.AsyncNetworkStream:
-        stream = await self._inner.connect_unix_socket(path, timeout, socket_options)
-        return _SocketStream(stream)
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+UNLIMITED = 2**31
+"""Stands for a limit of `httpx.Limits` given as None."""
 
 _ERRORS: list[tuple[type[Exception], type[httpx.HTTPError]]] = [
     # The most specific first: a ConnectTimeout is a TimeoutException too.
@@ -148,9 +64,40 @@ def _as_httpx_errors() -> Iterator[None]:
         raise mapped(str(exc)) from exc
 
 
+class _Waiters:
+    """Requests waiting for a connection, woken one at a time, first come first served, when
+    one is given back idle or closed."""
+
+    def __init__(self) -> None:
+        self._queue: deque[asyncio.Future[None]] = deque()
+
+    async def wait(self) -> None:
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(turn)
+        try:
+            await turn
+        except BaseException:
+            if turn.done() and not turn.cancelled():
+                self.wake_one()  # woken just as the request gave up: the next one looks
+            turn.cancel()
+            raise
+
+    def wake_one(self) -> None:
+        while self._queue:
+            turn = self._queue.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+
+
 class _AnswerStream(httpx.AsyncByteStream):
-    def __init__(self, inner: AsyncIterator[bytes], close: Any) -> None:
-        self._inner, self._close = inner, close
+    """An answer's body; closing it gives its connection back to the pool."""
+
+    def __init__(
+        self, inner: Any, connection: httpcore.AsyncHTTPConnection, pool: PooledTransport
+    ) -> None:
+        self._inner, self._connection, self._pool = inner, connection, pool
+        self._closed = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         with _as_httpx_errors():
@@ -158,22 +105,29 @@ class _AnswerStream(httpx.AsyncByteStream):
                 yield part
 
     async def aclose(self) -> None:
-        await self._close()
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._inner.aclose()  # httpcore: the connection is idle again, or closed
+        finally:
+            await self._pool.give_back(self._connection)
 
 
-class SocketTransport(httpx.AsyncBaseTransport):
-    """httpcore's connection pool (HTTP/1.1, httpx's TLS and pool limits), its connections made
-    by `_SocketBackend`, as an httpx transport."""
+class PooledTransport(httpx.AsyncBaseTransport):
+    """httpcore's HTTP/1.1 connections (httpx's TLS settings and pool limits), pooled as the
+    module doc says, as an httpx transport."""
 
-    def __init__(self) -> None:
-        limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(),
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=_SocketBackend(),
-        )
+    def __init__(self, limits: httpx.Limits = LIMITS) -> None:
+        self._ssl_context = httpx.create_ssl_context()
+        self._keepalive_expiry = limits.keepalive_expiry
+        most = limits.max_connections or UNLIMITED
+        self._max_idle = min(limits.max_keepalive_connections or most, most)
+        self._room = most
+        """How many more connections may be opened."""
+        self._idle: list[httpcore.AsyncHTTPConnection] = []
+        """Idle connections, the one given back last at the end."""
+        self._waiters = _Waiters()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
@@ -187,21 +141,95 @@ class SocketTransport(httpx.AsyncBaseTransport):
             extensions=request.extensions,
         )
         with _as_httpx_errors():
-            answer = await self._pool.handle_async_request(core_request)
-        stream: Any = answer.stream
+            connection, answer = await self._send(core_request)
         return httpx.Response(
             status_code=answer.status,
             headers=answer.headers,
-            stream=_AnswerStream(stream, stream.aclose),
+            stream=_AnswerStream(answer.stream, connection, self),
             extensions=answer.extensions,
         )
 
+    async def _send(
+        self, request: httpcore.Request
+    ) -> tuple[httpcore.AsyncHTTPConnection, httpcore.Response]:
+        scheme = request.url.scheme
+        if scheme not in (b"http", b"https"):
+            raise httpcore.UnsupportedProtocol(
+                f"Request URL has an unsupported protocol '{scheme.decode()}://'."
+            )
+        origin = request.url.origin
+        while True:
+            connection = await self._connection_to(origin, request)
+            try:
+                return connection, await connection.handle_async_request(request)
+            except httpcore.ConnectionNotAvailable:
+                # Closed since it was taken (by the server, or as its answer failed).
+                await self.give_back(connection)
+            except BaseException:
+                await self.give_back(connection)
+                raise
+
+    async def _connection_to(
+        self, origin: httpcore.Origin, request: httpcore.Request
+    ) -> httpcore.AsyncHTTPConnection:
+        """An idle connection to ``origin`` still open, else a new one within the limit, else
+        the first of those once one is given back (within the pool timeout)."""
+        timeouts = request.extensions.get("timeout", {})
+        try:
+            async with asyncio.timeout(timeouts.get("pool")):
+                while True:
+                    connection = await self._idle_or_new(origin)
+                    if connection is not None:
+                        return connection
+                    await self._waiters.wait()
+        except TimeoutError:
+            raise httpcore.PoolTimeout("no connection was free in time") from None
+
+    async def _idle_or_new(self, origin: httpcore.Origin) -> httpcore.AsyncHTTPConnection | None:
+        while (connection := self._take_idle(origin)) is not None:
+            if connection.is_available() and not connection.has_expired():
+                return connection
+            await self._close(connection)
+        if self._room == 0 and self._idle:
+            await self._close(self._idle.pop(0))  # the longest idle, to another origin
+        if self._room == 0:
+            return None
+        self._room -= 1
+        return httpcore.AsyncHTTPConnection(
+            origin=origin, ssl_context=self._ssl_context, keepalive_expiry=self._keepalive_expiry
+        )
+
+    def _take_idle(self, origin: httpcore.Origin) -> httpcore.AsyncHTTPConnection | None:
+        for index in range(len(self._idle) - 1, -1, -1):
+            if self._idle[index].can_handle_request(origin):
+                return self._idle.pop(index)
+        return None
+
+    async def give_back(self, connection: httpcore.AsyncHTTPConnection) -> None:
+        """``connection`` back to the idle ones once its answer is done, else closed."""
+        idle = connection.is_idle() and not connection.is_closed()
+        if idle and len(self._idle) < self._max_idle:
+            self._idle.append(connection)
+            self._waiters.wake_one()
+            return
+        await self._close(connection)
+
+    async def _close(self, connection: httpcore.AsyncHTTPConnection) -> None:
+        try:
+            if not connection.is_closed():
+                await connection.aclose()
+        finally:
+            self._room += 1
+            self._waiters.wake_one()
+
     async def aclose(self) -> None:
-        await self._pool.aclose()
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            await self._close(connection)
 
 
 def network_transport(proxy: str | None = None) -> httpx.AsyncBaseTransport:
-    """`SocketTransport`; through a proxy, httpx's own transport (only slower)."""
+    """`PooledTransport`; through a proxy, httpx's own transport."""
     if proxy is not None:
         return httpx.AsyncHTTPTransport(proxy=proxy)
-    return SocketTransport()
+    return PooledTransport()
