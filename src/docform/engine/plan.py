@@ -406,6 +406,8 @@ class Plan:
 
 def prints_sent(prints: Mapping[str, str], changes: Any) -> dict[str, str]:
     """The fingerprints in ``prints`` of the secrets that ``changes`` (as JSON) send."""
+    if not prints:
+        return {}
     sent = set(_secrets_named(changes))
     return {source: prints[source] for source in sorted(sent) if source in prints}
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
-from rich.text import Text
-
 from docform.engine.plan import Change, Plan
 from docform.render.policies import policies_text
 from docform.render.rails import rails_text
@@ -33,8 +30,12 @@ STYLES = {
 }
 
 
-def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
-    out = Text()
+Pieces = list[tuple[str, str]]
+"""Text and the style to show it in ("" for none), in order."""
+
+
+def plan_text(plan: Plan, *, show_calls: bool = True) -> Pieces:
+    out: Pieces = []
     for line in rails_text(plan.rails):
         _put(out, line + "\n", "bold red" if plan.refused else "yellow")
     for line in policies_text(plan.policies):
@@ -88,7 +89,7 @@ def plan_text(plan: Plan, *, show_calls: bool = True) -> Text:
     return out
 
 
-def _audience(out: Text, plan: Plan) -> None:
+def _audience(out: Pieces, plan: Plan) -> None:
     if not plan.audience:
         return
     _put(out, "Audience changes (who can reach what once this is applied):\n", "bold")
@@ -99,7 +100,7 @@ def _audience(out: Text, plan: Plan) -> None:
     _put(out, "\n")
 
 
-def _change(out: Text, change: Change, show_calls: bool) -> None:
+def _change(out: Pieces, change: Change, show_calls: bool) -> None:
     symbol = change_symbol(change)
     style = STYLES[symbol]
     _put(out, f"  {symbol} {change.address_with_key}", style)
@@ -123,28 +124,30 @@ def _change(out: Text, change: Change, show_calls: bool) -> None:
     _put(out, "\n")
 
 
-def _line(out: Text, text: str, style: str = "") -> None:
+def _line(out: Pieces, text: str, style: str = "") -> None:
     """One line of ``text`` that no line end inside it can split: a note or a title holding
     ``\\n`` is shown with it escaped, so it cannot forge a line such as "Plan: 0 to create"."""
-    out.append(escape_controls(text) + "\n", style)
+    out.append((escape_controls(text) + "\n", style))
 
 
-def _put(out: Text, text: str, style: str = "") -> None:
+def _put(out: Pieces, text: str, style: str = "") -> None:
     """``text`` added to ``out``: a live title or a value that got this far with a control
     character in it is shown escaped, never let through to the terminal."""
-    out.append(escape_for_terminal(text), style)
+    out.append((escape_for_terminal(text), style))
 
 
 def render_text(plan: Plan, *, color: bool = False, show_calls: bool = True) -> str:
     """The text plan as a string (ANSI colours only when ``color``)."""
-    text = plan_text(plan, show_calls=show_calls)
+    pieces = plan_text(plan, show_calls=show_calls)
     if not color:
-        # Every part went in through `_put` or `_line`, which escape each control character
-        # (a tab too), and nothing is wrapped: the console would write the plain text as it
-        # is, after splitting it into lines and joining them again, a cost that grows with
-        # each change.
-        return text.plain
+        # Every piece went in through `_put` or `_line`, which escape each control character
+        # (a tab too), and nothing is wrapped: the pieces are the text as it is shown.
+        return "".join(text for text, _ in pieces)
+    # rich loads for colours only.
+    from rich.console import Console
+    from rich.text import Text
+
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, no_color=False, width=200, highlight=False)
-    console.print(text, end="", soft_wrap=True)
+    console.print(Text().append_tokens(pieces), end="", soft_wrap=True)
     return buffer.getvalue()

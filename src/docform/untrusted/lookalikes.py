@@ -19,6 +19,9 @@ _PARTS = re.compile(r"[@.]")
 # overrides and isolates, the BOM): in an address they make one look like another in review.
 INVISIBLE_CHARACTERS = r"\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 _CONTROL = re.compile(rf"[{INVISIBLE_CHARACTERS}\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_BUT_LINE_END = re.compile(
+    rf"[{INVISIBLE_CHARACTERS}\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]"
+)
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -27,7 +30,11 @@ def escape_controls(text: str) -> str:
     escape (``\\r``, ``\\u202e``), so that what is shown is what is there: a service's error
     text or a live title can then neither move the cursor nor start a line of its own (a fake
     "Plan: 0 to create")."""
-    return _CONTROL.sub(lambda m: _SHORT_ESCAPES.get(m.group(0), f"\\u{ord(m.group(0)):04x}"), text)
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(found: re.Match[str]) -> str:
+    return _SHORT_ESCAPES.get(found.group(0), f"\\u{ord(found.group(0)):04x}")
 
 
 _MISREAD = re.compile(rf"[{INVISIBLE_CHARACTERS}\x7f-\x9f\u2028\u2029]")
@@ -44,7 +51,7 @@ def escape_for_terminal(text: str) -> str:
     """`escape_controls` but for line ends: text docform laid out in lines (a rendered plan,
     an error listing problems), whose every part from the service or a manifest may still
     hold a carriage return, an escape sequence or a direction change."""
-    return "\n".join(escape_controls(line) for line in text.split("\n"))
+    return _CONTROL_BUT_LINE_END.sub(_escape, text)
 
 
 def deceptive_text(text: str) -> str | None:
