@@ -75,7 +75,7 @@ def seeded_and_applied(manifests: Path) -> Path:
     """A sandbox seeded beside ``manifests`` (in its folder's parent) with them applied to it,
     docform.lock written: what a module arranges once for its tests to copy."""
     sandbox = seeded_sandbox(manifests.parent)
-    apply(manifests, sandbox)
+    apply(manifests, sandbox, rehearse=False)
     return sandbox
 
 
@@ -149,9 +149,14 @@ def plan_json(directory: Path, sandbox: Path) -> dict[str, Any]:
     return json.loads(result.stdout)
 
 
-def apply(directory: Path, sandbox: Path) -> Result:
-    """``docform apply DIR --yes``; fails the test unless it exits 0."""
-    result = run(["apply", directory, "--yes"], sandbox)
+def apply(directory: Path, sandbox: Path, *, rehearse: bool = True) -> Result:
+    """``docform apply DIR --yes``; fails the test unless it exits 0.
+
+    ``rehearse=False`` adds ``--no-rehearse``: only for an apply that arranges the organization
+    a test starts from (a fixture's), never for one whose behaviour the test checks, which
+    keeps the rehearsal every user's apply runs."""
+    no_rehearse = [] if rehearse else ["--no-rehearse"]
+    result = run(["apply", directory, "--yes", *no_rehearse], sandbox)
     assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
     # Every apply of the suite holds the plan's audience prediction to the service's lists,
     # and the ways in it predicted to what their own routes read back.
@@ -170,7 +175,7 @@ def applied_rich_organization(tmp_path_factory: pytest.TempPathFactory) -> Path:
         sandbox = seeded_sandbox(tmp_path_factory.mktemp("rich"), FIXTURES / "rich-seed.yaml")
         manifests = tmp_path_factory.mktemp("rich-org") / "manifests"
         shutil.copytree(FIXTURES / "rich-org", manifests)
-        apply(manifests, sandbox)
+        apply(manifests, sandbox, rehearse=False)
         _rich_original = sandbox
     return copy_sandbox(_rich_original, tmp_path_factory.mktemp("rich-copy"))
 

@@ -103,7 +103,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Spoi
     sandbox = seeded_sandbox(directory)
     # A copy: apply writes docform.lock beside the manifests it applies.
     shutil.copytree(FIXTURES / "basic", directory / "manifests")
-    apply(directory / "manifests", sandbox)
+    apply(directory / "manifests", sandbox, rehearse=False)
     with spoiled_service(sandbox, TOKEN) as spoiled:
         yield spoiled
 

@@ -37,7 +37,7 @@ def every_kind_applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
         for name, value in SECRETS_IN_ENV.items():
             env.setenv(name, value)
         first = json.loads(run(["plan", directory, "--json"], sandbox).stdout)
-        apply(directory, sandbox)
+        apply(directory, sandbox, rehearse=False)
     written = {c["address"] for c in first["changes"] if c["action"] != "delete"}
     return directory, sandbox, written
 

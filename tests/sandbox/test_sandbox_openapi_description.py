@@ -221,7 +221,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, l
     sandbox = seeded_sandbox(directory)
     # A copy: apply writes docform.lock beside the manifests it applies.
     shutil.copytree(FIXTURES / "basic", directory / "manifests")
-    apply(directory / "manifests", sandbox)
+    apply(directory / "manifests", sandbox, rehearse=False)
     extra = directory / "extra-seed.yaml"
     extra.write_text(
         f"organizations: [{{id: {ORG}, title: Acme, customHostname: www.acme.test, members: "

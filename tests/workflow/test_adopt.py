@@ -36,7 +36,7 @@ def applied(tmp_path: Path, sandbox: Path) -> Path:
     directory = tmp_path / "manifests"
     directory.mkdir()
     shutil.copy(ADOPT / "manifests.yaml", directory / "main.yaml")
-    apply(directory, sandbox)
+    apply(directory, sandbox, rehearse=False)
     return directory
 
 

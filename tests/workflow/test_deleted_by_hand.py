@@ -111,7 +111,7 @@ def applied_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     text = sites.read_text(encoding="utf-8")
     sites.write_text(text.replace("    redirects:", SITE_EXTRAS + "    redirects:", 1))
     (directory / "extras.yaml").write_text(EXTRAS, encoding="utf-8")
-    apply(directory, sandbox)
+    apply(directory, sandbox, rehearse=False)
     return directory, sandbox
 
 

@@ -36,7 +36,7 @@ TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 @pytest.fixture
 def applied(tmp_path: Path, sandbox: Path) -> Path:
     directory = write_manifests(tmp_path / "m", MANIFESTS)
-    apply(directory, sandbox)
+    apply(directory, sandbox, rehearse=False)
     return directory
 
 

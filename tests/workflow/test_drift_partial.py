@@ -30,7 +30,7 @@ def with_saml(tmp_path: Path, sandbox: Path) -> Path:
         (directory / "main.yaml").read_text(encoding="utf-8") + SAML, encoding="utf-8"
     )
     shutil.copy(FIXTURES / "basic" / "cert.pem", directory / "cert.pem")
-    apply(directory, sandbox)
+    apply(directory, sandbox, rehearse=False)
     return directory
 
 
