@@ -169,3 +169,16 @@ def test_the_answers_fit_the_definition(api: Any, case: str) -> None:
     assert all(response.status_code < 300 for response in answers), [
         (r.request.url.path, r.status_code, r.text) for r in answers
     ]
+
+
+def test_enabling_an_installation_on_a_space_twice_answers_it_as_it_stands(api: Any) -> None:
+    # The definition lists 201 and 404 only: no conflict for a space already enabled.
+    made = sent(api, "POST", "integrations/segment/installations", {"organization": ORG})
+    on_space = f"integrations/segment/installations/{made.json()['id']}/spaces"
+    space = new_space(api)
+    first = sent(api, "POST", on_space, {"space": space})
+    again = sent(api, "POST", on_space, {"space": space})
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json() == first.json()
+    listed = sent(api, "GET", on_space).json()["items"]
+    assert [item["space"] for item in listed].count(space) == 1

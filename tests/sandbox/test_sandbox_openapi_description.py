@@ -13,6 +13,7 @@ Examples per operation: 3 by default, ``DOCFORM_FUZZ_EXAMPLES`` when set.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -37,7 +38,8 @@ from docform_sandbox.openapi_description import ERROR_STATUSES, openapi_descript
 from docform_sandbox.routes import ENDPOINTS, route_modules
 from docform_sandbox.seed import apply_seed, load_seed_file
 from docform_sandbox.store import Store
-from planning import FIXTURES, apply, seeded_sandbox
+from kinds.test_lifecycle import SECRETS_IN_ENV, applicable_corpus
+from planning import apply, seeded_sandbox
 
 DESCRIPTION = openapi_description()
 SCHEMAS = DESCRIPTION["components"]["schemas"]
@@ -212,16 +214,17 @@ SUPERUSER_TOKEN = "tok_fuzz_superuser_0123456789"
 
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
-    """A seeded sandbox with the basic fixture applied: objects of every kind to act on, and
-    what manifests cannot make: a member whose user has no email, custom hostnames of the
-    organization and of a site, a nested section group, grants, redirects, and a site that is
-    published behind a proxy; and its ids by path parameter name (`known_ids`), the same in
-    every copy of it."""
+    """A seeded sandbox with the corpus of every field applied (tests/manifests/valid/full:
+    objects of every kind to act on, a new kind's with its entries there), and what manifests
+    cannot make: a member whose user has no email, custom hostnames of the organization and of
+    a site, a nested section group, grants, redirects, and a site that is published behind a
+    proxy; and its ids by path parameter name (`known_ids`), the same in every copy of it."""
     directory = tmp_path_factory.mktemp("openapi-description")
     sandbox = seeded_sandbox(directory)
-    # A copy: apply writes docform.lock beside the manifests it applies.
-    shutil.copytree(FIXTURES / "basic", directory / "manifests")
-    apply(directory / "manifests", sandbox, rehearse=False)
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in SECRETS_IN_ENV.items():
+            env.setenv(name, value)
+        apply(applicable_corpus(directory / "manifests"), sandbox, rehearse=False)
     extra = directory / "extra-seed.yaml"
     extra.write_text(
         f"organizations: [{{id: {ORG}, title: Acme, customHostname: www.acme.test, members: "
@@ -238,8 +241,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, l
         try:
             add_nested_group_and_proxy(client)
             add_grants_and_redirects(client)
-            add_share_links_and_invites(client)
-            add_translation_and_instructions(client)
+            add_link_invites(client)
             add_integrations_and_syncs(client)
             ids = known_ids(client)
         finally:
@@ -286,23 +288,9 @@ def add_grants_and_redirects(client: SyncApi) -> None:
         assert client.post(f"{site}/redirects", json=body).status_code == 201
 
 
-def add_share_links_and_invites(client: SyncApi) -> None:
-    """A share link, a context connection, an MCP server, an agent channel, a glossary entry, a
-    custom font, and a link invite of each form (the organization, a space, a collection)."""
+def add_link_invites(client: SyncApi) -> None:
+    """A link invite of each form (the organization, a space, a collection)."""
     ids = known_ids(client)
-    site = f"orgs/{ORG}/sites/site_docs"
-    assert client.post(f"{site}/share-links", json={"name": "Partners"}).status_code == 201
-    connection = {"connector": "builtin:api"}
-    assert client.post(f"{site}/context-connections", json=connection).status_code == 201
-    server = {"name": "Search", "url": "https://mcp.acme.test/sse", "headers": {}}
-    assert client.post(f"{site}/mcp-servers", json=server).status_code == 201
-    channel = {"type": "builtin:github", "setupSettings": {"allowedRepositories": ["acme/*"]}}
-    assert client.post(f"{site}/channels", json=channel).status_code == 201
-    entry = {"type": "insert", "translations": {"en": "Workspace", "fr": "Espace de travail"}}
-    glossary = client.put(f"orgs/{ORG}/translations-glossary", json={"operations": [entry]})
-    assert glossary.status_code == 204
-    font = {"fontFamily": "Acme Sans", "fontFaces": [{"weight": 400, "storageKey": "a.woff2"}]}
-    assert client.put(f"orgs/{ORG}/fonts", json=font).status_code == 201
     bodies = [
         {"role": "read"},
         {"level": "edit", "space": ids["spaceId"][0]},
@@ -313,30 +301,18 @@ def add_share_links_and_invites(client: SyncApi) -> None:
 
 
 def add_integrations_and_syncs(client: SyncApi) -> None:
-    """An integration installed on the organization, every space and the site, and Git Syncs
-    of every space and of the site."""
+    """The corpus's integration installed on every space and every site too, and Git Syncs of
+    every space and of the site (409 for a Git Sync the corpus made already)."""
     ids = known_ids(client)
-    installed = client.post("integrations/segment/installations", json={"organization": ORG})
-    assert installed.status_code == 201
-    base = f"integrations/segment/installations/{installed.json()['id']}"
+    base = f"integrations/segment/installations/{ids['installationId'][0]}"
     for space in ids["spaceId"]:
         assert client.post(f"{base}/spaces", json={"space": space}).status_code == 201
-    assert client.post(f"{base}/sites", json={"siteId": "site_docs"}).status_code == 201
+    for site in ids["siteId"]:
+        assert client.post(f"{base}/sites", json={"siteId": site}).status_code == 201
     targets = [{"type": "space", "spaceId": space} for space in ids["spaceId"]]
     for target in [*targets, {"type": "site", "siteId": "site_docs"}]:
         body = {"provider": "github", "target": target}
-        assert client.post("git/installations", json=body).status_code == 201
-
-
-def add_translation_and_instructions(client: SyncApi) -> None:
-    """A translation of a space, and agent instructions."""
-    space, org = known_ids(client)["spaceId"][0], f"orgs/{ORG}"
-    source = {"space": space, "language": "en"}
-    posted = client.post(f"{org}/translations", json={"language": "fr", "source": source})
-    assert posted.status_code == 201
-    instructions = {"object": "document", "data": {}, "nodes": []}
-    put = client.put(f"{org}/agent-instructions", json={"instructions": instructions})
-    assert put.status_code == 200
+        assert client.post("git/installations", json=body).status_code in (201, 409)
 
 
 @pytest.fixture
@@ -370,9 +346,11 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
     structure = client.get(f"{site}/structure").json()
     ids = {
         "organizationId": [ORG] * 5 + ["org_other"],  # another organization: 403
-        "siteId": ["site_docs"],
+        "siteId": [
+            "site_docs",
+            *(i for i in listed_ids(client, f"orgs/{ORG}/sites") if i != "site_docs"),
+        ],
         "specSlug": [item["slug"] for item in client.get(f"orgs/{ORG}/openapi").json()["items"]],
-        "versionId": listed_ids(client, f"orgs/{ORG}/openapi/petstore/versions"),
         "auditEventId": listed_ids(client, f"orgs/{ORG}/audit-events?limit=5"),
         "hostname": ["www.acme.test", "docs.acme.test"],
         "integrationName": ["segment"],
@@ -381,10 +359,14 @@ def known_ids(client: SyncApi) -> dict[str, list[str]]:
         "siteExternalLinkId": objects_in(structure, "site-external-link"),
     }
     waiting = [(template, name) for template, name in list_parameters() if name not in ids]
-    while ready := [(t, p) for t, p in waiting if set(placeholders(t)) <= set(nonempty(ids))]:
+    while ready := [(t, p) for t, p in waiting if all(ids.get(n) for n in placeholders(t))]:
         for template, parameter in ready:
-            path = template.format_map(nonempty(ids)).lstrip("/")
-            ids[parameter] = listed_ids(client, path)
+            values = itertools.product(*(ids[name] for name in placeholders(template)))
+            paths = dict.fromkeys(
+                template.format_map(dict(zip(placeholders(template), each, strict=True)))
+                for each in values
+            )
+            ids[parameter] = [i for path in paths for i in listed_ids(client, path.lstrip("/"))]
             waiting.remove((template, parameter))
     return ids
 
@@ -420,11 +402,6 @@ def objects_in(answer: Any, name: str) -> list[str]:
 
 def placeholders(template: str) -> list[str]:
     return re.findall(r"\{(\w+)\}", template)
-
-
-def nonempty(ids: dict[str, list[str]]) -> dict[str, str]:
-    """The first id of each parameter that has one."""
-    return {name: values[0] for name, values in ids.items() if values}
 
 
 def listed_ids(client: SyncApi, path: str) -> list[str]:
@@ -597,21 +574,35 @@ CALLER_HEADERS = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 def test_every_read_of_live_objects_answers_as_described(
     live: tuple[SyncApi, dict[str, list[str]]], template: str, operation: dict[str, Any]
 ) -> None:
-    """Each read, of every object of its kind (the first id of the others), answers 200 and
-    its body validates: not left to the draw of the property test above."""
+    """Each read, of every object of its kind (within the first objects of the others that
+    hold it), answers 200 and its body validates: not left to the draw of the property test
+    above."""
     client, ids = live
     names = re.findall(r"\{(\w+)\}", template)
     varying = next((n for n in reversed(names) if n != "organizationId"), None)
     for value in ids.get(varying, [None]) if varying else [None]:
-        values = {name: ids[name][0] for name in names}
-        if varying:
-            values[varying] = value
-        path = template.format(**values).lstrip("/")
-        answer = client.get(path, headers=CALLER_HEADERS if template == "/user" else None)
+        answer, path = first_answering(client, template, ids, {varying: value} if varying else {})
         where = f"GET /{path}: {answer.status_code} {answer.text:.300}"
         assert answer.status_code == 200, where
         assert_as_described(operation, answer, where, f"GET {template}")
         assert_fits_the_client("GET", "/" + path, answer.json(), where)
+
+
+def first_answering(
+    client: SyncApi, template: str, ids: dict[str, list[str]], fixed: dict[str, Any]
+) -> tuple[Any, str]:
+    """The first GET of ``template`` with ``fixed`` that answers 200, its other parameters
+    drawn in order from ``ids`` (an object read per site is found in the site that holds it);
+    else the first one tried."""
+    names = [name for name in re.findall(r"\{(\w+)\}", template) if name not in fixed]
+    tried = []
+    for each in itertools.product(*(dict.fromkeys(ids[name]) for name in names)):
+        path = template.format(**fixed, **dict(zip(names, each, strict=True))).lstrip("/")
+        answer = client.get(path, headers=CALLER_HEADERS if template == "/user" else None)
+        if answer.status_code == 200:
+            return answer, path
+        tried.append((answer, path))
+    return tried[0]
 
 
 def assert_fits_the_client(method: str, path: str, answer: Any, where: str) -> None:

@@ -3,7 +3,8 @@
 
 Choices where the API documents are silent:
 - The space (site) must belong to the installation's organization (400 naming ``space``
-  (``siteId``) otherwise); installing on one twice answers 409.
+  (``siteId``) otherwise). Installing on one twice answers 201 with the installation as it
+  stands: the definition lists no other success or conflict for it, and it is enabled.
 - A new space or site installation is ``active`` with an empty configuration; PATCH
   ``configuration`` replaces it whole. ``extended=true`` is accepted and changes nothing: the
   answers always carry the space's (site's) id.
@@ -20,7 +21,6 @@ from starlette.responses import Response
 from docform_sandbox.http import (
     API_BASE,
     PUBLISHED_BASE,
-    ApiError,
     Body,
     Ctx,
     Endpoint,
@@ -113,8 +113,8 @@ def family(target: str, create: type[Body], id_field: str) -> list[Endpoint]:
         what_id = getattr(ctx.body_as(create), "space" if target == "space" else "site_id")
         check_target(ctx, installation["organization"], target, what_id, id_field)
         doc_id = target_id(installation["id"], target, what_id)
-        if ctx.store.get(TARGET_KIND, doc_id) is not None:
-            raise ApiError(409, f"the integration is already installed on {target} '{what_id}'")
+        if (installed := ctx.store.get(TARGET_KIND, doc_id)) is not None:
+            return render(installed)
         doc = {
             "id": doc_id,
             "parent": installation["id"],
