@@ -76,6 +76,9 @@ class SandboxConfig:
     faults: FaultSettings = field(default_factory=FaultSettings)
     waits: Waits = field(default_factory=RealTime)
     """How latency and slow answers pass (`docform_sandbox.waits`): in real time but in tests."""
+    audit: bool = True
+    """Record each write in the audit log; off for a twin (`docform_sandbox.twin`), whose
+    audit log nobody reads."""
 
 
 @dataclass
@@ -251,7 +254,7 @@ class Sandbox:
         audit event from ``source`` (``api``, or ``ui`` for `docform_sandbox.ui`)."""
         ctx = Ctx(self.store, caller, params, query, body, ep.method)
         with self.store.transaction():
-            before = before_write(ctx, ep)
+            before = before_write(ctx, ep) if self.config.audit else None
             answer = ep.handler(ctx)
             if before is not None:
                 record_write(ctx, before, answer, source)

@@ -73,7 +73,7 @@ class Twin:
         from docform_sandbox.twin_transport import TwinTransport
 
         caller = self.store.get_meta("twin_caller")
-        config = SandboxConfig(admin_tokens=() if caller else (self.token,))
+        config = SandboxConfig(admin_tokens=() if caller else (self.token,), audit=False)
         return TwinTransport(self.store, config)
 
     def close(self) -> None:

@@ -122,7 +122,7 @@ def kept(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
 def insert_new(
     store: Store, kind: str, doc: dict[str, Any], *, org: str | None, parent: str | None = None
 ) -> None:
-    if store.get(kind, doc["id"]) is None:
+    if store.locate(kind, doc["id"]) is None:
         store.insert(kind, doc, org=org, parent=parent)
 
 
