@@ -12,14 +12,24 @@ from typing import Any
 import pytest
 import yaml
 
-from docform.engine.audience import AudienceChange, Reach, org_role, person_grant
-from docform.engine.doors import DoorCheck
+from docform.engine.audience import (
+    AudienceChange,
+    Reach,
+    live_side,
+    org_role,
+    person_grant,
+    planned_side,
+)
+from docform.engine.audience_plan import plan_audience
+from docform.engine.capabilities import TellsAudience
+from docform.engine.doors import DoorCheck, door_check, kind_facts
+from docform.engine.match import unmatched_address
 from docform.engine.plan import Plan
 from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.workflow.audience import audience_differences, audience_notes, door_notes
 from docform.workflow.connect import Client
-from docform.workflow.run import verify_by_reading
+from docform.workflow.run import plan_manifests, verify_by_reading
 from planning import (
     CANARY_TOKEN,
     apply,
@@ -364,3 +374,48 @@ def test_a_targeted_plan_tells_only_the_audience_its_changes_make(
     applied = run(["apply", manifests, "--yes", *options], sandbox)
     assert applied.exit_code == 0, applied.output
     assert "audience differs" not in applied.output and "Note: doors" not in applied.output
+
+
+def _told_afresh(plan: Plan) -> list[tuple[str, list[Any], list[Any]]]:
+    """Each kind's facts of both sides of ``plan``, each side told on its own."""
+    kinds = {kind.name: kind for kind in build_kinds(plan.organization)}
+    told = []
+    for name, matching in plan.matchings:
+        kind = kinds[name]
+        if isinstance(kind, TellsAudience):
+
+            def where(obs: Any, name: str = name) -> str:
+                return unmatched_address(name, obs)
+
+            live = list(kind.audience_facts(live_side(matching, where)))
+            planned = list(kind.audience_facts(planned_side(matching, where, set())))
+            told.append((name, live, planned))
+    return told
+
+
+@pytest.mark.parametrize(
+    ("changes", "changed_kinds"),
+    [({}, []), ({"teams__support__members": {"erin@acme.test": "member"}}, ["team"])],
+)
+def test_a_kind_the_plan_leaves_as_it_is_tells_its_facts_once(
+    base: tuple[Path, Path], monkeypatch: Any, changes: dict[str, Any], changed_kinds: list[str]
+) -> None:
+    """Its planned side is its live side, so both sides hold the very same facts, which the
+    audience diff and the door check pass over (a kind whose planned values are written
+    otherwise than its live ones, as a site's are, is told anew); what the plan says is what
+    telling both sides of every kind afresh says."""
+    manifests, sandbox = base
+    written(manifests, **changes)
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    monkeypatch.setenv("DOCFORM_API_TOKEN", CANARY_TOKEN)
+    plan, _ = asyncio.run(plan_manifests(load_manifest_set(manifests)))
+    kinds = {kind.name: kind for kind in build_kinds(plan.organization)}
+    per_kind = list(kind_facts([(kinds[name], m) for name, m in plan.matchings], set()))
+    told_anew = {name for name, old, new in per_kind if old is not new}
+    assert told_anew & {"member", "team", "space"} == set(changed_kinds)
+    afresh = _told_afresh(plan)
+    assert [(name, old, new) for name, old, new in per_kind] == afresh
+    before = [fact for _, old, _ in afresh for fact in old]
+    after = [fact for _, _, new in afresh for fact in new]
+    assert plan.audience == plan_audience(before, after)
+    assert plan.doors == door_check(afresh)

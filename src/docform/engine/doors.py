@@ -43,8 +43,12 @@ def kind_facts(
         def where(obs: Observed, name: str = kind.name) -> str:
             return unmatched_address(name, obs)
 
-        old = list(kind.audience_facts(live_side(matching, where)))
-        new = list(kind.audience_facts(planned_side(matching, where, deleted, changed)))
+        live = live_side(matching, where)
+        planned = planned_side(matching, where, deleted, changed)
+        old = list(kind.audience_facts(live))
+        # Objects that stand as they are tell the same: the very same facts, which the diff
+        # and the door check below pass over at once (`unchanged`).
+        new = old if planned == live else list(kind.audience_facts(planned))
         yield kind.name, old, new
 
 
@@ -53,9 +57,17 @@ def live_facts(matchings: Iterable[tuple[Kind, Matching]]) -> list[Fact]:
     return [fact for _, old, _ in kind_facts(matchings, set()) for fact in old]
 
 
+def unchanged(per_kind: Sequence[tuple[str, list[Fact], list[Fact]]]) -> bool:
+    """Whether no kind's objects stand otherwise after the plan (`kind_facts` hands the same
+    facts on both sides then)."""
+    return all(old is new for _, old, new in per_kind)
+
+
 def door_check(per_kind: Sequence[tuple[str, list[Fact], list[Fact]]]) -> DoorCheck:
     """The doors to check after apply: those of each object where they differ before and
     after the plan."""
+    if unchanged(per_kind):
+        return DoorCheck()
     kinds = frozenset(
         name for name, old, new in per_kind if any(f.what in (DOOR, GATE) for f in (*old, *new))
     )

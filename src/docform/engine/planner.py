@@ -22,7 +22,7 @@ from docform.engine.capabilities import (
 )
 from docform.engine.cascades import judge_deletes
 from docform.engine.dependencies import link_dependencies
-from docform.engine.doors import door_check, kind_facts
+from docform.engine.doors import door_check, kind_facts, unchanged
 from docform.engine.duplicates import twin_delete_reason
 from docform.engine.graph import topological_order
 from docform.engine.handovers import order_handovers
@@ -133,6 +133,8 @@ def _audience(plan: Plan, matchings: Sequence[tuple[Kind, Matching]]) -> None:
     def of(changes: Sequence[Change], changed: set[str] | None) -> tuple[list[Any], Any]:
         deleted = {c.address for c in changes if c.action == "delete"}
         per_kind = list(kind_facts(matchings, deleted, changed))
+        if unchanged(per_kind):
+            return [], door_check(per_kind)
         old = [f for _, facts, _ in per_kind for f in facts]
         new = [f for _, _, facts in per_kind for f in facts]
         return plan_audience(old, new), door_check(per_kind)
