@@ -4,7 +4,8 @@ The examples name one release of docform, by its tag `vX.Y.Z`, in every file tha
 (the GitHub workflows' `uses:`, the GitLab requirement, the pre-commit `rev:`). `pinned_tag`
 reads it, and `pinned_docform` installs that release (`git archive` of the tag, `pip install`
 into a virtual environment of its own, its dependencies taken from this one) once for all
-the test processes of a run, and returns the folder holding its `docform` command.
+the test processes of a run and kept for the next runs, and returns the folder holding its
+`docform` command.
 
 A release is cut by `scripts/release.py`. Until the release the examples pin is cut (between
 moving the pins and tagging), the tag is cut here, provisionally, in a temporary clone of
@@ -137,7 +138,8 @@ def install(repository: Path, tag: str, target: Path) -> Path:
 
 
 def pinned_docform(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin folder of the pinned release, installed once per run (shared by the workers)."""
+    """The bin folder of the pinned release, installed once (shared by the workers, and kept
+    for later runs: `installed_releases`)."""
     tag = pinned_tag()
     commit = tag_commit(tag)
     if commit is None:
@@ -146,11 +148,24 @@ def pinned_docform(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "release (git tag --list 'v*'), or cut it with scripts/release.py"
         )
     key = f"{tag}-{commit or 'provisional-' + git('rev-parse', 'HEAD')}"
-    shared = tmp_path_factory.getbasetemp().parent / "pinned-docform"
+    shared = installed_releases(tmp_path_factory)
     shared.mkdir(exist_ok=True)
     target = shared / key
     with FileLock(str(shared / f"{key}.lock")):
-        if not (target / "venv" / "bin" / "docform").exists():
+        # Marked when complete, so that an install a run left half done is made again.
+        installed = target / "installed"
+        if not installed.exists():
             repository = ROOT if commit else provisional_release(tag, target / "release")
             install(repository, commit or tag, target)
+            installed.touch()
     return target / "venv" / "bin"
+
+
+def installed_releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the installed releases are kept: in the virtual environment the tests run in,
+    where the next run finds them (a release installed from one commit never changes, and
+    ``make clean`` removes it with the environment); outside one, in this run's temporary
+    folders."""
+    if sys.prefix != sys.base_prefix:
+        return Path(sys.prefix) / "pinned-docform"
+    return tmp_path_factory.getbasetemp().parent / "pinned-docform"
