@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from docform.engine.audience import DOOR, GATE, Fact, Reach, live_side, planned_side
+from docform.engine.audience import DOOR, GATE, Fact, Reach, Seen, live_side, planned_side
 from docform.engine.capabilities import TellsAudience
 from docform.engine.kind import Kind, Observed
 from docform.engine.match import Matching, unmatched_address
@@ -28,14 +28,20 @@ class DoorCheck:
     predicted: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
-def kind_facts(
+Sides = list[tuple[str, TellsAudience, list[Seen], list[Seen]]]
+"""Per kind that tells of who reaches what: its name, itself, and its objects as they stand
+live and as planned."""
+
+
+def kind_sides(
     matchings: Iterable[tuple[Kind, Matching]],
     deleted: set[str],
     changed: set[str] | None = None,
-) -> Iterator[tuple[str, list[Fact], list[Fact]]]:
-    """Per kind that tells of who reaches what: its name and the facts of its live side and
-    of its planned side (``deleted``: the addresses the plan deletes; ``changed``: when only
-    the changes of these addresses are made, see `planned_side`)."""
+) -> Sides:
+    """The live side and the planned side of each kind that tells of who reaches what
+    (``deleted``: the addresses the plan deletes; ``changed``: when only the changes of these
+    addresses are made, see `planned_side`)."""
+    sides: Sides = []
     for kind, matching in matchings:
         if not isinstance(kind, TellsAudience):
             continue
@@ -44,12 +50,33 @@ def kind_facts(
             return unmatched_address(name, obs)
 
         live = live_side(matching, where)
-        planned = planned_side(matching, where, deleted, changed)
+        sides.append((kind.name, kind, live, planned_side(matching, where, deleted, changed)))
+    return sides
+
+
+def all_as_they_stand(sides: Sides) -> bool:
+    """Whether every kind's objects stand after the plan as they do live: then no audience
+    and no door differs, and none need be told."""
+    return all(planned == live for _, _, live, planned in sides)
+
+
+def sides_facts(sides: Sides) -> Iterator[tuple[str, list[Fact], list[Fact]]]:
+    """Per kind, its name and the facts of its live side and of its planned side."""
+    for name, kind, live, planned in sides:
         old = list(kind.audience_facts(live))
-        # Objects that stand as they are tell the same: the very same facts, which the diff
-        # and the door check below pass over at once (`unchanged`).
+        # Objects that stand as they are tell the same facts: told once, for both sides.
         new = old if planned == live else list(kind.audience_facts(planned))
-        yield kind.name, old, new
+        yield name, old, new
+
+
+def kind_facts(
+    matchings: Iterable[tuple[Kind, Matching]],
+    deleted: set[str],
+    changed: set[str] | None = None,
+) -> Iterator[tuple[str, list[Fact], list[Fact]]]:
+    """Per kind that tells of who reaches what: its name and the facts of its live side and
+    of its planned side (`kind_sides`, `sides_facts`)."""
+    return sides_facts(kind_sides(matchings, deleted, changed))
 
 
 def live_facts(matchings: Iterable[tuple[Kind, Matching]]) -> list[Fact]:
@@ -57,17 +84,9 @@ def live_facts(matchings: Iterable[tuple[Kind, Matching]]) -> list[Fact]:
     return [fact for _, old, _ in kind_facts(matchings, set()) for fact in old]
 
 
-def unchanged(per_kind: Sequence[tuple[str, list[Fact], list[Fact]]]) -> bool:
-    """Whether no kind's objects stand otherwise after the plan (`kind_facts` hands the same
-    facts on both sides then)."""
-    return all(old is new for _, old, new in per_kind)
-
-
 def door_check(per_kind: Sequence[tuple[str, list[Fact], list[Fact]]]) -> DoorCheck:
     """The doors to check after apply: those of each object where they differ before and
     after the plan."""
-    if unchanged(per_kind):
-        return DoorCheck()
     kinds = frozenset(
         name for name, old, new in per_kind if any(f.what in (DOOR, GATE) for f in (*old, *new))
     )

@@ -22,7 +22,13 @@ from docform.engine.capabilities import (
 )
 from docform.engine.cascades import judge_deletes
 from docform.engine.dependencies import link_dependencies
-from docform.engine.doors import door_check, kind_facts, unchanged
+from docform.engine.doors import (
+    DoorCheck,
+    all_as_they_stand,
+    door_check,
+    kind_sides,
+    sides_facts,
+)
 from docform.engine.duplicates import twin_delete_reason
 from docform.engine.graph import topological_order
 from docform.engine.handovers import order_handovers
@@ -132,9 +138,10 @@ def _audience(plan: Plan, matchings: Sequence[tuple[Kind, Matching]]) -> None:
 
     def of(changes: Sequence[Change], changed: set[str] | None) -> tuple[list[Any], Any]:
         deleted = {c.address for c in changes if c.action == "delete"}
-        per_kind = list(kind_facts(matchings, deleted, changed))
-        if unchanged(per_kind):
-            return [], door_check(per_kind)
+        sides = kind_sides(matchings, deleted, changed)
+        if all_as_they_stand(sides):
+            return [], DoorCheck()
+        per_kind = list(sides_facts(sides))
         old = [f for _, facts, _ in per_kind for f in facts]
         new = [f for _, _, facts in per_kind for f in facts]
         return plan_audience(old, new), door_check(per_kind)
