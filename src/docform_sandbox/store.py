@@ -54,6 +54,7 @@ with the schema, so files made before run the new script; another program's file
 carry this number."""
 
 Where = Sequence[tuple[str, Sequence[Any]]]
+NEXT_SEQ = "(SELECT coalesce(max(seq), 0) + 1 FROM sqlite_sequence WHERE name = 'objects')"
 
 
 class SandboxFileError(DocformError):
@@ -140,11 +141,12 @@ class Store:
         self, kind: str, obj: dict[str, Any], *, org: str | None = None, parent: str | None = None
     ) -> dict[str, Any]:
         with self._lock:
-            cur = self._db.execute(
-                "INSERT INTO objects (kind, id, org, parent, data) VALUES (?, ?, ?, ?, ?)",
+            # Ranked by insertion: the seq the row gets, one past the last AUTOINCREMENT gave.
+            self._db.execute(
+                "INSERT INTO objects (kind, id, org, parent, rank, data) VALUES (?, ?, ?, ?, "
+                f"{NEXT_SEQ}, ?)",
                 (kind, obj["id"], org, parent, json.dumps(obj)),
             )
-            self._db.execute("UPDATE objects SET rank = seq WHERE seq = ?", (cur.lastrowid,))
             if self.journal is not None:
                 self.journal.update(written_marks(kind, obj["id"], org, parent))
         return obj

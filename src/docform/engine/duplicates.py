@@ -71,10 +71,25 @@ class CreateGuard:
         self._alone = alone
         self._kinds = {kind.name: kind for kind in kinds}
         self._client = client
+        self._plan, self._manifests = plan, manifests
+        self._prepared = False
+        self._clock = itertools.count()
+        self._reads: dict[str, FreshReads] = {}
+        self.notes: list[str] = []
+        """What the apply did about objects another apply created at the same time."""
+        self.yield_waits: Sequence[float] = (0.5, 1.0, 2.0)
+
+    def _prepare(self) -> None:
+        """What creates are compared with, worked out at the first create guarded: an apply
+        ``alone`` guards only those the service answers without their object, if any."""
+        if self._prepared:
+            return
+        self._prepared = True
+        plan, client = self._plan, self._client
         self._desired: dict[str, Desired] = {}
         kind_of: dict[str, str] = {}
-        for kind in kinds:
-            for desired in kind.desired(manifests):
+        for kind in self._kinds.values():
+            for desired in kind.desired(self._manifests):
                 self._desired[desired.address] = desired
                 kind_of[desired.address] = kind.name
         self._planned_ids = {tuple(key.split(":", 1)) for key in plan.fingerprints}
@@ -91,11 +106,6 @@ class CreateGuard:
         }
         known = Earlier(self._known, frozenset(), frozenset())
         self._reader = LiveReader(client, plan.organization, self._state, earlier=known)
-        self._clock = itertools.count()
-        self._reads: dict[str, FreshReads] = {}
-        self.notes: list[str] = []
-        """What the apply did about objects another apply created at the same time."""
-        self.yield_waits: Sequence[float] = (0.5, 1.0, 2.0)
 
     async def raced(self, change: Change) -> str | None:
         """Why ``change`` (a create) must not be sent, or None to send it."""
@@ -177,12 +187,16 @@ class CreateGuard:
         return min(others, key=order) if others else mine
 
     def _guarded(self, change: Change) -> tuple[Kind, Desired] | None:
-        kind, desired = self._kinds.get(change.kind), self._desired.get(change.address)
-        if kind is None or desired is None or not kind.guard_creates:
+        kind = self._kinds.get(change.kind)
+        if kind is None or not kind.guard_creates:
+            return None
+        if self._alone and not kind.created_unanswered:
             return None
         if change.calls and change.calls[0].method not in ("POST", "PUT"):
             return None  # it finishes what another create of this apply made (a PATCH)
-        return kind, desired
+        self._prepare()
+        desired = self._desired.get(change.address)
+        return None if desired is None else (kind, desired)
 
     def _fresh(self, kind: Kind) -> FreshReads:
         if kind.name not in self._reads:
