@@ -36,8 +36,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 for _folder in sorted(Path(__file__).parent.iterdir()):
     if _folder.is_dir() and any(_folder.glob("test_*.py")):
         sys.path.append(str(_folder))
-# Every exchange with the sandbox is checked against the service's definition (tests/contract/).
-pytest_plugins = ["contract_plugin"]
+# Every exchange with the sandbox is checked against the service's definition (tests/contract/);
+# the endpoint family tests (tests/api/families/) share their session fixture.
+pytest_plugins = ["contract_plugin", "endpoint_families"]
 SEED_FILE = FIXTURES / "seed.yaml"
 ORG = "org_acme"
 ADMIN_TOKEN = "tok_alice_0123456789"
