@@ -29,7 +29,7 @@ from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.workflow.audience import audience_differences, audience_notes, door_notes
 from docform.workflow.connect import Client
-from docform.workflow.run import plan_manifests, verify_by_reading
+from docform.workflow.run import plan_manifests, read_back_audience, verify_by_reading
 from planning import (
     CANARY_TOKEN,
     apply,
@@ -235,6 +235,32 @@ def test_a_difference_from_the_prediction_names_the_object_person_and_roles(
     assert audience_notes(read, differences)[0].startswith(
         "audience differs from the plan's prediction (2 differences)"
     )
+
+
+def test_the_audience_read_back_keeps_none_of_the_lists_it_read(
+    base: tuple[Path, Path], monkeypatch: Any
+) -> None:
+    """Each list read back names everyone who reaches its object: an apply compares it and
+    lets it go (its client keeps no answer for a rehearsal, nothing is planned from it), a
+    few lists at a time."""
+    manifests, sandbox = base
+    monkeypatch.setattr("docform.workflow.audience.READ_BACK_AT_ONCE", 1)
+    spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces")["items"]
+    facts = [org_role("alice@acme.test", "admin")]
+    changes = [AudienceChange(f"space.s{n}", [], Reach(facts)) for n in range(3)]
+    ids = {f"space.s{n}": spaces[0]["id"] for n in range(3)}
+    opened: list[Client] = []
+
+    def connect(read_only: bool) -> Client:
+        opened.append(Client(f"sandbox:{sandbox}", read_only=read_only))
+        return opened[-1]
+
+    plan = Plan(organization="org_acme", audience=changes)
+    loaded = load_manifest_set(manifests)
+    notes = asyncio.run(read_back_audience(loaded, plan, ids, connect=connect))
+    assert notes[0].startswith("audience differs from the plan's prediction (3 differences)")
+    assert opened[0].stats.requests == 3
+    assert len(opened[0].reads) == 0
 
 
 def test_an_apply_reads_back_at_most_a_bounded_number_of_audiences(

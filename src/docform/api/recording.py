@@ -30,11 +30,15 @@ class ReadRecording:
     """The GET answers of one client, in the order they came."""
 
     reads: list[RecordedRead] = field(default_factory=list)
+    keeping: bool = True
+    """False for a client nothing is planned from (an apply's read-back of each audience):
+    then it keeps nothing, and the answers go once read."""
 
     def add(
         self, path: str, query: Mapping[str, Any] | None, body: Any, *, listed: bool = False
     ) -> None:
-        self.reads.append(RecordedRead("/" + path.lstrip("/"), dict(query or {}), body, listed))
+        if self.keeping:
+            self.reads.append(RecordedRead("/" + path.lstrip("/"), dict(query or {}), body, listed))
 
     def __iter__(self) -> Iterator[RecordedRead]:
         return iter(self.reads)

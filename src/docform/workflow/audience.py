@@ -26,6 +26,9 @@ who reaches it (every member, for an organization whose members all read everyth
 1,000 people, so bootstrapping 5,000 spaces in an organization of 10,000 members would take
 50,000 requests. The first ones in plan order are read, all at once within the client's bound
 on requests in flight; the note names those that were not."""
+READ_BACK_AT_ONCE = 4
+"""Most audience lists read at once: each is read whole before it is compared, and holds
+everyone who reaches its object (with their user), page after page."""
 SHOWN_UNREAD = 5
 """How many of the objects left unread the note names."""
 
@@ -39,13 +42,20 @@ async def audience_differences(
     """How many objects were read back, and each difference between the predicted and the
     observed audience (at most `READ_BACK_MOST` objects; a note names those left)."""
     chosen = _readable(audience, ids)[:READ_BACK_MOST]
-    found = await asyncio.gather(*(_observed(client, kinds, c.on, ids[c.on]) for c in chosen))
-    read, differences = 0, []
-    for change, observed in zip(chosen, found, strict=True):
-        if observed is not None:
-            read += 1
-            differences += _differences(change.on, change.predicted(), observed)
-    return read, differences
+    at_once = asyncio.Semaphore(READ_BACK_AT_ONCE)
+
+    async def held_to_prediction(change: AudienceChange) -> list[str] | None:
+        # Each list is compared as it comes and dropped: the lists of every object at once
+        # would hold every member as many times as there are objects.
+        async with at_once:
+            observed = await _observed(client, kinds, change.on, ids[change.on])
+        if observed is None:
+            return None
+        return _differences(change.on, change.predicted(), observed)
+
+    found = await asyncio.gather(*(held_to_prediction(change) for change in chosen))
+    told = [lines for lines in found if lines is not None]
+    return len(told), [line for lines in told for line in lines]
 
 
 def unread_notes(audience: Sequence[AudienceChange], ids: Mapping[str, str]) -> list[str]:

@@ -334,6 +334,8 @@ async def read_back_audience(
     if not plan.audience:
         return []
     client = connect(True) if connect else open_client(manifests, read_only=True)
+    # Nothing is planned from these reads, and each names every member who reaches an object.
+    client.reads.keeping = False
     async with client:
         kinds = build_kinds(manifests.organization.id)
         read, differences = await audience_differences(client, kinds, plan.audience, ids)
