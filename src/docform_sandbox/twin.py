@@ -86,15 +86,16 @@ class TwinMaker:
     def build(self, reads: Iterable[Recorded]) -> Twin:
         require("starlette")
         from docform_sandbox.store import Store
-        from docform_sandbox.twin_registry import load_answer, watched_by
+        from docform_sandbox.twin_registry import load_answer, loaded_last, watched_by
 
         for module in LOADERS:
             importlib.import_module(module)
         store = Store(":memory:")
         not_loaded: list[str] = []
         watched: list[tuple[Recorded, frozenset[str]]] = []
+        ordered = sorted(reads, key=lambda read: loaded_last(read.path, read.listed))
         with store.transaction():
-            for read in reads:
+            for read in ordered:
                 loaded = load_answer(store, read.path, read.query, read.body, read.listed)
                 if not loaded and not (read.listed and not read.body.get("items")):
                     not_loaded.append(read.path)

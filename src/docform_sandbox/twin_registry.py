@@ -36,6 +36,8 @@ class Route:
     """A list the service gives newest first unless its query asks otherwise: its items are
     stored from the last, so that the twin lists them in the same order."""
     watch: Watch | None
+    last: bool
+    """Loaded after every other answer: it is told apart from what those hold."""
 
 
 ROUTES: list[Route] = []
@@ -43,14 +45,20 @@ ID = r"([^/]+)"
 
 
 def loads(
-    template: str, *, listed: bool = True, newest_first: bool = True, watch: Watch | None = None
+    template: str,
+    *,
+    listed: bool = True,
+    newest_first: bool = True,
+    watch: Watch | None = None,
+    last: bool = False,
 ) -> Callable[[Loader], Loader]:
     """Register a loader for the GET route ``template`` (``{}`` for each id of the path);
-    ``watch``: what its answers watch (none: a rehearsal always reads the twin again)."""
+    ``watch``: what its answers watch (none: a rehearsal always reads the twin again);
+    ``last``: loaded after every answer of other routes."""
     pattern = re.compile("^" + template.replace("{}", ID) + "$")
 
     def register(load: Loader) -> Loader:
-        ROUTES.append(Route(pattern, load, listed, listed and newest_first, watch))
+        ROUTES.append(Route(pattern, load, listed, listed and newest_first, watch, last))
         return load
 
     return register
@@ -62,6 +70,12 @@ def route_of(path: str, listed: bool) -> tuple[Route, tuple[str, ...]] | None:
         if found and route.listed == listed:
             return route, found.groups()
     return None
+
+
+def loaded_last(path: str, listed: bool) -> bool:
+    """Whether the answer of ``path`` is loaded after the others (`loads` ``last``)."""
+    found = route_of(path, listed)
+    return found is not None and found[0].last
 
 
 def load_answer(store: Store, path: str, query: Mapping[str, Any], body: Any, listed: bool) -> bool:

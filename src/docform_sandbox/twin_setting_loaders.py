@@ -1,5 +1,6 @@
-"""Twin loaders of the settings and lists held by a site (its customization, adaptive schema,
-visitor sign-in, agent settings, share links, context connections, MCP servers and channels)
+"""Twin loaders of the settings and lists held by a site (its customization and its site spaces'
+overrides, adaptive schema, visitor sign-in, agent settings, share links, context connections,
+MCP servers and channels)
 and by the organization (link invites, translations, agent instructions)
 (`docform_sandbox.twin_registry` says what a loader does)."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from docform.service.site_overrides import Override, override_group
 from docform_sandbox.routes.agent_instructions import KIND as INSTRUCTIONS
 from docform_sandbox.routes.agent_instructions import empty_document
 from docform_sandbox.routes.context_connections import CONNECTION
@@ -15,6 +17,8 @@ from docform_sandbox.routes.mcp_servers import SERVER
 from docform_sandbox.routes.share_links import LINK as SHARE_LINK
 from docform_sandbox.routes.site_agent_settings import KIND as AGENT_SETTINGS
 from docform_sandbox.routes.site_channels import CHANNEL
+from docform_sandbox.routes.site_customization import site_document
+from docform_sandbox.routes.site_tree import SITE_SPACE
 from docform_sandbox.routes.translations import KIND as TRANSLATION
 from docform_sandbox.routes.visitor_auth import AUTH, URL_FIELDS
 from docform_sandbox.store import Store
@@ -51,6 +55,40 @@ def _customization(store: Store, ids: tuple[str, ...], body: Any) -> None:
     if "updatedAt" in body:
         fields["customizationUpdatedAt"] = body["updatedAt"]
     _site_field(store, ids[1], fields)
+
+
+def _overrides_watch(ids: tuple[str, ...], _: Any) -> list[str]:
+    return [row("site", ids[1]), row(SITE_SPACE, ids[2])]
+
+
+@loads(SITE + "/site-spaces/{}/customization", listed=False, watch=_overrides_watch, last=True)
+def _overrides(store: Store, ids: tuple[str, ...], body: Any) -> None:
+    """A site space's effective customization: what it overrides is where it differs from its
+    site's, loaded before it (``last``)."""
+    _, site_id, site_space_id = ids
+    site, doc = store.get("site", site_id), store.get(SITE_SPACE, site_space_id)
+    if site is not None and doc is not None:
+        overrides = overridden(site_document(site), body, Override)
+        if overrides:
+            store.update(SITE_SPACE, {**doc, "overrides": overrides})
+
+
+def overridden(site: dict[str, Any], effective: dict[str, Any], model: Any) -> dict[str, Any]:
+    """The overrides that make ``effective`` of the site's customization ``site``
+    (`merged_overrides` undone): each key of ``model`` the effective one holds otherwise, the
+    parts of an override (`OverrideGroup`) part by part."""
+    out: dict[str, Any] = {}
+    for key in model.model_fields:
+        if key not in effective:
+            continue
+        value, base, group = effective[key], site.get(key), override_group(model, key)
+        if group is not None and isinstance(value, dict):
+            inner = overridden(base if isinstance(base, dict) else {}, value, group)
+            if inner:
+                out[key] = inner
+        elif value != base:
+            out[key] = value
+    return out
 
 
 @loads(SITE + "/adaptive-schema", listed=False, watch=_site_watch)

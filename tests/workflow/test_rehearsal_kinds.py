@@ -31,6 +31,13 @@ def site(**held: Any) -> dict[str, Any]:
     return {"organization": {"id": "org_acme"}, "sites": {"docs": {**DOCS, **held}}}
 
 
+def guides(**shown: Any) -> dict[str, Any]:
+    """The site showing the space handbook in a section, the space's entry holding ``shown``."""
+    space = {"space": "handbook", "path": "handbook", **shown}
+    section = {"title": "Guides", "path": "guides", "spaces": {"main": space}}
+    return {**site(sections={"guides": section}), "spaces": HANDBOOK}
+
+
 def org(**held: Any) -> dict[str, Any]:
     return {"organization": {"id": "org_acme", **held.pop("organization", {})}, **held}
 
@@ -54,6 +61,14 @@ KIND_EDITS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "customization": (
         site(customization={"styling": {"primaryColor": {"light": "#0B5FFF"}}}),
         site(customization={"styling": {"primaryColor": {"light": "#00AA55"}}}),
+    ),
+    "override": (
+        guides(
+            customization={"styling": {"primaryColor": {"light": "#111111", "dark": "#222222"}}}
+        ),
+        guides(
+            customization={"styling": {"primaryColor": {"light": "#333333", "dark": "#222222"}}}
+        ),
     ),
     "adaptive_content": (
         site(adaptiveContent={"enabled": True, "schema": SCHEMA}),
