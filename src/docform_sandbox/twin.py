@@ -29,6 +29,7 @@ LOADERS = (
     "docform_sandbox.twin_loaders",
     "docform_sandbox.twin_site_loaders",
     "docform_sandbox.twin_setting_loaders",
+    "docform_sandbox.twin_integration_loaders",
 )
 """The modules whose loaders register themselves (`docform_sandbox.twin_registry.loads`)."""
 

@@ -40,6 +40,11 @@ class Route:
     """Loaded after every other answer: it is told apart from what those hold."""
 
 
+class NotHeld(Exception):
+    """An answer the twin cannot hold as the service gave it (a loader raises it before it
+    stores anything): the twin names its path as not loaded."""
+
+
 ROUTES: list[Route] = []
 ID = r"([^/]+)"
 
@@ -86,7 +91,10 @@ def load_answer(store: Store, path: str, query: Mapping[str, Any], body: Any, li
     route, ids = found
     if route.newest_first and query.get("order", "desc") == "desc":
         body = {**body, "items": list(reversed(items_of(body)))}
-    route.load(store, ids, body)
+    try:
+        route.load(store, ids, body)
+    except NotHeld:
+        return False
     return True
 
 

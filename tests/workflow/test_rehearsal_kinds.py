@@ -2,13 +2,15 @@
 is rehearsed: one table over those kinds, each with an entry applied to the seeded sandbox and
 then edited. ``plan --rehearse`` through the CLI runs the edit's calls on the twin and
 converges (the kind is loaded, none of its changes held back); a call of that kind the service
-refuses (its organization gone from under it) is caught on the twin, naming the call, before
-any live call; and the answers the twin keeps after the edit's calls are those it would give."""
+refuses (its organization, or integration, gone from under it) is caught on the twin, naming
+the call, before any live call; and the answers the twin keeps after the edit's calls are those
+it would give."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,11 @@ def guides(**shown: Any) -> dict[str, Any]:
     space = {"space": "handbook", "path": "handbook", **shown}
     section = {"title": "Guides", "path": "guides", "spaces": {"main": space}}
     return {**site(sections={"guides": section}), "spaces": HANDBOOK}
+
+
+def segment(region: str = "eu", **targets: Any) -> dict[str, Any]:
+    configuration = {"writeKey": "${env:SEGMENT_KEY}", "region": region, "sampleRate": 50}
+    return {"integration": "segment", "configuration": configuration, **targets}
 
 
 def org(**held: Any) -> dict[str, Any]:
@@ -119,6 +126,14 @@ KIND_EDITS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
             }
         ),
     ),
+    "integration": (
+        org(spaces=HANDBOOK, integrations={"analytics": segment(region="eu")}),
+        org(spaces=HANDBOOK, integrations={"analytics": segment(region="us")}),
+    ),
+    "integration_target": (
+        org(spaces=HANDBOOK, integrations={"analytics": segment(spaces={"handbook": {}})}),
+        org(spaces=HANDBOOK, integrations={"analytics": segment(spaces={})}),
+    ),
     "link_invite": (
         org(linkInvites={"join": {"role": "read"}}),
         org(linkInvites={"join": {"role": "edit"}}),
@@ -138,6 +153,14 @@ KIND_EDITS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 def secrets_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZENDESK_TOKEN", "zendesk-token-for-the-rehearsal")
     monkeypatch.setenv("MCP_TOKEN", "Bearer mcp-token-for-the-rehearsal")
+    monkeypatch.setenv("SEGMENT_KEY", "wk-live-for-the-rehearsal")
+
+
+def gone_from_under(path: str) -> str:
+    """``path`` with the organization (or the integration) it is under gone."""
+    if "org_acme" in path:
+        return path.replace("org_acme", "org_gone")
+    return re.sub(r"^/integrations/[^/]+", "/integrations/gone", path)
 
 
 def write(directory: Path, document: dict[str, Any]) -> Path:
@@ -172,7 +195,7 @@ def test_a_change_of_each_kind_is_rehearsed_and_a_refused_call_of_it_caught(
     async def refused() -> tuple[str, Rehearsal]:
         plan, _ = await plan_manifests(manifests)
         change = next(c for c in plan.changes if c.kind == kind)
-        gone = replace(change.calls[0], path=change.calls[0].path.replace("org_acme", "org_gone"))
+        gone = replace(change.calls[0], path=gone_from_under(change.calls[0].path))
         changed = replace(change, calls=[gone, *change.calls[1:]])
         return change.key, await rehearse(manifests, replace(plan, changes=[changed]),
                                           parallelism=4)  # fmt: skip
@@ -181,7 +204,7 @@ def test_a_change_of_each_kind_is_rehearsed_and_a_refused_call_of_it_caught(
 
     (refusal,) = rehearsal_refused.refused
     assert refusal.change == key
-    assert refusal.call["path"].startswith("/orgs/org_gone") and refusal.status == 404
+    assert "gone" in refusal.call["path"] and refusal.status == 404
     assert live_rows(sandbox) == before
     kept, unlike, _ = kept_after_the_calls(manifests)
     assert unlike == [] and kept > 0
