@@ -1,12 +1,15 @@
 """Twin loaders of the organization's integration installations, the spaces and sites each is
-installed on, and the published integrations they install (`docform_sandbox.twin_registry`
-says what a loader does). What the service never answers (a write-only setting) is not known
-to the twin either: its configurations hold what the answers show."""
+installed on, the published integrations they install, and Git Sync installations
+(`docform_sandbox.twin_registry` says what a loader does). What the service never answers (a
+write-only setting, a GitLab access token) is not known to the twin either: it holds what the
+answers show."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from docform_sandbox.routes.git_sync import KIND as GIT_SYNC
+from docform_sandbox.routes.git_sync import SETUP_FIELDS
 from docform_sandbox.routes.integration_catalogue import CATALOGUE
 from docform_sandbox.routes.integration_targets import target_id
 from docform_sandbox.routes.integrations import KIND as INSTALLATION
@@ -19,6 +22,8 @@ from docform_sandbox.twin_registry import (
     insert_new,
     items_of,
     loads,
+    org_of,
+    row,
     under,
 )
 
@@ -65,3 +70,42 @@ for _target in ("space", "site"):
         watch=lambda ids, _: [under(TARGET_KIND, ids[1])],
         last=True,
     )(_targets(_target))
+
+
+# -- Git Sync ----------------------------------------------------------------------------------
+
+
+def _git_installation(store: Store, item: dict[str, Any]) -> None:
+    """One Git Sync installation as answered: what the service never answers (a GitLab access
+    token) the twin does not know either."""
+    target = item["target"]
+    target_id = target.get("spaceId") or target.get("siteId") or ""
+    doc = {name: item[name] for name in GIT_FIELDS if name in item}
+    doc.update(targetId=target_id, organization=org_of(store, target["type"], target_id))
+    insert_new(store, GIT_SYNC, doc, org=doc["organization"] or None)
+
+
+GIT_FIELDS = ("id", "target", "status", "provider", "providerConfiguration", "createdAt",
+              "createdBy", "updatedAt", "operation", *SETUP_FIELDS)  # fmt: skip
+
+
+@loads("/git/installations/{}", listed=False, watch=lambda ids, _: [row(GIT_SYNC, ids[0])])
+def _git_sync(store: Store, ids: tuple[str, ...], body: Any) -> None:
+    _git_installation(store, body)
+
+
+@loads(
+    "/orgs/{}/sites/{}/spaces/git/installations",
+    newest_first=False,
+    watch=lambda ids, _: [in_org(GIT_SYNC, ids[0])],
+)
+def _site_git_syncs(store: Store, ids: tuple[str, ...], body: Any) -> None:
+    for item in items_of(body):
+        _git_installation(store, item)
+
+
+@loads("/spaces/{}/git/info", listed=False, watch=lambda ids, _: [GIT_SYNC], last=True)
+def _space_git_info(store: Store, ids: tuple[str, ...], body: Any) -> None:
+    """A synced space's state is its installation's, read on its own (loaded before this)."""
+    if store.locate(GIT_SYNC, body.get("installationId", "")) is None:
+        raise NotHeld(f"space {ids[0]}: its Git Sync installation was not read")

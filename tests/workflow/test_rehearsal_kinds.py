@@ -1,10 +1,10 @@
-"""Every kind the twin loads beyond the organization's core (`docform_sandbox.twin_setting_loaders`)
-is rehearsed: one table over those kinds, each with an entry applied to the seeded sandbox and
-then edited. ``plan --rehearse`` through the CLI runs the edit's calls on the twin and
-converges (the kind is loaded, none of its changes held back); a call of that kind the service
-refuses (its organization, or integration, gone from under it) is caught on the twin, naming
-the call, before any live call; and the answers the twin keeps after the edit's calls are those
-it would give."""
+"""Every kind the twin loads beyond the organization's core (`docform_sandbox.twin_setting_loaders`,
+`docform_sandbox.twin_integration_loaders`) is rehearsed: one table over those kinds, each with
+an entry applied to the seeded sandbox and then edited. ``plan --rehearse`` through the CLI runs
+the edit's calls on the twin and converges (the kind is loaded, none of its changes held back);
+a call of that kind the service refuses (what it is under gone: its organization, integration
+or Git Sync) is caught on the twin, naming the call, before any live call; and the answers the
+twin keeps after the edit's calls are those it would give."""
 
 from __future__ import annotations
 
@@ -43,6 +43,11 @@ def guides(**shown: Any) -> dict[str, Any]:
 def segment(region: str = "eu", **targets: Any) -> dict[str, Any]:
     configuration = {"writeKey": "${env:SEGMENT_KEY}", "region": region, "sampleRate": 50}
     return {"integration": "segment", "configuration": configuration, **targets}
+
+
+def synced(directory: str) -> dict[str, Any]:
+    return {"space": "handbook", "provider": "github", "repository": 1000, "branch": "main",
+            "projectDirectory": directory, "priority": "service"}  # fmt: skip
 
 
 def org(**held: Any) -> dict[str, Any]:
@@ -134,6 +139,10 @@ KIND_EDITS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         org(spaces=HANDBOOK, integrations={"analytics": segment(spaces={"handbook": {}})}),
         org(spaces=HANDBOOK, integrations={"analytics": segment(spaces={})}),
     ),
+    "git_sync": (
+        org(spaces=HANDBOOK, gitSync={"handbook": synced("docs/handbook")}),
+        org(spaces=HANDBOOK, gitSync={"handbook": synced("docs/guide")}),
+    ),
     "link_invite": (
         org(linkInvites={"join": {"role": "read"}}),
         org(linkInvites={"join": {"role": "edit"}}),
@@ -157,10 +166,10 @@ def secrets_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def gone_from_under(path: str) -> str:
-    """``path`` with the organization (or the integration) it is under gone."""
+    """``path`` with the organization (or the integration, or the Git Sync) it is under gone."""
     if "org_acme" in path:
         return path.replace("org_acme", "org_gone")
-    return re.sub(r"^/integrations/[^/]+", "/integrations/gone", path)
+    return re.sub(r"^/(integrations|git/installations)/[^/]+", r"/\1/gone", path)
 
 
 def write(directory: Path, document: dict[str, Any]) -> Path:
