@@ -55,9 +55,10 @@ def test_deliberate_leaks_are_caught_on_every_channel(tmp_path: Path) -> None:
     junit = tmp_path / "results.xml"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist"]
     command += ["--basetemp", str(tmp_path / "inner"), f"--junitxml={junit}", "test_leaks.py"]
-    # The helpers the conftest imports (canary.py, ...) and its plugins (the contract check)
-    # are found where the suite keeps them.
-    helpers = [str(TESTS), str(TESTS / "contract"), os.environ.get("PYTHONPATH", "")]
+    # The helpers the conftest imports (canary.py, ...) and its plugins (the contract check,
+    # the endpoint families' fixture) are found where the suite keeps them.
+    folders = [TESTS, TESTS / "contract", TESTS / "api"]
+    helpers = [*map(str, folders), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(helpers)}
     done = subprocess.run(
         command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
