@@ -256,6 +256,9 @@ async def _apply_with(
     to (a twin's), so creates are not read for others made at the same time."""
     recover = recover_by_planning(manifests, lambda: connect(True))
     async with connect(False) as client:
+        # Nothing is planned from what the apply reads: before each create the kind's whole
+        # list (`CreateGuard`), which a client keeping its answers would hold once per create.
+        client.reads.keeping = False
         kinds = build_kinds(manifests.organization.id)
         caller = await check_caller(plan, kinds, client)
         enforce(RailReport(caller.violations))
