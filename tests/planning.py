@@ -204,6 +204,15 @@ def plan_request_count(directory: Path, sandbox: Path) -> int:
     return int(found.group(1))
 
 
+def denied_by_policy(directory: Path, sandbox: Path) -> tuple[str, str, str]:
+    """The one policy a plan of ``directory`` breaks, as ``(policy, address, output)``: the
+    plan exits 1 and its JSON names that one result."""
+    result = run(["plan", directory, "--json"], sandbox)
+    assert result.exit_code == 1, result.output
+    (denied,) = json.loads(result.stdout)["policies"]["results"]
+    return denied["policy"], denied["address"], result.output
+
+
 def change(plan: dict[str, Any], address: str, action: str | None = None) -> dict[str, Any]:
     """The one change of ``plan`` at ``address`` (with ``action``, when given)."""
     found = [

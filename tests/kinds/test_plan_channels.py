@@ -15,6 +15,7 @@ from planning import (
     assert_converged,
     calls,
     change,
+    denied_by_policy,
     in_ui,
     live_api,
     plan_json,
@@ -187,10 +188,7 @@ def test_a_policy_sees_a_channels_change(sandbox: Path, manifests: Path) -> None
         SLACK.replace("type: builtin:slack", "type: builtin:slack\n            role: collaborator")
         + SUPPORT_ONLY,
     )
-    result = run(["plan", manifests, "--json"], sandbox)
-    assert result.exit_code == 1, result.output
-    (denied,) = json.loads(result.stdout)["policies"]["results"]
-    assert (denied["policy"], denied["address"]) == ("support-only", ADDRESS)
+    assert denied_by_policy(manifests, sandbox)[:2] == ("support-only", ADDRESS)
 
 
 def test_adopt_writes_a_hand_change_into_the_entry_and_keeps_comments(

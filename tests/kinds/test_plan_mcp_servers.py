@@ -18,6 +18,7 @@ from planning import (
     assert_converged,
     calls,
     change,
+    denied_by_policy,
     in_ui,
     live_api,
     plan_json,
@@ -192,11 +193,9 @@ def test_a_policy_sees_a_servers_change_and_never_its_headers(
         manifests,
         TOOLS.replace("    headers:", "    transport: http\n            headers:") + SSE_ONLY,
     )
-    result = run(["plan", manifests, "--json"], sandbox)
-    assert result.exit_code == 1, result.output
-    (denied,) = json.loads(result.stdout)["policies"]["results"]
-    assert (denied["policy"], denied["address"]) == ("sse-only", "site.docs.mcpServer.tools")
-    assert TOKEN not in result.output
+    policy, address, output = denied_by_policy(manifests, sandbox)
+    assert (policy, address) == ("sse-only", "site.docs.mcpServer.tools")
+    assert TOKEN not in output
 
 
 def test_adopt_writes_a_hand_change_into_the_entry_and_keeps_comments(
