@@ -60,6 +60,15 @@ EDITS = (
 )
 
 
+def applied_organization(org: dict[str, Any], root: Path) -> tuple[Path, Path]:
+    """A seeded sandbox under ``root`` with ``org``'s manifests (``root/m``) applied to it."""
+    sandbox = seeded_sandbox(root)
+    directory = write_manifests(root / "m", yaml.safe_dump(org, allow_unicode=True))
+    first = run(["apply", directory, "--yes"], sandbox)
+    assert first.exit_code == 0, first.output
+    return sandbox, directory
+
+
 def drawn_organization(rng: random.Random) -> dict[str, Any]:
     collections = {f"c{i}": {"title": f"Collection {i}"} for i in range(rng.randint(1, 3))}
     names = list(collections)
@@ -371,11 +380,7 @@ def test_edits_converge_in_one_apply_and_the_plan_says_all_it_does(
     rng = random.Random(seed)
     org = drawn_organization(rng)
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        sandbox = seeded_sandbox(root)
-        directory = write_manifests(root / "m", yaml.safe_dump(org, allow_unicode=True))
-        first = run(["apply", directory, "--yes"], sandbox)
-        assert first.exit_code == 0, first.output
+        sandbox, directory = applied_organization(org, Path(tmp))
         locked = lock_ids(directory)
         if not keep_lock:
             (directory / "docform.lock").unlink()

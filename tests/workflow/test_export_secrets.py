@@ -166,6 +166,20 @@ def plan_exit(directory: Path, sandbox: Path, env: dict[str, str]) -> tuple[int,
     return result.exit_code, result.output
 
 
+def applied_case(
+    kind: str, manifests: Path, sandbox: Path, monkeypatch: pytest.MonkeyPatch
+) -> Case:
+    """``CASES[kind]`` written beside the site and spaces it needs and applied, its secrets in
+    the environment."""
+    case = CASES[kind]
+    for name, value in case.env.items():
+        monkeypatch.setenv(name, value)
+    doc = {"organization": {"id": ORG}, "spaces": SPACES, "sites": {"docs": SITE}}
+    write_manifests(manifests, yaml.safe_dump({**doc, **case.manifests}, sort_keys=False))
+    apply(manifests, sandbox)
+    return case
+
+
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_an_exported_organization_plans_no_change(
     kind: str,
@@ -174,12 +188,7 @@ def test_an_exported_organization_plans_no_change(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    case = CASES[kind]
-    for name, value in case.env.items():
-        monkeypatch.setenv(name, value)
-    doc = {"organization": {"id": ORG}, "spaces": SPACES, "sites": {"docs": SITE}}
-    write_manifests(manifests, yaml.safe_dump({**doc, **case.manifests}, sort_keys=False))
-    apply(manifests, sandbox)
+    case = applied_case(kind, manifests, sandbox, monkeypatch)
     exported = tmp_path / "exported"
 
     result = run(["export", ORG, exported], sandbox)
@@ -198,12 +207,7 @@ def test_an_exported_organization_plans_no_change(
 def test_a_write_only_integration_secret_is_sent_when_its_variable_changes(
     sandbox: Path, manifests: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = CASES["integration"]
-    for name, value in case.env.items():
-        monkeypatch.setenv(name, value)
-    doc = {"organization": {"id": ORG}, "spaces": SPACES, "sites": {"docs": SITE}}
-    write_manifests(manifests, yaml.safe_dump({**doc, **case.manifests}, sort_keys=False))
-    apply(manifests, sandbox)
+    case = applied_case("integration", manifests, sandbox, monkeypatch)
     exported = tmp_path / "exported"
     assert run(["export", ORG, exported], sandbox).exit_code == 0
     lock = (exported / "docform.lock").read_text()
@@ -220,12 +224,7 @@ def test_a_write_only_integration_secret_is_sent_when_its_variable_changes(
 def test_a_rotate_marker_sends_an_exported_write_only_secret_again(
     sandbox: Path, manifests: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = CASES["integration"]
-    for name, value in case.env.items():
-        monkeypatch.setenv(name, value)
-    doc = {"organization": {"id": ORG}, "spaces": SPACES, "sites": {"docs": SITE}}
-    write_manifests(manifests, yaml.safe_dump({**doc, **case.manifests}, sort_keys=False))
-    apply(manifests, sandbox)
+    case = applied_case("integration", manifests, sandbox, monkeypatch)
     exported = tmp_path / "exported"
     assert run(["export", ORG, exported], sandbox).exit_code == 0
     written = yaml.safe_load((exported / "integrations.yaml").read_text())

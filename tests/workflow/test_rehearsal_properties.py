@@ -18,10 +18,10 @@ from pathlib import Path
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_plan_edit_properties import EDITS, drawn_organization, edited
+from test_plan_edit_properties import EDITS, applied_organization, drawn_organization, edited
 
 from conftest import fuzz_examples
-from planning import run, seeded_sandbox, write_manifests
+from planning import run, write_manifests
 
 
 @settings(
@@ -43,11 +43,7 @@ def test_a_converged_rehearsal_means_the_apply_converges_in_one(
     rng = random.Random(seed)
     org = drawn_organization(rng)
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        sandbox = seeded_sandbox(root)
-        directory = write_manifests(root / "m", yaml.safe_dump(org, allow_unicode=True))
-        first = run(["apply", directory, "--yes"], sandbox)
-        assert first.exit_code == 0, first.output
+        sandbox, directory = applied_organization(org, Path(tmp))
         if not keep_lock:
             (directory / "docform.lock").unlink()
         write_manifests(directory, yaml.safe_dump(edited(org, edits, rng), allow_unicode=True))
