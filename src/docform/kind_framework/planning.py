@@ -10,6 +10,7 @@ from typing import Any
 from docform.engine.kind import AddressIndex, Desired, Ref
 from docform.engine.live import LiveReader
 from docform.engine.plan import SecretRef
+from docform.kind_framework.marks import site_id, under_site
 from docform.kind_framework.rest import site_prefix
 from docform.model.entry import BoundModel, Entry, address_head
 from docform.model.fields import MergeRule, MergeRules, role_value
@@ -131,13 +132,13 @@ async def read_per_site(
     reader: LiveReader, kind: str, org_id: str, suffix: str
 ) -> list[dict[str, Any]]:
     """One list per managed site (``section-groups``, ``sections``, ``site-spaces``), each item
-    tagged with its site's id as ``_site``."""
+    marked with its site (`marks.under_site`)."""
     sites = reader.managed("site")
     lists = await asyncio.gather(
         *(reader.list(kind, f"{site_prefix(org_id, site['id'])}/{suffix}") for site in sites)
     )
     return [
-        {**item, "_site": site["id"]}
+        under_site(item, site["id"])
         for site, items in zip(sites, lists, strict=True)
         for item in items
     ]
@@ -147,4 +148,4 @@ def site_ref(index: AddressIndex, raw: Mapping[str, Any]) -> Ref | None:
     """The managed site a structure item belongs to, or None when no manifest manages it."""
     # What lies inside an unmanaged site is not the manifests' business: deleting the site
     # takes it along.
-    return index.managed_ref("site", raw["_site"])
+    return index.managed_ref("site", site_id(raw))

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from docform.engine.capabilities import FinishesOnRefusal
 from docform.engine.kind import ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.plan import Call, Change, Placeholder
+from docform.kind_framework.marks import site_id
 
 NO_OP_MOVE = re.compile(r"would not result in any update", re.IGNORECASE)
 
@@ -147,4 +148,4 @@ class SiteRestKind(RestKind):
         return {"site": site_prefix(self.org_id, resolve(desired.fields["site"]))}
 
     def live_path_values(self, observed: Observed) -> PathValues:
-        return {"site": site_prefix(self.org_id, observed.raw["_site"])}
+        return {"site": site_prefix(self.org_id, site_id(observed.raw))}

@@ -11,6 +11,7 @@ from typing import Any
 from docform.engine.kind import Bystander, Gone
 from docform.engine.live import LiveReader
 from docform.engine.match import unmanaged_address
+from docform.kind_framework.marks import site_id
 from docform.kind_framework.rest import site_prefix
 
 
@@ -133,7 +134,7 @@ async def redirects_to(
     read) that point at a section or site space of ``gone``: the API leaves them pointing at
     nothing."""
     targets = {(g.kind, g.live_id): g.delete for g in gone if g.kind in DESTINATION_IDS}
-    sites_of = {raw["id"]: raw["_site"] for name in DESTINATION_IDS for raw in reader.live(name)}
+    sites_of = {raw["id"]: site_id(raw) for name in DESTINATION_IDS for raw in reader.live(name)}
     sites = sorted({sites_of[i] for _, i in targets if sites_of.get(i) in unread})
     lists = await asyncio.gather(
         *(reader.list(kind, f"{site_prefix(org_id, site)}/redirects") for site in sites)

@@ -10,6 +10,7 @@ from typing import Any
 
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
+from docform.kind_framework.marks import under_site
 
 
 def sites_writing(reader: LiveReader, field: str) -> list[str]:
@@ -34,9 +35,9 @@ async def site_list_items(
     reader: LiveReader, kind: str, field: str, path: Callable[[str], str]
 ) -> list[dict[str, Any]]:
     """Every item of the lists at ``path(site)`` of the sites `sites_writing` ``field``, each
-    with its site's id under ``_site``."""
+    marked with its site (`marks.under_site`)."""
     listed = await site_lists(reader, kind, sites_writing(reader, field), path)
-    return [{**item, "_site": site} for site, item in listed]
+    return [under_site(item, site) for site, item in listed]
 
 
 def site_held_entries(manifests: ManifestView, field: str) -> list[tuple[str, Any]]:

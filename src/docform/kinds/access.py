@@ -228,10 +228,11 @@ class AccessKind(Kind, ReadsBystanders, TellsAudience, ReadsAudience, ExplainsDe
         ]
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
-        on = index.managed_ref(raw["_on"], raw["_on_id"])
+        on_live = _grant_on(raw)
+        on = index.managed_ref(on_live.kind, on_live.id)
         if on is None:
             return None
-        principal = raw["_principal"]
+        principal = _principal_of(raw)
         who = index.ref(PRINCIPAL_KIND[principal], raw[principal]["id"])
         assert who is not None
         return Observed(
@@ -255,16 +256,16 @@ class AccessKind(Kind, ReadsBystanders, TellsAudience, ReadsAudience, ExplainsDe
     def change_calls(self, change: ChangeContext) -> list[Call]:
         on, principal, who = change.observed.key
         role = change.changed["role"]
-        if role is None and change.observed.raw["_on"] == "site":
+        if role is None and _grant_on(change.observed.raw).kind == "site":
             return [self._grant(on, principal, who, role, change.resolve)]
         who_id = change.observed.raw[principal]["id"]
         path = f"{self._path_of(on, change.resolve)}/{principal}s/{who_id}"
         return [Call("PATCH", path, {"role": role})]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
-        raw = observed.raw
-        principal = raw["_principal"]
-        base = self._path(raw["_on"], raw["_on_id"])
+        raw, on = observed.raw, _grant_on(observed.raw)
+        principal = _principal_of(raw)
+        base = self._path(on.kind, on.id)
         return [Call("DELETE", f"{base}/{principal}s/{raw[principal]['id']}")]
 
     def _grant(
@@ -312,7 +313,7 @@ class AccessKind(Kind, ReadsBystanders, TellsAudience, ReadsAudience, ExplainsDe
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         """A grant, as a part of its object's ``access``."""
-        principal = raw["_principal"]
+        principal, on = _principal_of(raw), _grant_on(raw)
         if principal == "team":
             who: str | LiveRef = LiveRef("team", raw["team"]["id"])
         else:
@@ -324,12 +325,12 @@ class AccessKind(Kind, ReadsBystanders, TellsAudience, ReadsAudience, ExplainsDe
             )
         fields = {f"{principal}s": {who: role_entry(raw["permission"])}}
         return Exported(
-            ON[raw["_on"]][0],
+            ON[on.kind][0],
             self.name,
             raw["id"],
             "",
             fields,
-            within=LiveRef(raw["_on"], raw["_on_id"]),
+            within=on,
             nested_as="access",
             part=True,
         )
@@ -383,6 +384,17 @@ def _tagged(item: Mapping[str, Any], on: str, on_id: str, principal: str) -> dic
         "_on_id": on_id,
         "_principal": principal,
     }
+
+
+def _grant_on(raw: Mapping[str, Any]) -> LiveRef:
+    """The space, collection or site a listed grant is on (`_tagged`)."""
+    return LiveRef(raw["_on"], raw["_on_id"])
+
+
+def _principal_of(raw: Mapping[str, Any]) -> str:
+    """Whom a listed grant is to: ``team`` or ``user`` (`_tagged`)."""
+    principal: str = raw["_principal"]
+    return principal
 
 
 def _title(raw: Mapping[str, Any], principal: str) -> str:

@@ -25,8 +25,9 @@ from docform.engine.manifests import ManifestView
 from docform.engine.objects import Matching
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.marks import site_id, site_of, site_setting
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.settings import SettingsKind
@@ -89,12 +90,13 @@ class AdaptiveContentKind(SettingsKind, WarnsAcrossKinds):
             *(self._schema(reader, site["id"], wanted) for site, wanted in sites)
         )
         return [
-            {
-                "id": site["id"],
-                "_site": site["id"],
-                "enabled": bool((site.get("adaptiveContent") or {}).get("enabled")),
-                "jsonSchema": schema,
-            }
+            site_setting(
+                {
+                    "enabled": bool((site.get("adaptiveContent") or {}).get("enabled")),
+                    "jsonSchema": schema,
+                },
+                site["id"],
+            )
             for (site, _), schema in zip(sites, schemas, strict=True)
         ]
 
@@ -194,8 +196,8 @@ class AdaptiveContentKind(SettingsKind, WarnsAcrossKinds):
             fields["schema"] = _normalized(raw["jsonSchema"])
         if not fields:
             return None
-        site = LiveRef("site", raw["_site"])
-        return Exported("sites", self.name, raw["_site"], "", fields, within=site,
+        site = site_of(raw)
+        return Exported("sites", self.name, site_id(raw), "", fields, within=site,
                         nested_as="adaptiveContent", part=True)  # fmt: skip
 
 

@@ -19,8 +19,9 @@ from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, 
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.marks import site_id, site_of, site_setting
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.settings import SettingsKind
@@ -56,12 +57,13 @@ class AdvertisingKind(SettingsKind):
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return [
-            {
-                "id": site["id"],
-                "_site": site["id"],
-                "status": (site.get("ads") or {}).get("status", "pending"),
-                "topic": (site.get("ads") or {}).get("topic"),
-            }
+            site_setting(
+                {
+                    "status": (site.get("ads") or {}).get("status", "pending"),
+                    "topic": (site.get("ads") or {}).get("topic"),
+                },
+                site["id"],
+            )
             for site, desired in reader.managed_with_entries("site")
             if desired is None or desired.entry.advertising is not None
         ]
@@ -114,6 +116,6 @@ class AdvertisingKind(SettingsKind):
         fields: dict[str, Any] = {"enabled": raw["status"] in ON}
         if raw["topic"] is not None:
             fields["topic"] = raw["topic"]
-        site = LiveRef("site", raw["_site"])
-        return Exported("sites", self.name, raw["_site"], "", fields, within=site,
+        site = site_of(raw)
+        return Exported("sites", self.name, site_id(raw), "", fields, within=site,
                         nested_as="advertising", part=True)  # fmt: skip

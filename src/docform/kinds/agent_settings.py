@@ -22,8 +22,9 @@ from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, 
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.marks import site_id, site_of, site_setting
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.settings import SettingsKind
@@ -103,7 +104,7 @@ class AgentSettingsKind(SettingsKind):
             *(reader.get_or_none(self.name, self._path(site)) for site in sites)
         )
         return [
-            {**answer, "id": site, "_site": site}
+            site_setting(answer, site)
             for site, answer in zip(sites, answers, strict=True)
             if answer is not None
         ]
@@ -130,7 +131,7 @@ class AgentSettingsKind(SettingsKind):
             return None
         instructions = (raw.get("editing") or {}).get(INSTRUCTIONS)
         return Observed(
-            id=raw["_site"],
+            id=site_id(raw),
             key=(site,),
             fields={
                 "scans": raw.get("scans"),
@@ -172,8 +173,8 @@ class AgentSettingsKind(SettingsKind):
         )
         if same_as_new:
             return None  # as the site was made: leave it unmanaged
-        site = LiveRef("site", raw["_site"])
-        return Exported("sites", self.name, raw["_site"], "", fields, within=site,
+        site = site_of(raw)
+        return Exported("sites", self.name, site_id(raw), "", fields, within=site,
                         nested_as="agentSettings", part=True)  # fmt: skip
 
 

@@ -21,8 +21,9 @@ from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Obse
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.marks import site_id, site_of
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.site_reads import site_held_entries, site_list_items
@@ -162,7 +163,7 @@ class ChannelKind(Kind):
         return [Call("DELETE", self._path(observed))]
 
     def _path(self, observed: Observed) -> str:
-        return f"{self._list_path(observed.raw['_site'])}/{observed.id}"
+        return f"{self._list_path(site_id(observed.raw))}/{observed.id}"
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields: dict[str, Any] = {"id": raw["id"], "type": raw["type"], "role": raw["role"]}
@@ -172,5 +173,5 @@ class ChannelKind(Kind):
         name = str(raw["type"]).removeprefix("builtin:")
         return Exported(
             "sites", self.name, raw["id"], name, fields,
-            within=LiveRef("site", raw["_site"]), nested_as="channels",
+            within=site_of(raw), nested_as="channels",
         )  # fmt: skip

@@ -25,10 +25,11 @@ from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Obse
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.export.model import EnvValue, Exported, LiveRef
+from docform.export.model import EnvValue, Exported
 from docform.kind_framework import configuration
 from docform.kind_framework.configuration import ComparesConcealed
 from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.marks import site_id, site_of
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import created, id_in_path, site_prefix
 from docform.kind_framework.site_reads import site_held_entries, site_list_items
@@ -196,7 +197,7 @@ class ContextConnectionKind(Kind, ComparesConcealed):
         return [Call("DELETE", self._path(observed))]
 
     def _path(self, observed: Observed) -> str:
-        return f"{self._list_path(observed.raw['_site'])}/{observed.id}"
+        return f"{self._list_path(site_id(observed.raw))}/{observed.id}"
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         label = raw.get("label") or ""
@@ -212,7 +213,7 @@ class ContextConnectionKind(Kind, ComparesConcealed):
             fields["filter"] = raw["filter"]
         return Exported(
             "sites", self.name, raw["id"], label or "connection", fields,
-            within=LiveRef("site", raw["_site"]), nested_as="contextConnections",
+            within=site_of(raw), nested_as="contextConnections",
         )  # fmt: skip
 
 

@@ -20,8 +20,9 @@ from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, 
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.marks import SITE, site_id, site_of, site_setting
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.settings import SettingsKind
@@ -45,9 +46,9 @@ from docform.service.customization_stored import (
 
 PAGE_ACTIONS = "pageActions.items"
 FONTS = ("font", "headingFont", "monospaceFont")
-#: Keys of an answer that are not part of the document a PUT sends (``id`` and ``_site``: the
-#: site's id, which `CustomizationKind.read` adds, the document having no id of its own).
-ANSWER_ONLY = ("updatedAt", "hasOverrides", "id", "_site")
+#: Keys of an answer that are not part of the document a PUT sends (``id`` and the site's
+#: mark, which `CustomizationKind.read` adds, the document having no id of its own).
+ANSWER_ONLY = ("updatedAt", "hasOverrides", "id", SITE)
 
 
 class FollowsAiMode(list[str]):
@@ -102,7 +103,7 @@ class CustomizationKind(SettingsKind):
             *(reader.get_or_none(self.name, self._path(site)) for site in sites)
         )
         return [
-            {**answer, "id": site, "_site": site}
+            site_setting(answer, site)
             for site, answer in zip(sites, answers, strict=True)
             if answer is not None
         ]
@@ -131,7 +132,7 @@ class CustomizationKind(SettingsKind):
         if site is None or not self.written_on(site):
             return None
         return Observed(
-            id=raw["_site"],
+            id=site_id(raw),
             key=(site,),
             fields=fields_of(document_of(raw)),
             title=f"{site.address} customization",
@@ -156,10 +157,10 @@ class CustomizationKind(SettingsKind):
         return Exported(
             "sites",
             self.name,
-            raw["_site"],
+            site_id(raw),
             "",
             changed,
-            within=LiveRef("site", raw["_site"]),
+            within=site_of(raw),
             nested_as="customization",
             part=True,
         )

@@ -27,6 +27,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change, FieldChange
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Nested
+from docform.kind_framework.marks import site_id, site_of, under_site
 from docform.kind_framework.ordering import AS_CREATED
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind, site_prefix
@@ -117,8 +118,8 @@ class ExternalLinkKind(SiteRestKind, OrdersSiblings):
         return [
             link
             for structure in reader.live("navigation")
-            if structure["_site"] in sites
-            for link in links_in(structure["structure"], structure["_site"])
+            if site_id(structure) in sites
+            for link in links_in(structure["structure"], site_id(structure))
         ]
 
     def __init__(self, org_id: str) -> None:
@@ -241,7 +242,7 @@ class ExternalLinkKind(SiteRestKind, OrdersSiblings):
         if raw.get("_previous"):
             kind = STRUCTURE_KINDS[raw["_previous"]["object"]]
             fields["after"] = LiveRef(kind, raw["_previous"]["id"])
-        site = LiveRef("site", raw["_site"])
+        site = site_of(raw)
         return Exported("sites", self.name, raw["id"], raw["title"], fields, within=site,
                         nested_as="externalLinks")  # fmt: skip
 
@@ -281,7 +282,7 @@ def _links_among(items: Sequence[Mapping[str, Any]], site: str) -> Iterator[dict
     for item in items:
         if item.get("object") == LINK:
             place = {"object": previous["object"], "id": previous["id"]} if previous else None
-            yield {**item, "_site": site, "_previous": place}
+            yield {**under_site(item, site), "_previous": place}
         previous = item
 
 

@@ -103,11 +103,12 @@ class IntegrationTargetKind(Kind, ComparesConcealed, ExplainsDeletes):
         )
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
-        on = index.managed_ref("integration", raw["_installation"])
+        installation, placed = _installed_on(raw)
+        on = index.managed_ref(installation.kind, installation.id)
         if on is None:
             return None
-        target = raw["_target"]
-        what = index.ref(target, raw["_target_id"])
+        target = placed.kind
+        what = index.ref(target, placed.id)
         assert what is not None
         write_only = frozenset(raw["_write_only"])
         unread = configuration.unread(raw.get("configuration"), write_only, "configuration")
@@ -117,7 +118,7 @@ class IntegrationTargetKind(Kind, ComparesConcealed, ExplainsDeletes):
             id=raw["id"],
             key=(on, target, what),
             fields={"configuration": live},
-            title=f"{target} {raw['_target_id']}",
+            title=f"{target} {placed.id}",
             raw=raw,
             address=target_address(on, target, what),
             unread=unread,
@@ -153,17 +154,17 @@ class IntegrationTargetKind(Kind, ComparesConcealed, ExplainsDeletes):
         return f"/integrations/{entry.integration}/installations/{installation}/{segment}"
 
     def _object_path(self, observed: Observed) -> str:
-        raw = observed.raw
-        segment = TARGETS[raw["_target"]][1]
+        installation, placed = _installed_on(observed.raw)
         return (
-            f"/integrations/{raw['integration']}/installations/{raw['_installation']}/"
-            f"{segment}/{raw['_target_id']}"
+            f"/integrations/{observed.raw['integration']}/installations/{installation.id}/"
+            f"{TARGETS[placed.kind][1]}/{placed.id}"
         )
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
-        target = raw["_target"]
+        installation, placed = _installed_on(raw)
+        target = placed.kind
         written: dict[str, Any] = {}
-        prefix = f"{target}_{raw['_target_id']}"
+        prefix = f"{target}_{placed.id}"
         config = configuration.exported(raw.get("configuration"), prefix, _secrets(raw))
         if config:
             written["configuration"] = config
@@ -173,8 +174,8 @@ class IntegrationTargetKind(Kind, ComparesConcealed, ExplainsDeletes):
             raw["id"],
             "",
             # Keyed by the target, written as its manifest name once names are known.
-            cast(dict[str, Any], {LiveRef(target, raw["_target_id"]): written}),
-            within=LiveRef("integration", raw["_installation"]),
+            cast(dict[str, Any], {placed: written}),
+            within=installation,
             nested_as=TARGETS[target][0],
             part=True,
         )
@@ -205,6 +206,12 @@ def _tagged(
         "_secrets": None if secrets is None else sorted(secrets),
         "_write_only": sorted(configuration.declared_write_only(declared)),
     }
+
+
+def _installed_on(raw: Mapping[str, Any]) -> tuple[LiveRef, LiveRef]:
+    """The organization installation a listed target belongs to, and the space or site it is
+    (`_tagged`)."""
+    return LiveRef("integration", raw["_installation"]), LiveRef(raw["_target"], raw["_target_id"])
 
 
 def _secrets(raw: Mapping[str, Any]) -> configuration.Secrets:

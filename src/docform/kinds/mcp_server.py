@@ -24,10 +24,11 @@ from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Obse
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework import configuration
 from docform.kind_framework.configuration import ComparesConcealed
 from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.marks import site_id, site_of
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.site_reads import site_held_entries, site_list_items
@@ -170,7 +171,7 @@ class McpServerKind(Kind, ComparesConcealed):
         return [Call("DELETE", self._path(observed))]
 
     def _path(self, observed: Observed) -> str:
-        return f"{self._list_path(observed.raw['_site'])}/{observed.id}"
+        return f"{self._list_path(site_id(observed.raw))}/{observed.id}"
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         name = raw.get("name") or ""
@@ -185,5 +186,5 @@ class McpServerKind(Kind, ComparesConcealed):
             fields["condition"] = raw["condition"]
         return Exported(
             "sites", self.name, raw["id"], name or "mcp-server", fields,
-            within=LiveRef("site", raw["_site"]), nested_as="mcpServers",
+            within=site_of(raw), nested_as="mcpServers",
         )  # fmt: skip

@@ -23,6 +23,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Change
 from docform.errors import DocformError
 from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.marks import site_id, site_setting
 from docform.kind_framework.ordering import Container, Move, planned_moves, sort_change
 from docform.kind_framework.rest import site_prefix
 from docform.model.entry import Unknown, WrittenProblems
@@ -80,7 +81,7 @@ class NavigationKind(Kind, OrdersSiblings):
             )
         )
         return [
-            {"id": site, "_site": site, "structure": answer}
+            site_setting({"structure": answer}, site)
             for site, answer in zip(sites, answers, strict=True)
             if answer is not None
         ]
@@ -103,7 +104,7 @@ class NavigationKind(Kind, OrdersSiblings):
         structures = {
             address: raw["structure"]
             for raw in live
-            if (address := index.address_of("site", raw["_site"])) is not None
+            if (address := index.address_of("site", site_id(raw))) is not None
         }
         changes: list[Change] = []
         for site, order in self._wanted.items():

@@ -30,6 +30,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.marks import site_id, under_site
 from docform.kind_framework.rest import id_in_path, site_prefix
 from docform.kind_framework.settings import SettingsKind
 from docform.kinds.customization_block import has_leaf, value_at
@@ -99,20 +100,18 @@ class OverrideKind(SettingsKind):
             for raw, desired in reader.managed_with_entries("site_space")
             if desired is None or desired.entry.entry.customization is not None
         ]
-        sites = sorted({raw["_site"] for raw in spaces})
+        sites = sorted({site_id(raw) for raw in spaces})
         site_paths = [f"{site_prefix(self.org_id, s)}/customization" for s in sites]
         answers = await asyncio.gather(
             *(reader.get_or_none(self.name, path) for path in site_paths),
-            *(reader.get_or_none(self.name, self._path(raw["_site"], raw["id"])) for raw in spaces),
+            *(reader.get_or_none(self.name, self._path(site_id(raw), raw["id"])) for raw in spaces),
         )
         by_site = dict(zip(sites, answers[: len(sites)], strict=True))
         return [
-            {
-                "id": raw["id"],
-                "_site": raw["_site"],
-                "effective": answer,
-                "site": by_site[raw["_site"]],
-            }
+            under_site(
+                {"id": raw["id"], "effective": answer, "site": by_site[site_id(raw)]},
+                site_id(raw),
+            )
             for raw, answer in zip(spaces, answers[len(sites) :], strict=True)
             if answer is not None
         ]
@@ -156,7 +155,7 @@ class OverrideKind(SettingsKind):
         return super().same_field(name, want, have)
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed | None:
-        site = index.managed_ref("site", raw["_site"])
+        site = index.managed_ref("site", site_id(raw))
         site_space = index.managed_ref("site_space", raw["id"])
         if site is None or site_space is None or not self.written_on(site_space):
             return None
@@ -177,7 +176,7 @@ class OverrideKind(SettingsKind):
         return [Call("PATCH", self._path(site, site_space), body)] if body else []
 
     def change_calls(self, change: ChangeContext) -> list[Call]:
-        path = self._path(change.observed.raw["_site"], change.observed.id)
+        path = self._path(site_id(change.observed.raw), change.observed.id)
         clearing = any(isinstance(value, SiteValue) for value in change.changed.values())
         if change.desired.entry.managed != "whole" or not clearing:
             return [Call("PATCH", path, nested(change.changed))]

@@ -32,6 +32,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef, WithinRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.marks import site_id, site_of, under_site
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.site_bystanders import redirects_to
@@ -218,7 +219,7 @@ class RedirectKind(Kind, ReadsBystanders):
             *(reader.list(self.name, f"{site_prefix(self.org_id, s)}/redirects") for s in sites)
         )
         return [
-            {**item, "_site": site}
+            under_site(item, site)
             for site, items in zip(sites, lists, strict=True)
             for item in items
         ]
@@ -253,14 +254,14 @@ class RedirectKind(Kind, ReadsBystanders):
         return [Call("POST", f"{prefix}/redirects", body)]
 
     def change_calls(self, change: ChangeContext) -> list[Call]:
-        prefix = site_prefix(self.org_id, change.observed.raw["_site"])
+        prefix = site_prefix(self.org_id, site_id(change.observed.raw))
         body = {name: value for name, value in change.changed.items() if name != "to"}
         if "to" in change.changed:
             body["destination"] = _destination(change.desired, change.resolve)
         return [Call("PATCH", f"{prefix}/redirects/{change.observed.id}", body)]
 
     def delete_calls(self, observed: Observed) -> list[Call]:
-        prefix = site_prefix(self.org_id, observed.raw["_site"])
+        prefix = site_prefix(self.org_id, site_id(observed.raw))
         return [Call("DELETE", f"{prefix}/redirects/{observed.id}")]
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
@@ -268,7 +269,7 @@ class RedirectKind(Kind, ReadsBystanders):
         fields |= {flag: True for flag in FLAGS if raw.get(flag)}
         return Exported(
             "sites", self.name, raw["id"], raw["source"], fields, name=raw["source"],
-            within=LiveRef("site", raw["_site"]), nested_as="redirects",
+            within=site_of(raw), nested_as="redirects",
         )  # fmt: skip
 
 

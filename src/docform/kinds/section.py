@@ -25,9 +25,10 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Nested, Reads
 from docform.kind_framework.exporting import set_fields
+from docform.kind_framework.marks import site_id, site_of
 from docform.kind_framework.ordering import Container, reorder_changes
 from docform.kind_framework.planning import entry_desired, read_per_site, ref, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind, created
@@ -253,7 +254,7 @@ class SectionKind(SiteRestKind, OrdersSiblings):
             address = index.address_of(self.name, raw["id"])
             group = index.address_of("section_group", raw.get("sectionGroup"))
             if address:
-                in_live[(index.address_of("site", raw["_site"]), group)].append(address)
+                in_live[(index.address_of("site", site_id(raw)), group)].append(address)
         containers = [
             arrivals_sorted(Container(entries, in_live.get(key, [])), index)
             for key, entries in wanted.items()
@@ -265,7 +266,7 @@ class SectionKind(SiteRestKind, OrdersSiblings):
         fields = {"id": raw["id"], **set_fields(raw, self.patched, {"draft": False})}
         if raw.get("default"):
             fields["default"] = True
-        site = LiveRef("site", raw["_site"])
+        site = site_of(raw)
         return Exported("sites", self.name, raw["id"], raw["path"], fields, within=site,
                         nested_as="sections")  # fmt: skip
 

@@ -17,6 +17,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.marks import site_id, site_of
 from docform.kind_framework.ordering import Container, arriving, reorder_changes
 from docform.kind_framework.planning import entry_desired, read_per_site, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind
@@ -165,7 +166,7 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
             address = index.address_of(self.name, raw["id"])
             parent = index.address_of(self.name, raw.get("sectionGroup"))
             if address:
-                in_live[(index.address_of("site", raw["_site"]), parent)].append(address)
+                in_live[(index.address_of("site", site_id(raw)), parent)].append(address)
         containers = [
             arrivals_sorted(Container(entries, in_live.get(key, [])), index)
             for key, entries in wanted.items()
@@ -184,7 +185,7 @@ class SectionGroupKind(SiteRestKind, OrdersSiblings):
         fields["sections"] = [LiveRef("section", s["id"]) for s in sections_of(raw)]
         if raw.get("sectionGroup") is not None:
             fields["group"] = LiveRef(self.name, raw["sectionGroup"])
-        site = LiveRef("site", raw["_site"])
+        site = site_of(raw)
         return Exported("sites", self.name, raw["id"], raw["title"], fields, within=site,
                         nested_as="sectionGroups")  # fmt: skip
 

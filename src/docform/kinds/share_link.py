@@ -22,8 +22,9 @@ from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Obse
 from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.marks import site_id, site_of, under_site
 from docform.kind_framework.planning import entry_desired, site_ref
 from docform.kind_framework.rest import created, id_in_path, site_prefix
 from docform.kind_framework.site_reads import site_held_entries, site_lists, sites_writing
@@ -121,7 +122,7 @@ class ShareLinkKind(Kind, TellsAudience, PointsToWhatItHides):
         return [Call("DELETE", self._path(observed))]
 
     def _path(self, observed: Observed) -> str:
-        return f"{site_prefix(self.org_id, observed.raw['_site'])}/share-links/{observed.id}"
+        return f"{site_prefix(self.org_id, site_id(observed.raw))}/share-links/{observed.id}"
 
     def where_to_find(self, change: Change) -> str | None:
         if change.action != "create":
@@ -148,10 +149,10 @@ class ShareLinkKind(Kind, TellsAudience, PointsToWhatItHides):
             fields["active"] = False
         return Exported(
             "sites", self.name, raw["id"], name or "link", fields,
-            within=LiveRef("site", raw["_site"]), nested_as="shareLinks",
+            within=site_of(raw), nested_as="shareLinks",
         )  # fmt: skip
 
 
 def without_key(item: Mapping[str, Any], site: str) -> dict[str, Any]:
-    """A listed link without what holds its key, tagged with its site."""
-    return {**{k: v for k, v in item.items() if k not in SECRET_FIELDS}, "_site": site}
+    """A listed link without what holds its key, marked with its site."""
+    return under_site({k: v for k, v in item.items() if k not in SECRET_FIELDS}, site)

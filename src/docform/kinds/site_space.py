@@ -28,6 +28,7 @@ from docform.engine.plan import Call, Change, Placeholder
 from docform.errors import DocformError
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Nested, Reads
+from docform.kind_framework.marks import site_id, site_of
 from docform.kind_framework.ordering import Container, arriving, racing_creates, reorder_changes
 from docform.kind_framework.planning import entry_desired, read_per_site, ref, site_ref
 from docform.kind_framework.rest import PathValues, SiteRestKind, created, id_in_path
@@ -299,7 +300,7 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
         for raw in live:
             address = index.address_of(self.name, raw["id"])
             holder = (
-                index.address_of("site", raw["_site"]),
+                index.address_of("site", site_id(raw)),
                 index.address_of("section", raw.get("section")),
             )
             if address:
@@ -328,7 +329,7 @@ class SiteSpaceKind(SiteRestKind, ReadsBystanders, OrdersSiblings, LimitsMoves):
         section = raw.get("section")
         if raw.get("default") and section:  # only a section has a default site space
             fields["default"] = True
-        within = LiveRef("section", section) if section else LiveRef("site", raw["_site"])
+        within = LiveRef("section", section) if section else site_of(raw)
         return Exported("sites", self.name, raw["id"], raw["path"], fields, within=within,
                         nested_as="spaces")  # fmt: skip
 

@@ -20,6 +20,7 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call
 from docform.export.model import Exported, LiveRef
 from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.marks import site_id, site_of, site_setting
 from docform.kind_framework.planning import ref, site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.kind_framework.settings import SettingsKind
@@ -49,11 +50,7 @@ class StyleguideKind(SettingsKind):
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
         return [
-            {
-                "id": site["id"],
-                "_site": site["id"],
-                "space": (site.get("styleguide") or {}).get("space"),
-            }
+            site_setting({"space": (site.get("styleguide") or {}).get("space")}, site["id"])
             for site, desired in reader.managed_with_entries("site")
             if desired is None or desired.entry.styleguide is not None
         ]
@@ -96,9 +93,9 @@ class StyleguideKind(SettingsKind):
     def export_entry(self, raw: Mapping[str, Any]) -> Exported | None:
         if raw["space"] is None:
             return None
-        site = LiveRef("site", raw["_site"])
+        site = site_of(raw)
         fields = {"space": LiveRef("space", raw["space"])}
-        return Exported("sites", self.name, raw["_site"], "", fields, within=site,
+        return Exported("sites", self.name, site_id(raw), "", fields, within=site,
                         nested_as="styleguide", part=True)  # fmt: skip
 
 

@@ -29,8 +29,9 @@ from docform.engine.live import LiveReader
 from docform.engine.manifests import ManifestView
 from docform.engine.plan import Call, Change
 from docform.errors import DocformError
-from docform.export.model import Exported, LiveRef
+from docform.export.model import Exported
 from docform.kind_framework.declaration import Declaration, Reads
+from docform.kind_framework.marks import site_id, site_of, site_setting
 from docform.kind_framework.planning import site_ref
 from docform.kind_framework.rest import site_prefix
 from docform.model.entry import ManifestModel
@@ -136,7 +137,7 @@ class VisitorAuthKind(Kind, TellsAudience, PointsToWhatItHides):
         return [Call("PATCH", self._path(resolve(desired.key[0])), body)]
 
     def change_calls(self, change: ChangeContext) -> list[Call]:
-        path = self._path(change.observed.raw["_site"])
+        path = self._path(site_id(change.observed.raw))
         _refuse_integration_without_one(
             change.desired, change.changed.get("backend"), change.observed.raw
         )
@@ -152,8 +153,8 @@ class VisitorAuthKind(Kind, TellsAudience, PointsToWhatItHides):
     def delete_calls(self, observed: Observed) -> list[Call]:
         raise NotImplementedError("a site's visitor authentication has no delete")
 
-    def _path(self, site_id: Any) -> str:
-        return f"{site_prefix(self.org_id, site_id)}/publishing/auth"
+    def _path(self, site: Any) -> str:
+        return f"{site_prefix(self.org_id, site)}/publishing/auth"
 
     def where_to_find(self, change: Change) -> str | None:
         if not change.calls:
@@ -175,8 +176,8 @@ class VisitorAuthKind(Kind, TellsAudience, PointsToWhatItHides):
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
         fields = {"backend": raw["backend"], **{k: raw[k] for k in URL_FIELDS if raw.get(k)}}
         return Exported(
-            "sites", self.name, raw["_site"], "", fields,
-            within=LiveRef("site", raw["_site"]), nested_as="visitorAuth", part=True,
+            "sites", self.name, site_id(raw), "", fields,
+            within=site_of(raw), nested_as="visitorAuth", part=True,
         )  # fmt: skip
 
 
@@ -203,7 +204,7 @@ def without_key(answer: Mapping[str, Any], site: str) -> dict[str, Any]:
     """The answer without the private key, tagged with its site, whose id is its own (one
     visitor authentication per site)."""
     kept = {k: v for k, v in answer.items() if k not in SECRET_FIELDS}
-    return {**kept, "id": site, "_site": site}
+    return site_setting(kept, site)
 
 
 def visitor_auth_problems(site: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], str]]:
