@@ -53,18 +53,19 @@ test test-network: export PYTHONDONTWRITEBYTECODE :=
 ifneq ($(wildcard /dev/shm/.),)
 test test-network: export TMPDIR := /dev/shm
 endif
-# The quick benchmark spends most of its minute waiting on its served latency: it runs beside
-# mypy and the tests, and its report is printed after theirs (its times are then not its own:
-# make bench-quick times it alone; --check holds request counts, never times). It generates
-# its organization again only when the generator or docform changed (benchmarks/generate.py).
+# The quick benchmark's checks (request counts, never times) run beside mypy and the tests,
+# mostly waiting on their served latency; only the runs the checks read (--counts-only: the
+# CPU of the floors and the per-object pattern, which no check reads, would be the tests'; see
+# docs/development.md). make bench-quick runs and times it all, alone. It generates its
+# organization again only when the generator or docform changed (benchmarks/generate.py).
 test: $(STAMP) node-tools
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	@mkdir -p .docform
-	$(PY) benchmarks/run.py --quick --check >$(BENCH_LOG) 2>&1 & bench=$$!; \
+	$(PY) benchmarks/run.py --quick --check --counts-only >$(BENCH_LOG) 2>&1 & bench=$$!; \
 	$(VENV)/bin/mypy && $(VENV)/bin/pytest -n 2 --dist worksteal -q -m "not network"; \
 	tested=$$?; wait $$bench; benched=$$?; \
-	echo "benchmarks/run.py --quick --check (timed beside the tests: see make bench-quick):"; \
+	echo "benchmarks/run.py --quick --check --counts-only (make bench-quick times it all):"; \
 	cat $(BENCH_LOG); [ $$tested -eq 0 ] && [ $$benched -eq 0 ]
 
 # The property tests with random draws, many of them (make test draws the same few each run, so

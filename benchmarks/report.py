@@ -53,7 +53,7 @@ class Checks:
         self.targets.append(f"{'met' if met else 'MISSED'}: {name} {value:.2f} ({sign} {limit:g})")
 
     def render(self) -> str:
-        lines = [f"targets (not checked): {'; '.join(self.targets)}"]
+        lines = [f"targets (not checked): {'; '.join(self.targets)}"] if self.targets else []
         if self.failures:
             lines += [f"CHECK FAILED: {failure}" for failure in self.failures]
         lines.append(f"checks: {self.passes} passed, {len(self.failures)} failed")
@@ -87,23 +87,7 @@ def summarize(
         _row(f"3. apply of {len(expected)} changes, 0 ms", cpu_apply["apply"], write, 0,
              cpu_apply["process"]),
     ]  # fmt: skip
-    checks = Checks()
-    _check_plan(checks, "no-change plan", plan, read, [])
-    _check_plan(checks, "no-change plan at 0 ms", cpu_plan, read, [])
-    _check_plan(checks, "plan of the changes", changed, read, expected)
-    _check_apply(checks, "apply", applied, write)
-    _check_apply(checks, "apply at 0 ms", cpu_apply["apply"], write)
-    for name, sent, served in (
-        ("no-change plan", plan["requests"], plan["served"]["total"]),
-        (
-            "plan + apply",
-            changed["requests"] + applied["requests"],
-            results["apply"]["served"]["total"],
-        ),
-    ):
-        checks.expect(
-            sent == served, f"{name}: docform counted {sent} requests, the sandbox {served}"
-        )
+    checks = count_checks(results, ideals, expected)
     checks.target("no-change plan wall / ideal", ratio(plan["wall_s"], read.seconds(latency)),
                   TARGETS["plan_wall_ratio"])  # fmt: skip
     checks.target("apply wall / ideal", ratio(applied["wall_s"], write.seconds(latency)),
@@ -124,6 +108,34 @@ def summarize(
     peak = max(cpu_plan["process"]["peak_mb"], cpu_apply["process"]["peak_mb"])
     checks.target("peak memory MB", peak, TARGETS["peak_mb"])
     return rows, checks
+
+
+def count_checks(
+    results: dict[str, Any], ideals: dict[str, Ideal], expected: Sequence[Expected]
+) -> Checks:
+    """The checks of ``results``: request counts at their ideal, none sent twice, the plan's
+    changes those generated, docform's counts the sandbox's. Times are never among them."""
+    read, write = ideals["read"], ideals["apply"]
+    plan, cpu_plan, cpu_apply = results["plan"], results["plan_cpu"], results["apply_cpu"]
+    changed, applied = results["apply"]["plan"], results["apply"]["apply"]
+    checks = Checks()
+    _check_plan(checks, "no-change plan", plan, read, [])
+    _check_plan(checks, "no-change plan at 0 ms", cpu_plan, read, [])
+    _check_plan(checks, "plan of the changes", changed, read, expected)
+    _check_apply(checks, "apply", applied, write)
+    _check_apply(checks, "apply at 0 ms", cpu_apply["apply"], write)
+    for name, sent, served in (
+        ("no-change plan", plan["requests"], plan["served"]["total"]),
+        (
+            "plan + apply",
+            changed["requests"] + applied["requests"],
+            results["apply"]["served"]["total"],
+        ),
+    ):
+        checks.expect(
+            sent == served, f"{name}: docform counted {sent} requests, the sandbox {served}"
+        )
+    return checks
 
 
 def _row(
