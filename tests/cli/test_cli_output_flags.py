@@ -14,6 +14,7 @@ import click
 import pytest
 
 from docform.cli import cli
+from docform.cli.group import COMMAND_MODULES
 from docform.manifest import schema_text
 from planning import FIXTURES, run, write_manifests
 from terminal import on_a_terminal
@@ -23,7 +24,10 @@ COLOUR = re.compile(r"\x1b\[(\d+;)*(3[0-7]|9[0-7]|38;[0-9;]+)m")
 
 def printing_commands() -> list[tuple[str, click.Command]]:
     found = []
-    for name, command in sorted(cli.commands.items()):
+    context = click.Context(cli)
+    for name in sorted(COMMAND_MODULES):
+        command = cli.get_command(context, name)
+        assert command is not None
         if isinstance(command, click.Group):
             found += [(f"{name} {sub}", c) for sub, c in sorted(command.commands.items())]
         else:

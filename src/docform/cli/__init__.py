@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import warnings
 
-from docform.cli import adopt, apply, drift, export, graph, pin, plan, show, state  # noqa: F401  (each registers its commands)
-from docform.cli.group import cli
+from docform.cli.group import cli  # its commands' modules are imported as they run
 
 __all__ = ["cli", "main"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -17,6 +18,24 @@ COMMAND_GROUP = "docform.commands"
 """The entry point group through which installed packages add commands (the sandbox's
 ``docform sandbox``): each entry point names a click command, under the entry point's name."""
 
+COMMAND_MODULES = {
+    "adopt": "adopt",
+    "apply": "apply",
+    "drift": "drift",
+    "export": "export",
+    "graph": "graph",
+    "pin": "pin",
+    "plan": "plan",
+    "schema": "plan",
+    "show": "show",
+    "state": "state",
+    "validate": "plan",
+}
+"""docform's own commands, by the module of `docform.cli` that defines each (and registers it
+on `cli` as it is imported). A command's module is imported when the command runs, so a start
+loads only the machinery of the command it runs; all are imported when the commands are
+listed."""
+
 
 class DocformGroup(click.Group):
     """A group whose every failure exits 1, so exit code 2 always means "changes", and whose
@@ -25,9 +44,11 @@ class DocformGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         plugged = {point.name for point in entry_points(group=COMMAND_GROUP)}
-        return sorted(set(super().list_commands(ctx)) | plugged)
+        return sorted(set(COMMAND_MODULES) | set(super().list_commands(ctx)) | plugged)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMAND_MODULES:
+            import_module(f"docform.cli.{COMMAND_MODULES[cmd_name]}")
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             return command

@@ -67,11 +67,12 @@ class ManifestSet:
     def counts(self) -> dict[str, int]:
         """How many entries of each kind, by plural noun, zero counts left out."""
         counts = {"organization": 1}
+        written_inside = nested_kinds()
         for name, section in ENTRY_SECTIONS.items():
             entries = self.section(name).values()
             counts[section.plural] = len(entries)
             nested = [type(child) for entry in entries for child in entry.children()]
-            for kind in nested_kinds():
+            for kind in written_inside:
                 if kind.entry in nested:
                     counts[kind.plural] = nested.count(kind.entry)
         return {noun: count for noun, count in counts.items() if count}
