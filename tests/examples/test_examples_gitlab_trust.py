@@ -12,6 +12,7 @@ permissions (gitlab_standin.py), with each job given the CI/CD variables GitLab 
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import subprocess
@@ -33,7 +34,7 @@ from gitlab_standin import (
 )
 from test_examples_ci_tools import BIN, EXAMPLE, bash_step
 
-from planning import live_api, plan_json, seeded_sandbox
+from planning import copy_sandbox, live_api, plan_json, seeded_sandbox
 
 ADMIN = "tok_gitlab_trust_admin_0123"
 BOT = 77
@@ -83,43 +84,70 @@ def test_no_job_of_a_branch_pipeline_applies_or_sees_a_protected_variable(pipeli
     assert {v.name for v in SETTINGS} & own.keys() == UNPROTECTED
 
 
-@pytest.fixture
-def forge(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    """GitLab with merge request !1 planned by its pipeline (the plan job's own script, run
-    against the example's sandbox) and merged as MERGE into a main held by a bare repository;
-    the checkout of main; what the plan showed."""
-    gitlab = GitLab(tokens={"glpat-bot-reporter": Token(BOT, "reporter")})
-    checkout = tmp_path / "acme"
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Merge request !1 planned by its pipeline (the plan job's own script, run against the
+    example's sandbox), once: every test here starts from that plan. The folder holding the
+    checkout after the job and the sandbox, the notes GitLab holds then, what the plan
+    showed."""
+    folder = tmp_path_factory.mktemp("planned")
+    checkout = folder / "acme"
     shutil.copytree(EXAMPLE, checkout)
-    sandbox = seeded_sandbox(tmp_path, EXAMPLE / "sandbox-seed.yaml")
+    sandbox = seeded_sandbox(folder, EXAMPLE / "sandbox-seed.yaml")
+    gitlab = GitLab(tokens={"glpat-bot-reporter": Token(BOT, "reporter")})
     with served(gitlab) as api:
-        base = {
-            "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
-            "NO_COLOR": "1",
-            "CI_API_V4_URL": api,
-            "CI_PROJECT_ID": "7",
-            "CI_JOB_URL": "https://gitlab.example/acme/docs/-/jobs/1000",
-            "CI_PIPELINE_URL": "https://gitlab.example/acme/docs/-/pipelines/100",
-            "DOCFORM_API_URL": f"sandbox:{sandbox}",
-        }
         merge_request = Pipeline("merge_request_event", None, protected=False, merge_request=1)
-        done = run_job("plan", merge_request, checkout, base)
-        assert done.returncode == 0, done.stderr
-        names = ["plan.md", "plan-full.md", "plan.json"]
-        files = {name: (checkout / name).read_text() for name in names}
-        gitlab.finish_job(PLAN_JOB, MR_PIPELINE, PLAN_JOB_NAME, "success", files)
+        done = run_job("plan", merge_request, checkout, job_base(api, sandbox))
+    assert done.returncode == 0, done.stderr
+    files = {
+        name: (checkout / name).read_text() for name in ["plan.md", "plan-full.md", "plan.json"]
+    }
+    return {
+        "folder": folder,
+        "notes": gitlab.notes,
+        "files": files,
+        "reviewed": files["plan.md"].split("checksum `")[1][:64],
+    }
+
+
+def job_base(api: str, sandbox: Path) -> dict[str, str]:
+    """What every job here is given: GitLab's API at ``api``, docform against ``sandbox``."""
+    return {
+        "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+        "NO_COLOR": "1",
+        "CI_API_V4_URL": api,
+        "CI_PROJECT_ID": "7",
+        "CI_JOB_URL": "https://gitlab.example/acme/docs/-/jobs/1000",
+        "CI_PIPELINE_URL": "https://gitlab.example/acme/docs/-/pipelines/100",
+        "DOCFORM_API_URL": f"sandbox:{sandbox}",
+    }
+
+
+@pytest.fixture
+def forge(tmp_path: Path, planned: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """GitLab with merge request !1 planned by its pipeline (a copy of `planned`: the
+    checkout, the sandbox and the bot's note) and merged as MERGE into a main held by a bare
+    repository; the checkout of main; what the plan showed."""
+    gitlab = GitLab(
+        tokens={"glpat-bot-reporter": Token(BOT, "reporter")},
+        notes=copy.deepcopy(planned["notes"]),
+    )
+    checkout = tmp_path / "acme"
+    shutil.copytree(planned["folder"] / "acme", checkout)
+    sandbox = copy_sandbox(planned["folder"] / "sandbox.sqlite", tmp_path)
+    with served(gitlab) as api:
+        gitlab.finish_job(PLAN_JOB, MR_PIPELINE, PLAN_JOB_NAME, "success", planned["files"])
         gitlab.merge_requests[1] = {
             "iid": 1,
             "merge_commit_sha": MERGE,
             "head_pipeline": {"id": MR_PIPELINE, "ref": "refs/merge-requests/1/head"},
         }
-        reviewed = files["plan.md"].split("checksum `")[1][:64]
         yield {
             "gitlab": gitlab,
             "checkout": checkout,
             "sandbox": sandbox,
-            "base": base | git_origin(checkout, tmp_path),
-            "reviewed": reviewed,
+            "base": job_base(api, sandbox) | git_origin(checkout, tmp_path),
+            "reviewed": planned["reviewed"],
         }
 
 
