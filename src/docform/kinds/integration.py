@@ -186,7 +186,7 @@ class IntegrationKind(Kind, ComparesConcealed):
         return desired
 
     def observe(self, raw: Mapping[str, Any], index: AddressIndex) -> Observed:
-        declared = (raw.get("_configurations") or {}).get("account")
+        declared = declared_configuration(raw, "account")
         write_only = configuration.declared_write_only(declared)
         unread = configuration.unread(raw.get("configuration"), write_only, "configuration")
         live = configuration.live(raw.get("configuration"), declared_secrets_of(raw, "account"))
@@ -197,7 +197,7 @@ class IntegrationKind(Kind, ComparesConcealed):
             "siteSelection": raw.get("site_selection"),
             "externalIds": raw.get("externalIds"),
         }
-        name = raw["_integration"]
+        name = integration_name(raw)
         return Observed(
             id=raw["id"], key=(name,), fields=fields, title=name, raw=raw, unread=unread
         )
@@ -228,15 +228,15 @@ class IntegrationKind(Kind, ComparesConcealed):
         return [Call("DELETE", self._path(observed))]
 
     def _path(self, observed: Observed) -> str:
-        return f"/integrations/{observed.raw['_integration']}/installations/{observed.id}"
+        return f"/integrations/{integration_name(observed.raw)}/installations/{observed.id}"
 
     def export_entry(self, raw: Mapping[str, Any]) -> Exported:
-        name = raw["_integration"]
+        name = integration_name(raw)
         fields: dict[str, Any] = {"id": raw["id"], "integration": name}
         secrets = declared_secrets_of(raw, "account")
         live = raw.get("configuration")
         config = configuration.exported(live, "CONFIGURATION", secrets)
-        declared = (raw.get("_configurations") or {}).get("account")
+        declared = declared_configuration(raw, "account")
         config |= configuration.unread_exported(declared, live, "CONFIGURATION", "configuration")
         if config:
             fields["configuration"] = config
@@ -246,10 +246,25 @@ class IntegrationKind(Kind, ComparesConcealed):
         return Exported("integrations", self.name, raw["id"], name, fields)
 
 
+def integration_name(installation: Mapping[str, Any]) -> str:
+    """The name of the integration a listed installation is of (`IntegrationKind.read`)."""
+    name: str = installation["_integration"]
+    return name
+
+
+def declared_configuration(
+    installation: Mapping[str, Any], target: str
+) -> Mapping[str, Any] | None:
+    """What the installation's integration declares of its ``target`` configuration (``account``,
+    ``space`` or ``site``); None when it publishes no declaration."""
+    declared: Mapping[str, Any] = installation.get("_configurations") or {}
+    found: Mapping[str, Any] | None = declared.get(target)
+    return found
+
+
 def declared_secrets_of(installation: Mapping[str, Any], target: str) -> configuration.Secrets:
     """The secret settings the installation's integration declares for ``target``."""
-    declared = installation.get("_configurations") or {}
-    return configuration.declared_secrets(declared.get(target))
+    return configuration.declared_secrets(declared_configuration(installation, target))
 
 
 def refuse_plain_secrets(

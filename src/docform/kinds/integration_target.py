@@ -23,7 +23,13 @@ from docform.kind_framework import configuration
 from docform.kind_framework.configuration import ComparesConcealed
 from docform.kind_framework.declaration import Declaration, Reads
 from docform.kind_framework.rest import id_in_path
-from docform.kinds.integration import IntegrationEntry, TargetEntry, declared_secrets_of
+from docform.kinds.integration import (
+    IntegrationEntry,
+    TargetEntry,
+    declared_configuration,
+    declared_secrets_of,
+    integration_name,
+)
 
 #: Target kind -> (the entry's field, the list's path segment, the create body's id field).
 TARGETS = {"space": ("spaces", "spaces", "space"), "site": ("sites", "sites", "siteId")}
@@ -72,7 +78,7 @@ class IntegrationTargetKind(Kind, ComparesConcealed, ExplainsDeletes):
         ]
 
     def _list_path(self, installation: Mapping[str, Any], target: str) -> str:
-        name, segment = installation["_integration"], TARGETS[target][1]
+        name, segment = integration_name(installation), TARGETS[target][1]
         return f"/integrations/{name}/installations/{installation['id']}/{segment}"
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
@@ -193,12 +199,12 @@ def _tagged(
     """An installation on a space or site as listed, with the organization installation it
     belongs to and an id made of both (it has none of its own)."""
     value, secrets = item[target], declared_secrets_of(installation, target)
-    declared = (installation.get("_configurations") or {}).get(target)
+    declared = declared_configuration(installation, target)
     target_id = value["id"] if isinstance(value, Mapping) else value
     return {
         **item,
         "id": f"{installation['id']}/{target}/{target_id}",
-        "integration": installation["_integration"],
+        "integration": integration_name(installation),
         "_installation": installation["id"],
         "_target": target,
         "_target_id": target_id,
