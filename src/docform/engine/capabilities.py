@@ -1,14 +1,18 @@
 """What a kind may do beyond the core of `docform.engine.kind.Kind`, one ability at a time.
 
-A kind that has an ability implements its protocol (and names it among its bases, so that the
-type checker holds its methods to the protocol); the engine asks ``isinstance(kind, Ability)``
-before calling it, and does without it otherwise. Most kinds have none of these.
+A kind that has an ability names it among its bases and implements its methods (the type
+checker holds them to the ability's signatures, and a kind that left one out cannot be made);
+the engine asks ``isinstance(kind, Ability)`` before calling it, and does without it otherwise.
+Most kinds have none of these. The abilities are abstract base classes, not runtime-checked
+protocols: asking a kind is then a lookup in its bases, where a protocol compared the kind's
+attributes with its own at every call.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from docform.engine.audience import Fact, Seen
 from docform.engine.client import ServiceClient
@@ -18,80 +22,82 @@ from docform.engine.objects import Bystander, Desired, Gone, Matching, Observed
 from docform.engine.plan import Call, Change, Violation
 
 
-@runtime_checkable
-class ExplainsCreates(Protocol):
+class ExplainsCreates(ABC):
+    @abstractmethod
     def create_reason(self, desired: Desired) -> str:
         """Why the plan creates ``desired`` (``action_reason``), where the kind knows more than
         that no live object matches it."""
         ...
 
 
-@runtime_checkable
-class PointsToWhatItHides(Protocol):
+class PointsToWhatItHides(ABC):
+    @abstractmethod
     def where_to_find(self, change: Change) -> str | None:
         """For a change an apply made: where the user finds what the service made that docform
         never shows (a share link's URL, a signing key), or None."""
         ...
 
 
-@runtime_checkable
-class TellsWhatIsLost(Protocol):
+class TellsWhatIsLost(ABC):
+    @abstractmethod
     def lost_with(self, observed: Observed) -> str:
         """What deleting ``observed`` destroys that is no object a plan lists (a space's
         pages and comments), as far as the service's answer tells (`Change.loses`)."""
         ...
 
 
-@runtime_checkable
-class ExplainsDeletes(Protocol):
+class ExplainsDeletes(ABC):
+    @abstractmethod
     def delete_reason(self, observed: Observed) -> str:
         """Why the plan deletes ``observed``, an object no entry matches (``action_reason``),
         where the kind knows more than that prune is on."""
         ...
 
 
-@runtime_checkable
-class ComparesOwnWay(Protocol):
+class ComparesOwnWay(ABC):
     """Fields compared otherwise than by value (`docform.engine.field_rules` aside)."""
 
+    @abstractmethod
     def same_field(self, name: str, want: Any, have: Any) -> bool:
         """Whether the live value ``have`` of field ``name`` already is ``want``, which is not
         ``==`` to it (the planner compares with ``==`` first)."""
         ...
 
+    @abstractmethod
     def changed_parts(self, name: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
         """``(path, before, after)`` of each part of field ``name`` that changes."""
         ...
 
 
-@runtime_checkable
-class Nests(Protocol):
+class Nests(ABC):
+    @abstractmethod
     def nesting_parent(self, raw: Mapping[str, Any]) -> str | None:
         """For a kind nested in itself (collections): the live id of the parent."""
         ...
 
 
-@runtime_checkable
-class LimitsMoves(Protocol):
+class LimitsMoves(ABC):
+    @abstractmethod
     def may_move(self, desired: Desired, index: AddressIndex) -> bool:
         """Whether move detection may pair ``desired`` with a live object in another container
         (`Kind.container_key_parts`): no where the move could not be carried out."""
         ...
 
 
-@runtime_checkable
-class Restores(Protocol):
+class Restores(ABC):
     """Objects deleted a short while ago that the service can bring back."""
 
+    @abstractmethod
     def restorable(self, raw: Mapping[str, Any]) -> bool:
         """Whether a pinned, deleted object can be brought back instead of recreated."""
         ...
 
+    @abstractmethod
     def restore_calls(self, observed: Observed) -> list[Call]: ...
 
 
-@runtime_checkable
-class SetsAside(Protocol):
+class SetsAside(ABC):
+    @abstractmethod
     def set_aside(self, matching: Matching) -> list[str]:
         """Take out of ``matching`` what this kind cannot plan now (an object waiting for an
         authorization in the service), and say why: each note goes into the plan, instead of
@@ -99,8 +105,8 @@ class SetsAside(Protocol):
         ...
 
 
-@runtime_checkable
-class MadeInTheApp(Protocol):
+class MadeInTheApp(ABC):
+    @abstractmethod
     def made_in_the_app(self, change: Change) -> bool:
         """Whether ``change``, planned without calls, is one no API operation makes, only the
         service's app (connecting a custom hostname): so that plans and drift show it. The
@@ -109,8 +115,8 @@ class MadeInTheApp(Protocol):
         ...
 
 
-@runtime_checkable
-class OrdersSiblings(Protocol):
+class OrdersSiblings(ABC):
+    @abstractmethod
     def order_changes(
         self, desired: Sequence[Desired], live: Sequence[Mapping[str, Any]], index: AddressIndex
     ) -> list[Change]:
@@ -118,15 +124,15 @@ class OrdersSiblings(Protocol):
         ...
 
 
-@runtime_checkable
-class HasRails(Protocol):
+class HasRails(ABC):
+    @abstractmethod
     def rail_violations(self, matching: Matching, changes: Sequence[Change]) -> list[Violation]:
         """This kind's own safety rails broken by ``changes`` (`docform.engine.rails`)."""
         ...
 
 
-@runtime_checkable
-class HasRailsAcrossKinds(Protocol):
+class HasRailsAcrossKinds(ABC):
+    @abstractmethod
     def rails_across_kinds(
         self, matchings: Mapping[str, Matching], changes: Sequence[Change]
     ) -> list[Violation]:
@@ -135,8 +141,8 @@ class HasRailsAcrossKinds(Protocol):
         ...
 
 
-@runtime_checkable
-class WarnsAcrossKinds(Protocol):
+class WarnsAcrossKinds(ABC):
+    @abstractmethod
     def warnings_across_kinds(
         self, matchings: Mapping[str, Matching], changes: Sequence[Change]
     ) -> list[str]:
@@ -145,24 +151,25 @@ class WarnsAcrossKinds(Protocol):
         ...
 
 
-@runtime_checkable
-class GuardsCaller(Protocol):
+class GuardsCaller(ABC):
     """Changes that could lock the API token's own user out."""
 
+    @abstractmethod
     def risky_for_caller(self, changes: Sequence[Change]) -> list[Change]:
         """Those of ``changes`` that would lock the API token's own user out if its
         ``live_id`` were that user's (removing or demoting a membership); apply refuses them
         then."""
         ...
 
+    @abstractmethod
     async def identify_caller(self, client: ServiceClient) -> str | None:
         """The live id of the API token's own user among this kind's objects, or None when
         the token belongs to no user (it raises when it cannot tell)."""
         ...
 
 
-@runtime_checkable
-class NamesByKey(Protocol):
+class NamesByKey(ABC):
+    @abstractmethod
     def named_in(self, change: Change) -> set[tuple[str, str]]:
         """Objects of other kinds that ``change`` (one of this kind's) names by their natural
         key rather than by reference, as ``(kind, key)``: a team's membership change names
@@ -171,32 +178,32 @@ class NamesByKey(Protocol):
         ...
 
 
-@runtime_checkable
-class FinishesOnRefusal(Protocol):
+class FinishesOnRefusal(ABC):
+    @abstractmethod
     def already_done(self, change: Change, status: int | None, message: str) -> bool:
         """Whether a failed call of ``change`` answered that its work is already done (a move
         to where the object is); the apply then counts it as made."""
         ...
 
 
-@runtime_checkable
-class ExplainsPending(Protocol):
+class ExplainsPending(ABC):
+    @abstractmethod
     def pending_reason(self, change: Change) -> str:
         """What an answer of 202 Accepted to a call of ``change`` means: what the service
         does instead of making the change now (a removal request sent to the admins)."""
         ...
 
 
-@runtime_checkable
-class LocksOtherThanId(Protocol):
+class LocksOtherThanId(ABC):
+    @abstractmethod
     def lock_id(self, live_id: str) -> str:
         """What docform.lock records for a new object of this kind whose create answered
         ``live_id``, where that is not the id itself (an id that is a secret)."""
         ...
 
 
-@runtime_checkable
-class ReadsBystanders(Protocol):
+class ReadsBystanders(ABC):
+    @abstractmethod
     async def read_bystanders(self, reader: LiveReader, gone: Sequence[Gone]) -> list[Bystander]:
         """This kind's objects outside what planning read that ``gone`` (objects of the
         `Kind.reached_by` kinds the plan deletes) take down or change, with the fewest
@@ -204,16 +211,16 @@ class ReadsBystanders(Protocol):
         ...
 
 
-@runtime_checkable
-class TellsAudience(Protocol):
+class TellsAudience(ABC):
+    @abstractmethod
     def audience_facts(self, objects: Sequence[Seen]) -> Iterable[Fact]:
         """What this kind's objects, as they stand on one side of a plan, say about who reaches
         which space, collection or site (`docform.engine.audience`)."""
         ...
 
 
-@runtime_checkable
-class ReadsAudience(Protocol):
+class ReadsAudience(ABC):
+    @abstractmethod
     async def read_audience(
         self, client: ServiceClient, address: str, live_id: str
     ) -> dict[str, str] | None:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from docform.engine.capabilities import OrdersSiblings
+from docform.engine.capabilities import Nests, OrdersSiblings
 from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, ChangeContext, Desired, Observed, Ref
 from docform.engine.live import LiveReader
@@ -60,7 +60,7 @@ class SectionGroupEntry(Entry):
         return self.title
 
 
-class SectionGroupKind(SiteRestKind, OrdersSiblings):
+class SectionGroupKind(SiteRestKind, OrdersSiblings, Nests):
     """Section groups of managed sites, by title; ``group`` nests one in another.
 
     A group joins another group, or the site's top level, through its own PATCH
