@@ -1,7 +1,8 @@
 """A log of every API exchange the sandbox answers, for the test suite's contract check.
 
-When ``DOCFORM_SANDBOX_EXCHANGE_LOG`` names a file, each app `create_app` builds appends one
-JSON line per ``/v1`` request it answered: the method, path, query, request body, status and
+When ``DOCFORM_SANDBOX_EXCHANGE_LOG`` names a file, each app `create_app` builds (and each
+in-process transport, for the requests it hands to an endpoint itself) appends one JSON line
+per ``/v1`` request it answered: the method, path, query, request body, status and
 answer body. The test suite sets it for every process it starts (a subprocess inherits it), and
 checks each exchange against the service's published definition (tests/contract/). Unset, the
 app is built without it. The control routes (``/_sandbox/*``) are not the service's: not logged.
@@ -35,10 +36,6 @@ def exchange_log() -> Path | None:
 class ExchangeLog:
     """ASGI middleware appending each ``/v1`` exchange to ``path`` as one JSON line."""
 
-    # One lock per process: the apps of served sandboxes in threads and in-process ones share
-    # the file, and a line must never interleave with another (O_APPEND keeps processes apart).
-    _lock = threading.Lock()
-
     def __init__(self, app: ASGIApp, path: Path) -> None:
         self.app = app
         self.path = path
@@ -67,29 +64,39 @@ class ExchangeLog:
                 answer.append(message.get("body", b""))
                 if not message.get("more_body", False):
                     body = b"".join(request) if read_whole else None
-                    self._write(scope, body, status[0], b"".join(answer))
+                    log_exchange(self.path, scope, body, status[0], b"".join(answer))
             await send(message)
 
         await self.app(scope, receiving, sending)
 
-    def _write(self, scope: Scope, request: bytes | None, status: int, answer: bytes) -> None:
-        line = {
-            "method": scope["method"],
-            "path": scope["path"],
-            "query": bytes(scope.get("query_string", b"")).decode("latin-1"),
-            "request": None if request is None else request.decode("utf-8", "replace"),
-            "status": status,
-            "answer": answer.decode("utf-8", "replace"),
-            "client": _user_agent(scope),
-        }
-        data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
-        with self._lock:
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                while data:
-                    data = data[os.write(descriptor, data) :]
-            finally:
-                os.close(descriptor)
+
+# One lock per process: the apps of served sandboxes in threads and in-process ones share the
+# file, and a line must never interleave with another (O_APPEND keeps processes apart).
+_lock = threading.Lock()
+
+
+def log_exchange(
+    path: Path, scope: Scope, request: bytes | None, status: int, answer: bytes
+) -> None:
+    """Appends one exchange to the log at ``path``: ``request`` is the body the sandbox read
+    whole, or None; ``scope`` is the request's ASGI scope."""
+    line = {
+        "method": scope["method"],
+        "path": scope["path"],
+        "query": bytes(scope.get("query_string", b"")).decode("latin-1"),
+        "request": None if request is None else request.decode("utf-8", "replace"),
+        "status": status,
+        "answer": answer.decode("utf-8", "replace"),
+        "client": _user_agent(scope),
+    }
+    data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
+    with _lock:
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            while data:
+                data = data[os.write(descriptor, data) :]
+        finally:
+            os.close(descriptor)
 
 
 def _user_agent(scope: Scope) -> str:

@@ -261,6 +261,9 @@ def answer_after(kind: str | None, response: Response) -> Response:
     return Hangup() if kind == "lost" else response
 
 
+HANGUP = "the sandbox closed the connection (injected fault)"
+
+
 class Hangup(Response):
     """Closes the connection without an answer.
 
@@ -274,7 +277,7 @@ class Hangup(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-        raise ConnectionHangup("the sandbox closed the connection (injected fault)")
+        raise ConnectionHangup(HANGUP)
 
 
 class HangupLogFilter(logging.Filter):

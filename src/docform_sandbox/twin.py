@@ -68,14 +68,14 @@ class Twin:
         return [read for read, marks in self._watched if not marks & written]
 
     def transport(self) -> httpx.AsyncBaseTransport:
-        """A transport over the twin (`docform_sandbox.twin_transport`); closing it leaves the
-        twin as it is."""
+        """A transport over the twin (`docform_sandbox.transport`); closing it leaves the twin
+        as it is."""
         from docform_sandbox.app import SandboxConfig
-        from docform_sandbox.twin_transport import TwinTransport
+        from docform_sandbox.transport import SandboxTransport
 
         caller = self.store.get_meta("twin_caller")
         config = SandboxConfig(admin_tokens=() if caller else (self.token,), audit=False)
-        return TwinTransport(self.store, config)
+        return SandboxTransport(":memory:", config, store=self.store)
 
     def close(self) -> None:
         self.store.close()
