@@ -16,7 +16,7 @@ import pytest
 from canary import CANARY_TOKEN
 from docform.manifest.file_set import JOURNAL, STAGED, finish_interrupted, replace_files
 from docform.manifest.sources import manifest_files
-from planning import FIXTURES, apply, in_ui, live_api, run
+from planning import FIXTURES, apply, copy_applied, copy_sandbox, in_ui, live_api, run
 
 KILLING = """\
 import os, signal, sys
@@ -92,16 +92,30 @@ ADOPT_STEPS = 2 + 1 + 1 + 2
 """adopt of a team deleted by hand: main.yaml and docform.lock."""
 
 
-@pytest.mark.parametrize("kill_at", range(1, ADOPT_STEPS + 2))
-def test_adopt_killed_at_any_step_leaves_the_manifests_old_or_adopted(tmp_path, sandbox, kill_at):
-    directory = tmp_path / "manifests"
+@pytest.fixture(scope="module")
+def writers_deleted_by_hand(
+    tmp_path_factory: pytest.TempPathFactory, seeded_once: Path
+) -> tuple[Path, Path]:
+    """fixtures/adopt applied, then its team Writers deleted in the UI: arranged once, copied
+    for each step a test kills adopt at."""
+    folder = tmp_path_factory.mktemp("writers-deleted")
+    directory = folder / "manifests"
     directory.mkdir()
     shutil.copy(FIXTURES / "adopt" / "manifests.yaml", directory / "main.yaml")
-    apply(directory, sandbox)
-    before = {name: (directory / name).read_text() for name in ("main.yaml", "docform.lock")}
+    sandbox = copy_sandbox(seeded_once, folder)
+    apply(directory, sandbox, rehearse=False)
     teams = live_api(sandbox, "GET", "/orgs/org_acme/teams")["items"]
     writers = next(t["id"] for t in teams if t["title"] == "Writers")
     in_ui(sandbox, "alice@acme.test", "DELETE", f"/orgs/org_acme/teams/{writers}")
+    return directory, sandbox
+
+
+@pytest.mark.parametrize("kill_at", range(1, ADOPT_STEPS + 2))
+def test_adopt_killed_at_any_step_leaves_the_manifests_old_or_adopted(
+    tmp_path, writers_deleted_by_hand, kill_at
+):
+    directory, sandbox = copy_applied(writers_deleted_by_hand, tmp_path)
+    before = {name: (directory / name).read_text() for name in ("main.yaml", "docform.lock")}
     code = "from docform.cli import cli\ncli(sys.argv[1:])"
     env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": CANARY_TOKEN}
     status = in_child(code, kill_at, "adopt", str(directory), "--target", "team.writers", **env)
