@@ -126,33 +126,6 @@ def github_plan(acme: Path, env: dict[str, str]) -> int:
     return planned.returncode
 
 
-def test_github_posts_a_plan_that_breaks_a_rail_with_its_rails(acme, ci_env):
-    break_the_deletion_rail(acme)
-    assert github_plan(acme, ci_env) == 1
-    posted = read(ci_env["POSTED"])
-    assert posted == f"{MARKER}\n{read(acme / 'plan.md')}{HEAD_LINE}"
-    assert "> **Apply will refuse this plan: it breaks 1 safety rail.**\n" in posted
-    assert "- `max-deletions`: the plan deletes 1 objects, more than the 0 allowed" in posted
-    assert "The plan failed" not in posted
-    assert read(ci_env["GITHUB_STEP_SUMMARY"]) == read(acme / "plan-full.md")
-
-
-def test_github_posts_a_long_plan_summarised_and_publishes_the_whole(acme, ci_env):
-    invite_many(acme)
-    assert github_plan(acme, ci_env) == 0
-    whole = read(acme / "plan-full.md")
-    assert len(whole) > GITHUB_LIMIT
-    posted = read(ci_env["POSTED"])
-    assert len(posted) < GITHUB_LIMIT
-    assert posted == (
-        f"{MARKER}\n{read(acme / 'plan.md')}{HEAD_LINE}\nThe whole plan: the job summary of "
-        f"[this run]({RUN_URL}) (up to 1 MiB), and `plan-full.md` in its "
-        "docform-plan-manifests artifact.\n"
-    )
-    assert "The whole plan is in `plan-full.md`." in posted
-    assert read(ci_env["GITHUB_STEP_SUMMARY"]) == whole
-
-
 def test_github_posts_a_plan_that_fits_as_it_is(acme, ci_env):
     assert github_plan(acme, ci_env) == 0
     assert read(ci_env["POSTED"]) == f"{MARKER}\n{read(acme / 'plan-full.md')}{HEAD_LINE}"
@@ -171,59 +144,90 @@ def gitlab_script(job: str) -> str:
     return "\n".join(lines)
 
 
-def test_gitlab_posts_a_plan_that_breaks_a_rail_with_its_rails_and_fails_the_job(acme, ci_env):
+# Each test below runs GitHub's step, then GitLab's job, on one checkout and organization,
+# docform being remembered_docform: GitLab's docform line, word for word GitHub's (as it is now),
+# gets what GitHub's real run of it gave instead of running again.
+
+
+def test_a_plan_that_breaks_a_rail_is_posted_with_its_rails_and_fails_the_job(
+    acme, ci_env, tmp_path
+):
     break_the_deletion_rail(acme)
-    done = bash_step(gitlab_script("plan"), acme, ci_env)
+    env = remembered_docform(ci_env, tmp_path)
+    # GitHub: the comment, and the whole plan in the job summary.
+    assert github_plan(acme, env) == 1
+    posted = read(env["POSTED"])
+    assert posted == f"{MARKER}\n{read(acme / 'plan.md')}{HEAD_LINE}"
+    assert "> **Apply will refuse this plan: it breaks 1 safety rail.**\n" in posted
+    assert "- `max-deletions`: the plan deletes 1 objects, more than the 0 allowed" in posted
+    assert "The plan failed" not in posted
+    assert read(env["GITHUB_STEP_SUMMARY"]) == read(acme / "plan-full.md")
+    # GitLab: the note, and the job fails.
+    done = bash_step(gitlab_script("plan"), acme, env)
     assert done.returncode == 1
-    assert read(ci_env["CALLS"]) == "POST /merge_requests/3/notes\n"
-    posted = read(ci_env["POSTED"])
+    assert read(env["CALLS"]) == "POST /merge_requests/3/notes\n"
+    posted = read(env["POSTED"])
     assert posted == f"{MARKER}\n{read(acme / 'plan.md')}"
     assert "> **Apply will refuse this plan: it breaks 1 safety rail.**\n" in posted
 
 
-def test_gitlab_posts_a_long_plan_summarised_with_a_link_to_the_whole(acme, ci_env):
+def test_a_long_plan_is_posted_summarised_and_the_whole_published(acme, ci_env, tmp_path):
     invite_many(acme)
-    done = bash_step(gitlab_script("plan"), acme, ci_env)
+    env = remembered_docform(ci_env, tmp_path)
+    # GitHub: the whole plan in the job summary and the artifact, the comment links both.
+    assert github_plan(acme, env) == 0
+    whole = read(acme / "plan-full.md")
+    assert len(whole) > GITHUB_LIMIT
+    posted = read(env["POSTED"])
+    assert len(posted) < GITHUB_LIMIT
+    assert posted == (
+        f"{MARKER}\n{read(acme / 'plan.md')}{HEAD_LINE}\nThe whole plan: the job summary of "
+        f"[this run]({RUN_URL}) (up to 1 MiB), and `plan-full.md` in its "
+        "docform-plan-manifests artifact.\n"
+    )
+    assert "The whole plan is in `plan-full.md`." in posted
+    assert read(env["GITHUB_STEP_SUMMARY"]) == whole
+    # GitLab: the note links the job's artifact.
+    done = bash_step(gitlab_script("plan"), acme, env)
     assert done.returncode == 0, done.stderr
-    assert len(read(acme / "plan-full.md")) > GITHUB_LIMIT
-    assert read(ci_env["POSTED"]) == (
+    assert read(acme / "plan-full.md") == whole
+    assert read(env["POSTED"]) == (
         f"{MARKER}\n{read(acme / 'plan.md')}\n"
         f"The whole plan: [plan-full.md]({JOB_URL}/artifacts/file/plan-full.md).\n"
     )
 
 
-def test_github_drift_issue_of_a_long_report_links_the_whole(acme, ci_env):
+def test_a_drift_issue_of_a_long_report_links_the_whole(acme, ci_env, tmp_path):
     invite_many(acme)
-    detected = bash_step(step("docform-drift.yml", "Detect drift", "drift")["run"], acme, ci_env)
+    env = remembered_docform(ci_env, tmp_path)
+    # GitHub: the whole report in the job summary and the artifact, the issue links both.
+    detected = bash_step(step("docform-drift.yml", "Detect drift", "drift")["run"], acme, env)
     assert detected.returncode == 0, detected.stderr
-    assert read(ci_env["GITHUB_OUTPUT"]) == "status=2\n"
+    assert read(env["GITHUB_OUTPUT"]) == "status=2\n"
     whole = read(acme / "drift-full.md")
     assert len(whole) > GITHUB_LIMIT
-    assert read(ci_env["GITHUB_STEP_SUMMARY"]) == whole
+    assert read(env["GITHUB_STEP_SUMMARY"]) == whole
     opened = bash_step(
-        step("docform-drift.yml", "Open or update the drift issue", "drift")["run"], acme, ci_env
+        step("docform-drift.yml", "Open or update the drift issue", "drift")["run"], acme, env
     )
     assert opened.returncode == 0, opened.stderr
-    issue = read(ci_env["POSTED"])
+    issue = read(env["POSTED"])
     assert len(issue) < GITHUB_LIMIT
     assert issue.startswith(
         f"{read(acme / 'drift.md')}\nThe whole report: the job summary of [this run]({RUN_URL}) "
         "(up to 1 MiB), and `drift-full.md` in its docform-drift artifact.\n\n---\nLast checked "
         f"by [this run]({RUN_URL}) on "
     )
-
-
-def test_gitlab_drift_issue_of_a_long_report_links_the_whole(acme, ci_env):
-    invite_many(acme)
-    done = bash_step(gitlab_script("drift"), acme, ci_env)
+    # GitLab: the issue links the job's artifact.
+    done = bash_step(gitlab_script("drift"), acme, env)
     assert done.returncode == 0, done.stderr
-    assert read(ci_env["CALLS"]) == (
+    assert read(env["CALLS"]) == (
         "GET /issues?state=opened&labels=docform-drift&per_page=100\nPOST /issues\n"
     )
-    assert len(read(acme / "drift-full.md")) > GITHUB_LIMIT
-    assert read(ci_env["POSTED"]).endswith(
+    assert read(acme / "drift-full.md") == whole
+    assert read(env["POSTED"]).endswith(
         f"\nThe whole report: [drift-full.md]({JOB_URL}/artifacts/file/drift-full.md).\n"
-        f"\n---\nLast checked by {ci_env['CI_PIPELINE_URL']}\n"
+        f"\n---\nLast checked by {env['CI_PIPELINE_URL']}\n"
     )
 
 
