@@ -338,7 +338,7 @@ def acme_applied_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     from planning import acme_copy, apply
 
     directory, sandbox = acme_copy(tmp_path_factory.mktemp("acme-applied"))
-    apply(directory, sandbox)
+    apply(directory, sandbox, rehearse=False)
     return directory, sandbox
 
 

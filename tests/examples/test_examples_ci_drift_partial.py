@@ -43,7 +43,9 @@ def applied_organization(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example's sandbox with the reader's token, the example applied whole by an admin:
     arranged once, copied for each test."""
     sandbox = reader_sandbox(tmp_path_factory.mktemp("applied"))
-    applied = run(["apply", EXAMPLE / "manifests", "--yes", "--no-lock-file", "-q"], sandbox)
+    applied = run(
+        ["apply", EXAMPLE / "manifests", "--yes", "--no-lock-file", "--no-rehearse", "-q"], sandbox
+    )
     assert applied.exit_code == 0, applied.output
     return sandbox
 

@@ -31,7 +31,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     manifests = folder / "manifests"
     shutil.copytree(EXAMPLE / "manifests", manifests)
     sandbox = reader_sandbox(folder)
-    done = run(["apply", manifests, "--yes", "-q"], sandbox, ADMIN_TOKEN)
+    done = run(["apply", manifests, "--yes", "--no-rehearse", "-q"], sandbox, ADMIN_TOKEN)
     assert done.exit_code == 0, done.output
     return manifests, sandbox
 

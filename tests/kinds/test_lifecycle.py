@@ -47,7 +47,7 @@ def every_kind_applied_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[P
     with pytest.MonkeyPatch.context() as env:
         for name, value in SECRETS_IN_ENV.items():
             env.setenv(name, value)
-        apply(directory, sandbox)
+        apply(directory, sandbox, rehearse=False)
     return directory, sandbox
 
 

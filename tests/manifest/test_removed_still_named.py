@@ -21,7 +21,9 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """examples/acme applied once: its manifests with the docform.lock apply wrote."""
     folder = tmp_path_factory.mktemp("applied")
     shutil.copytree(EXAMPLE / "manifests", folder / "manifests")
-    apply(folder / "manifests", seeded_sandbox(folder, EXAMPLE / "sandbox-seed.yaml"))
+    apply(
+        folder / "manifests", seeded_sandbox(folder, EXAMPLE / "sandbox-seed.yaml"), rehearse=False
+    )
     return folder / "manifests"
 
 
