@@ -66,10 +66,12 @@ def unreviewed_changes(fresh: Plan, approved: str) -> list[Change] | None:
     (what a token that may not read them leaves out), or a single change (one reverted hand
     change). None when no such set is found."""
     documents = [(change, change.to_json()) for change in fresh.changes]
+    rest = fresh.body()
+    rest.pop("secret_fingerprints", None)
 
     def without(dropped: set[str]) -> bool:
         kept = [document for change, document in documents if change.key not in dropped]
-        return bool(dropped) and _checksum(fresh, kept) == approved
+        return bool(dropped) and _checksum(rest, fresh.secret_prints, kept) == approved
 
     kinds = sorted({change.kind for change in fresh.changes})
     sizes = range(1, len(kinds) + 1) if len(kinds) <= SUBSETS_TRIED_WHOLE else range(1, 3)
@@ -98,11 +100,12 @@ def _dropped(
     return dropped
 
 
-def _checksum(fresh: Plan, changes: list[dict[str, Any]]) -> str:
-    body = fresh.body()
-    body["changes"] = changes
-    body.pop("secret_fingerprints", None)
-    prints = prints_sent(fresh.secret_prints, changes)
+def _checksum(
+    rest: dict[str, Any], secret_prints: dict[str, str], changes: list[dict[str, Any]]
+) -> str:
+    """The checksum of the plan whose body is ``rest`` with only ``changes``."""
+    body = {**rest, "changes": changes}
+    prints = prints_sent(secret_prints, changes)
     if prints:
         body["secret_fingerprints"] = prints
     return digest(body)
