@@ -21,6 +21,7 @@ httpx's own transport is used as it is. BENCHMARKS.md ("Process knobs") has what
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -119,7 +120,9 @@ class PooledTransport(httpx.AsyncBaseTransport):
     module doc says, as an httpx transport."""
 
     def __init__(self, limits: httpx.Limits = LIMITS) -> None:
-        self._ssl_context = httpx.create_ssl_context()
+        self._ssl_context: ssl.SSLContext | None = None
+        """httpx's TLS settings, made for the first connection that needs them: a service
+        reached over plain HTTP (a served sandbox) needs none."""
         self._keepalive_expiry = limits.keepalive_expiry
         most = limits.max_connections or UNLIMITED
         self._max_idle = min(limits.max_keepalive_connections or most, most)
@@ -195,9 +198,15 @@ class PooledTransport(httpx.AsyncBaseTransport):
         if self._room == 0:
             return None
         self._room -= 1
+        tls = self._tls() if origin.scheme == b"https" else None
         return httpcore.AsyncHTTPConnection(
-            origin=origin, ssl_context=self._ssl_context, keepalive_expiry=self._keepalive_expiry
+            origin=origin, ssl_context=tls, keepalive_expiry=self._keepalive_expiry
         )
+
+    def _tls(self) -> ssl.SSLContext:
+        if self._ssl_context is None:
+            self._ssl_context = httpx.create_ssl_context()
+        return self._ssl_context
 
     def _take_idle(self, origin: httpcore.Origin) -> httpcore.AsyncHTTPConnection | None:
         for index in range(len(self._idle) - 1, -1, -1):
