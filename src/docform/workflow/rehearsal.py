@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Any, Protocol
 
@@ -120,16 +121,26 @@ class Rehearsal:
 
 def twin_maker() -> TwinMaker:
     """The installed twin maker; raises `RehearsalError` saying what to install when none is."""
-    found = sorted(entry_points(group=TWIN_GROUP), key=lambda point: point.name)
-    try:
-        maker: TwinMaker = found[0].load()
-    except (IndexError, ImportError):
+    maker = _installed_twin_maker()
+    if maker is None:
         raise RehearsalError(
             "rehearsing needs a twin of the organization, which docform's sandbox makes "
             f"(the package docform_sandbox, entry point group '{TWIN_GROUP}'), and it is not "
             f"installed: install docform with its sandbox ({INSTALL}), or plan without "
             "--rehearse (apply: --no-rehearse)."
-        ) from None
+        )
+    return maker
+
+
+@cache
+def _installed_twin_maker() -> TwinMaker | None:
+    """The twin maker an installed package registers, looked up once per process: the lookup
+    reads the metadata of every installed package, and each rehearsal asks."""
+    found = sorted(entry_points(group=TWIN_GROUP), key=lambda point: point.name)
+    try:
+        maker: TwinMaker = found[0].load()
+    except (IndexError, ImportError):
+        return None
     return maker
 
 
