@@ -21,7 +21,7 @@ from test_examples_ci_tools import example_as_repository
 from conftest import fuzz_examples
 from docform.engine.fingerprints import canonical_json
 from docform.workflow.saved import shown_checksum
-from planning import live_api, run, seeded_sandbox
+from planning import copy_sandbox, live_api, run, seeded_sandbox
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "acme"
@@ -29,23 +29,36 @@ ORG = "org_acme"
 CONTRACTOR = "/orgs/org_acme/members/u_contractor"
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """The example as a Git repository of its own, with one commit."""
-    return example_as_repository(tmp_path)
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Path:
-    return seeded_sandbox(tmp_path, EXAMPLE / "sandbox-seed.yaml")
-
-
-@pytest.fixture
-def saved(repo: Path, sandbox: Path) -> Path:
-    path = repo / "docform.plan"
-    result = run(["plan", repo / "manifests", "--out", path], sandbox)
+@pytest.fixture(scope="module")
+def planned_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the example as a Git repository of its own (one commit), its sandbox,
+    and the plan of the one against the other saved as docform.plan (`plan --out`, made in the
+    repository's root, then moved out of it): arranged once, copied by each test."""
+    folder = tmp_path_factory.mktemp("planned")
+    repository = example_as_repository(folder)
+    sandbox = seeded_sandbox(folder, EXAMPLE / "sandbox-seed.yaml")
+    result = run(["plan", repository / "manifests", "--out", repository / "docform.plan"], sandbox)
     assert result.exit_code == 0, result.output
-    return path
+    shutil.move(repository / "docform.plan", folder / "docform.plan")
+    return folder
+
+
+@pytest.fixture
+def repo(tmp_path: Path, planned_once: Path) -> Path:
+    """The example as a Git repository of its own, with one commit (a copy)."""
+    return Path(shutil.copytree(planned_once / "acme", tmp_path / "acme", symlinks=True))
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, planned_once: Path) -> Path:
+    """A sandbox seeded from the example's sandbox-seed.yaml (a copy)."""
+    return copy_sandbox(planned_once / "sandbox.sqlite", tmp_path)
+
+
+@pytest.fixture
+def saved(repo: Path, sandbox: Path, planned_once: Path) -> Path:
+    """The plan of ``repo`` against ``sandbox`` saved in the repository's root (a copy)."""
+    return Path(shutil.copy(planned_once / "docform.plan", repo / "docform.plan"))
 
 
 def rewrite(path: Path, edit: Any) -> None:
