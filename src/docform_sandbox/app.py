@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -279,11 +280,15 @@ class Sandbox:
 
 def create_app(store: Store, config: SandboxConfig | None = None) -> Starlette:
     """The ASGI app for ``store``; ``app.state.sandbox`` exposes stats and the clock to tests."""
-    sandbox = Sandbox(store, config)
+    return web_app(Sandbox(store, config), exchange_log())
+
+
+def web_app(sandbox: Sandbox, logged: Path | None) -> Starlette:
+    """The ASGI app of ``sandbox``, writing each exchange to the log ``logged`` (when not
+    None, `docform_sandbox.exchange_log`)."""
     controls = _control_routes(sandbox)
     ui = _admin_only(sandbox)(ui_change(sandbox))
     controls.append(Route("/_sandbox/ui", ui, methods=["POST"]))
-    logged = exchange_log()
     middleware = [Middleware(ExchangeLog, path=logged)] if logged is not None else []
     app = Starlette(
         routes=[*_API_ROUTES, *controls],

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from starlette.applications import Starlette
 from starlette.requests import Request
 
-from docform_sandbox.app import Sandbox, SandboxConfig, create_app
+from docform_sandbox.app import Sandbox, SandboxConfig, web_app
 from docform_sandbox.exchange_log import exchange_log, log_exchange
 from docform_sandbox.faults import HANGUP, ConnectionHangup, Hangup
 from docform_sandbox.http import Endpoint
@@ -45,11 +46,19 @@ class SandboxTransport(httpx.AsyncBaseTransport):
         config = config or SandboxConfig()
         self._owns_store = store is None
         self.store = store or Store(path)
-        self.app = create_app(self.store, config)
-        self.sandbox: Sandbox = self.app.state.sandbox
+        self.sandbox = Sandbox(self.store, config)
         self.waits = config.waits
-        self._web_app = httpx.ASGITransport(app=self.app)
         self._log = exchange_log()
+
+    @functools.cached_property
+    def app(self) -> Starlette:
+        """The sandbox's web app, built for the first request no endpoint takes: most clients
+        send none."""
+        return web_app(self.sandbox, self._log)
+
+    @functools.cached_property
+    def _through_web_app(self) -> httpx.ASGITransport:
+        return httpx.ASGITransport(app=self.app)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         timeout = request.extensions.get("timeout", {}).get("read")
@@ -65,7 +74,7 @@ class SandboxTransport(httpx.AsyncBaseTransport):
     async def _answer(self, request: httpx.Request) -> httpx.Response:
         found = find_endpoint(request.method, request.url.path)
         if found is None:
-            return await self._web_app.handle_async_request(request)
+            return await self._through_web_app.handle_async_request(request)
         ep, params = found
         scope = _scope(request, params)
         body = _RequestBody(request)
