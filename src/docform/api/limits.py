@@ -138,6 +138,7 @@ class AnswerLimits:
                     raise self._too_large("grew past that")
         finally:
             await response.aclose()
+            _unbind(response)
         return _complete(response, bytes(body))
 
     def _too_large(self, detail: str) -> AnswerLimitExceeded:
@@ -146,6 +147,17 @@ class AnswerLimits:
             f"is larger than {cap:g} MiB ({detail}), the most docform reads "
             f"({MAX_ANSWER_VARIABLE} raises it)"
         )
+
+
+def _unbind(response: httpx.Response) -> None:
+    """Give a closed answer its body as its stream. The stream httpx reads it through refers
+    back to the answer, a cycle that only the garbage collector frees, and after a plan the
+    collector walks its oldest objects rarely: every body read would wait there, whole."""
+    try:
+        body = response.content
+    except httpx.ResponseNotRead:
+        body = b""
+    response.stream = httpx.ByteStream(body)
 
 
 def _framed_otherwise(headers: httpx.Headers) -> bool:
