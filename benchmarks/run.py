@@ -5,7 +5,9 @@
 Scenarios (each on a fresh copy of the generated sandbox, served by ``docform sandbox serve``):
 1. no-change plan at ``--latency-ms``: wall time and requests;
 2. plan + apply of the mixed changes at ``--latency-ms``: wall time and requests;
-3. both again at latency 0: docform's CPU time and peak memory (its own process).
+3. both again at latency 0: docform's CPU time and peak memory (its own process);
+4. (the full organization only) ``docform apply --yes`` of the changes at latency 0, the
+   command itself with every step: its peak memory, what the memory target holds.
 Plus the per-object pattern of a Terraform provider on the same organization, with docform's
 own client, and docform's speed-up over it; and the HTTP floor of the machine: the no-change
 plan's requests sent again with bare httpx, nothing done with the answers (at both latencies);
@@ -38,7 +40,7 @@ from generate import generated_from, inputs_digest, load_expected, load_team_siz
 from ideal import Ideal, apply_graph, ideal, read_graph
 from org_shape import FULL, ORG_ID, QUICK
 from report import TARGETS, count_checks, render_table, summarize
-from served import Server, served_sandbox, worker
+from served import Server, command, served_sandbox, worker
 
 HERE = Path(__file__).parent
 REPO = HERE.parent
@@ -62,9 +64,14 @@ def ensure_generated(out: Path, quick: bool, regenerate: bool) -> None:
     subprocess.run(args, check=True)
 
 
-def measure(out: Path, latency_ms: float, *, timed: bool = True) -> dict[str, Any]:
+def measure(
+    out: Path, latency_ms: float, *, timed: bool = True, with_command: bool = False
+) -> dict[str, Any]:
     """Every scenario's worker output and the sandbox's own request counts; unless ``timed``,
-    only the runs the checks read (no warm-up, floors, per-object pattern or C loader)."""
+    only the runs the checks read (no warm-up, floors, per-object pattern or C loader).
+    ``with_command``: scenario 4, the docform command's apply (the full organization's run
+    only: it rehearses, applies, reads again and reads audiences back, beyond the quick run's
+    time)."""
     results: dict[str, Any] = {}
     print(f"scenario 1: no-change plan at {latency_ms:g} ms", file=sys.stderr)
     with served_sandbox(out, "s1", latency_ms) as server:
@@ -87,6 +94,10 @@ def measure(out: Path, latency_ms: float, *, timed: bool = True) -> dict[str, An
             results["c_loader"] = worker(server, "c-loader", str(out / "match"))
     with served_sandbox(out, "s3b", 0) as server:
         results["apply_cpu"] = worker(server, "apply", str(out / "changed"))
+    if with_command:
+        print("scenario 4: docform apply --yes of the changes at 0 ms, every step", file=sys.stderr)
+        with served_sandbox(out, "s4", 0) as server:
+            results["command"] = command(server, out)
     return results
 
 
@@ -165,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{verdict}: median no-change plan wall / HTTP floor {series['median_ratio']:.3f}"
               f" (<= {target})")  # fmt: skip
         return 0
-    results = measure(out, args.latency_ms, timed=not args.counts_only)
+    results = measure(out, args.latency_ms, timed=not args.counts_only, with_command=not args.quick)
     _, expected = load_expected(out)
     if args.counts_only:
         checks = count_checks(results, ideals(out), expected)

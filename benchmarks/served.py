@@ -88,6 +88,35 @@ def _wait_ready(server: Server) -> None:
             time.sleep(0.1)
 
 
+def command(server: Server, out: Path) -> dict[str, Any]:
+    """``docform apply --yes`` of a fresh copy of ``out/changed`` (it writes docform.lock
+    there), the command a user runs, every step of it (the rehearsal on a twin, the calls,
+    the read after them, the audience read back): its exit code, its last line, its wall and
+    CPU time and its peak memory."""
+    manifests = out / "command"
+    shutil.rmtree(manifests, ignore_errors=True)
+    shutil.copytree(out / "changed", manifests)
+    run = [sys.executable, "-m", "docform", "apply", str(manifests), "--yes"]
+    env = {**os.environ, "DOCFORM_API_URL": server.url, "DOCFORM_API_TOKEN": SERVER_TOKEN}
+    env["NO_COLOR"] = "1"
+    started = time.monotonic()
+    process = subprocess.Popen(run, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    assert process.stdout is not None
+    lines = process.stdout.read().decode("utf-8", "replace").splitlines()
+    _, status, usage = os.wait4(process.pid, 0)
+    exit_code = os.waitstatus_to_exitcode(status)
+    said = [line for line in lines if line.startswith(("Apply ", "Error", "Rehearsed "))]
+    return {
+        "exit": exit_code,
+        "said": said[-3:],
+        "process": {
+            "wall_s": time.monotonic() - started,
+            "cpu_s": usage.ru_utime + usage.ru_stime,
+            "peak_mb": usage.ru_maxrss / 1024,  # kilobytes on Linux
+        },
+    }
+
+
 def worker(server: Server, mode: str, *args: str) -> dict[str, Any]:
     """``worker.py MODE ARGS URL`` in a new process: its JSON, its CPU time and peak memory."""
     command = [sys.executable, str(HERE / "worker.py"), mode, *args, server.url]

@@ -1,5 +1,6 @@
-"""The benchmark's ideal (benchmarks/ideal.py) and its generated organization (org_shape.py,
-org_changes.py): the numbers ``benchmarks/run.py --check`` holds docform to."""
+"""The benchmark's ideal (benchmarks/ideal.py), its generated organization (org_shape.py,
+org_changes.py) and its checks (report.py): the numbers ``benchmarks/run.py --check`` holds
+docform to."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 from ideal import apply_graph, ideal, pages, read_graph
 from org_changes import MIX, change_org
 from org_shape import FULL, QUICK, Shape, build_org
+from report import TARGETS, Checks, check_command
 
 
 def test_a_list_page_holds_1000_items_and_an_empty_list_is_one_request() -> None:
@@ -94,3 +96,18 @@ def _org_with_space_ids(shape: Shape):
 def _depth(collections: dict, name: str) -> int:
     parent = collections[name].get("parent")
     return 1 if parent is None else 1 + _depth(collections, parent)
+
+
+def test_the_command_s_peak_memory_is_checked_against_the_target() -> None:
+    def checked(exit_code: int, peak_mb: float) -> list[str]:
+        checks = Checks()
+        process = {"wall_s": 1.0, "cpu_s": 1.0, "peak_mb": peak_mb}
+        check_command(checks, {"exit": exit_code, "said": ["Apply complete."], "process": process})
+        return checks.failures
+
+    limit = TARGETS["peak_mb"]
+    assert checked(0, limit - 1) == []
+    assert checked(0, limit + 1) == [
+        f"docform apply peaked at {limit + 1:.0f} MB, over the target of {limit:g} MB"
+    ]
+    assert checked(1, limit - 1) == ["docform apply exited 1: Apply complete."]

@@ -202,6 +202,8 @@ def apply_planned(
     first that fails."""
     to_apply = [p for p in planned if p.plan.has_changes]
     passed = [(p, _passed_rails(p, rails)) for p in to_apply]
+    for each in to_apply:
+        each.plan.release_review()  # shown and judged: the rehearsal plans beside what is left
     for each in to_apply if rehearse else ():
         _rehearse_first(each, parallelism, events)
     for each in planned if lock_file else ():

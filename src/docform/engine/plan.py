@@ -355,6 +355,19 @@ class Plan:
         """A safety rail that is not bypassed would make apply refuse this plan."""
         return self.rails is not None and bool(self.rails.blocking)
 
+    def release_review(self) -> None:
+        """Let go of what only showing and judging the plan reads (each kind's matching, the
+        live objects no entry matches, what the deletes take along): an apply needs none of
+        it once the plan is shown and its rails are passed, and a rehearsal plans beside it."""
+        self.matchings, self.unmatched_objects, self.gone, self.audience_of = [], {}, [], None
+
+    def release_reads(self) -> None:
+        """Let go of what planning read too (its answers, the live objects and their
+        fingerprints), once the calls are made: the read after the apply reads what it
+        compares again, and would otherwise hold a second organization beside this one."""
+        self.release_review()
+        self.reads, self.live_objects, self.fingerprints = None, {}, {}
+
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(("create", "update", "delete", "move", "restore"), 0)
         for change in self.changes:

@@ -260,6 +260,7 @@ async def _plan_again(
     from docform.workflow.safety import assess_rails
 
     async with connect(True) as client:
+        client.reads.keeping = False  # this plan is not rehearsed: nothing needs its answers
         again = await make_plan(manifests, KeptAnswers(client, kept))
     targeting = before.targeting
     if targeting is not None:

@@ -17,7 +17,7 @@ from docform.engine.capabilities import PointsToWhatItHides
 from docform.engine.client import ServiceClient
 from docform.engine.duplicates import CreateGuard
 from docform.engine.kind import Kind
-from docform.engine.live import LiveReader, Progress
+from docform.engine.live import Earlier, LiveReader, Progress
 from docform.engine.plan import Change, Plan
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
@@ -43,7 +43,7 @@ from docform.workflow.early import EarlyView, load_seen_early
 from docform.workflow.identity import CreatedIds
 from docform.workflow.receipt import checksum_prints, secret_sources
 from docform.workflow.saved import secret_resolver
-from docform.workflow.verify import Verification, verify_applied
+from docform.workflow.verify import Verification, earlier_read, verify_applied
 
 
 async def make_plan(
@@ -222,7 +222,9 @@ async def apply_changes(
     opens the clients instead of the manifests' API, and then no apply lock is taken and no
     create is read for others' (`CreateGuard` ``alone``): a twin's
     (`docform.workflow.rehearsal`), which no other apply shares. ``verify``: read back what
-    the apply changed, and the audience it left (a rehearsal plans again instead).
+    the apply changed, and the audience it left (a rehearsal plans again instead); the plan
+    then keeps its changes and what it predicted, not what planning read
+    (`Plan.release_reads`).
     """
     if connect is not None:
         return await _apply_with(manifests, plan, parallelism, connect, verify, on_event,
@@ -253,7 +255,59 @@ async def _apply_with(
     alone: bool = False,
 ) -> ApplyReport:
     """``alone``: the clients ``connect`` opens reach an organization no other apply writes
-    to (a twin's), so creates are not read for others made at the same time."""
+    to (a twin's), so creates are not read for others made at the same time. With ``verify``,
+    once the calls are made the plan lets go of what planning read (`Plan.release_reads`) but
+    for what stays true of it, and the kinds the apply changed are read again."""
+    made = CreatedIds(manifests.organization.id)
+    on_created = made.also_telling(on_created)
+    report = await _make_calls(manifests, plan, parallelism, connect, on_event, on_created,
+                               on_start, stop, alone=alone)  # fmt: skip
+    if not (report.ok and verify):
+        return report
+    report.verification = await _read_after_apply(manifests, plan, report, made.ids, connect)
+    found = report.verification.identities
+    if report.verification.error is None:
+        report.notes += door_notes(plan.doors, report.verification.facts)
+    ids = {**plan.identities, **found}
+    report.notes += await read_back_audience(manifests, plan, ids, connect=connect)
+    return report
+
+
+async def _read_after_apply(
+    manifests: ManifestSet,
+    plan: Plan,
+    report: ApplyReport,
+    created: Mapping[str, str],
+    connect: OpenClient,
+) -> Verification:
+    """`verify_by_reading` of the changes ``report`` made, once ``plan`` has let go of what
+    planning read but for what stays true of it (`earlier_read`)."""
+    kinds = build_kinds(manifests.organization.id)
+    also_read = plan.doors.kinds if plan.doors else ()
+    earlier = earlier_read(manifests, kinds, plan.live_objects, report.done, also_read)
+    plan.release_reads()
+    verification = await verify_by_reading(
+        manifests, plan, report.done, created, connect=connect, earlier=earlier
+    )
+    # What the service took but has not made is still planned, as the report says.
+    waiting = {change.key for change, _ in report.pending}
+    verification.remaining = [c for c in verification.remaining if c.key not in waiting]
+    return verification
+
+
+async def _make_calls(
+    manifests: ManifestSet,
+    plan: Plan,
+    parallelism: int,
+    connect: OpenClient,
+    on_event: Callable[[CallEvent], None] | None,
+    on_created: Created,
+    on_start: Callable[[Change], None] | None,
+    stop: ApplyStop | None,
+    *,
+    alone: bool,
+) -> ApplyReport:
+    """The calls of ``plan``, guarded (`CreateGuard`); what they read is gone on return."""
     recover = recover_by_planning(manifests, lambda: connect(True))
     async with connect(False) as client:
         # Nothing is planned from what the apply reads: before each create the kind's whole
@@ -263,7 +317,6 @@ async def _apply_with(
         caller = await check_caller(plan, kinds, client)
         enforce(RailReport(caller.violations))
         guard = CreateGuard(plan, kinds, manifests, client, alone=alone)
-        made = CreatedIds(manifests.organization.id)
         report = await apply_plan(
             plan.changes,
             client,
@@ -271,7 +324,7 @@ async def _apply_with(
             resolve_secret=secret_resolver(manifests),
             on_event=on_event,
             recover=recover,
-            on_created=made.also_telling(on_created),
+            on_created=on_created,
             before_create=guard.raced,
             after_create=guard.settle,
             on_start=on_start,
@@ -279,20 +332,6 @@ async def _apply_with(
             kinds=kinds,
         )
         report.notes += caller.notes + guard.notes + where_to_find(report.done, kinds)
-    if report.ok and verify:
-        report.verification = await verify_by_reading(
-            manifests, plan, report.done, made.ids, connect=connect
-        )
-        # What the service took but has not made is still planned, as the report says.
-        waiting = {change.key for change, _ in report.pending}
-        report.verification.remaining = [
-            c for c in report.verification.remaining if c.key not in waiting
-        ]
-        found = report.verification.identities if report.verification else {}
-        if report.verification.error is None:
-            report.notes += door_notes(plan.doors, report.verification.facts)
-        ids = {**plan.identities, **found}
-        report.notes += await read_back_audience(manifests, plan, ids, connect=connect)
     return report
 
 
@@ -303,14 +342,22 @@ async def verify_by_reading(
     created: Mapping[str, str] | None = None,
     *,
     connect: OpenClient | None = None,
+    earlier: Earlier | None = None,
 ) -> Verification:
     """What a read after the apply of ``plan`` finds still to change in the kinds ``applied``
     changed (`docform.workflow.verify`), read with a read-only client of the manifests' API
-    (or the one ``connect`` opens)."""
+    (or the one ``connect`` opens). ``earlier``: what of planning's read stays true
+    (`earlier_read`), worked out from ``plan`` when not given."""
 
     client = connect(True) if connect else open_client(manifests, read_only=True)
+    # The verification plans from each answer as it comes; a recording would hold them all
+    # until the client closes.
+    client.reads.keeping = False
     async with client:
         kinds = build_kinds(manifests.organization.id)
+        also_read = plan.doors.kinds if plan.doors else ()
+        if earlier is None:
+            earlier = earlier_read(manifests, kinds, plan.live_objects, applied, also_read)
         return await verify_applied(
             manifests,
             client,
@@ -319,8 +366,8 @@ async def verify_by_reading(
             targeting=plan.targeting,
             locked={**plan.identities, **(created or {}), **recorded_by(applied)},
             sources=sources_after(plan, applied),
-            read_before=plan.live_objects,
-            also_read=plan.doors.kinds if plan.doors else (),
+            earlier=earlier,
+            also_read=also_read,
         )
 
 

@@ -24,6 +24,7 @@ from docform.engine.client import ServiceClient
 from docform.engine.doors import live_facts
 from docform.engine.kind import Kind
 from docform.engine.live import Earlier
+from docform.engine.manifests import ManifestView
 from docform.engine.plan import Change
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
@@ -88,7 +89,7 @@ async def verify_applied(
     targeting: Targeting | None = None,
     locked: Mapping[str, str] | None = None,
     sources: Mapping[str, Mapping[str, str]] | None = None,
-    read_before: Mapping[str, Mapping[str, Any]] | None = None,
+    earlier: Earlier | None = None,
     also_read: Collection[str] = (),
 ) -> Verification:
     """Plan again the kinds of ``applied`` and those they need (read with ``client``, which
@@ -97,18 +98,15 @@ async def verify_applied(
     (what they left out was not applied, so it is no sign of an apply that did not settle);
     ``locked``: the ids the applied plan matched its entries to, matched the same way again;
     ``sources``: the secret sources sent by the apply or before it (`Plan.kept_sources`);
-    ``read_before``: the live objects planning read (`Plan.live_objects`), whose parts are not
-    read again for an object the apply left alone (`docform.engine.live.Earlier`);
+    ``earlier``: what of planning's read stays true (`earlier_read`): the parts of an object
+    the apply left alone are not read again;
     ``also_read``: kinds to read though the apply did not change them (the doors it checks)."""
-    changed = {change.kind for change in applied} | set(also_read)
-    if not changed:
+    subset = _read_after(kinds, applied, also_read)
+    if not subset:
         return Verification()
     org_id = manifests.organization.id
-    reshaped = {change.kind for change in applied if change.action in RESHAPING}
-    subset = kinds_to_read(kinds, changed, reshaped)
     matcher = ProgressiveMatcher(subset, manifests, locked=locked, sources=sources)
     wanted = {kind.name: matcher.pinned_ids(kind) for kind in subset}
-    earlier = _earlier(read_before, subset, applied)
     try:
         live = await read_live_state(
             client, org_id, subset, wanted, None, matcher.kind_read, matcher.manages,
@@ -125,17 +123,38 @@ async def verify_applied(
     return Verification(list(plan.changes), identities=dict(plan.identities), facts=facts)
 
 
-def _earlier(
-    read_before: Mapping[str, Mapping[str, Any]] | None,
+def _read_after(
+    kinds: Sequence[Kind], applied: Sequence[Change], also_read: Collection[str]
+) -> list[Kind]:
+    """The kinds the read after ``applied`` plans again (none when nothing was applied)."""
+    changed = {change.kind for change in applied} | set(also_read)
+    if not changed:
+        return []
+    reshaped = {change.kind for change in applied if change.action in RESHAPING}
+    return kinds_to_read(kinds, changed, reshaped)
+
+
+def earlier_read(
+    manifests: ManifestView,
     kinds: Sequence[Kind],
+    live_objects: Mapping[str, Mapping[str, Any]],
     applied: Sequence[Change],
+    also_read: Collection[str] = (),
 ) -> Earlier | None:
-    """What of planning's read stays true after ``applied``: the objects it did not change,
-    of kinds none of whose references it changed."""
-    if not read_before:
+    """What of planning's read (``live_objects``, `Plan.live_objects`) stays true after
+    ``applied``, for the read after it: the objects it did not change, of the kinds that read
+    reads and that refer to no kind it changed. Only those are kept, so that the plan can let
+    go of the rest of what it read before that read (`Plan.release_reads`)."""
+    if not live_objects:
         return None
+    subset = _read_after(kinds, applied, also_read)
     changed = {change.kind for change in applied}
-    stale = frozenset(k.name for k in kinds if changed & set(k.references))
-    objects = {str(raw["id"]): raw for raw in read_before.values() if "id" in raw}
+    stale = frozenset(k.name for k in subset if changed & set(k.references))
+    fresh = {d.address for k in subset if k.name not in stale for d in k.desired(manifests)}
     touched = frozenset(c.live_id for c in applied if c.live_id is not None)
+    objects = {
+        str(raw["id"]): raw
+        for address, raw in live_objects.items()
+        if address in fresh and "id" in raw and str(raw["id"]) not in touched
+    }
     return Earlier(objects, touched, stale)
