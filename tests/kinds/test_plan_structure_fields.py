@@ -20,6 +20,8 @@ from planning import (
     apply,
     assert_converged,
     change,
+    copy_applied,
+    copy_sandbox,
     in_ui,
     live_api,
     plan_json,
@@ -78,14 +80,29 @@ def set_by_hand(sandbox: Path) -> dict[str, str]:
     return live
 
 
-def exported_by_hand(tmp_path: Path, sandbox: Path) -> tuple[Path, dict[str, str]]:
-    applied = write_manifests(tmp_path / "applied", BASE)
-    apply(applied, sandbox)
+Exported = tuple[Path, Path, dict[str, str]]
+"""The exported manifests, the sandbox, and the live path of each object set by hand."""
+
+
+@pytest.fixture(scope="module")
+def exported_once(tmp_path_factory: pytest.TempPathFactory, seeded_once: Path) -> Exported:
+    """BASE applied, a section (with its site space) and a group then set by hand in the UI,
+    and the organization exported: arranged once, copied by each test (`exported_by_hand`)."""
+    folder = tmp_path_factory.mktemp("exported-by-hand")
+    sandbox = copy_sandbox(seeded_once, folder)
+    apply(write_manifests(folder / "applied", BASE), sandbox, rehearse=False)
     live = set_by_hand(sandbox)
-    exported = tmp_path / "exported"
+    exported = folder / "exported"
     result = run(["export", "org_acme", exported], sandbox)
     assert result.exit_code == 0, result.output
-    return exported, live
+    return exported, sandbox, live
+
+
+@pytest.fixture
+def exported_by_hand(tmp_path: Path, exported_once: Exported) -> Exported:
+    """A copy of `exported_once`, the test's own."""
+    exported, sandbox = copy_applied((exported_once[0], exported_once[1]), tmp_path)
+    return exported, sandbox, exported_once[2]
 
 
 def live_object(sandbox: Path, path: str) -> dict[str, Any]:
@@ -114,8 +131,8 @@ def sites_file(exported: Path) -> tuple[Path, dict[str, Any]]:
     raise AssertionError(f"no sites in {exported}")
 
 
-def test_fields_set_by_hand_are_exported_and_plan_no_change(tmp_path: Path, sandbox: Path) -> None:
-    exported, _ = exported_by_hand(tmp_path, sandbox)
+def test_fields_set_by_hand_are_exported_and_plan_no_change(exported_by_hand: Exported) -> None:
+    exported, sandbox, _ = exported_by_hand
     written = entries(sites_file(exported)[1])
     assert {
         which: {field: written[which].get(WRITTEN_AS.get(field, field)) for field in values}
@@ -126,9 +143,9 @@ def test_fields_set_by_hand_are_exported_and_plan_no_change(tmp_path: Path, sand
 
 @pytest.mark.parametrize(("which", "field", "value"), EDITS)
 def test_a_one_field_edit_plans_exactly_that_change(
-    tmp_path: Path, sandbox: Path, which: str, field: str, value: Any
+    exported_by_hand: Exported, which: str, field: str, value: Any
 ) -> None:
-    exported, live = exported_by_hand(tmp_path, sandbox)
+    exported, sandbox, live = exported_by_hand
     path, document = sites_file(exported)
     entries(document)[which][WRITTEN_AS.get(field, field)] = value
     path.write_text(yaml.safe_dump(document, sort_keys=False))
@@ -144,9 +161,9 @@ def test_a_one_field_edit_plans_exactly_that_change(
 
 @pytest.mark.parametrize(("which", "field", "value"), EDITS)
 def test_drift_names_who_changed_one_by_hand(
-    tmp_path: Path, sandbox: Path, which: str, field: str, value: Any
+    exported_by_hand: Exported, which: str, field: str, value: Any
 ) -> None:
-    exported, live = exported_by_hand(tmp_path, sandbox)
+    exported, sandbox, live = exported_by_hand
     in_ui(sandbox, ALICE, "PATCH", live[which], {field: value})
     result = run(["drift", exported], sandbox)
     assert result.exit_code == 2, result.output
@@ -159,9 +176,9 @@ def test_drift_names_who_changed_one_by_hand(
 
 
 def test_a_site_space_showing_another_space_keeps_its_home_page(
-    tmp_path: Path, sandbox: Path
+    exported_by_hand: Exported,
 ) -> None:
-    exported, live = exported_by_hand(tmp_path, sandbox)
+    exported, sandbox, live = exported_by_hand
     path, document = sites_file(exported)
     entries(document)["space"]["space"] = "runbooks"
     path.write_text(yaml.safe_dump(document, sort_keys=False))
