@@ -17,6 +17,7 @@ from planning import (
     FIXTURES,
     apply,
     assert_converged,
+    copy_sandbox,
     in_ui,
     live_api,
     run,
@@ -30,14 +31,25 @@ ALICE = "alice@acme.test"
 TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 
 
-@pytest.fixture
-def applied(tmp_path: Path, sandbox: Path) -> Path:
-    """The commented, anchored manifests of ``fixtures/adopt``, applied to the sandbox."""
-    directory = tmp_path / "manifests"
+@pytest.fixture(scope="module")
+def applied_once(tmp_path_factory: pytest.TempPathFactory, seeded_once: Path) -> tuple[Path, Path]:
+    """The commented, anchored manifests of ``fixtures/adopt`` applied to the seeded sandbox:
+    arranged once, copied by each test."""
+    folder = tmp_path_factory.mktemp("applied")
+    sandbox = copy_sandbox(seeded_once, folder)
+    directory = folder / "manifests"
     directory.mkdir()
     shutil.copy(ADOPT / "manifests.yaml", directory / "main.yaml")
     apply(directory, sandbox, rehearse=False)
-    return directory
+    return directory, sandbox
+
+
+@pytest.fixture
+def applied(tmp_path: Path, sandbox: Path, applied_once: tuple[Path, Path]) -> Path:
+    """The commented, anchored manifests of ``fixtures/adopt``, applied to the sandbox (a copy
+    of `applied_once`: its manifests, its organization copied over the test's sandbox)."""
+    assert copy_sandbox(applied_once[1], sandbox.parent) == sandbox
+    return Path(shutil.copytree(applied_once[0], tmp_path / "manifests"))
 
 
 def _hand_changes(sandbox: Path) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,7 @@ from live_objects import space_id
 from planning import (
     SERVE_TOKEN,
     apply,
+    copy_sandbox,
     in_ui,
     live_api,
     open_store,
@@ -33,11 +35,22 @@ MANIFESTS = """\
 TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 
 
-@pytest.fixture
-def applied(tmp_path: Path, sandbox: Path) -> Path:
-    directory = write_manifests(tmp_path / "m", MANIFESTS)
+@pytest.fixture(scope="module")
+def applied_once(tmp_path_factory: pytest.TempPathFactory, seeded_once: Path) -> tuple[Path, Path]:
+    """MANIFESTS applied to the seeded sandbox: arranged once, copied by each test."""
+    folder = tmp_path_factory.mktemp("applied")
+    sandbox = copy_sandbox(seeded_once, folder)
+    directory = write_manifests(folder / "m", MANIFESTS)
     apply(directory, sandbox, rehearse=False)
-    return directory
+    return directory, sandbox
+
+
+@pytest.fixture
+def applied(tmp_path: Path, sandbox: Path, applied_once: tuple[Path, Path]) -> Path:
+    """MANIFESTS applied (a copy of `applied_once`: its manifests, its organization copied
+    over the test's sandbox)."""
+    assert copy_sandbox(applied_once[1], sandbox.parent) == sandbox
+    return Path(shutil.copytree(applied_once[0], tmp_path / "m"))
 
 
 def _rename_in_ui(sandbox: Path, who: str = "alice@acme.test") -> str:
