@@ -23,7 +23,6 @@ from canary import canary_session, report_leaks
 from docform import runtime
 from docform.api import ApiClient
 from docform_sandbox.app import SandboxConfig, create_app
-from docform_sandbox.seed import apply_seed, load_seed_file
 from docform_sandbox.store import Store
 from docform_sandbox.transport import SandboxTransport
 from fast_clock import FastClock
@@ -239,10 +238,10 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    """A sandbox database seeded with ``fixtures/seed.yaml``."""
-    db = Store(tmp_path / "sandbox.sqlite")
-    apply_seed(db, load_seed_file(SEED_FILE))
+def store(sandbox: Path) -> Iterator[Store]:
+    """A sandbox database seeded with ``fixtures/seed.yaml`` (the test's own copy of one seeded
+    once, `sandbox`), open."""
+    db = Store(sandbox)
     yield db
     db.close()
 
