@@ -61,10 +61,11 @@ EDITS = (
 
 
 def applied_organization(org: dict[str, Any], root: Path) -> tuple[Path, Path]:
-    """A seeded sandbox under ``root`` with ``org``'s manifests (``root/m``) applied to it."""
+    """A seeded sandbox under ``root`` with ``org``'s manifests (``root/m``) applied to it: the
+    organization a test starts from (so applied without the rehearsal, as arrangements are)."""
     sandbox = seeded_sandbox(root)
     directory = write_manifests(root / "m", yaml.safe_dump(org, allow_unicode=True))
-    first = run(["apply", directory, "--yes"], sandbox)
+    first = run(["apply", directory, "--yes", "--no-rehearse"], sandbox)
     assert first.exit_code == 0, first.output
     return sandbox, directory
 
