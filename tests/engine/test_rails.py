@@ -29,7 +29,7 @@ def teams_yaml(count: int, prune: bool = False) -> str:
 def with_teams(tmp_path: Path, sandbox: Path, count: int) -> Path:
     """Manifests of ``count`` teams, applied to ``sandbox``."""
     manifests = write_manifests(tmp_path / "m", teams_yaml(count))
-    apply(manifests, sandbox)
+    apply(manifests, sandbox, rehearse=False)
     return manifests
 
 
@@ -445,7 +445,7 @@ SAML = "saml:\n  okta: {label: Okta}\n"
 def with_saml(tmp_path: Path, sandbox: Path) -> Path:
     """One SAML provider applied, and the organization enforcing SSO."""
     manifests = write_manifests(tmp_path / "m", HEAD + SAML)
-    apply(manifests, sandbox)
+    apply(manifests, sandbox, rehearse=False)
     live_api(sandbox, "PATCH", "/orgs/org_acme", {"sso": True})
     return manifests
 

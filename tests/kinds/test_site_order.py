@@ -146,7 +146,7 @@ def test_sections_keep_manifest_order_when_no_answer_comes_to_the_first_create(
 def arrange(sandbox: Path, manifests: Path, doc: dict[str, Any]) -> None:
     """Live state exactly as ``doc`` says (applied and checked with a plan)."""
     write(manifests, doc)
-    apply(manifests, sandbox)
+    apply(manifests, sandbox, rehearse=False)
     assert_converged(manifests, sandbox)
 
 

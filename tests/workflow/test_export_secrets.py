@@ -176,7 +176,7 @@ def applied_case(
         monkeypatch.setenv(name, value)
     doc = {"organization": {"id": ORG}, "spaces": SPACES, "sites": {"docs": SITE}}
     write_manifests(manifests, yaml.safe_dump({**doc, **case.manifests}, sort_keys=False))
-    apply(manifests, sandbox)
+    apply(manifests, sandbox, rehearse=False)
     return case
 
 
