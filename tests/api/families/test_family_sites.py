@@ -108,15 +108,9 @@ async def test_sections(session: Session) -> None:
         made.append(object_id(section, "site-section"))
         assert len([object_id(x, "site-space") for x in section["siteSpaces"]]) == 1
     guides, reference = made
-    assert page_ids(await s.send("GET", listing, 200), "site-section") == [guides, reference]
     patched = await s.send("PATCH", f"{listing}/{guides}", 200, json={"path": "learn"})
     assert (object_id(patched, "site-section"), patched["path"]) == (guides, "learn")
-    position = {"position": {"before": {"type": "site-section", "siteSection": guides}}}
-    moved = await s.send("POST", f"{listing}/{reference}/move", 200, json=position)
-    assert object_id(moved, "site-section") == reference
-    assert page_ids(await s.send("GET", listing, 200), "site-section") == [reference, guides]
-    await s.send("DELETE", f"{listing}/{guides}", 204)
-    assert page_ids(await s.send("GET", listing, 200), "site-section") == [reference]
+    await move_second_before_first_then_delete_first(s, listing, "site-section", guides, reference)
 
 
 @family
@@ -127,17 +121,26 @@ async def test_site_spaces(session: Session) -> None:
         shown = await s.send("POST", listing, 201, json={"spaceId": await new_space(s, title)})
         made.append(object_id(shown, "site-space"))
     intro, setup = made
-    assert page_ids(await s.send("GET", listing, 200), "site-space") == [intro, setup]
     body = {"path": "start", "hidden": True}
     patched = await s.send("PATCH", f"{listing}/{setup}", 200, json=body)
     assert object_id(patched, "site-space") == setup
     assert (patched["path"], patched["hidden"]) == ("start", True)
-    position = {"position": {"before": {"type": "site-space", "siteSpace": intro}}}
-    moved = await s.send("POST", f"{listing}/{setup}/move", 200, json=position)
-    assert object_id(moved, "site-space") == setup
-    assert page_ids(await s.send("GET", listing, 200), "site-space") == [setup, intro]
-    await s.send("DELETE", f"{listing}/{intro}", 204)
-    assert page_ids(await s.send("GET", listing, 200), "site-space") == [setup]
+    await move_second_before_first_then_delete_first(s, listing, "site-space", intro, setup)
+
+
+async def move_second_before_first_then_delete_first(
+    s: Session, listing: str, kind: str, first: str, second: str
+) -> None:
+    """A site's ordered list of two (``kind``: ``site-section`` or ``site-space``) in the order
+    they were made, the second moved before the first, then the first deleted."""
+    assert page_ids(await s.send("GET", listing, 200), kind) == [first, second]
+    key = "".join(word.title() if n else word for n, word in enumerate(kind.split("-")))
+    position = {"position": {"before": {"type": kind, key: first}}}
+    moved = await s.send("POST", f"{listing}/{second}/move", 200, json=position)
+    assert object_id(moved, kind) == second
+    assert page_ids(await s.send("GET", listing, 200), kind) == [second, first]
+    await s.send("DELETE", f"{listing}/{first}", 204)
+    assert page_ids(await s.send("GET", listing, 200), kind) == [second]
 
 
 @family
