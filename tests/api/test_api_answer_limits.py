@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import re
 import socketserver
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
 from docform.cli import cli
+from loopback import serving
 from planning import write_manifests
 
 Behaviour = Callable[[socketserver.StreamRequestHandler], None]
@@ -47,13 +47,8 @@ def misbehaving_server(behaviour: Behaviour) -> Iterator[tuple[str, list[str]]]:
 
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", received
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(server) as root:
+        yield root, received
 
 
 def plan_against(root: str, tmp_path: Path, **env: str) -> tuple[Result, float]:

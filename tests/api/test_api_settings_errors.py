@@ -5,7 +5,6 @@ it was written."""
 from __future__ import annotations
 
 import socketserver
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +14,7 @@ from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
 from docform.cli import cli
+from loopback import serving
 from planning import write_manifests
 
 MANIFEST = "organization: {id: org_acme}\n"
@@ -142,12 +142,8 @@ def listener() -> Iterator[tuple[str, list[bytes]]]:
 
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", received
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(server) as root:
+        yield root, received
 
 
 def test_an_empty_api_url_variable_is_an_error_not_the_manifests_url(tmp_path):

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from loopback import serving
 
 PROJECT = "7"
 
@@ -223,11 +224,5 @@ def handler_for(gitlab: GitLab) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def served(gitlab: GitLab) -> Iterator[str]:
     """``gitlab`` on a loopback port; yields its CI_API_V4_URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(gitlab))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/api/v4"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), handler_for(gitlab))) as root:
+        yield f"{root}/api/v4"

@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,6 +24,7 @@ import yaml
 from pinned_release import is_next_release, pinned_tag, tag_commit
 
 from docform.manifest import schema_text
+from loopback import serving
 from planning import run, seeded_sandbox
 
 ROOT = Path(__file__).parents[2]
@@ -316,14 +316,8 @@ class FakeNotes(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def fake_gitlab() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeNotes)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/api/v4"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), FakeNotes)) as root:
+        yield f"{root}/api/v4"
 
 
 def note(number: int, body: str, author: int = 5) -> dict[str, Any]:
