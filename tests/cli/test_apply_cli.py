@@ -72,9 +72,10 @@ def test_apply_answered_no_changes_nothing(sandbox, basic):
 
 
 def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, basic):
-    # Every write answered 0.2 s late, so that the bar is drawn while changes are in flight.
+    # Every write answered late, so that the bar is drawn while changes are in flight (each
+    # finished change's line is printed above the bar as it stands, the other change running).
     env = {**os.environ, "DOCFORM_API_URL": f"sandbox:{sandbox}", "COLUMNS": "100"}
-    env |= {"DOCFORM_SANDBOX_FAULTS": WRITES_LATE, "DOCFORM_SANDBOX_SLOW_SECONDS": "0.2"}
+    env |= {"DOCFORM_SANDBOX_FAULTS": WRITES_LATE, "DOCFORM_SANDBOX_SLOW_SECONDS": "0.05"}
     env.pop("NO_COLOR", None)
     command = [sys.executable, "-m", "docform", "apply", str(basic), "--yes", "--parallelism", "2"]
     screen = on_a_terminal(command, env)
