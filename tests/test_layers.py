@@ -16,12 +16,13 @@ never imports it, but finds it through entry points (pyproject.toml).
 from __future__ import annotations
 
 import ast
+import functools
 import graphlib
 import os
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -158,14 +159,39 @@ def imported(path: Path, node: ast.Import | ast.ImportFrom) -> list[str]:
     ]
 
 
-def imports(path: Path, *, top_level_only: bool = False) -> Iterator[tuple[int, str]]:
+@dataclass(frozen=True)
+class Statements:
+    """What the checks read of one module: its syntax tree is parsed once per test process,
+    not once per check."""
+
+    imports: tuple[tuple[int, str], ...]
+    """Each import of a docform or emulator module, inside functions too: (line, module)."""
+    top_level: frozenset[tuple[int, str]]
+    """Those among them made by a statement of the module's body itself."""
+    constant_calls: tuple[tuple[int, str], ...]
+    """Each call whose first argument is a constant: (line, that constant as text)."""
+
+
+@functools.cache
+def statements(path: Path) -> Statements:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes = tree.body if top_level_only else ast.walk(tree)
-    for node in nodes:
+    top_level = {id(node) for node in tree.body}
+    found, top, calls = [], set(), []
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             for name in imported(path, node):
                 if name.split(".")[0] in ("docform", "docform_sandbox"):
-                    yield node.lineno, name
+                    found.append((node.lineno, name))
+                    if id(node) in top_level:
+                        top.add((node.lineno, name))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            calls.append((node.lineno, str(node.args[0].value)))
+    return Statements(tuple(found), frozenset(top), tuple(calls))
+
+
+def imports(path: Path, *, top_level_only: bool = False) -> list[tuple[int, str]]:
+    found = statements(path)
+    return [i for i in found.imports if i in found.top_level or not top_level_only]
 
 
 def modules() -> list[Path]:
@@ -205,11 +231,11 @@ def test_docform_never_imports_the_emulator() -> None:
     wrong = []
     for path in sorted(PACKAGE.rglob("*.py")):
         wrong += [f"{path.name}:{line} {name}" for line, name in imports(path) if emulator(name)]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and node.args:
-                first = node.args[0]
-                if isinstance(first, ast.Constant) and emulator(str(first.value)):
-                    wrong.append(f"{path.name}:{node.lineno} calls with {first.value!r}")
+        wrong += [
+            f"{path.name}:{line} calls with {value!r}"
+            for line, value in statements(path).constant_calls
+            if emulator(value)
+        ]
     assert wrong == []
 
 
