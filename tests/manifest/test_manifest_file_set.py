@@ -18,9 +18,20 @@ from docform.manifest.file_set import JOURNAL, STAGED, finish_interrupted, repla
 from docform.manifest.sources import manifest_files
 from planning import FIXTURES, apply, copy_applied, copy_sandbox, in_ui, live_api, run
 
+IMPORTED = "import docform.manifest.file_set as file_set\n"
+"""How docform's commands reach `file_set`: through its package, the manifest models too."""
+ALONE = """\
+import importlib.util, pathlib, sys
+import docform.errors
+source = pathlib.Path(docform.errors.__file__).parent / "manifest" / "file_set.py"
+spec = importlib.util.spec_from_file_location("docform.manifest.file_set", source)
+file_set = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(file_set)
+"""
+"""`file_set` alone, for a child that only writes files: its package's models are not what
+the child is killed in, and importing them would be most of what it does."""
 KILLING = """\
 import os, signal, sys
-import docform.manifest.file_set as file_set
 steps, kill_at = [0], int(os.environ["KILL_AT"])
 real_replace, real_write = os.replace, file_set._write_flushed
 def step():
@@ -35,7 +46,8 @@ def write(path, text):
     step()
 os.replace, file_set._write_flushed = replace, write
 """
-"""Prepended to what a child runs: it is killed right after its KILL_AT-th write or rename."""
+"""Run before what a child runs, once `file_set` is loaded: the child is killed right after
+its KILL_AT-th write or rename."""
 STEPS = 3 + 1 + 1 + 3
 """A write of three files: three texts, the journal, its rename, three renames."""
 OLD = {"main.yaml": "a: 1\n", "teams/teams.yaml": "b: 1\n", "docform.lock": "c: 1\n"}
@@ -52,11 +64,11 @@ WRITE_NEW = (
 )
 
 
-def in_child(code: str, kill_at: int, *args: str, **variables: str) -> int:
+def in_child(loading: str, code: str, kill_at: int, *args: str, **variables: str) -> int:
     env = {**os.environ, **variables, "KILL_AT": str(kill_at)}
     done = subprocess.run(
-        [sys.executable, "-c", KILLING + code, *args], env=env, capture_output=True, text=True,
-        timeout=300,
+        [sys.executable, "-c", loading + KILLING + code, *args], env=env, capture_output=True,
+        text=True, timeout=300,
     )  # fmt: skip
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode
@@ -67,7 +79,7 @@ def test_a_write_killed_after_any_step_reads_as_all_old_or_all_new(tmp_path, kil
     for name, text in OLD.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
-    status = in_child(WRITE_NEW, kill_at, str(tmp_path), json.dumps(NEW))
+    status = in_child(ALONE, WRITE_NEW, kill_at, str(tmp_path), json.dumps(NEW))
 
     assert status == (-9 if kill_at <= STEPS else 0)
     manifest_files(tmp_path)  # what every reader of the directory does first
@@ -118,7 +130,8 @@ def test_adopt_killed_at_any_step_leaves_the_manifests_old_or_adopted(
     before = {name: (directory / name).read_text() for name in ("main.yaml", "docform.lock")}
     code = "from docform.cli import cli\ncli(sys.argv[1:])"
     env = {"DOCFORM_API_URL": f"sandbox:{sandbox}", "DOCFORM_API_TOKEN": CANARY_TOKEN}
-    status = in_child(code, kill_at, "adopt", str(directory), "--target", "team.writers", **env)
+    arguments = ("adopt", str(directory), "--target", "team.writers")
+    status = in_child(IMPORTED, code, kill_at, *arguments, **env)
 
     assert status == (-9 if kill_at <= ADOPT_STEPS else 0)
     validated = run(["validate", directory], sandbox)
