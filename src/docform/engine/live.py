@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from docform.engine.client import ServiceClient
 from docform.engine.objects import Desired
+from docform.engine.one_copy import OneCopy
 from docform.errors import DocformError, ServiceCallError
 
 T = TypeVar("T")
@@ -86,6 +87,7 @@ class LiveReader:
         self._manages = manages
         self._awaited = awaited
         self._counts: dict[str, int] = {}
+        self._one_copy = OneCopy()
 
     # ``builtins.list`` below: inside this class, ``list`` is the method.
     async def list(
@@ -121,6 +123,12 @@ class LiveReader:
             for obj, part in zip(objects, parts, strict=True)
             if not isinstance(part, _Gone)
         ]
+
+    def one_copy(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` (an object the service names by its ``object`` and ``id``), or the object
+        of the same name this read met first when it is the same in every value
+        (`docform.engine.one_copy`): what a kind's answers repeat of another's is held once."""
+        return self._one_copy.of(obj)
 
     def unchanged(self, kind: str, live_id: str) -> Mapping[str, Any] | None:
         """The object as planning read it, when this read follows an apply that left it (and

@@ -120,7 +120,11 @@ class MemberKind(
         self._without_email: set[str] = set()
 
     async def read(self, reader: LiveReader, wanted_ids: Sequence[str]) -> list[dict[str, Any]]:
-        return await reader.list(self.name, f"/orgs/{self.org_id}/members")
+        members = await reader.list(self.name, f"/orgs/{self.org_id}/members")
+        # Each team's member list shows these members again: held once (in place, as the
+        # client's recording holds this list).
+        members[:] = map(reader.one_copy, members)
+        return members
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
         return [self._desired(e) for e in manifests.section("members").values()]

@@ -82,7 +82,11 @@ class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey):
         earlier = reader.unchanged(self.name, team_id)
         if earlier is not None and "members" in earlier:
             return list(earlier["members"])
-        return await reader.list("team member", self._members_path(team_id))
+        items = await reader.list("team member", self._members_path(team_id))
+        # In place: the client's recording of the answer holds these very items.
+        for item in items:
+            item["organization"] = reader.one_copy(item["organization"])
+        return items
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
         return [self._desired(e) for e in manifests.section("teams").values()]

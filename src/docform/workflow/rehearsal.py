@@ -253,7 +253,8 @@ async def _plan_again(
 ) -> None:
     """Plan the manifests against the twin (narrowed as the plan was): what is left, and the
     rails and policies. The answers the calls left as they were (``kept``) are taken as
-    recorded (`docform.workflow.kept_answers`)."""
+    recorded, and the others hold once what they have in common with the recorded ones
+    (`docform.workflow.kept_answers`)."""
     from docform.engine.targets import narrow_plan
     from docform.workflow.kept_answers import KeptAnswers
     from docform.workflow.run import make_plan
@@ -261,7 +262,7 @@ async def _plan_again(
 
     async with connect(True) as client:
         client.reads.keeping = False  # this plan is not rehearsed: nothing needs its answers
-        again = await make_plan(manifests, KeptAnswers(client, kept))
+        again = await make_plan(manifests, KeptAnswers(client, kept, before.reads))
     targeting = before.targeting
     if targeting is not None:
         again = narrow_plan(again, targeting.targets, targeting.excludes, check=False)
