@@ -39,10 +39,13 @@ OFF = {
         "c.network_transport = lambda proxy=None: httpx.AsyncHTTPTransport(proxy=proxy)\n"
     ),
     "worker-threads": (
-        "import docform.engine.snapshot as s, docform.workflow.run as r\n"
-        "async def inline(function, *args, **kwargs):\n"
+        "import docform.engine.snapshot as s, docform.workflow.run as r, docform.runtime as t\n"
+        "async def inline(items, function, *args, **kwargs):\n"
+        "    return function(*args, **kwargs)\n"
+        "async def on_the_loop(function, *args, **kwargs):\n"
         "    return function(*args, **kwargs)\n"
         "s.beside_the_loop = r.beside_the_loop = inline\n"
+        "t.in_a_thread = on_the_loop\n"
     ),
     "switch-interval": "import docform.runtime as r\nr.SWITCH_INTERVAL_S = 1.0\n",
     "gc-planning": (

@@ -1,7 +1,8 @@
 """The running process (`docform.runtime`): worker threads beside the event loop shorten the
 interpreter's switch interval while they run (when the knobs are on, as the docform command
 turns them on) and put Python's own back when the last one ends; a program using docform as a
-library keeps its own, and the command's clock starts with each command."""
+library keeps its own; a small step runs on the event loop unless another is in a thread; and
+the command's clock starts with each command."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ import time
 import pytest
 
 from docform import runtime
-from docform.runtime import SWITCH_INTERVAL_S, beside_the_loop
+from docform.runtime import INLINE_BELOW, SWITCH_INTERVAL_S, beside_the_loop
+
+LARGE = INLINE_BELOW
+"""A step large enough for a worker thread."""
 
 
 @pytest.mark.usefixtures("tuned")
@@ -22,7 +26,7 @@ def test_the_interval_is_short_while_a_worker_runs_and_restored_after() -> None:
     before = sys.getswitchinterval()
 
     async def run() -> tuple[float, float]:
-        inside = await beside_the_loop(sys.getswitchinterval)
+        inside = await beside_the_loop(LARGE, sys.getswitchinterval)
         return inside, sys.getswitchinterval()
 
     inside, after = asyncio.run(run())
@@ -40,8 +44,8 @@ def test_overlapping_workers_keep_it_short_until_the_last_ends() -> None:
         return sys.getswitchinterval()
 
     async def run() -> float:
-        slow = asyncio.ensure_future(beside_the_loop(second))
-        await beside_the_loop(int)
+        slow = asyncio.ensure_future(beside_the_loop(LARGE, second))
+        await beside_the_loop(LARGE, int)
         first_ended.set()
         return await slow
 
@@ -57,14 +61,61 @@ def test_a_failing_worker_still_puts_the_interval_back() -> None:
         raise ValueError("no")
 
     with pytest.raises(ValueError, match="no"):
-        asyncio.run(beside_the_loop(fail))
+        asyncio.run(beside_the_loop(LARGE, fail))
     assert sys.getswitchinterval() == before
 
 
 def test_without_the_knobs_a_worker_leaves_the_interval_alone() -> None:
     assert not runtime.enabled()
     before = sys.getswitchinterval()
-    assert asyncio.run(beside_the_loop(sys.getswitchinterval)) == before
+    assert asyncio.run(beside_the_loop(LARGE, sys.getswitchinterval)) == before
+
+
+@pytest.mark.usefixtures("tuned")
+def test_a_small_step_runs_on_the_loop_unless_another_is_in_a_thread() -> None:
+    runtime.plan_made()
+    before = sys.getswitchinterval()
+    loop_thread = threading.get_ident()
+    large_started = threading.Event()
+    small_done = threading.Event()
+
+    def large() -> int:
+        large_started.set()
+        small_done.wait(5)
+        return threading.get_ident()
+
+    def small() -> tuple[int, float]:
+        return threading.get_ident(), sys.getswitchinterval()
+
+    async def run() -> tuple[tuple[int, float], tuple[int, float], int, tuple[int, float]]:
+        alone = await beside_the_loop(INLINE_BELOW - 1, small)
+        running = asyncio.ensure_future(beside_the_loop(LARGE, large))
+        await asyncio.to_thread(large_started.wait, 5)
+        beside = await beside_the_loop(0, small)
+        small_done.set()
+        return alone, beside, await running, await beside_the_loop(0, small)
+
+    alone, beside, large_thread, after = asyncio.run(run())
+    assert alone == (loop_thread, before)
+    assert beside[0] not in (loop_thread, large_thread)
+    assert beside[1] == pytest.approx(min(SWITCH_INTERVAL_S, before))
+    assert large_thread != loop_thread
+    assert after == (loop_thread, before)
+
+
+def test_a_process_runs_its_first_plan_in_threads_whatever_its_size() -> None:
+    code = (
+        "import asyncio, threading\n"
+        "from docform import runtime\n"
+        "def where():\n"
+        "    return threading.get_ident() == threading.main_thread().ident\n"
+        "print(asyncio.run(runtime.beside_the_loop(0, where)))\n"
+        "runtime.plan_made()\n"
+        "print(asyncio.run(runtime.beside_the_loop(0, where)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]
 
 
 def test_the_docform_command_turns_the_knobs_on_and_leaves_the_collector_alone() -> None:

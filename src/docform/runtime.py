@@ -11,7 +11,15 @@ their place.
   the lock over, and the event loop needs the lock at every wake-up (a connection that opened,
   each part of each answer); with Python's interval the answers pile up unread while a worker
   runs. So while any such work runs in the docform command, the interval is shortened
-  (`prompt_switching`).
+  (`prompt_switching`). Once the process has made a plan (`plan_made`), a matching step
+  through fewer than `INLINE_BELOW` items (the live objects read so far, the manifest
+  entries) runs on the event loop itself, unless a step runs in a worker thread then (the
+  small one could wait on the loop for a lock the thread holds): the hand-over to a thread
+  and back, and the threads each `asyncio.run` starts and joins, cost more than such a step.
+  The first plan of a process stays in threads whatever its size: it builds what later ones
+  reuse (models' validators, each kind's rules), which makes its steps long however few their
+  items (BENCHMARKS.md, "Process knobs"). Loading the manifests is always in a thread
+  (`in_a_thread`): the reads start while it runs.
 - Fewer cyclic garbage collections while a plan is built (`collecting_rarely`, `frozen_after`).
 
 A knob stays here only while BENCHMARKS.md ("Process knobs") shows it saves at least 5 % of a
@@ -38,6 +46,8 @@ T = TypeVar("T")
 
 SWITCH_INTERVAL_S = 0.0002
 """The interpreter's switch interval while a worker thread runs beside the event loop."""
+INLINE_BELOW = 100
+"""Steps through fewer items than this run on the event loop (`beside_the_loop`)."""
 PLANNING_GC_THRESHOLD = 50_000
 """Allocations between two collections of the youngest generation while planning (Python's
 default is 700)."""
@@ -46,6 +56,8 @@ _started = time.monotonic()
 _enabled = False
 _lock = threading.Lock()
 _workers = 0
+_in_threads = 0
+_planned = False
 _saved_interval = 0.0
 _planning_depth = 0
 _saved_thresholds: tuple[int, ...] = ()
@@ -73,11 +85,36 @@ def enabled() -> bool:
     return _enabled
 
 
-async def beside_the_loop(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+async def beside_the_loop(
+    items: int, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+) -> T:
+    """``function(*args, **kwargs)``, a step through about ``items`` items: in a worker thread
+    (`asyncio.to_thread`), the event loop taking the interpreter lock promptly while it runs,
+    or on the event loop when it is small, the process has made a plan and no other step is
+    in a thread (see the module doc)."""
+    if items < INLINE_BELOW and _planned and not _in_threads:
+        return function(*args, **kwargs)
+    return await in_a_thread(function, *args, **kwargs)
+
+
+async def in_a_thread(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """``function(*args, **kwargs)`` in a worker thread (`asyncio.to_thread`), the event loop
     taking the interpreter lock promptly while it runs (see the module doc)."""
-    with prompt_switching():
-        return await asyncio.to_thread(function, *args, **kwargs)
+    global _in_threads
+    with _lock:
+        _in_threads += 1
+    try:
+        with prompt_switching():
+            return await asyncio.to_thread(function, *args, **kwargs)
+    finally:
+        with _lock:
+            _in_threads -= 1
+
+
+def plan_made() -> None:
+    """A plan was made in this process: the steps of the next ones may run on the loop."""
+    global _planned
+    _planned = True
 
 
 @contextmanager

@@ -52,7 +52,7 @@ class ProgressiveMatcher:
         self._locked = locked or {}
         self._sources = sources or {}
         self._names = {kind.name for kind in kinds}
-        # kind_read runs in worker threads (`docform.engine.snapshot.KindRead`): one match
+        # kind_read may run in worker threads (`docform.engine.snapshot.KindRead`): one match
         # at a time. `manages` only looks up kinds matched before, so it needs no lock.
         self._matching = threading.Lock()
         self._read: dict[str, Sequence[Mapping[str, Any]]] = {}
@@ -72,8 +72,8 @@ class ProgressiveMatcher:
             self._manifests = manifests
             self._locked = locked or {}
             self._sources = sources or {}
-            # Made here, in a worker thread: the read would make them on the event loop, where
-            # no answer is taken while they are made.
+            # Made here, in a worker thread where the set is not small: the read would make
+            # them on the event loop, where no answer is taken while they are made.
             for kind in self.order:
                 if kind.reads_pinned_ids:
                     self.desired(kind)
@@ -95,6 +95,10 @@ class ProgressiveMatcher:
         """The ids pinned by ``kind``'s entries, made only if the kind's read looks at them:
         making every kind's entries before the first request would delay all the reads."""
         return PinnedIds(lambda: [i for d in self.desired(kind) if (i := kind.wanted_for_read(d))])
+
+    def objects_read(self) -> int:
+        """How many live objects the kinds read so far hold."""
+        return sum(len(raws) for raws in list(self._read.values()))
 
     def kind_read(self, kind: Kind, raws: Sequence[Mapping[str, Any]]) -> None:
         """``kind``'s live objects are all in: match it, and every kind that waited on it."""

@@ -24,8 +24,9 @@ from docform.runtime import beside_the_loop
 
 KindRead = Callable[[Kind, list[dict[str, Any]]], None]
 """Called with a kind and all its live objects as soon as they are read, while other kinds
-may still be reading (the planner matches it then); in a worker thread, one kind at a time or
-several at once, so it must hold its own lock."""
+may still be reading (the planner matches it then); in a worker thread (a small organization's
+on the event loop: `beside_the_loop`), one kind at a time or several at once, so it must hold
+its own lock."""
 
 BeforeRead = Callable[[Kind], Awaitable[None]]
 """Awaited before a kind's read starts, after the kinds of its ``read_after`` are read (the
@@ -61,10 +62,12 @@ async def read_live_state(
             kind, reader, wanted_ids.get(kind.name, ()), state
         )
         if on_kind_read is not None:
-            # In a worker thread: matching ten thousand objects on the event loop would hold
-            # every answer and every next request back until it is done; from a thread, the
-            # loop takes its turn at each switch of the interpreter lock (`beside_the_loop`).
-            await beside_the_loop(on_kind_read, kind, state.objects[kind.name])
+            # In a worker thread once the organization is not small: matching ten thousand
+            # objects on the event loop would hold every answer and every next request back
+            # until it is done; from a thread, the loop takes its turn at each switch of the
+            # interpreter lock (`beside_the_loop`).
+            read = sum(len(objects) for objects in state.objects.values())
+            await beside_the_loop(read, on_kind_read, kind, state.objects[kind.name])
 
     for kind in (kind for wave in read_waves(kinds) for kind in wave):
         tasks[kind.name] = asyncio.ensure_future(read_one(kind))

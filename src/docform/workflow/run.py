@@ -87,8 +87,9 @@ async def plan_while_loading(
             # The kinds read so far are matched now: in a thread, as `read_live_state` does.
             locked = manifests.lock.ids_for(org_id)
             sources = manifests.lock.sources_for(org_id)
+            items = matcher.objects_read() + sum(map(len, manifests.sections.values()))
             await beside_the_loop(
-                runtime.frozen_after(matcher.take_manifests), manifests, locked, sources
+                items, runtime.frozen_after(matcher.take_manifests), manifests, locked, sources
             )
             return manifests
 
@@ -118,6 +119,7 @@ async def plan_while_loading(
             plan.notes[:0] = manifests.lock.notes
         if secret_sources(plan):
             plan.secret_prints = checksum_prints(plan, secret_resolver(manifests))
+    runtime.plan_made()
     stats = getattr(client, "stats", None)  # a client counting its calls (`CallStats`)
     plan.requests = stats.requests if isinstance(stats, CallStats) else 0
     plan.reads = getattr(client, "reads", None)  # a client recording its reads
@@ -156,7 +158,8 @@ async def load_and_plan(
     def tell(view: EarlyView | None) -> None:
         loop.call_soon_threadsafe(see, view)
 
-    loading = asyncio.ensure_future(beside_the_loop(load_seen_early, directory, tell))
+    # Always in a thread, whatever the set's size: the reads start while it loads.
+    loading = asyncio.ensure_future(runtime.in_a_thread(load_seen_early, directory, tell))
     first: set[asyncio.Future[Any]] = {seen, loading}
     await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
     view = seen.result() if seen.done() else None
