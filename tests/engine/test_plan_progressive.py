@@ -324,3 +324,29 @@ def test_planning_gives_back_the_garbage_collector_settings_it_changed(
     with pytest.raises(ReadError, match="no plan was made"):
         asyncio.run(plan(failing=True))
     assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+
+
+def test_a_failed_plan_leaves_none_of_its_reads_alive(rich: Path, changed: Path) -> None:
+    """A failed read's error holds the frames it went through until the garbage collector's
+    next full walk; the read tasks must not wait there with them, since each `asyncio.run`
+    walks every task of the process as it ends."""
+    manifests = load_manifest_set(changed)
+
+    async def plan() -> None:
+        async with Client(f"sandbox:{rich}", read_only=True) as client:
+            await make_plan(manifests, FailingReads(client))
+
+    gc.disable()
+    try:
+        with pytest.raises(ReadError, match="no plan was made") as failed:
+            asyncio.run(plan())
+        reads = [
+            task
+            for task in gc.get_objects()
+            if isinstance(task, asyncio.Task)
+            and task.get_coro().__qualname__.startswith("read_live_state.")  # type: ignore[union-attr]
+        ]
+    finally:
+        gc.enable()
+    assert failed.value.__traceback__ is not None
+    assert reads == []

@@ -77,6 +77,9 @@ async def read_live_state(
         for task in tasks.values():
             task.cancel()
         await asyncio.gather(*tasks.values(), return_exceptions=True)
+        # A failed read's traceback holds this frame, and so the tasks, until the collector's
+        # next full walk: every task of the process is walked at the end of each asyncio.run.
+        tasks.clear()
     state.objects = {kind.name: state.objects[kind.name] for kind in kinds}
     return state
 
