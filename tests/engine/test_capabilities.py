@@ -96,6 +96,7 @@ def test_which_kinds_have_which_ability() -> None:
         ],
         "ReadsAudience": ["access"],
         "ExplainsPending": ["member"],
+        "ReadsPartsOfEach": ["team"],
     }
     expected: dict[str, set[str]] = {}
     for ability, kinds in known.items():

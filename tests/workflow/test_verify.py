@@ -14,9 +14,11 @@ from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
 from docform.cli import cli
+from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.render.apply import render_report
 from docform.workflow.run import apply_changes, plan_manifests
+from docform.workflow.verify import earlier_read
 from docform_sandbox.app import SandboxConfig, create_app
 from docform_sandbox.store import Store
 from planning import apply, assert_converged, live_api, run, served_app, write_manifests
@@ -109,8 +111,10 @@ def test_apply_reads_back_only_the_kinds_it_changed(
 
 
 def test_apply_reads_back_the_members_of_the_teams_it_changed_only(
-    sandbox: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sandbox: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The teams the apply left alone keep their members as planning read them; the members,
+    which the read after the apply lists whole again, are not kept for it."""
     teams = "".join(
         f"  t{n}: {{title: Team {n}, members: {{alice@acme.test: owner}}}}\n" for n in range(5)
     )
@@ -123,6 +127,12 @@ def test_apply_reads_back_the_members_of_the_teams_it_changed_only(
         "t2: {title: Team 2, members: {alice@acme.test: owner, erin@acme.test: member}}",
     )
     write_manifests(manifests, head + changed)
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    plan, _ = asyncio.run(plan_manifests(load_manifest_set(manifests)))
+    kinds = build_kinds("org_acme")
+    earlier = earlier_read(load_manifest_set(manifests), kinds, plan.live_objects, plan.changes)
+    assert earlier is not None
+    assert set(earlier.objects) == {plan.live_objects[f"team.t{n}"]["id"] for n in (0, 1, 3, 4)}
     caplog.clear()
 
     result = apply(manifests, sandbox)

@@ -228,3 +228,13 @@ class ReadsAudience(ABC):
         `docform.engine.audience` names them), read after an apply to hold the plan's
         prediction to; None when this kind cannot tell."""
         ...
+
+
+class ReadsPartsOfEach(ABC):
+    @abstractmethod
+    def parts_read_apart(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """What of this kind's live object ``raw`` its read lists on its own (a team's members,
+        one list per team): kept from planning's read for the read after an apply that leaves
+        the object alone, which takes it from there (`LiveReader.unchanged`) instead of reading
+        it again (`docform.workflow.verify.earlier_read`)."""
+        ...

@@ -12,7 +12,13 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from docform.engine.audience import Fact, Seen, in_team, label
-from docform.engine.capabilities import HasRails, HasRailsAcrossKinds, NamesByKey, TellsAudience
+from docform.engine.capabilities import (
+    HasRails,
+    HasRailsAcrossKinds,
+    NamesByKey,
+    ReadsPartsOfEach,
+    TellsAudience,
+)
 from docform.engine.field_rules import ChangedBy
 from docform.engine.kind import AddressIndex, ChangeContext, Desired, Kind, Observed, Resolve
 from docform.engine.live import LiveReader
@@ -48,7 +54,7 @@ class TeamEntry(Entry):
         return self.title
 
 
-class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey):
+class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey, ReadsPartsOfEach):
     """Teams by title; all membership changes of a team go in one ``PUT .../members``."""
 
     name = "team"
@@ -87,6 +93,9 @@ class TeamKind(Kind, TellsAudience, HasRails, HasRailsAcrossKinds, NamesByKey):
         for item in items:
             item["organization"] = reader.one_copy(item["organization"])
         return items
+
+    def parts_read_apart(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        return {"members": raw["members"]}
 
     def desired(self, manifests: ManifestView) -> list[Desired]:
         return [self._desired(e) for e in manifests.section("teams").values()]

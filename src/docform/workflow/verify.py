@@ -20,6 +20,7 @@ from typing import Any
 
 from docform.api.scopes import user_token_only
 from docform.engine.audience import Fact
+from docform.engine.capabilities import ReadsPartsOfEach
 from docform.engine.client import ServiceClient
 from docform.engine.doors import live_facts
 from docform.engine.kind import Kind
@@ -142,19 +143,23 @@ def earlier_read(
     also_read: Collection[str] = (),
 ) -> Earlier | None:
     """What of planning's read (``live_objects``, `Plan.live_objects`) stays true after
-    ``applied``, for the read after it: the objects it did not change, of the kinds that read
-    reads and that refer to no kind it changed. Only those are kept, so that the plan can let
-    go of the rest of what it read before that read (`Plan.release_reads`)."""
+    ``applied``, for the read after it: the parts read apart (`ReadsPartsOfEach`) of the
+    objects it did not change, of the kinds that read reads and that refer to no kind it
+    changed. A kind read whole, with one list, takes nothing from it. Only those are kept, so
+    that the plan can let go of the rest of what it read before that read
+    (`Plan.release_reads`)."""
     if not live_objects:
         return None
     subset = _read_after(kinds, applied, also_read)
     changed = {change.kind for change in applied}
     stale = frozenset(k.name for k in subset if changed & set(k.references))
-    fresh = {d.address for k in subset if k.name not in stale for d in k.desired(manifests)}
     touched = frozenset(c.live_id for c in applied if c.live_id is not None)
-    objects = {
-        str(raw["id"]): raw
-        for address, raw in live_objects.items()
-        if address in fresh and "id" in raw and str(raw["id"]) not in touched
-    }
+    objects: dict[str, Mapping[str, Any]] = {}
+    for kind in subset:
+        if kind.name in stale or not isinstance(kind, ReadsPartsOfEach):
+            continue
+        for desired in kind.desired(manifests):
+            raw = live_objects.get(desired.address)
+            if raw is not None and "id" in raw and str(raw["id"]) not in touched:
+                objects[str(raw["id"])] = kind.parts_read_apart(raw)
     return Earlier(objects, touched, stale)
