@@ -8,6 +8,7 @@ accepted only for loopback hosts, so the token never crosses a network unencrypt
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import urllib.request
 from collections.abc import Mapping
@@ -20,6 +21,9 @@ import httpx
 from docform.api.errors import ApiConfigError
 from docform.api.schemes import PluggedUrl, plugged_url, split_plugged, url_forms
 from docform.untrusted.redact import redact_url
+
+PARSED_URLS = 512
+"""How many request URLs stay parsed (`request_url`)."""
 
 API_PREFIX = "/v1"
 
@@ -106,7 +110,14 @@ def request_url(base: str, path: str, params: Mapping[str, Any] | None) -> httpx
     if params is not None:
         query = str(httpx.QueryParams(params))
         route = route.partition("?")[0] + ("?" + query if query else "")
-    return httpx.URL(base + route)
+    return _parsed_url(base + route)
+
+
+@functools.lru_cache(maxsize=PARSED_URLS)
+def _parsed_url(url: str) -> httpx.URL:
+    # An httpx.URL never changes once made, and a plan asks for the same lists again and
+    # again (each page, each apply's read-back, the rehearsal's twin).
+    return httpx.URL(url)
 
 
 def environment_proxy(base_url: str) -> str | None:
