@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from docform_sandbox.store import Store
 
-TWIN_TOKEN = "docform-twin-token"  # noqa: S105: the in-memory twin's own, not a secret
+TWIN_TOKEN = "docform-twin-token"  # the twin's own, known to no service
 LOADERS = (
     "docform_sandbox.twin_loaders",
     "docform_sandbox.twin_site_loaders",

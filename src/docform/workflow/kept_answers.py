@@ -37,12 +37,10 @@ class KeptAnswers:
         self._client = client
         self._kept = {_key(read.path, read.query, read.listed): read.body for read in kept}
         self._recorded = {_key(read.path, read.query, read.listed): read.body for read in recorded}
-        self.answered_from_recording = 0
 
     async def get(self, path: str, *, params: Mapping[str, Any] | None = None) -> Any:
         key = _key(path, params, False)
         if key in self._kept:
-            self.answered_from_recording += 1
             return self._kept[key]
         answer = await self._client.get(path, params=params)
         return shared_with(answer, self._recorded.get(key))
@@ -52,7 +50,6 @@ class KeptAnswers:
     ) -> list[dict[str, Any]]:
         key = _key(path, params, True)
         if key in self._kept:
-            self.answered_from_recording += 1
             return list(self._kept[key]["items"])
         items = await self._client.list_all(path, params, priority=priority)
         recorded = self._recorded.get(key)
