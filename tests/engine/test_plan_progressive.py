@@ -336,17 +336,24 @@ def test_a_failed_plan_leaves_none_of_its_reads_alive(rich: Path, changed: Path)
         async with Client(f"sandbox:{rich}", read_only=True) as client:
             await make_plan(manifests, FailingReads(client))
 
+    gc.collect()
     gc.disable()
     try:
+        # Held, so that no task of an earlier test in this process is taken for one of these.
+        earlier = {id(task): task for task in _read_tasks()}
         with pytest.raises(ReadError, match="no plan was made") as failed:
             asyncio.run(plan())
-        reads = [
-            task
-            for task in gc.get_objects()
-            if isinstance(task, asyncio.Task)
-            and task.get_coro().__qualname__.startswith("read_live_state.")  # type: ignore[union-attr]
-        ]
+        reads = [task for task in _read_tasks() if id(task) not in earlier]
     finally:
         gc.enable()
     assert failed.value.__traceback__ is not None
     assert reads == []
+
+
+def _read_tasks() -> list[asyncio.Task[object]]:
+    return [
+        task
+        for task in gc.get_objects()
+        if isinstance(task, asyncio.Task)
+        and task.get_coro().__qualname__.startswith("read_live_state.")  # type: ignore[union-attr]
+    ]
