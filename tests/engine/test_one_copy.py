@@ -52,8 +52,7 @@ def test_an_answer_with_parts_shared_is_the_answer_as_it_came(new: Any, old: Any
     shared = shared_with(new, old)
 
     assert as_text(shared) == as_text(new)
-    if same_json(new, old):
-        assert shared is old
+    assert (shared is old) == same_json(new, old)
 
 
 def test_what_an_answer_read_again_has_in_common_with_the_recorded_one_is_the_recorded() -> None:

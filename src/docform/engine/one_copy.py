@@ -53,20 +53,37 @@ def shared_with(new: Any, old: Any) -> Any:
     ``old`` being ``old``'s: equal to ``new`` in every way, holding nothing of its own where
     the two agree. The items of two lists are paired by what names them (`item_name`), else
     by position."""
-    if type(new) is not type(old):
-        return new
-    if same_json(new, old):
-        return old
-    if isinstance(new, dict):
-        return {key: shared_with(value, old.get(key)) for key, value in new.items()}
-    if isinstance(new, list):
+    return _share(new, old)[0]
+
+
+def _share(new: Any, old: Any) -> tuple[Any, bool]:
+    """`shared_with`, and whether ``new`` is `same_json` as ``old``: found in the same walk,
+    so that each part of an answer is compared once, not once more at each level above it."""
+    if new is old:
+        return old, True
+    kind = type(new)
+    if kind is not type(old):
+        return new, False
+    if kind is dict:
+        same = new.keys() == old.keys()
+        parts = {}
+        for key, value in new.items():
+            parts[key], alike = _share(value, old.get(key))
+            same = same and alike
+        return (old, True) if same else (parts, False)
+    if kind is list:
         named = {name: item for item in old if (name := item_name(item)) is not None}
-        return [
-            shared_with(item, named.get(name) if name is not None else _at(old, index))
-            for index, item in enumerate(new)
-            for name in (item_name(item),)
-        ]
-    return new
+        same = len(new) == len(old)
+        items = []
+        for index, item in enumerate(new):
+            name = item_name(item)
+            at = _at(old, index)
+            part, alike = _share(item, named.get(name) if name is not None else at)
+            items.append(part)
+            # same_json pairs the items of two lists by position.
+            same = same and alike and part is at
+        return (old, True) if same else (items, False)
+    return (old, True) if new == old else (new, False)
 
 
 def item_name(item: Any) -> tuple[Any, ...] | None:
