@@ -53,9 +53,6 @@ the script at every opening was much of the cost of opening a seeded file. Chang
 with the schema, so files made before run the new script; another program's file would hardly
 carry this number."""
 
-PRIVATE_FILE = ""
-"""The path of a private temporary database file, which SQLite deletes when it is closed."""
-
 Where = Sequence[tuple[str, Sequence[Any]]]
 NEXT_SEQ = "(SELECT coalesce(max(seq), 0) + 1 FROM sqlite_sequence WHERE name = 'objects')"
 
@@ -82,11 +79,11 @@ class Page:
 
 
 class Store:
-    """A thread-safe handle on one sandbox database file (or ``:memory:``, or `PRIVATE_FILE`)."""
+    """A thread-safe handle on one sandbox database file (or ``:memory:``)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path not in (":memory:", PRIVATE_FILE):
+        if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.RLock()

@@ -1,6 +1,6 @@
-"""A twin of a live organization: a fresh sandbox, in a temporary file deleted when it closes,
-holding what docform read of the organization (the entry point group ``docform.twins`` in
-pyproject.toml; docform's rehearsal, `docform.workflow.rehearsal`, finds it there).
+"""A twin of a live organization: a fresh sandbox, in memory, holding what docform read of the
+organization (the entry point group ``docform.twins`` in pyproject.toml; docform's rehearsal,
+`docform.workflow.rehearsal`, finds it there).
 
 The twin is loaded from the GET answers planning recorded (`docform.api.recording`), each
 by the loader of its route (`docform_sandbox.twin_registry`, `LOADERS`): the same ids, in the
@@ -86,16 +86,12 @@ class TwinMaker:
 
     def build(self, reads: Iterable[Recorded]) -> Twin:
         require("starlette")
-        from docform_sandbox.store import PRIVATE_FILE, Store
+        from docform_sandbox.store import Store
         from docform_sandbox.twin_registry import load_answer, loaded_last, watched_by
 
         for module in LOADERS:
             importlib.import_module(module)
-        # A private temporary file, which SQLite deletes when the twin closes it: the pages
-        # beyond SQLite's cache wait in the system's file cache, not in docform's memory, which
-        # a twin in memory would grow by about as much as the answers it is made of
-        # (BENCHMARKS.md, "The command's peak memory").
-        store = Store(PRIVATE_FILE)
+        store = Store(":memory:")
         not_loaded: list[str] = []
         watched: list[tuple[Recorded, frozenset[str]]] = []
         ordered = sorted(reads, key=lambda read: loaded_last(read.path, read.listed))

@@ -105,7 +105,7 @@ if TYPE_CHECKING:  # the CLI imports what a command runs when it runs
     "--no-rehearse",
     "no_rehearse",
     is_flag=True,
-    help="Do not rehearse the plan on an in-process twin of the organization before the first "
+    help="Do not rehearse the plan on an in-memory twin of the organization before the first "
     "live call (apply rehearses by default, and applies nothing when the rehearsal fails; "
     "docs/rehearsal.md).",
 )
@@ -145,7 +145,7 @@ def apply(
     apply records in docform.lock, beside the manifests, the live object each entry manages
     (commit it): a later rename or move of an entry then keeps its object.
 
-    Before its first live call, apply rehearses the plan on an in-process twin of what planning
+    Before its first live call, apply rehearses the plan on an in-memory twin of what planning
     read (docform's sandbox): when a call is refused there, or the twin does not end up
     matching the manifests, nothing is applied (--no-rehearse skips it; docs/rehearsal.md).
     """

@@ -136,7 +136,7 @@ def validate(directory: Path, as_json: bool) -> int:
 @click.option(
     "--rehearse",
     is_flag=True,
-    help="Also run the plan's calls on an in-process twin of what planning read (docform's "
+    help="Also run the plan's calls on an in-memory twin of what planning read (docform's "
     "sandbox, no live call), then plan again there: says whether every call is accepted and "
     "the result converges, and exits 1 when not (docs/rehearsal.md).",
 )
