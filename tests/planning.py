@@ -30,6 +30,7 @@ import uvicorn
 from click.testing import CliRunner, Result
 
 from canary import CANARY_TOKEN
+from docform.api.stats import CallStats
 from docform.cli import cli
 from docform.engine.kind import Kind
 from docform.engine.live import LiveState
@@ -37,7 +38,9 @@ from docform.engine.manifests import ManifestView
 from docform.engine.plan import Plan
 from docform.engine.planner import plan_from_matcher
 from docform.engine.progressive import ProgressiveMatcher
+from docform.manifest import load_manifest_set
 from docform.workflow.connect import Client
+from docform.workflow.run import plan_manifests
 from docform_sandbox.seed import apply_seed, load_seed_file
 from docform_sandbox.store import Store
 
@@ -193,6 +196,16 @@ def apply_and_converge(directory: Path, sandbox: Path) -> None:
     """`apply`, then `assert_converged`."""
     apply(directory, sandbox)
     assert_converged(directory, sandbox)
+
+
+def planned_in_process(
+    applied: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Plan, CallStats]:
+    """The plan of an applied copy (``applied``: its manifests and sandbox), made as a program
+    using docform's library makes it, against the sandbox in-process."""
+    directory, sandbox = applied
+    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
+    return asyncio.run(plan_manifests(load_manifest_set(directory)))
 
 
 def plan_request_count(directory: Path, sandbox: Path) -> int:

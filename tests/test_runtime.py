@@ -113,9 +113,7 @@ def test_a_process_runs_its_first_plan_in_threads_whatever_its_size() -> None:
         "runtime.plan_made()\n"
         "print(asyncio.run(runtime.beside_the_loop(0, where)))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["False", "True"]
+    assert printed_by(code) == ["False", "True"]
 
 
 def test_the_docform_command_turns_the_knobs_on_and_leaves_the_collector_alone() -> None:
@@ -132,10 +130,15 @@ def test_the_docform_command_turns_the_knobs_on_and_leaves_the_collector_alone()
         "    pass\n"
         "print(runtime.enabled(), gc.get_threshold(), gc.get_freeze_count())\n"
     )
+    lines = printed_by(code)
+    assert (lines[0], lines[-1]) == ("False", "True (700, 11, 12) 0"), lines
+
+
+def printed_by(code: str) -> list[str]:
+    """The lines ``code`` prints, run in a new Python process (the knobs act on a process)."""
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert (lines[0], lines[-1]) == ("False", "True (700, 11, 12) 0"), lines
+    return result.stdout.splitlines()
 
 
 def test_the_command_clock_runs_from_the_commands_start() -> None:

@@ -5,7 +5,6 @@ holds each organization member once, however many teams show it."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -16,8 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import fuzz_examples
 from docform.engine.one_copy import OneCopy, same_json, shared_with
-from docform.manifest import load_manifest_set
-from docform.workflow.run import plan_manifests
+from planning import planned_in_process
 
 # Few values, so that two drawn answers often agree in part, and values Python finds equal
 # across JSON types (False, 0, 0.0; True, 1, 1.0) meet often.
@@ -80,9 +78,7 @@ def test_an_object_met_again_is_the_one_met_first_only_when_it_is_the_same_json(
 def test_a_plan_holds_each_member_once_the_member_list_and_the_teams_showing_it(
     applied_acme: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    directory, sandbox = applied_acme
-    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
-    plan, _ = asyncio.run(plan_manifests(load_manifest_set(directory)))
+    plan, _ = planned_in_process(applied_acme, monkeypatch)
 
     live = plan.live_objects.items()
     members = {id(raw) for address, raw in live if address.startswith("member.")}

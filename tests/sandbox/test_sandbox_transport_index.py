@@ -17,15 +17,14 @@ import httpx
 import pytest
 from starlette.routing import Match
 
-from docform.manifest import load_manifest_set
 from docform.workflow.rehearsal import twin_maker
-from docform.workflow.run import plan_manifests
 from docform_sandbox.app import SandboxConfig, create_app
 from docform_sandbox.exchange_log import LOG_VARIABLE
 from docform_sandbox.faults import FaultSettings
 from docform_sandbox.routes import ENDPOINTS
 from docform_sandbox.store import Store
 from docform_sandbox.transport import SandboxTransport, find_endpoint
+from planning import planned_in_process
 
 
 def test_each_endpoint_is_found_as_the_web_app_routes_its_path() -> None:
@@ -53,9 +52,7 @@ def test_each_endpoint_is_found_as_the_web_app_routes_its_path() -> None:
 def test_the_transport_answers_and_logs_as_the_web_app_does(
     applied_acme: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    directory, sandbox = applied_acme
-    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
-    plan, _ = asyncio.run(plan_manifests(load_manifest_set(directory)))
+    plan, _ = planned_in_process(applied_acme, monkeypatch)
     twin = twin_maker().build(plan.reads)
     # The first team create fails before its body is read: logged without a request body.
     faults = FaultSettings("503:1@PUT:/orgs/*/teams#1")

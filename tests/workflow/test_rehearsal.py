@@ -24,7 +24,15 @@ from docform.workflow.connect import Client
 from docform.workflow.rehearsal import rehearse, twin_maker
 from docform.workflow.run import apply_changes, plan_manifests
 from docform.workflow.twin_fidelity import kinds_of_paths, unlike_kinds
-from planning import SERVE_TOKEN, prune_too, replace_text, run, served_in_thread, write_manifests
+from planning import (
+    SERVE_TOKEN,
+    planned_in_process,
+    prune_too,
+    replace_text,
+    run,
+    served_in_thread,
+    write_manifests,
+)
 
 EVERYDAY_EDITS = {
     "rename a team": [("people.yaml", "title: Platform\n", "title: Platform engineering\n")],
@@ -178,9 +186,7 @@ def test_the_twin_answers_every_field_docform_reads_as_the_live_organization_did
 ) -> None:
     """Every recorded answer read again from the twin: the same objects, in the same order,
     with the same values in each field a kind reads; and it names what it could not load."""
-    directory, sandbox = applied_acme
-    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
-    plan, _ = asyncio.run(plan_manifests(load_manifest_set(directory)))
+    plan, _ = planned_in_process(applied_acme, monkeypatch)
     twin = twin_maker().build(plan.reads)
 
     async def unlike() -> list[str]:
@@ -244,9 +250,7 @@ def kept_after_the_calls(manifests: ManifestSet) -> tuple[int, list[str], int]:
 def test_the_recording_keeps_every_read_answer_in_order_and_nothing_printed(
     applied_acme: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    directory, sandbox = applied_acme
-    monkeypatch.setenv("DOCFORM_API_URL", f"sandbox:{sandbox}")
-    plan, stats = asyncio.run(plan_manifests(load_manifest_set(directory)))
+    plan, stats = planned_in_process(applied_acme, monkeypatch)
 
     paths = [r.path for r in plan.reads]
     assert paths[0] == "/orgs/org_acme" and not plan.reads.reads[0].listed
