@@ -129,6 +129,8 @@ def github(tmp_path: Path, planned: Path) -> dict[str, str]:
         "DOCFORM_API_URL": f"sandbox:{sandbox}",
         "NO_COLOR": "1",
         "GITHUB_OUTPUT": str(tmp_path / "github-output"),
+        # A runner's temporary files go with its job; the step's mktemp ones go with the test.
+        "TMPDIR": str(tmp_path),
         "GITHUB_SERVER_URL": "https://github.example",
         "GITHUB_REPOSITORY": "acme/docs",
         "GITHUB_RUN_ID": "42",
