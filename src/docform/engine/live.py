@@ -117,7 +117,7 @@ class LiveReader:
         """Each of ``objects`` with what ``read_part`` reads inside it, less those whose read
         answers 404: deleted between the list that showed them and this read (the twin its
         creator deletes while another apply reads the list), so they are not there."""
-        parts = await asyncio.gather(*(_or_vanished(read_part(obj)) for obj in objects))
+        parts = await asyncio.gather(*(_or_vanished(read_part, obj) for obj in objects))
         return [
             (obj, part)
             for obj, part in zip(objects, parts, strict=True)
@@ -169,9 +169,13 @@ class _Gone:
     """What `_or_vanished` gives for an object that answered 404."""
 
 
-async def _or_vanished(read: Awaitable[T]) -> T | _Gone:
+async def _or_vanished(
+    read_part: Callable[[dict[str, Any]], Awaitable[T]], obj: dict[str, Any]
+) -> T | _Gone:
+    # The read is made here, once this runs: a read made beforehand and cancelled with the
+    # plan before it started would never be awaited.
     try:
-        return await read
+        return await read_part(obj)
     except ServiceCallError as exc:
         if exc.status == 404:
             return _Gone()
