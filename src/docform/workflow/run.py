@@ -4,7 +4,7 @@ it is read, then plan against it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -285,9 +285,7 @@ async def _read_after_apply(
 ) -> Verification:
     """`verify_by_reading` of the changes ``report`` made, once ``plan`` has let go of what
     planning read but for what stays true of it (`earlier_read`)."""
-    kinds = build_kinds(manifests.organization.id)
-    also_read = plan.doors.kinds if plan.doors else ()
-    earlier = earlier_read(manifests, kinds, plan.live_objects, report.done, also_read)
+    earlier = _stays_true(manifests, plan, build_kinds(manifests.organization.id), report.done)
     plan.release_reads()
     verification = await verify_by_reading(
         manifests, plan, report.done, created, connect=connect, earlier=earlier
@@ -358,9 +356,8 @@ async def verify_by_reading(
     client.reads.keeping = False
     async with client:
         kinds = build_kinds(manifests.organization.id)
-        also_read = plan.doors.kinds if plan.doors else ()
         if earlier is None:
-            earlier = earlier_read(manifests, kinds, plan.live_objects, applied, also_read)
+            earlier = _stays_true(manifests, plan, kinds, applied)
         return await verify_applied(
             manifests,
             client,
@@ -370,8 +367,20 @@ async def verify_by_reading(
             locked={**plan.identities, **(created or {}), **recorded_by(applied)},
             sources=sources_after(plan, applied),
             earlier=earlier,
-            also_read=also_read,
+            also_read=_read_for_doors(plan),
         )
+
+
+def _stays_true(
+    manifests: ManifestSet, plan: Plan, kinds: Sequence[Kind], applied: Sequence[Change]
+) -> Earlier | None:
+    """What of planning's read stays true after ``applied`` (`earlier_read`)."""
+    return earlier_read(manifests, kinds, plan.live_objects, applied, _read_for_doors(plan))
+
+
+def _read_for_doors(plan: Plan) -> Collection[str]:
+    """The kinds a read after the apply reads too, to tell the doors the plan predicted."""
+    return plan.doors.kinds if plan.doors else ()
 
 
 async def read_back_audience(
