@@ -43,6 +43,7 @@ from docform.workflow.connect import Client
 from docform.workflow.run import plan_manifests
 from docform_sandbox.seed import apply_seed, load_seed_file
 from docform_sandbox.store import Store
+from loopback import PromptServer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ACME = Path(__file__).parent.parent / "examples" / "acme"
@@ -347,17 +348,16 @@ def served_app(app: Any) -> Iterator[str]:
     """``app`` behind uvicorn on a free loopback port, in a thread; yields its root URL."""
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
+    server = PromptServer(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10.0
-    while not server.started:
+    while not server.serving.wait(timeout=0.02):
         assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        server.should_exit = True
+        server.stop()
         thread.join(timeout=10)
 
 
