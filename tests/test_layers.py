@@ -338,6 +338,7 @@ def test_a_plan_against_an_https_service_loads_no_sandbox_or_server() -> None:
     assert result.returncode == 1
     assert "no answer from https://127.0.0.1:9" in result.stderr
     assert "docform.workflow.connect" in imported
+    assert "docform.api.connections" in imported  # the network transport, the sandbox's never
     assert among(imported, ("starlette", "uvicorn", "docform_sandbox", "filelock")) == []
 
 
@@ -347,20 +348,23 @@ def test_a_plan_against_the_sandbox_builds_no_seed_models_or_answer_descriptions
     """A `sandbox:` plan starts the sandbox, but not what only seeding uses (the seed file's
     pydantic models), nor the description of its answers (the definition's, read from
     `docform_sandbox.answer_schema`'s file only by the OpenAPI description, `make answers` and
-    the tests)."""
+    the tests), nor the network transport's HTTP machinery (its client is handed the sandbox's
+    transport), nor the web app's routes (the transport hands each request to its endpoint)."""
     result, imported = loaded_by("plan", str(FIXTURES / "basic"), url=f"sandbox:{sandbox}")
     assert result.returncode == 0, result.stderr
     assert "docform_sandbox.app" in imported
     assert among(imported, ("docform_sandbox.seed", "docform_sandbox.openapi_description")) == []
+    assert among(imported, ("docform.api.connections", "httpcore", "h11")) == []
     probe = (
         "import docform_sandbox.app\n"
         "from docform_sandbox import answer_schema\n"
         "print(answer_schema.definition_answers.cache_info().currsize)\n"
+        "print(docform_sandbox.app._api_routes.cache_info().currsize)\n"
     )
     started = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
-    assert started.stdout == "0\n"
+    assert started.stdout == "0\n0\n"
 
 
 # What only some commands use: every docform process would pay for it at start-up otherwise
@@ -394,6 +398,10 @@ def test_help_and_version_load_no_command_machinery(arguments: list[str]) -> Non
     # The list of commands names the sandbox's: its light seam modules are loaded for that.
     plugged = {"docform_sandbox", *EMULATOR_SEAMS}
     assert [name for name in among(imported, NOT_AT_START) if name not in plugged] == []
+    if arguments == ["--version"]:
+        # No command runs: no plug-in is looked up (the lookup reads every installed
+        # package's metadata) and no event loop is made.
+        assert among(imported, ("importlib.metadata", "asyncio")) == []
 
 
 def test_validate_loads_no_client_renderer_or_optional_checks() -> None:

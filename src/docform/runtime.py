@@ -32,7 +32,6 @@ client (`docform.api.connections`).
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import sys
 import threading
@@ -100,6 +99,10 @@ async def beside_the_loop(
 async def in_a_thread(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """``function(*args, **kwargs)`` in a worker thread (`asyncio.to_thread`), the event loop
     taking the interpreter lock promptly while it runs (see the module doc)."""
+    # Imported here, not with the module: every start of the docform command imports this
+    # module, `--version` too, and only commands that run an event loop need asyncio.
+    import asyncio
+
     global _in_threads
     with _lock:
         _in_threads += 1

@@ -22,6 +22,7 @@ admin_tokens``, ``serve --token``) as its bearer token, and answers 401 to anyon
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import threading
 import time
@@ -291,7 +292,7 @@ def web_app(sandbox: Sandbox, logged: Path | None) -> Starlette:
     controls.append(Route("/_sandbox/ui", ui, methods=["POST"]))
     middleware = [Middleware(ExchangeLog, path=logged)] if logged is not None else []
     app = Starlette(
-        routes=[*_API_ROUTES, *controls],
+        routes=[*_api_routes(), *controls],
         exception_handlers={HTTPException: _http_error},
         middleware=middleware,
     )
@@ -304,9 +305,13 @@ async def _handled_by_its_sandbox(ep: Endpoint, request: Request) -> Response:
     return await sandbox.handle(ep, request)
 
 
-# Built once: an app is made for every in-process client, and compiling the path of each of
-# its routes took most of that.
-_API_ROUTES = [as_route(ep, _handled_by_its_sandbox) for ep in ENDPOINTS]
+@functools.cache
+def _api_routes() -> tuple[Route, ...]:
+    """The API's routes, shared by every app: built with the first app (compiling each route's
+    path is most of an app's making), not on import, since an in-process client hands the
+    requests its endpoints take to them without the app (`docform_sandbox.transport`), and
+    most such clients never make one."""
+    return tuple(as_route(ep, _handled_by_its_sandbox) for ep in ENDPOINTS)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -92,24 +92,30 @@ class SandboxTransport(httpx.AsyncBaseTransport):
 
 
 @functools.cache
-def _index() -> dict[tuple[str, int], list[tuple[re.Pattern[str], Endpoint]]]:
+def _index() -> dict[tuple[str, int], list[tuple[str, Endpoint]]]:
     """The endpoints by method and number of path segments, in the web app's order (the first
-    whose path matches is the one its routing takes)."""
-    index: dict[tuple[str, int], list[tuple[re.Pattern[str], Endpoint]]] = {}
+    whose path matches is the one its routing takes), each with its path as a pattern."""
+    index: dict[tuple[str, int], list[tuple[str, Endpoint]]] = {}
     for ep in ENDPOINTS:
         path = API_PREFIX + ep.path
         parts = re.split(r"\{(\w+)\}", path)
         pattern = "".join(
             re.escape(part) if n % 2 == 0 else f"(?P<{part}>[^/]+)" for n, part in enumerate(parts)
         )
-        key = (ep.method, path.count("/"))
-        index.setdefault(key, []).append((re.compile(f"^{pattern}$"), ep))
+        index.setdefault((ep.method, path.count("/")), []).append((f"^{pattern}$", ep))
     return index
+
+
+@functools.cache
+def _compiled(method: str, depth: int) -> list[tuple[re.Pattern[str], Endpoint]]:
+    """The endpoints of one method and path depth, their patterns compiled the first time a
+    request asks for them: a client sends few of the combinations."""
+    return [(re.compile(pattern), ep) for pattern, ep in _index().get((method, depth), ())]
 
 
 def find_endpoint(method: str, path: str) -> tuple[Endpoint, dict[str, str]] | None:
     """The endpoint the web app routes ``method path`` to, with the path's parameters."""
-    for pattern, ep in _index().get((method, path.count("/")), ()):
+    for pattern, ep in _compiled(method, path.count("/")):
         found = pattern.match(path)
         if found:
             return ep, found.groupdict()

@@ -29,7 +29,6 @@ import httpx
 
 from docform import __version__
 from docform.api.answers import count_misfit
-from docform.api.connections import network_transport
 from docform.api.errors import ApiConfigError
 from docform.api.limits import AnswerLimitExceeded, AnswerLimits
 from docform.api.reader import AnswerReader
@@ -123,10 +122,15 @@ class ApiClient:
     def _http_client(
         self, transport: httpx.AsyncBaseTransport | None, token: str, timeout: float
     ) -> httpx.AsyncClient:
-        inner = transport or network_transport(proxy=environment_proxy(self.base_url))
+        if transport is None:
+            # Imported here: the network transport is built on httpcore, which a client
+            # handed a transport (a plug-in's, in-process) never loads.
+            from docform.api.connections import network_transport
+
+            transport = network_transport(proxy=environment_proxy(self.base_url))
         return httpx.AsyncClient(
             base_url=self.base_url + "/",
-            transport=ReadOnlyTransport(inner, API_PREFIX) if self.read_only else inner,
+            transport=ReadOnlyTransport(transport, API_PREFIX) if self.read_only else transport,
             auth=BearerAuth(token),
             timeout=timeout,
             headers={"User-Agent": f"docform/{__version__}", "Accept": "application/json"},

@@ -5,14 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from importlib.metadata import entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from docform import __version__, runtime
 from docform.errors import DocformError
 from docform.untrusted.lookalikes import escape_for_terminal
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoints
 
 COMMAND_GROUP = "docform.commands"
 """The entry point group through which installed packages add commands (the sandbox's
@@ -43,7 +45,7 @@ class DocformGroup(click.Group):
     command is not docform's own or all are listed."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        plugged = {point.name for point in entry_points(group=COMMAND_GROUP)}
+        plugged = {point.name for point in _plugged_commands()}
         return sorted(set(COMMAND_MODULES) | set(super().list_commands(ctx)) | plugged)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
@@ -52,7 +54,7 @@ class DocformGroup(click.Group):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             return command
-        for point in entry_points(group=COMMAND_GROUP, name=cmd_name):
+        for point in _plugged_commands(cmd_name):
             plugged: click.Command = point.load()
             return plugged
         return None
@@ -95,6 +97,17 @@ class DocformGroup(click.Group):
             click.echo("Interrupted.", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _plugged_commands(name: str | None = None) -> EntryPoints:
+    """The entry points of `COMMAND_GROUP` (named ``name``, when given). `importlib.metadata`
+    is imported here, not with the module: a start that runs one of docform's own commands
+    (`--version` among them) never looks plug-ins up."""
+    from importlib.metadata import entry_points
+
+    if name is None:
+        return entry_points(group=COMMAND_GROUP)
+    return entry_points(group=COMMAND_GROUP, name=name)
 
 
 @click.group(cls=DocformGroup, context_settings={"help_option_names": ["-h", "--help"]})
