@@ -367,6 +367,26 @@ def test_a_plan_against_the_sandbox_builds_no_seed_models_or_answer_descriptions
     assert started.stdout == "0\n0\n"
 
 
+def test_seeding_loads_no_route_family_it_does_not_use(tmp_path: Path) -> None:
+    """`docform sandbox seed` uses one route family's helpers (the custom hostnames'): the
+    route package loads its families when their endpoints are asked for, not with the one."""
+    probe = (
+        "import atexit, sys\n"
+        "from docform_sandbox.http import collect\n"
+        "def families():\n"
+        "    names = [m for m in sys.modules if m.startswith('docform_sandbox.routes.')]\n"
+        "    print(sorted(m for m in names if collect(vars(sys.modules[m]))))\n"
+        "atexit.register(families)\n"
+        "from docform.cli import main\n"
+        f"sys.argv = ['docform', 'sandbox', 'seed', '--data', {str(tmp_path / 's.sqlite')!r},\n"
+        f"            {str(FIXTURES / 'seed.yaml')!r}]\n"
+        "main()\n"
+    )
+    seeded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert seeded.returncode == 0, seeded.stderr
+    assert seeded.stdout.splitlines()[-1] == "['docform_sandbox.routes.custom_hostnames']"
+
+
 # What only some commands use: every docform process would pay for it at start-up otherwise
 # (the suite starts docform about 150 times, CI jobs on every pull request).
 NOT_AT_START = (

@@ -6,15 +6,28 @@ the definition's objects its answers always hold (`docform_sandbox.answer_schema
 routes answer is the service's definition's, not described here). Modules that declare
 neither are helpers the families share. Adding a route family is adding its module; the app,
 the OpenAPI description and the tests pick it up from here.
+
+The modules are imported when `ENDPOINTS` or `FILLS` is first read, not with this package: a
+program that imports one family's module for its helpers (seeding, the custom hostnames') loads
+that module alone.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from docform_sandbox.http import Endpoint, collect
+
+if TYPE_CHECKING:
+    ENDPOINTS: list[Endpoint]
+    """Every route of the sandbox (a module's in the order it declares them)."""
+    FILLS: dict[str, tuple[str, ...]]
+    """By the definition's name of an object, the optional fields the sandbox's answers always
+    hold."""
 
 
 class RouteDeclarationError(TypeError):
@@ -53,10 +66,16 @@ def _fills(modules: list[ModuleType]) -> dict[str, tuple[str, ...]]:
     return fills
 
 
-_MODULES = route_modules()
-ENDPOINTS: list[Endpoint] = _endpoints(_MODULES)
-"""Every route of the sandbox (a module's in the order it declares them)."""
+@functools.cache
+def _declared() -> tuple[list[Endpoint], dict[str, tuple[str, ...]]]:
+    modules = route_modules()
+    return _endpoints(modules), _fills(modules)
 
 
-FILLS: dict[str, tuple[str, ...]] = _fills(_MODULES)
-"""By the definition's name of an object, the optional fields the sandbox's answers always hold."""
+def __getattr__(name: str) -> Any:
+    """`ENDPOINTS` and `FILLS`, gathered from every route module the first time one is read."""
+    if name == "ENDPOINTS":
+        return _declared()[0]
+    if name == "FILLS":
+        return _declared()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
