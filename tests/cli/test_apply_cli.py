@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,13 +20,12 @@ from click.testing import CliRunner
 
 from docform.cli import cli
 from docform_sandbox.app import SandboxConfig, create_app
-from docform_sandbox.faults import FaultSettings
 from docform_sandbox.store import Store
-from planning import SERVE_TOKEN, plan_json, run, served_app, served_in_thread
+from planning import SERVE_TOKEN, plan_json, run, served_app
 from terminal import on_a_terminal
 
 # Every write answered late (done at once, its answer held back), reads at once: an apply is
-# slow enough to watch or interrupt with changes in flight, and nothing else waits.
+# slow enough to watch with changes in flight, and nothing else waits.
 WRITES_LATE = ",".join(f"slow:1@{method}:/**" for method in ("POST", "PUT", "PATCH", "DELETE"))
 NOT_A_TERMINAL = (
     "Error: apply asks before it changes anything, and standard input is not a terminal, so "
@@ -97,40 +95,86 @@ def test_progress_on_a_terminal_counts_changes_and_stays_as_a_record(sandbox, ba
 
 
 @pytest.fixture
-def served(sandbox: Path) -> Iterator[str]:
-    """A served sandbox answering every write 400 ms late, so that an apply is slow enough to
-    be interrupted with changes in flight; yields its root URL. Served from a thread of the
-    test process: the server is not what these tests look at, the docform process is."""
-    late = FaultSettings(WRITES_LATE, slow_seconds=0.4)
-    with served_in_thread(sandbox, faults=late) as root:
-        yield root
+def served(sandbox: Path) -> Iterator[tuple[str, threading.Event]]:
+    """A served sandbox that answers an apply's first write at once and holds the answers of
+    the later ones back (each write done at once, as a slow service would) until the test sets
+    the event it yields with its root URL: an apply interrupted once its first change is done
+    has changes in flight, however fast or slow the machine. Served from a thread of the test
+    process: the server is not what these tests look at, the docform process is."""
+    released = threading.Event()
+    writes: list[str] = []
+    store = Store(sandbox)
+    app = create_app(store, SandboxConfig((SERVE_TOKEN,)))
+
+    async def answering_writes_late(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] == "GET":
+            await app(scope, receive, send)
+            return
+        writes.append(scope["path"])
+        first = len(writes) == 1
+
+        async def held(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and not first:
+                while not released.is_set():
+                    await asyncio.sleep(0.01)
+            await send(message)
+
+        await app(scope, receive, held)
+
+    try:
+        with served_app(answering_writes_late) as root:
+            try:
+                yield root, released
+            finally:
+                released.set()
+    finally:
+        store.close()
 
 
 def interrupted_apply(
-    directory: Path, root: str, presses: int, sent: signal.Signals = signal.SIGINT
+    directory: Path,
+    served: tuple[str, threading.Event],
+    presses: int,
+    sent: signal.Signals = signal.SIGINT,
 ) -> tuple[int, str, str]:
-    """``docform apply DIR --yes`` as a process, given Ctrl-C (or ``sent``) ``presses`` times
-    as soon as its first call has finished; returns its exit code, stdout and stderr."""
+    """``docform apply DIR --yes`` as a process against the `served` sandbox, given Ctrl-C (or
+    ``sent``) ``presses`` times once its first change is done, each press once it said what
+    it does about the one before; then its held changes are let through. Returns its exit
+    code, stdout and stderr."""
+    root, released = served
     env = {**os.environ, "DOCFORM_API_URL": root, "DOCFORM_API_TOKEN": SERVE_TOKEN}
     command = [sys.executable, "-m", "docform", "apply", str(directory), "--yes"]
+    # Unbuffered: a line read here takes nothing more off the pipe, which `communicate` reads.
     process = subprocess.Popen(
         [*command, "--parallelism", "2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
         env=env,
+        bufsize=0,
     )
-    assert process.stdout is not None
-    shown = []
-    while not (shown and shown[-1].startswith("ok ")):
-        line = process.stdout.readline()
-        assert line, f"apply ended before its first call: {''.join(shown)}"
-        shown.append(line)
-    for _ in range(presses):
-        process.send_signal(sent)
-        time.sleep(0.05)
-    stdout, stderr = process.communicate(timeout=60)
-    return process.returncode, "".join(shown) + stdout, stderr
+    assert process.stdout is not None and process.stderr is not None
+    # A process that never says what the test waits for is killed: the reads below then end.
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.start()
+    try:
+        shown: list[bytes] = []
+        while not (shown and shown[-1].startswith(b"ok ")):
+            shown.append(line := process.stdout.readline())
+            assert line, f"apply ended before its first call: {b''.join(shown).decode()}"
+        said: list[bytes] = []
+        for _ in range(presses):
+            process.send_signal(sent)
+            said.append(line := process.stderr.readline())
+            assert line, f"apply said nothing of the signal: {b''.join(said).decode()}"
+        released.set()
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        watchdog.cancel()
+    return (
+        process.returncode,
+        b"".join([*shown, stdout]).decode(),
+        b"".join([*said, stderr]).decode(),
+    )
 
 
 def changes_left(directory: Path, root: str) -> set[str]:
@@ -155,7 +199,7 @@ def test_ctrl_c_lets_running_changes_finish_and_says_what_is_left(served, basic)
     assert done >= 1 and done + not_attempted == 14
     listed = {line.removeprefix("  not attempted: ") for line in lines[2:-1]}
     assert lines[-1] == "Run 'docform plan' to see what remains; apply again to finish."
-    assert changes_left(basic, served) == listed
+    assert changes_left(basic, served[0]) == listed
     assert "Warning" not in stderr and "Traceback" not in stderr
 
 
