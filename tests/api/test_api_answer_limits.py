@@ -141,13 +141,17 @@ def test_a_trickling_answer_ends_at_the_commands_deadline_before_the_attempts(tm
     """DOCFORM_DEADLINE below the attempt's deadline: no answer is waited for past it."""
     with misbehaving_server(trickles) as (root, received):
         result, elapsed = plan_against(
-            root, tmp_path, DOCFORM_API_TIMEOUT="5", DOCFORM_API_DEADLINE="60", DOCFORM_DEADLINE="1"
+            root,
+            tmp_path,
+            DOCFORM_API_TIMEOUT="5",
+            DOCFORM_API_DEADLINE="60",
+            DOCFORM_DEADLINE="0.5",
         )
     assert result.exit_code == 1
     # Reads run at once, so whichever the deadline ends first is the one named.
     assert re.search(
         r"GET /orgs/org_acme\S* failed: the answer was not complete when the command reached "
-        r"its deadline of 1 s \(DOCFORM_DEADLINE\); the service or the network is too slow, "
+        r"its deadline of 0\.5 s \(DOCFORM_DEADLINE\); the service or the network is too slow, "
         r"or the connection trickles\.",
         result.stderr,
     ), result.stderr
