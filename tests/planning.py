@@ -309,19 +309,21 @@ def served_sandbox(data: Path, *options: str) -> Iterator[tuple[str, list[str]]]
     try:
         # Starting Python and docform alone can take seconds on a loaded machine.
         deadline = time.monotonic() + 60.0
-        while not _answers(root):
-            assert process.poll() is None, process.stdout.read() if process.stdout else ""
-            assert time.monotonic() < deadline, "sandbox serve did not start"
-            time.sleep(0.05)
+        # One client for all the tries: each new one builds its TLS settings again.
+        with httpx.Client(timeout=1.0) as client:
+            while not _answers(client, root):
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                assert time.monotonic() < deadline, "sandbox serve did not start"
+                time.sleep(0.05)
         yield root, output
     finally:
         process.terminate()
         output.append(process.communicate(timeout=10)[0])
 
 
-def _answers(root: str) -> bool:
+def _answers(client: httpx.Client, root: str) -> bool:
     try:
-        httpx.get(f"{root}/_sandbox/faults", timeout=1.0)
+        client.get(f"{root}/_sandbox/faults")
     except httpx.TransportError:
         return False
     return True
