@@ -2,9 +2,13 @@
 
 The definition is the npm package ``@gitbook/api`` that ``.ci/node-tools`` pins (``make
 node-tools``). It is read once per process; each schema an exchange needs is compiled once, on
-first use (JSON Schema 2020-12, references resolved through one `referencing` registry,
-formats checked), and an exchange's parts are checked once per distinct content: the suite
-sends the same request and gets the same answer many times.
+first use, twice over: into plain functions that say whether a value fits (`contract_fit`), and
+into jsonschema's validator (JSON Schema 2020-12, references resolved through one `referencing`
+registry, formats checked). A value is asked first whether it fits, which nearly every value of
+the suite does; jsonschema validates only one that does not, and its errors are the mismatches.
+The two agree on every value (test_contract_fit.py), so the check is exactly jsonschema's.
+An exchange's parts are checked once per distinct content: the suite sends the same request
+and gets the same answer many times.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from jsonschema import Draft202012Validator, FormatChecker, validators
+from contract_fit import Fit, FitCompiler
+from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -55,29 +60,15 @@ def _format_checker() -> FormatChecker:
 
 
 FORMATS = _format_checker()
-_REF = Draft202012Validator.VALIDATORS["$ref"]
-_FITTING: set[bytes] = set()
-"""(reference, value) pairs already found to fit, by digest."""
 
 
-def _remembered_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Iterable[Any]:
-    """``$ref``, remembering each component and value found to fit: the suite's answers hold
-    the same objects over and over (a list read again, an object in several lists), and a
-    value checked once against a component needs no second check."""
-    if not isinstance(instance, dict | list):
-        yield from _REF(validator, ref, instance, schema)
-        return
-    text = json.dumps(instance, sort_keys=True, separators=(",", ":"))
-    key = hashlib.blake2b(f"{ref}\0{text}".encode(), digest_size=16).digest()
-    if key in _FITTING:
-        return
-    errors = list(_REF(validator, ref, instance, schema))
-    if not errors:
-        _FITTING.add(key)
-    yield from errors
+@dataclass(frozen=True)
+class Schema:
+    """A node of the definition as the check uses it: whether a value fits (`contract_fit`),
+    and jsonschema's validator, which words the mismatches of a value that does not."""
 
-
-Validator = validators.extend(Draft202012Validator, {"$ref": _remembered_ref})
+    fits: Fit
+    validator: Draft202012Validator
 
 
 @dataclass(frozen=True)
@@ -134,17 +125,17 @@ class Operation:
         return found
 
     @cached_property
-    def body(self) -> tuple[bool, Any] | None:
-        """Whether a body is required and its schema's validator; None: the operation has none."""
+    def body(self) -> tuple[bool, Schema] | None:
+        """Whether a body is required and its schema; None: the operation has none."""
         node = self.node.get("requestBody")
         if node is None:
             return None
         resolved = self.definition.resolve(node)
         schema = resolved.get("content", {}).get("application/json", {}).get("schema", ANYTHING)
-        return bool(resolved.get("required")), self.definition.validator(schema)
+        return bool(resolved.get("required")), self.definition.schema(schema)
 
-    def answer(self, status: int) -> tuple[str, Any] | None:
-        """The listed status the answer falls under and its body's validator (None: no body),
+    def answer(self, status: int) -> tuple[str, Schema | None] | None:
+        """The listed status the answer falls under and its body's schema (None: no body),
         or None when the operation lists neither the status nor a default."""
         responses = self.node["responses"]
         key = str(status) if str(status) in responses else "default"
@@ -152,7 +143,7 @@ class Operation:
             return None
         resolved = self.definition.resolve(responses[key])
         schema = resolved.get("content", {}).get("application/json", {}).get("schema")
-        return key, None if schema is None else self.definition.validator(schema)
+        return key, None if schema is None else self.definition.schema(schema)
 
 
 def _group(name: str) -> str:
@@ -175,9 +166,11 @@ class Definition:
             for method in METHODS:
                 if method in item:
                     self._add(Operation(method.upper(), template, item[method], self))
+        self._fit = FitCompiler(self.document, FORMATS, lambda node: self.validator(node).is_valid)
         self._validators: dict[int, tuple[Any, Draft202012Validator]] = {}
+        self._schemas: dict[int, tuple[Any, Schema]] = {}
         self._checked: dict[bytes, tuple[Mismatch, ...]] = {}
-        self._error = self.validator(ERROR_SCHEMA)
+        self._error = self.schema(ERROR_SCHEMA)
 
     def _add(self, operation: Operation) -> None:
         self.operations.append(operation)
@@ -198,10 +191,20 @@ class Definition:
         """A compiled validator of ``schema`` (a node of the document), made once per node."""
         known = self._validators.get(id(schema))
         if known is None:
-            validator = Validator(_rebased(schema), registry=self.registry, format_checker=FORMATS)
+            validator = Draft202012Validator(
+                _rebased(schema), registry=self.registry, format_checker=FORMATS
+            )
             # The cache holds the schema itself, so no other object can take its id while the
             # entry lives: a temporary dict would otherwise meet the validator of a freed one.
             known = self._validators[id(schema)] = (schema, validator)
+        return known[1]
+
+    def schema(self, schema: Any) -> Schema:
+        """``schema`` (a node of the document) compiled for the check, once per node."""
+        known = self._schemas.get(id(schema))
+        if known is None:
+            compiled = Schema(self._fit.compile(schema), self.validator(schema))
+            known = self._schemas[id(schema)] = (schema, compiled)
         return known[1]
 
     def operation(self, method: str, path: str) -> Operation | None:
@@ -295,10 +298,10 @@ def _json(text: str) -> Any:
         return _NOT_JSON
 
 
-def _errors(
-    validator: Draft202012Validator, value: Any, name: str, status: int, where: str
-) -> Iterable[Mismatch]:
-    for error in validator.iter_errors(value):
+def _errors(schema: Schema, value: Any, name: str, status: int, where: str) -> Iterable[Mismatch]:
+    if schema.fits(value):
+        return
+    for error in schema.validator.iter_errors(value):
         best = best_match([error]) or error
         yield Mismatch(name, status, where, _json_path(best), _short(best.message))
 
@@ -348,7 +351,7 @@ def _parameter(
     status: int,
 ) -> Iterable[Mismatch]:
     schema = parameter.get("schema", ANYTHING)
-    validator = operation.definition.validator(schema)
+    compiled = operation.definition.schema(schema)
     resolved = operation.definition.resolve(schema)
     if resolved.get("type") == "array":
         value: Any = [_typed(operation, resolved.get("items", {}), item) for item in values]
@@ -357,7 +360,7 @@ def _parameter(
         return
     else:
         value = _typed(operation, schema, values[0])
-    yield from _errors(validator, value, name, status, where)
+    yield from _errors(compiled, value, name, status, where)
 
 
 def _typed(operation: Operation, schema: Any, text: str) -> Any:
@@ -381,7 +384,7 @@ def _request_body(operation: Operation, request: str, name: str, status: int) ->
         if request.strip():
             yield Mismatch(name, status, "request body", "$", "the operation takes no body")
         return
-    required, validator = body
+    required, schema = body
     if not request.strip():
         if required:
             yield Mismatch(name, status, "request body", "$", "is required and missing")
@@ -392,14 +395,14 @@ def _request_body(operation: Operation, request: str, name: str, status: int) ->
             name, status, "request body", "$", "is not JSON (or nested past what Python reads)"
         )
         return
-    yield from _errors(validator, value, name, status, "request body")
+    yield from _errors(schema, value, name, status, "request body")
 
 
 def _answer_body(
-    listed: tuple[str, Any], answer: str, name: str, status: int
+    listed: tuple[str, Schema | None], answer: str, name: str, status: int
 ) -> Iterable[Mismatch]:
-    key, validator = listed
-    if validator is None:
+    key, schema = listed
+    if schema is None:
         if answer.strip():
             yield Mismatch(name, status, "answer", "$", f"the definition gives {key} no body")
         return
@@ -409,4 +412,4 @@ def _answer_body(
             name, status, "answer", "$", "is not JSON (or nested past what Python reads)"
         )
         return
-    yield from _errors(validator, value, name, status, "answer")
+    yield from _errors(schema, value, name, status, "answer")
