@@ -265,7 +265,9 @@ class Definition:
             yield Mismatch(name, status, "answer", "$", "the error answer is not JSON")
             return
         yield from _errors(self._error, body, name, status, "answer")
-        if isinstance(body, dict) and body.get("error", {}).get("code") != status:
+        error = body.get("error", {}) if isinstance(body, dict) else None
+        # An error that is no object is the schema's mismatch, found above; it has no code.
+        if isinstance(error, dict) and error.get("code") != status:
             yield Mismatch(name, status, "answer", "$.error.code", f"is not {status}")
 
 

@@ -118,6 +118,16 @@ def test_statuses_any_operation_may_answer_need_the_error_body(
     )
 
 
+@pytest.mark.parametrize("error", [None, "no", [], 500])
+def test_an_error_that_is_no_object_is_the_schemas_mismatch(
+    definition: Definition, error: object
+) -> None:
+    answer = json.dumps({"error": error})
+    where, path, message = only(definition.check("GET", "/v1/", "", None, 500, answer))
+    assert (where, path) == ("answer", "$.error")
+    assert message.endswith("is not of type 'object'")
+
+
 def test_404_goes_unlisted_only_where_the_path_names_an_object(definition: Definition) -> None:
     assert definition.check("GET", f"/v1/orgs/{ORG}/teams", "", None, 404, ERROR_404) == ()
     assert only(definition.check("GET", "/v1/", "", None, 404, ERROR_404))[0] == "answer status"
