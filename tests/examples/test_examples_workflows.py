@@ -273,10 +273,20 @@ def github_tokens() -> dict[str, tuple[str, str | None]]:
     return found
 
 
+@pytest.fixture
+def applied(repo: Path, tmp_path: Path, acme_applied_once: tuple[Path, Path]) -> Path:
+    """The organization as an apply of the checkout leaves it (the example applied, arranged
+    once per test process: a copy of its sandbox, and the docform.lock that apply wrote put
+    in the checkout); the sandbox's path."""
+    applied_manifests, applied_sandbox = acme_applied_once
+    shutil.copy(applied_manifests / "docform.lock", repo / "manifests" / "docform.lock")
+    (tmp_path / "applied").mkdir()
+    return copy_sandbox(applied_sandbox, tmp_path / "applied")
+
+
 def hand_change_then_adopt(sandbox: Path, adopt: list[Command]) -> str:
-    """Maria (an admin) unlocks the Ledger space in the UI; the adopt commands run; returns the
-    description they wrote."""
-    assert run(["apply", "manifests", "--yes"], sandbox).exit_code == 0
+    """In the organization the checkout was applied to, Maria (an admin) unlocks the Ledger
+    space in the UI; the adopt commands run; returns the description they wrote."""
     spaces = live_api(sandbox, "GET", "/orgs/org_acme/spaces?limit=1000")["items"]
     ledger = next(s for s in spaces if s["title"] == "Ledger")
     change = {"editMode": "live"}
@@ -290,14 +300,14 @@ def hand_change_then_adopt(sandbox: Path, adopt: list[Command]) -> str:
     return Path("adopt.md").read_text(encoding="utf-8")
 
 
-def test_github_adopts_a_change_made_in_the_ui_naming_who_made_it(repo, sandbox):
-    description = hand_change_then_adopt(sandbox, github_commands("docform-adopt.yml", "schedule"))
+def test_github_adopts_a_change_made_in_the_ui_naming_who_made_it(applied):
+    description = hand_change_then_adopt(applied, github_commands("docform-adopt.yml", "schedule"))
     assert "changed outside the manifests by Maria Garcia (maria.garcia@acme.test)" in description
     assert "`space.ledger`: wrote editMode" in description
 
 
-def test_gitlab_adopts_a_change_made_in_the_ui_naming_who_made_it(repo, sandbox):
-    description = hand_change_then_adopt(sandbox, gitlab_commands("adopt"))
+def test_gitlab_adopts_a_change_made_in_the_ui_naming_who_made_it(applied):
+    description = hand_change_then_adopt(applied, gitlab_commands("adopt"))
     assert "by Maria Garcia (maria.garcia@acme.test)" in description
 
 
@@ -354,13 +364,16 @@ def action_step(step_id: str) -> dict[str, Any]:
     return next(s for s in action["runs"]["steps"] if s.get("id") == step_id)
 
 
-def run_action(repo: Path, sandbox: Path, command: str, allowed: str) -> tuple[int, str, str]:
-    """The action's run step, in bash, with docform from this checkout's environment."""
+def run_action(
+    repo: Path, sandbox: Path, command: str, allowed: str, docform: dict[str, str]
+) -> tuple[int, str, str]:
+    """The action's run step, in bash, with ``docform`` (the PATH that finds it and what it
+    needs)."""
     output = repo / "github-output"
     output.write_text("", encoding="utf-8")
     env = {
         **os.environ,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        **docform,
         "DOCFORM_API_URL": f"sandbox:{sandbox}",
         "DOCFORM_COMMAND": command,
         "ALLOWED_EXIT_CODES": allowed,
@@ -376,15 +389,21 @@ def run_action(repo: Path, sandbox: Path, command: str, allowed: str) -> tuple[i
     return done.returncode, output.read_text(encoding="utf-8"), done.stdout
 
 
-def test_action_passes_allowed_exit_codes_and_reports_them(repo, sandbox):
-    # A one-line manifest keeps the two real docform processes quick.
-    write_manifests(repo / "small", "organization: {id: org_acme, title: Acme Renamed}\n")
-    command = "plan small --detailed-exitcode"
-    code, outputs, _ = run_action(repo, sandbox, command, "0 2")
+def test_action_passes_allowed_exit_codes_and_reports_them(sandbox, tmp_path):
+    # A one-line manifest keeps docform quick. The step runs the same command on the same
+    # manifests twice, only its allowed exit codes changed: the second run is what the real
+    # docform's first gave (remembered_docform).
+    repo = tmp_path / "small"
+    write_manifests(repo / "manifests", "organization: {id: org_acme, title: Acme Renamed}\n")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    docform = remembered_docform({"PATH": path}, tmp_path)
+    command = "plan manifests --detailed-exitcode"
+    code, outputs, _ = run_action(repo, sandbox, command, "0 2", docform)
     assert (code, outputs) == (0, "exit-code=2\n")
-    code, outputs, stdout = run_action(repo, sandbox, command, "0")
+    code, outputs, stdout = run_action(repo, sandbox, command, "0", docform)
     assert (code, outputs) == (2, "exit-code=2\n")
     assert f"::error::docform {command} exited with 2" in stdout
+    assert docform_calls(docform) == [command] * 2 and real_runs(docform) == 1
 
 
 def git(*args: str) -> str:
