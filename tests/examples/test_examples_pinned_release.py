@@ -72,6 +72,11 @@ class Runner:
         return (self.checkout / name).read_text(encoding="utf-8")
 
 
+def manifests_of(checkout: Path) -> dict[Path, bytes]:
+    files = (checkout / "manifests").rglob("*")
+    return {path: path.read_bytes() for path in files if path.is_file()}
+
+
 Jobs = dict[str, Callable[..., list[Command]]]
 GITHUB: Jobs = {
     "plan": lambda: github_commands("docform-plan.yml", "pull_request"),
@@ -131,6 +136,7 @@ def test_every_example_job_runs_under_the_pinned_release(
     # The schedule, with the reader's token: no drift in what it may read, SAML not checked.
     drift = GITHUB["drift"]() + only_gitlabs(GITLAB["drift"](), GITHUB["drift"]())
     assert run(drift, READER_TOKEN)[-1] == 3
+    validated = manifests_of(checkout)  # what the job's validate line read
     # A hand change to the SAML provider, which the reader may not read: still "not checked"
     # (exit 3), never "no drift" (exit 0), so the job never closes the issue as in sync. (The
     # job's validate line reads the manifests only, unchanged since it ran.)
@@ -151,6 +157,10 @@ def test_every_example_job_runs_under_the_pinned_release(
     unlocked = {"editMode": "live"}
     in_ui(sandbox, "maria.garcia@acme.test", "PATCH", f"/spaces/{ledger['id']}", unlocked)
     adopt = GITHUB["adopt"]() + only_gitlabs(GITLAB["adopt"](), GITHUB["adopt"]())
+    # Its validate line is word for word the drift job's, and reads the manifests only,
+    # unchanged since that one ran: not run again.
+    assert manifests_of(checkout) == validated
+    adopt = only_gitlabs(adopt, [command for command in drift if command.args[0] == "validate"])
     assert set(run(adopt, ADMIN)) == {0}
     assert "Maria Garcia" in run.read("adopt.md")
     assert "editMode: live" in run.read("manifests/content.yaml")
