@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from remembered_docform import docform_calls, real_runs, remembered_docform
+from remembered_docform import distinct_inputs, docform_calls, remembered_docform
 from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
 from planning import copy_sandbox, seeded_sandbox
@@ -312,8 +312,20 @@ def gitlab_origin(
     }
 
 
-def test_gitlab_writes_docform_lock_back_to_the_default_branch(acme, gitlab_origin):
-    done = bash_step(write_lock_script(), acme, gitlab_origin)
+@pytest.fixture(scope="module")
+def pins_on_main(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What remembered_docform keeps for the write-back tests below: each pins main as the
+    apply left it (`gitlab_origin`, unchanged), with the apply's docform.lock (then, when the
+    push is rejected, without it), and gets back what the real docform gave the first test
+    that pinned the same input."""
+    return tmp_path_factory.mktemp("pins-on-main")
+
+
+def test_gitlab_writes_docform_lock_back_to_the_default_branch(
+    acme, gitlab_origin, tmp_path, pins_on_main
+):
+    env = remembered_docform(gitlab_origin, tmp_path, pins_on_main)
+    done = bash_step(write_lock_script(), acme, env)
     assert done.returncode == 0, done.stdout + done.stderr
     log = subprocess.run(
         ["git", "--git-dir", gitlab_origin["ORIGIN"], "log", "-1", "--format=%s", "main"],
@@ -322,13 +334,15 @@ def test_gitlab_writes_docform_lock_back_to_the_default_branch(acme, gitlab_orig
     assert log == "manifests/docform.lock: live objects after applying abc1234 [skip ci]\n"
 
 
-def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(acme, gitlab_origin, tmp_path):
+def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(
+    acme, gitlab_origin, tmp_path, pins_on_main
+):
     hook = Path(gitlab_origin["ORIGIN"]) / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\necho 'You are not allowed to push' >&2\nexit 1\n")
     hook.chmod(0o755)
-    # Each attempt pins the same branch again: only the first two pins (with the apply's
-    # docform.lock, then without it) are run by the real docform.
-    env = remembered_docform(gitlab_origin, tmp_path)
+    # Each attempt pins the same branch again: only two inputs (with the apply's
+    # docform.lock, then without it).
+    env = remembered_docform(gitlab_origin, tmp_path, pins_on_main)
     done = bash_step(write_lock_script(), acme, env)
     assert done.returncode == 1
     assert "Another push came first; pinning again on the newest main." in done.stdout
@@ -336,4 +350,4 @@ def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(acme, gitlab_ori
         "docform.lock could not be pushed to main after 5 attempts; run docform pin manifests "
         "on it and commit the result.\n"
     ) in done.stderr
-    assert docform_calls(env) == ["pin manifests"] * 5 and real_runs(env) == 2
+    assert docform_calls(env) == ["pin manifests"] * 5 and distinct_inputs(env) == 2

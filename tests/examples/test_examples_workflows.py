@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from remembered_docform import docform_calls, real_runs, remembered_docform
+from remembered_docform import distinct_inputs, docform_calls, real_runs, remembered_docform
 
 from canary import CANARY_TOKEN
 from planning import copy_sandbox, in_ui, live_api, plan_json, run, seeded_sandbox, write_manifests
@@ -505,22 +505,35 @@ def test_github_writes_docform_lock_back_pinned_on_the_newest_main(repo, origin,
     assert (summary["create"], summary["delete"], summary["move"]) == (1, 0, 1)
 
 
-def test_github_write_back_pins_again_when_another_push_came_first(repo, origin):
+@pytest.fixture(scope="module")
+def pins_on_main(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What remembered_docform keeps for the tests below whose pushes are rejected: each pins
+    main as the apply left it (`origin`, unchanged), with the apply's docform.lock, then
+    without it after the rejection, and gets back what the real docform gave the first test
+    that pinned the same input: their claim is the step's loop."""
+    return tmp_path_factory.mktemp("pins-on-main")
+
+
+def test_github_write_back_pins_again_when_another_push_came_first(
+    repo, origin, tmp_path, pins_on_main
+):
     bare, _, env = origin
     reject_pushes(bare, times=1)
+    env = remembered_docform(env, tmp_path, pins_on_main)
     done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
                           capture_output=True)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Another push came first; pinning again on the newest main." in done.stdout
     assert "docform.lock" in git("--git-dir", str(bare), "log", "-1", "--format=%s")
+    assert docform_calls(env) == ["pin manifests"] * 2 and distinct_inputs(env) == 2
 
 
-def test_github_write_back_fails_loudly_when_it_cannot_push(repo, origin, tmp_path):
+def test_github_write_back_fails_loudly_when_it_cannot_push(repo, origin, tmp_path, pins_on_main):
     bare, _, env = origin
     reject_pushes(bare, times=None)
-    # Each attempt pins the same main again: only the first two pins (with the apply's
-    # docform.lock, then without it) are run by the real docform.
-    env = remembered_docform(env, tmp_path)
+    # Each attempt pins the same main again: only two inputs (with the apply's docform.lock,
+    # then without it).
+    env = remembered_docform(env, tmp_path, pins_on_main)
     done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
                           capture_output=True)  # fmt: skip
     assert done.returncode == 1
@@ -528,5 +541,5 @@ def test_github_write_back_fails_loudly_when_it_cannot_push(repo, origin, tmp_pa
         "::error::docform.lock could not be pushed to main after 5 attempts; run docform pin "
         "manifests on it and commit the result."
     ) in done.stdout
-    assert docform_calls(env) == ["pin manifests"] * 5 and real_runs(env) == 2
+    assert docform_calls(env) == ["pin manifests"] * 5 and distinct_inputs(env) == 2
     assert (bare / "rejected").read_text().splitlines() == ["x"] * 5
