@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from remembered_docform import docform_calls, remembered_docform
 from test_examples_ci_publishing import gitlab_job
 from test_examples_ci_tools import BIN, EXAMPLE, READER_TOKEN, bash_step, reader_sandbox, step
 
@@ -18,6 +19,7 @@ from planning import copy_sandbox, run
 
 PIPELINE_URL = "https://gitlab.example/acme/docs/-/pipelines/5"
 RUN_URL = "https://github.example/acme/docs/actions/runs/42"
+DRIFT_LINE = "drift manifests --report drift.md --markdown-out drift-full.md"
 
 # gh: one drift issue is open (#12); what the step asks is kept in $CALLS.
 FAKE_GH = """#!/bin/bash
@@ -50,8 +52,17 @@ def applied_organization(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sandbox
 
 
+@pytest.fixture(scope="module")
+def drifts_remembered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What remembered_docform keeps for the tests here: GitHub's drift step and GitLab's
+    drift job run the same docform line, word for word, on a copy of one organization with
+    the same token, so the second gets back what the real docform gave the first; their
+    claim is what each does with its exit code."""
+    return tmp_path_factory.mktemp("drifts-remembered")
+
+
 @pytest.fixture
-def ci_env(tmp_path: Path, applied_organization: Path) -> dict[str, str]:
+def ci_env(tmp_path: Path, applied_organization: Path, drifts_remembered: Path) -> dict[str, str]:
     """A checkout of the example applied whole by an admin, and what the drift jobs get: the
     reader's token (a user's token acts as that user, in-process too)."""
     checkout = tmp_path / "acme"
@@ -61,7 +72,7 @@ def ci_env(tmp_path: Path, applied_organization: Path) -> dict[str, str]:
     standins.mkdir()
     (standins / "gh").write_text(FAKE_GH, encoding="utf-8")
     (standins / "gh").chmod(0o755)
-    return {
+    env = {
         "CHECKOUT": str(checkout),
         "PATH": os.pathsep.join([str(standins), str(BIN), os.environ["PATH"]]),
         "DOCFORM_API_URL": f"sandbox:{sandbox}",
@@ -80,6 +91,7 @@ def ci_env(tmp_path: Path, applied_organization: Path) -> dict[str, str]:
         "CI_PIPELINE_URL": PIPELINE_URL,
         "CI_JOB_URL": "https://gitlab.example/acme/docs/-/jobs/7",
     }
+    return remembered_docform(env, tmp_path, drifts_remembered)
 
 
 def read(path: str | Path) -> str:
@@ -102,6 +114,7 @@ def test_github_closes_the_drift_issue_saying_what_was_not_checked(ci_env):
         "gh issue close 12 --comment No drift left in what the token may read; what it may not "
         f"read was not checked (listed in the job summary of {RUN_URL})."
     )
+    assert docform_calls(ci_env) == [DRIFT_LINE]
 
 
 def test_gitlab_closes_the_drift_issue_saying_what_was_not_checked(ci_env):
@@ -113,3 +126,4 @@ def test_gitlab_closes_the_drift_issue_saying_what_was_not_checked(ci_env):
         f"what it may not read was not checked: {PIPELINE_URL}",
         "PUT /issues/12 --data state_event=close",
     ]
+    assert docform_calls(ci_env) == [DRIFT_LINE]
