@@ -35,16 +35,16 @@ FAKE_GH = r"""#!/usr/bin/env python3
 # identity), refusing what GitHub refuses (422); `gh api [--paginate] PATH --jq EXPR` answers
 # a commit's statuses, newest first, and any other PATH from $FORGE/<PATH, / as _>.json,
 # through the real jq; `gh run download RUN --name NAME --dir DIR` copies the artifact NAME
-# of run RUN that $FORGE/artifacts/RUN/NAME holds.
-import json, os, subprocess, sys
-from pathlib import Path
+# of run RUN that $FORGE/artifacts/RUN/NAME holds. (The workflows call it dozens of times in
+# a run of these tests: it imports little, and becomes jq for the answer.)
+import os, sys
 
-forge = Path(os.environ["FORGE"])
+forge = os.environ["FORGE"]
 args = sys.argv[1:]
 if args[:2] == ["run", "download"]:  # gh run download RUN --repo R --name NAME --dir DIR
     options = dict(zip(args[3::2], args[4::2]))
-    kept = forge / "artifacts" / args[2] / options["--name"]
-    if not kept.is_dir():
+    kept = os.path.join(forge, "artifacts", args[2], options["--name"])
+    if not os.path.isdir(kept):
         print(f"no artifact matches {options['--name']}", file=sys.stderr)
         sys.exit(1)
     import shutil
@@ -67,25 +67,33 @@ while i < len(args):
         path, i = args[i], i + 1
 parts = path.split("/")
 if method == "POST" and parts[3] == "statuses":
-    statuses = forge / f"statuses-{parts[4]}.json"
-    known = json.loads(statuses.read_text()) if statuses.exists() else []
+    import json
+
+    statuses = os.path.join(forge, f"statuses-{parts[4]}.json")
+    known = []
+    if os.path.exists(statuses):
+        with open(statuses) as kept:
+            known = json.load(kept)
     if fields.get("state") not in ("error", "failure", "pending", "success") or len(
         fields.get("description", "")
     ) > 140:
         print(f"gh: Validation Failed (HTTP 422): {fields}", file=sys.stderr)
         sys.exit(1)
     status = {**fields, "id": len(known) + 1, "creator": {"login": os.environ["GH_LOGIN"]}}
-    statuses.write_text(json.dumps([status, *known]))
+    with open(statuses, "w") as kept:
+        kept.write(json.dumps([status, *known]))
     print(json.dumps(status))
     sys.exit(0)
 assert method == "GET", args
 if parts[3:4] == ["commits"] and parts[5:] == ["statuses"]:
-    statuses = forge / f"statuses-{parts[4]}.json"
-    answer = json.loads(statuses.read_text()) if statuses.exists() else []
+    answer = os.path.join(forge, f"statuses-{parts[4]}.json")
+    if not os.path.exists(answer):  # no status yet: an empty list
+        os.execvp("jq", ["jq", "-r", "-n", f"[] | ({jq})"])
 else:
-    answer = json.loads((forge / (path.replace("/", "_") + ".json")).read_text())
-done = subprocess.run(["jq", "-r", jq], input=json.dumps(answer), text=True, check=False)
-sys.exit(done.returncode)
+    answer = os.path.join(forge, path.replace("/", "_") + ".json")
+    if not os.path.exists(answer):
+        sys.exit(f"gh: no stand-in answer for GET {path}")
+os.execvp("jq", ["jq", "-r", jq, answer])
 """
 
 
