@@ -341,6 +341,26 @@ def acme_applied_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     return directory, sandbox
 
 
+@pytest.fixture(scope="session")
+def acme_planned_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A checkout of examples/acme after the Plan step of its plan workflow (run in bash, a
+    docform process planning against a sandbox seeded from its sandbox-seed.yaml), once per
+    test process: the folder holding the checkout (``acme``: plan.md, plan-full.md and
+    plan.json beside the manifests) and that sandbox (``sandbox.sqlite``). Tests copy them."""
+    from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
+
+    from planning import seeded_sandbox
+
+    folder = tmp_path_factory.mktemp("acme-planned")
+    shutil.copytree(EXAMPLE, folder / "acme")
+    sandbox = seeded_sandbox(folder, EXAMPLE / "sandbox-seed.yaml")
+    env = {"PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
+    env |= {"MANIFESTS": "manifests", "DOCFORM_API_URL": f"sandbox:{sandbox}"}
+    done = bash_step(step("docform-plan.yml", "Plan")["run"], folder / "acme", env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return folder
+
+
 @pytest.fixture
 def applied_acme(tmp_path: Path, acme_applied_once: tuple[Path, Path]) -> tuple[Path, Path]:
     """examples/acme applied once to a sandbox seeded from its sandbox-seed.yaml (docform.lock

@@ -19,7 +19,7 @@ import pytest
 from test_examples_ci_publishing import break_the_deletion_rail
 from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
 
-from planning import copy_sandbox, live_api, seeded_sandbox
+from planning import copy_sandbox, live_api
 
 BOT = "github-actions[bot]"
 HEAD = "0123456789abcdef0123456789abcdef01234567"
@@ -97,30 +97,15 @@ os.execvp("jq", ["jq", "-r", jq, answer])
 """
 
 
-@pytest.fixture(scope="module")
-def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A checkout of the example after the plan workflow's Plan step against its sandbox (in
-    the folder returned, beside the sandbox): run once, as every test here starts from that
-    plan of the pull request's head."""
-    folder = tmp_path_factory.mktemp("planned")
-    shutil.copytree(EXAMPLE, folder / "acme")
-    sandbox = seeded_sandbox(folder, EXAMPLE / "sandbox-seed.yaml")
-    env = {"PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
-    env["MANIFESTS"] = "manifests"
-    env["DOCFORM_API_URL"] = f"sandbox:{sandbox}"
-    done = bash_step(step("docform-plan.yml", "Plan")["run"], folder / "acme", env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return folder
-
-
 @pytest.fixture
-def github(tmp_path: Path, planned: Path) -> dict[str, str]:
-    """A copy of the planned checkout, its sandbox, and what GitHub gives the steps: pull
-    request #7 with head HEAD, merged as MERGE, and the stand-in gh acting as the workflow's
-    bot."""
+def github(tmp_path: Path, acme_planned_once: Path) -> dict[str, str]:
+    """A copy of the example's checkout after the plan workflow's Plan step (every test here
+    starts from that plan of the pull request's head: conftest's acme_planned_once), its
+    sandbox, and what GitHub gives the steps: pull request #7 with head HEAD, merged as MERGE,
+    and the stand-in gh acting as the workflow's bot."""
     checkout = tmp_path / "acme"
-    shutil.copytree(planned / "acme", checkout)
-    sandbox = copy_sandbox(planned / "sandbox.sqlite", tmp_path)
+    shutil.copytree(acme_planned_once / "acme", checkout)
+    sandbox = copy_sandbox(acme_planned_once / "sandbox.sqlite", tmp_path)
     forge = tmp_path / "forge"
     forge.mkdir()
     (forge / f"repos_acme_docs_commits_{MERGE}_pulls.json").write_text(json.dumps([{"number": 7}]))
@@ -219,8 +204,8 @@ def post_status(env: dict[str, str], login: str, state: str, description: str, s
 
 def test_the_apply_applies_the_plan_whose_checksum_the_plan_job_set_as_a_status(github):
     """The whole chain: plan, status, merge, apply; a newer status with another checksum by
-    someone else (anyone with write access can add one) changes nothing. The plan is the
-    `planned` one."""
+    someone else (anyone with write access can add one) changes nothing. The plan is
+    acme_planned_once's."""
     record(github)
     checksum = reviewed_checksum(github)
     run_url = "https://github.example/acme/docs/actions/runs/42"

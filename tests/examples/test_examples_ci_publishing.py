@@ -126,9 +126,17 @@ def github_plan(acme: Path, env: dict[str, str]) -> int:
     return planned.returncode
 
 
-def test_github_posts_a_plan_that_fits_as_it_is(acme, ci_env):
-    assert github_plan(acme, ci_env) == 0
+def test_github_posts_a_plan_that_fits_as_it_is(acme, ci_env, acme_planned_once):
+    # What the Plan step (exit 0) writes for the example as it is: conftest's acme_planned_once.
+    for name in ("plan.md", "plan-full.md", "plan.json"):
+        shutil.copy(acme_planned_once / "acme" / name, acme / name)
+    shown = bash_step(
+        step("docform-plan.yml", SHOW_PLAN)["run"], acme, ci_env | {"PLAN_OUTCOME": "success"}
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert read(acme / "plan.md") == read(acme / "plan-full.md")
     assert read(ci_env["POSTED"]) == f"{MARKER}\n{read(acme / 'plan-full.md')}{HEAD_LINE}"
+    assert read(ci_env["GITHUB_STEP_SUMMARY"]) == read(acme / "plan-full.md")
 
 
 def gitlab_script(job: str) -> str:
