@@ -1,3 +1,3 @@
 """docform: a documentation service organization as YAML manifests, planned and applied."""
 
-__version__ = "0.6.2"
+__version__ = "0.6.3"
