@@ -192,16 +192,24 @@ def apply_while_the_service(
     after: Callable[[str, str], bool],
     changes: Callable[[], object],
 ) -> Result:
-    """``docform apply --yes`` against the sandbox served so that, once it has answered each
-    request ``after(method, path)`` picks, it ``changes`` something more, as a side effect of
-    its own."""
+    """``docform apply --yes`` against the sandbox served so that, for each request
+    ``after(method, path)`` picks, it ``changes`` something more once the request is done, as a
+    side effect of its own: before it answers, so that docform never reads before the change
+    (made after the answer, it raced docform's read after the apply)."""
     store = Store(sandbox)
     app = create_app(store, SandboxConfig(admin_tokens=(TOKEN,)))
 
     async def with_a_side_effect(scope: dict, receive: Any, send: Any) -> None:
-        await app(scope, receive, send)
-        if scope["type"] == "http" and after(scope["method"], scope["path"]):
-            await asyncio.to_thread(changes)
+        if scope["type"] != "http" or not after(scope["method"], scope["path"]):
+            await app(scope, receive, send)
+            return
+
+        async def changed_before_the_answer(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":  # the request's own work is done
+                await asyncio.to_thread(changes)
+            await send(message)
+
+        await app(scope, receive, changed_before_the_answer)
 
     env = {"DOCFORM_API_TOKEN": TOKEN, "NO_COLOR": "1"}
     try:
