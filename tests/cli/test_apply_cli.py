@@ -11,7 +11,8 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -101,34 +102,55 @@ def served(sandbox: Path) -> Iterator[tuple[str, threading.Event]]:
     the event it yields with its root URL: an apply interrupted once its first change is done
     has changes in flight, however fast or slow the machine. Served from a thread of the test
     process: the server is not what these tests look at, the docform process is."""
-    released = threading.Event()
     writes: list[str] = []
+
+    def answering_writes_late(app: App, released: threading.Event) -> App:
+        async def answering(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] != "http" or scope["method"] == "GET":
+                await app(scope, receive, send)
+                return
+            writes.append(scope["path"])
+            first = len(writes) == 1
+
+            async def held(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start" and not first:
+                    await _until(released)
+                await send(message)
+
+            await app(scope, receive, held)
+
+        return answering
+
+    with served_until_released(sandbox, answering_writes_late) as served:
+        yield served
+
+
+App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+@contextmanager
+def served_until_released(
+    sandbox: Path, holding: Callable[[App, threading.Event], App]
+) -> Iterator[tuple[str, threading.Event]]:
+    """The sandbox served from a thread, its app wrapped by ``holding`` with an event that
+    releases what it holds back; yields its root URL and that event, set at the end whatever
+    the test did, so that the server can stop."""
+    released = threading.Event()
     store = Store(sandbox)
     app = create_app(store, SandboxConfig((SERVE_TOKEN,)))
-
-    async def answering_writes_late(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] == "GET":
-            await app(scope, receive, send)
-            return
-        writes.append(scope["path"])
-        first = len(writes) == 1
-
-        async def held(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start" and not first:
-                while not released.is_set():
-                    await asyncio.sleep(0.01)
-            await send(message)
-
-        await app(scope, receive, held)
-
     try:
-        with served_app(answering_writes_late) as root:
+        with served_app(holding(app, released)) as root:
             try:
                 yield root, released
             finally:
                 released.set()
     finally:
         store.close()
+
+
+async def _until(released: threading.Event) -> None:
+    while not released.is_set():
+        await asyncio.sleep(0.01)
 
 
 def interrupted_apply(
@@ -235,25 +257,19 @@ def served_holding_reads(sandbox: Path) -> Iterator[tuple[str, threading.Event]]
     """A served sandbox that holds every API request back until the test is over, so that a
     plan is still reading whenever it is interrupted; yields its root URL and an event set
     once the first request has come."""
-    arrived, released = threading.Event(), threading.Event()
-    store = Store(sandbox)
-    app = create_app(store, SandboxConfig((SERVE_TOKEN,)))
+    arrived = threading.Event()
 
-    async def holding(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
-            arrived.set()
-            while not released.is_set():
-                await asyncio.sleep(0.01)
-        await app(scope, receive, send)
+    def holding_reads(app: App, released: threading.Event) -> App:
+        async def holding(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+                arrived.set()
+                await _until(released)
+            await app(scope, receive, send)
 
-    try:
-        with served_app(holding) as root:
-            try:
-                yield root, arrived
-            finally:
-                released.set()
-    finally:
-        store.close()
+        return holding
+
+    with served_until_released(sandbox, holding_reads) as (root, _released):
+        yield root, arrived
 
 
 def test_ctrl_c_while_reading_the_live_organization_says_interrupted(served_holding_reads, basic):
