@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from remembered_docform import distinct_inputs, docform_calls, remembered_docform
-from test_examples_ci_tools import BIN, EXAMPLE, bash_step, step
+from test_examples_ci_tools import BIN, EXAMPLE, STALE_ADDRESS, bash_step, left_stale, step
 
 from planning import copy_sandbox, seeded_sandbox
 
@@ -333,6 +333,8 @@ def test_gitlab_writes_docform_lock_back_to_the_default_branch(
     acme, gitlab_origin, tmp_path, pins_on_main
 ):
     env = remembered_docform(gitlab_origin, tmp_path, pins_on_main)
+    # The lock is made again on the default branch, never the checkout's carried over.
+    left_stale(acme / "manifests" / "docform.lock")
     done = bash_step(write_lock_script(), acme, env)
     assert done.returncode == 0, done.stdout + done.stderr
     log = subprocess.run(
@@ -340,6 +342,11 @@ def test_gitlab_writes_docform_lock_back_to_the_default_branch(
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert log == "manifests/docform.lock: live objects after applying abc1234 [skip ci]\n"
+    pushed = subprocess.run(
+        ["git", "--git-dir", gitlab_origin["ORIGIN"], "show", "main:manifests/docform.lock"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert STALE_ADDRESS not in pushed and "team.platform:" in pushed, pushed
 
 
 def test_gitlab_fails_loudly_when_docform_lock_cannot_be_pushed(

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 from remembered_docform import distinct_inputs, docform_calls, real_runs, remembered_docform
+from test_examples_ci_tools import STALE_ADDRESS, left_stale
 
 from canary import CANARY_TOKEN
 from planning import copy_sandbox, in_ui, live_api, plan_json, run, seeded_sandbox, write_manifests
@@ -481,6 +482,8 @@ def reject_pushes(bare: Path, times: int | None) -> None:
 def test_github_writes_docform_lock_back_pinned_on_the_newest_main(repo, origin, tmp_path):
     bare, sandbox, env = origin
     newest = another_merge(bare, tmp_path)
+    # The lock is made again on the newest main, never the checkout's carried over.
+    left_stale(repo / "manifests" / "docform.lock")
 
     done = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
                           capture_output=True)  # fmt: skip
@@ -493,6 +496,8 @@ def test_github_writes_docform_lock_back_pinned_on_the_newest_main(repo, origin,
     assert git("--git-dir", str(bare), "show", "--name-only", "--format=", "main") == (
         "manifests/docform.lock"
     )
+    pushed = git("--git-dir", str(bare), "show", "main:manifests/docform.lock")
+    assert STALE_ADDRESS not in pushed and "team.platform:" in pushed, pushed
     again = subprocess.run(["bash", "-e", "-c", write_back_step()], env=env, text=True,
                            capture_output=True)  # fmt: skip
     assert "docform.lock on main is current." in again.stdout
