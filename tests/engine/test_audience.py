@@ -29,7 +29,8 @@ from docform.kind_registry import build_kinds
 from docform.manifest import load_manifest_set
 from docform.workflow.audience import audience_differences, audience_notes, door_notes
 from docform.workflow.connect import Client
-from docform.workflow.run import plan_manifests, read_back_audience, verify_by_reading
+from docform.workflow.read_back import read_back_audience, verify_by_reading
+from docform.workflow.run import plan_manifests
 from planning import (
     CANARY_TOKEN,
     apply,

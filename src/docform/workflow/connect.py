@@ -10,7 +10,7 @@ pull request may change the manifests and CI runs them with the job's token."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,6 +60,11 @@ def api_url(manifests: ManifestSet | EarlyView, environ: Mapping[str, str] | Non
         if not path.is_absolute():
             url = with_location(url, Path(manifests.directory) / path)
     return url
+
+
+OpenClient = Callable[[bool], Client]
+"""Opens a client of the manifests' API, read-only when given True (an apply's calls and the
+reads around them each take their own)."""
 
 
 def open_client(

@@ -191,7 +191,8 @@ async def _attempt(
 ) -> Rehearsal:
     """One run of the plan's calls on ``twin``, holding back the changes of the kinds it could
     not load or answers otherwise (``unlike``), then a plan against it."""
-    from docform.workflow.run import apply_changes, recorded_by
+    from docform.workflow.read_back import recorded_by
+    from docform.workflow.run import apply_changes
 
     missing = [*kinds_of_paths(twin.not_loaded), *unlike, *plan.not_planned]
     result = Rehearsal(kinds_not_loaded=list(dict.fromkeys(missing)))
