@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from contract_fit import Fit, FitCompiler
+from contract_fit import Fit, FitCompiler, pointed_to
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
@@ -181,10 +181,7 @@ class Definition:
     def resolve(self, node: Mapping[str, Any]) -> dict[str, Any]:
         """``node`` with its ``$ref`` (to ``#/components/...``) followed, as often as it has one."""
         while "$ref" in node:
-            target: Any = self.document
-            for part in str(node["$ref"]).removeprefix("#/").split("/"):
-                target = target[part.replace("~1", "/").replace("~0", "~")]
-            node = target
+            node = pointed_to(self.document, str(node["$ref"]))
         return dict(node)
 
     def validator(self, schema: Any) -> Draft202012Validator:

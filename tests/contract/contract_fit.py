@@ -119,10 +119,7 @@ class FitCompiler:
         if known is None:
             if not reference.startswith("#/"):
                 raise Unsupported(reference)
-            target: Any = self.document
-            for part in unquote(reference[2:]).split("/"):
-                part = part.replace("~1", "/").replace("~0", "~")
-                target = target[int(part)] if isinstance(target, list) else target[part]
+            target = pointed_to(self.document, reference)
             cell: list[Fit] = []
             self._references[reference] = lambda value: cell[0](value)
             cell.append(self.compile(target))
@@ -181,6 +178,16 @@ class FitCompiler:
             return least <= len(value) <= most and all(map(item, value))
 
         return fits
+
+
+def pointed_to(document: Any, reference: str) -> Any:
+    """The node of ``document`` that ``reference`` (``#/a/b``, a JSON pointer in a URI
+    fragment) names."""
+    target = document
+    for part in unquote(reference.removeprefix("#/")).split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    return target
 
 
 def _always(value: Any) -> bool:

@@ -238,6 +238,12 @@ def left_stale(lock: Path) -> None:
     lock.write_text(text.replace("\nids:\n", stale, 1), encoding="utf-8")
 
 
+def made_afresh(pushed: str) -> bool:
+    """Whether a lock pushed after `left_stale` is one `docform pin` made again (it keeps the
+    example's entries, never the stale line)."""
+    return STALE_ADDRESS not in pushed and "team.platform:" in pushed
+
+
 def test_github_validation_problems_become_annotations_on_their_lines(example_repository):
     (example_repository / "manifests" / "qa, 100%.yaml").write_text(
         "# a comment\nteams: {qa: {titel: QA}}\n"
